@@ -1,0 +1,58 @@
+import type { JobStatus, PrinterInfo } from '../../shared/printing.ts';
+
+/**
+ * What the agent's runtime tells whoever shows it (the headless log, the Electron tray and
+ * window). Plain data: the tray menu and the window are pure functions of it.
+ */
+export type ConnectionState =
+  | 'starting'
+  | 'connected'
+  | 'unreachable'
+  | 'unauthorized'
+  | 'stopped';
+
+/** A job as the agent last saw it; `printing` is the agent's own state between claim and report. */
+export interface RecentJob {
+  id: number;
+  route: string;
+  title: string | null;
+  status: JobStatus | 'printing';
+  printer: string | null;
+  error: string | null;
+  at: string;
+}
+
+export interface AgentStatus {
+  connection: ConnectionState;
+  serverUrl: string;
+  agentId: string | null;
+  paused: boolean;
+  /** Jobs handed to a printer and not yet reported. */
+  printing: number;
+  /** Reports waiting in the outbox for the server. */
+  pendingReports: number;
+  recentJobs: RecentJob[];
+  printers: PrinterInfo[];
+  lastError: string | null;
+}
+
+export interface LogLine {
+  at: string;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
+/** The surface the Electron shell drives; `AgentRuntime` in agent/core implements it. */
+export interface AgentControl {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  pause(): void;
+  resume(): void;
+  status(): AgentStatus;
+  retry(jobId: number): Promise<void>;
+  reprint(jobId: number): Promise<void>;
+  testPrint(route: string): Promise<void>;
+  listPrinters(): Promise<PrinterInfo[]>;
+  onStatus(listener: (status: AgentStatus) => void): () => void;
+  onLog(listener: (line: LogLine) => void): () => void;
+}

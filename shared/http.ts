@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** Body of every error answer (product.md, HTTP conventions). */
+export const errorBody = z.object({
+  success: z.literal(false),
+  message: z.string(),
+  code: z.string(),
+  errors: z.record(z.string(), z.array(z.string())).optional(),
+});
+export type ErrorBody = z.infer<typeof errorBody>;
+
+export const maxPerPage = 100;
+export const defaultPerPage = 15;
+
+/** `page` and `per_page` of every list (Laravel style). */
+export const pageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(maxPerPage).default(defaultPerPage),
+});
+export type PageQuery = z.infer<typeof pageQuery>;
+
+export const pageLinks = z.object({
+  first: z.string(),
+  last: z.string(),
+  prev: z.string().nullable(),
+  next: z.string().nullable(),
+});
+
+export const pageMeta = z.object({
+  current_page: z.number().int(),
+  from: z.number().int().nullable(),
+  last_page: z.number().int(),
+  path: z.string(),
+  per_page: z.number().int(),
+  to: z.number().int().nullable(),
+  total: z.number().int(),
+});
+
+export function dataOf<T extends z.ZodType>(record: T) {
+  return z.object({ data: record });
+}
+
+export function pageOf<T extends z.ZodType>(record: T) {
+  return z.object({ data: z.array(record), links: pageLinks, meta: pageMeta });
+}
+
+/** Integer path parameter of the reference (`integer >= 1`). */
+export const idParam = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** ISO 8601 UTC timestamp as the API writes it: `2026-11-22T10:00:00Z`. */
+export const timestamp = z.string();

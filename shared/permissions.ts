@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/** Permissions named by the reference, plus our two printing extensions (product.md). */
+export const permissions = [
+  'customers.read',
+  'customers.create',
+  'customers.update',
+  'products.read',
+  'products.create',
+  'products.update',
+  'products.delete',
+  'products.price.update',
+  'offers.read',
+  'offers.create',
+  'offers.update',
+  'offers.delete',
+  'offers.quote',
+  'inventory.stock.update',
+  'printing.agent',
+  'printing.jobs.create',
+  'printing.jobs.read',
+] as const;
+
+export const permissionSchema = z.enum(permissions);
+export type Permission = z.infer<typeof permissionSchema>;
+
+/** What the agent token printed by `npm start` on a fresh database carries. */
+export const agentPermissions: Permission[] = ['printing.agent'];

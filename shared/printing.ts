@@ -1,0 +1,235 @@
+import { z } from 'zod';
+import { idParam, pageQuery, timestamp } from './http.ts';
+
+/**
+ * Contracts of the print queue (reference: print-agent group; product.md: print queue).
+ * The server validates requests with these and the agent validates responses with them.
+ */
+
+export const routeNameSchema = z
+  .string()
+  .regex(/^[a-z0-9._-]{1,64}$/, 'The :attribute field must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".');
+
+export const contentTypes = [
+  'application/pdf',
+  'application/vnd.zebra.zpl',
+  'application/vnd.escpos',
+  'text/plain',
+] as const;
+export const contentTypeSchema = z.enum(contentTypes);
+export type ContentType = z.infer<typeof contentTypeSchema>;
+
+/** Content types that go to the printer as raw bytes (`lp -o raw`, winspool RAW). */
+export const rawContentTypes: readonly ContentType[] = [
+  'application/vnd.zebra.zpl',
+  'application/vnd.escpos',
+];
+
+export const jobStatuses = ['queued', 'claimed', 'printed', 'failed', 'expired'] as const;
+export const jobStatusSchema = z.enum(jobStatuses);
+export type JobStatus = z.infer<typeof jobStatusSchema>;
+
+/** The closed set of print options (docs/printing.md says how each back-end applies them). */
+export const printOptionsSchema = z.strictObject({
+  paper: z.enum(['a4', 'a5', 'a6', 'letter', 'legal']).optional(),
+  duplex: z.enum(['none', 'long-edge', 'short-edge']).optional(),
+  orientation: z.enum(['portrait', 'landscape']).optional(),
+  fit: z.boolean().optional(),
+  pages: z
+    .string()
+    .max(100)
+    .regex(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, 'The :attribute field must be a page list like "1-3,5".')
+    .optional(),
+});
+export type PrintOptions = z.infer<typeof printOptionsSchema>;
+
+export const printerInfoSchema = z.object({
+  name: z.string().min(1).max(255),
+  is_default: z.boolean().default(false),
+});
+export type PrinterInfo = z.infer<typeof printerInfoSchema>;
+
+// ---- agents -------------------------------------------------------------------------
+
+export const agentIdHeader = 'x-agent-id';
+
+export const registerAgentBody = z.object({
+  uuid: z.uuid(),
+  name: z.string().min(1).max(255),
+  hostname: z.string().min(1).max(255),
+  platform: z.string().min(1).max(32),
+  version: z.string().min(1).max(64),
+  printers: z.array(printerInfoSchema).max(500).default([]),
+});
+export type RegisterAgentBody = z.infer<typeof registerAgentBody>;
+
+export const agentRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  hostname: z.string(),
+  platform: z.string(),
+  version: z.string(),
+  printers: z.array(printerInfoSchema),
+  paused: z.boolean(),
+  online: z.boolean(),
+  last_seen_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type AgentRecord = z.infer<typeof agentRecord>;
+
+export const heartbeatBody = z.object({
+  printers: z.array(printerInfoSchema).max(500).optional(),
+  paused: z.boolean().optional(),
+  /** Jobs the agent still holds; their leases are extended. */
+  held_job_ids: z.array(z.number().int().min(1)).max(1000).default([]),
+});
+export type HeartbeatBody = z.infer<typeof heartbeatBody>;
+
+export const heartbeatResult = z.object({
+  server_time: timestamp,
+  /** Held jobs whose lease was extended. */
+  extended_job_ids: z.array(z.number().int()),
+  /** Jobs the agent says it holds that the server no longer gives it (lease ran out, ...). */
+  released_job_ids: z.array(z.number().int()),
+  lease_expires_at: timestamp.nullable(),
+});
+export type HeartbeatResult = z.infer<typeof heartbeatResult>;
+
+// ---- routes and config ----------------------------------------------------------------
+
+export const printRouteSchema = z.object({
+  name: routeNameSchema,
+  printer: z.string().min(1).max(255),
+  enabled: z.boolean().default(true),
+  options: printOptionsSchema.default({}),
+});
+export type PrintRoute = z.infer<typeof printRouteSchema>;
+
+export const putRoutesBody = z.object({
+  routes: z
+    .array(printRouteSchema)
+    .max(100)
+    .superRefine((routes, ctx) => {
+      const seen = new Set<string>();
+      routes.forEach((route, index) => {
+        if (seen.has(route.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'name'],
+            message: 'The :attribute field has a duplicate value.',
+          });
+        }
+        seen.add(route.name);
+      });
+    }),
+});
+export type PutRoutesBody = z.infer<typeof putRoutesBody>;
+
+export const agentConfig = z.object({
+  company: z.object({ id: z.number().int(), name: z.string() }),
+  agent: agentRecord,
+  routes: z.array(printRouteSchema),
+  /** Every route name the company's agents and jobs use, to offer in a settings screen. */
+  route_names: z.array(z.string()),
+  intervals: z.object({
+    long_poll_wait_seconds: z.number().int(),
+    heartbeat_seconds: z.number().int(),
+    lease_seconds: z.number().int(),
+  }),
+});
+export type AgentConfig = z.infer<typeof agentConfig>;
+
+// ---- jobs -----------------------------------------------------------------------------
+
+export const maxJobExpiresIn = 7 * 24 * 3600;
+
+export const createJobBody = z.object({
+  route: routeNameSchema,
+  title: z.string().max(255).optional(),
+  content_type: contentTypeSchema,
+  content_base64: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The :attribute field must be valid base64.'),
+  copies: z.number().int().min(1).max(99).default(1),
+  priority: z.number().int().min(0).max(9).default(5),
+  options: printOptionsSchema.default({}),
+  expires_in: z.number().int().min(1).max(maxJobExpiresIn).optional(),
+});
+export type CreateJobBody = z.infer<typeof createJobBody>;
+
+export const jobErrorSchema = z.object({ message: z.string(), code: z.string().nullable() });
+
+export const jobRecord = z.object({
+  id: z.number().int(),
+  route: z.string(),
+  title: z.string().nullable(),
+  status: jobStatusSchema,
+  content_type: contentTypeSchema,
+  size: z.number().int(),
+  sha256: z.string(),
+  copies: z.number().int(),
+  priority: z.number().int(),
+  options: printOptionsSchema,
+  attempts: z.number().int(),
+  agent_id: z.string().nullable(),
+  printer: z.string().nullable(),
+  error: jobErrorSchema.nullable(),
+  reprint_of: z.number().int().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  claimed_at: timestamp.nullable(),
+  printed_at: timestamp.nullable(),
+  expires_at: timestamp.nullable(),
+  lease_expires_at: timestamp.nullable(),
+});
+export type JobRecord = z.infer<typeof jobRecord>;
+
+export const jobEvent = z.object({
+  from: jobStatusSchema.nullable(),
+  to: jobStatusSchema,
+  agent_id: z.string().nullable(),
+  message: z.string().nullable(),
+  at: timestamp,
+});
+export type JobEvent = z.infer<typeof jobEvent>;
+
+export const jobDetail = jobRecord.extend({ events: z.array(jobEvent) });
+export type JobDetail = z.infer<typeof jobDetail>;
+
+export const jobDocument = z.object({
+  content_type: contentTypeSchema,
+  size: z.number().int(),
+  sha256: z.string(),
+  content_base64: z.string(),
+});
+export type JobDocument = z.infer<typeof jobDocument>;
+
+export const claimedJob = jobRecord.extend({ document: jobDocument });
+export type ClaimedJob = z.infer<typeof claimedJob>;
+
+export const nextJobBody = z.object({
+  wait: z.number().int().min(0).max(30).default(0),
+});
+
+export const confirmJobBody = z.object({
+  /** The OS printer that printed it, as the agent resolved the route. */
+  printer: z.string().max(255).optional(),
+});
+
+export const reportErrorBody = z.object({
+  message: z.string().min(1).max(2000),
+  code: z.string().max(64).optional(),
+});
+export type ReportErrorBody = z.infer<typeof reportErrorBody>;
+
+export const jobParams = z.object({ job: idParam });
+
+export const historyQuery = pageQuery.extend({
+  status: jobStatusSchema.optional(),
+  route: routeNameSchema.optional(),
+  agent_id: z.string().max(64).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+});
+export type HistoryQuery = z.infer<typeof historyQuery>;
