@@ -8,7 +8,10 @@ import { idParam, pageQuery, timestamp } from './http.ts';
 
 export const routeNameSchema = z
   .string()
-  .regex(/^[a-z0-9._-]{1,64}$/, 'The :attribute field must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".');
+  .regex(
+    /^[a-z0-9._-]{1,64}$/,
+    'The :attribute field must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".',
+  );
 
 export const contentTypes = [
   'application/pdf',

@@ -4,12 +4,7 @@ import type { JobStatus, PrinterInfo } from '../../shared/printing.ts';
  * What the agent's runtime tells whoever shows it (the headless log, the Electron tray and
  * window). Plain data: the tray menu and the window are pure functions of it.
  */
-export type ConnectionState =
-  | 'starting'
-  | 'connected'
-  | 'unreachable'
-  | 'unauthorized'
-  | 'stopped';
+export type ConnectionState = 'starting' | 'connected' | 'unreachable' | 'unauthorized' | 'stopped';
 
 /** A job as the agent last saw it; `printing` is the agent's own state between claim and report. */
 export interface RecentJob {

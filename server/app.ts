@@ -1,0 +1,64 @@
+import pino, { type Logger } from 'pino';
+import type { ServerConfig } from './config.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import { Router } from './http/router.ts';
+import { type HttpServer, listen } from './http/server.ts';
+import { allRoutes } from './routes.ts';
+import type { Services } from './services.ts';
+import { openStorage, type Storage } from './storage/database.ts';
+import { migrateToLatest } from './storage/migrate.ts';
+import { type Clock, systemClock } from './time.ts';
+import { TokenAuthenticator } from './tokens/authenticate.ts';
+
+export interface App {
+  url: string;
+  services: Services;
+  http: HttpServer;
+  /** Graceful: stops accepting, finishes in-flight requests, then closes the database. */
+  close(): Promise<void>;
+}
+
+export function createLogger(level: string): Logger {
+  // Logs go to stderr: stdout carries what the CLI prints for scripts (the URL, ids, tokens).
+  return pino(
+    { level, base: undefined, redact: ['req.headers.authorization'] },
+    pino.destination(2),
+  );
+}
+
+/**
+ * The wiring: builds the services once, in dependency order, and hands them to the routes.
+ * Storage first (everything reads it), then migrations (routes expect the latest schema),
+ * then the HTTP listener last, so no request arrives before the rest is ready.
+ */
+export async function startApp(
+  config: ServerConfig,
+  options: { clock?: Clock; log?: Logger; storage?: Storage } = {},
+): Promise<App> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const storage = options.storage ?? openStorage(config.database);
+  await migrateToLatest(storage);
+  const clock = options.clock ?? systemClock;
+  const services: Services = { storage, clock, config, log };
+  const http = await listen(
+    {
+      router: new Router('/api/v1', allRoutes),
+      authenticator: new TokenAuthenticator(storage, clock),
+      rateLimiter:
+        config.rateLimitPerMinute > 0 ? new RateLimiter(config.rateLimitPerMinute) : null,
+      services,
+      log,
+    },
+    config.host,
+    config.port,
+  );
+  return {
+    url: http.url,
+    services,
+    http,
+    async close() {
+      await http.close();
+      await storage.close();
+    },
+  };
+}

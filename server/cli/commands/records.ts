@@ -1,0 +1,129 @@
+import type { Command } from 'commander';
+import { companyExists, createCompany } from '../../companies/companies.ts';
+import { createCategory } from '../../products/categories.ts';
+import { createWarehouse } from '../../stock/warehouses.ts';
+import type { Storage } from '../../storage/database.ts';
+import { issueToken, listTokens, parsePermissionList, revokeToken } from '../../tokens/tokens.ts';
+import {
+  positiveInt,
+  print,
+  text,
+  UsageError,
+  withDatabaseOptions,
+  withStorage,
+} from '../options.ts';
+
+async function requireCompany(storage: Storage, id: number): Promise<void> {
+  if (!(await companyExists(storage, id))) throw new UsageError(`no company with id ${id}`);
+}
+
+/** `company`, `token`, `warehouse` and `category`: what an operator sets up by hand. */
+export function registerRecordCommands(program: Command): void {
+  const company = program.command('company').description('companies');
+  withDatabaseOptions(
+    company
+      .command('create')
+      .description('create a company; prints its id')
+      .requiredOption('--name <name>', 'company name', text('--name', 255)),
+  ).action(async (options) => {
+    print(String(await withStorage(options, (storage) => createCompany(storage, options.name))));
+  });
+
+  const token = program.command('token').description('integration tokens');
+  withDatabaseOptions(
+    token
+      .command('create')
+      .description('issue a token; prints it once (only its hash is stored)')
+      .requiredOption('--company <id>', 'company id', positiveInt('--company'))
+      .requiredOption('--permissions <list>', 'comma-separated permission names, or * for all')
+      .option('--name <name>', 'what the token is for', text('--name', 255))
+      .option('--expires-in <days>', 'days until it expires', positiveInt('--expires-in')),
+  ).action(async (options) => {
+    let permissions: ReturnType<typeof parsePermissionList>;
+    try {
+      permissions = parsePermissionList(options.permissions);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const issued = await withStorage(options, async (storage) => {
+      await requireCompany(storage, options.company);
+      return issueToken(storage, {
+        companyId: options.company,
+        permissions,
+        name: options.name ?? 'integration',
+        expiresInDays: options.expiresIn,
+      });
+    });
+    print(issued.secret);
+  });
+  withDatabaseOptions(
+    token
+      .command('list')
+      .description("list a company's tokens (never their secrets)")
+      .requiredOption('--company <id>', 'company id', positiveInt('--company')),
+  ).action(async (options) => {
+    const tokens = await withStorage(options, async (storage) => {
+      await requireCompany(storage, options.company);
+      return listTokens(storage, options.company);
+    });
+    for (const t of tokens) {
+      const state = t.revoked_at
+        ? `revoked ${t.revoked_at}`
+        : t.expires_at
+          ? `expires ${t.expires_at}`
+          : 'active';
+      print(`${t.id}\t${t.name}\t${state}\t${t.permissions.join(',')}`);
+    }
+  });
+  withDatabaseOptions(
+    token
+      .command('revoke')
+      .description('revoke a token at once')
+      .argument('<id>', 'token id', positiveInt('token id')),
+  ).action(async (id: number, options) => {
+    const revoked = await withStorage(options, (storage) => revokeToken(storage, id));
+    if (!revoked) throw new UsageError(`no active token with id ${id}`);
+    print(`revoked token ${id}`);
+  });
+
+  withDatabaseOptions(
+    program
+      .command('warehouse')
+      .description('warehouses')
+      .command('create')
+      .description('create a warehouse; prints its id')
+      .requiredOption('--company <id>', 'company id', positiveInt('--company'))
+      .requiredOption('--code <code>', 'warehouse code (max 20)', text('--code', 20))
+      .option('--name <name>', 'warehouse name', text('--name', 255)),
+  ).action(async (options) => {
+    const id = await withStorage(options, async (storage) => {
+      await requireCompany(storage, options.company);
+      try {
+        return await createWarehouse(storage, {
+          companyId: options.company,
+          code: options.code,
+          name: options.name ?? options.code,
+        });
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    });
+    print(String(id));
+  });
+
+  withDatabaseOptions(
+    program
+      .command('category')
+      .description('product categories')
+      .command('create')
+      .description('create a category; prints its id')
+      .requiredOption('--company <id>', 'company id', positiveInt('--company'))
+      .requiredOption('--name <name>', 'category name', text('--name', 255)),
+  ).action(async (options) => {
+    const id = await withStorage(options, async (storage) => {
+      await requireCompany(storage, options.company);
+      return createCategory(storage, { companyId: options.company, name: options.name });
+    });
+    print(String(id));
+  });
+}

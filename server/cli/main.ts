@@ -1,0 +1,37 @@
+import { Command, CommanderError } from 'commander';
+import { registerRecordCommands } from './commands/records.ts';
+import { registerServe } from './commands/serve.ts';
+import { UsageError } from './options.ts';
+
+/** The `shopdesk` operator command line (product.md lists it; tests call it). */
+export function buildProgram(): Command {
+  const program = new Command('shopdesk')
+    .description('ShopDesk integration API and print agent')
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({
+      // Commander's errors are one line already; keep them so, on stderr.
+      outputError: (line, write) => write(line.trim().replace(/\n+/g, ' ') + '\n'),
+    });
+  registerServe(program);
+  registerRecordCommands(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      process.exit(error.exitCode === 0 ? 0 : 2);
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,73 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { type DatabaseTarget, databaseTarget, readEnvironment } from '../config.ts';
+import { openStorage, type Storage } from '../storage/database.ts';
+import { migrateToLatest } from '../storage/migrate.ts';
+
+/** A usage error: one line on stderr and exit code 2, with nothing written. */
+export class UsageError extends Error {}
+
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) {
+      throw new InvalidArgumentError(`${name} must be a whole number of at least 1.`);
+    }
+    return Number(value);
+  };
+}
+
+export function nonNegativeInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number.`);
+    return Number(value);
+  };
+}
+
+export function text(name: string, max: number) {
+  return (value: string): string => {
+    const trimmed = value.trim();
+    if (!trimmed) throw new InvalidArgumentError(`${name} must not be empty.`);
+    if (trimmed.length > max)
+      throw new InvalidArgumentError(`${name} must be at most ${max} characters.`);
+    return trimmed;
+  };
+}
+
+/** `--db FILE | --database-url URL`, on every command that touches data. */
+export function withDatabaseOptions(command: Command): Command {
+  return command
+    .option('--db <file>', 'SQLite database file (env SHOPDESK_DB; default ./data/shopdesk.sqlite)')
+    .option('--database-url <url>', 'PostgreSQL connection URL (env DATABASE_URL)');
+}
+
+export interface DatabaseOptions {
+  db?: string;
+  databaseUrl?: string;
+}
+
+export function targetOf(options: DatabaseOptions): DatabaseTarget {
+  if (options.db && options.databaseUrl) {
+    throw new UsageError('give either --db or --database-url, not both');
+  }
+  if (options.databaseUrl && !/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+    throw new UsageError('--database-url must be a postgres:// URL');
+  }
+  return databaseTarget(options, readEnvironment());
+}
+
+/** Opens and migrates the database, runs the work, and always closes it. */
+export async function withStorage<T>(
+  options: DatabaseOptions,
+  work: (storage: Storage) => Promise<T>,
+): Promise<T> {
+  const storage = openStorage(targetOf(options));
+  try {
+    await migrateToLatest(storage);
+    return await work(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+export function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}

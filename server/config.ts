@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/**
+ * The environment, parsed once at start-up. Nothing else reads `process.env`; command-line
+ * flags override what is read here.
+ */
+const environmentSchema = z.object({
+  SHOPDESK_DB: z.string().min(1).optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  SHOPDESK_HOST: z.string().min(1).optional(),
+  SHOPDESK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SHOPDESK_RATE_LIMIT: z.coerce.number().int().min(0).optional(),
+  SHOPDESK_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .optional(),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`environment variable ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+export const defaultDatabaseFile = './data/shopdesk.sqlite';
+
+/** Where the data lives: an SQLite file (embedded default) or a PostgreSQL URL. */
+export type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  database: DatabaseTarget;
+  /** Requests a minute per token; 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  logLevel: string;
+  /** How long a print-job claim lasts before it must be extended by a heartbeat. */
+  leaseSeconds: number;
+  heartbeatSeconds: number;
+  longPollWaitSeconds: number;
+}
+
+export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
+  host: '127.0.0.1',
+  port: 8080,
+  rateLimitPerMinute: 1200,
+  logLevel: 'info',
+  leaseSeconds: 120,
+  heartbeatSeconds: 15,
+  longPollWaitSeconds: 25,
+};
+
+export function databaseTarget(
+  options: { db?: string | undefined; databaseUrl?: string | undefined },
+  env: Environment,
+): DatabaseTarget {
+  const url = options.databaseUrl ?? (options.db ? undefined : env.DATABASE_URL);
+  if (url) return { kind: 'postgres', url };
+  return { kind: 'sqlite', file: options.db ?? env.SHOPDESK_DB ?? defaultDatabaseFile };
+}

@@ -1,0 +1,405 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type {
+  AddressInput,
+  CustomerInput,
+  CustomerListQuery,
+  CustomerPatch,
+  CustomerRecord,
+  RelationshipRecord,
+} from '../../shared/customers.ts';
+import { normalizeDigits } from '../../shared/customers.ts';
+import { fromCents, toCents } from '../../shared/money.ts';
+import { invalidField, notFound } from '../http/errors.ts';
+import { offsetOf } from '../http/pagination.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Database } from '../storage/schema.ts';
+import { isoNow } from '../time.ts';
+import type { CustomerTables } from './tables.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+type CustomerRow = Selectable<CustomerTables['customers']>;
+type AddressRow = Selectable<CustomerTables['customer_addresses']>;
+
+const codeTaken = () => invalidField('code', 'The code has already been taken.');
+
+function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
+  return {
+    id: row.id,
+    code: row.code,
+    name: row.name,
+    type: row.type,
+    status: row.status,
+    taxvat: row.taxvat,
+    telephone: row.telephone,
+    mobile: row.mobile,
+    email: row.email,
+    credit_limit:
+      row.credit_limit_cents === null ? null : fromCents(Number(row.credit_limit_cents)),
+    addresses: addresses.map((a) => ({
+      id: a.id,
+      zipcode: a.zipcode,
+      street: a.street,
+      district: a.district,
+      city: a.city,
+      state: a.state,
+      number: a.number,
+      complement: a.complement,
+    })),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+async function withAddresses(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[]> {
+  if (rows.length === 0) return [];
+  const addresses = await db
+    .selectFrom('customer_addresses')
+    .selectAll()
+    .where(
+      'customer_id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .orderBy('customer_id')
+    .orderBy('position')
+    .execute();
+  const byCustomer = new Map<number, AddressRow[]>();
+  for (const address of addresses) {
+    const list = byCustomer.get(address.customer_id) ?? [];
+    list.push(address);
+    byCustomer.set(address.customer_id, list);
+  }
+  return rows.map((row) => toRecord(row, byCustomer.get(row.id) ?? []));
+}
+
+export async function findCustomer(
+  db: Db,
+  companyId: number,
+  id: number,
+): Promise<CustomerRecord | undefined> {
+  const row = await db
+    .selectFrom('customers')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const addresses = await db
+    .selectFrom('customer_addresses')
+    .selectAll()
+    .where('customer_id', '=', row.id)
+    .orderBy('position')
+    .execute();
+  return toRecord(row, addresses);
+}
+
+export async function getCustomer(db: Db, companyId: number, id: number): Promise<CustomerRecord> {
+  const customer = await findCustomer(db, companyId, id);
+  if (!customer) throw notFound('Customer');
+  return customer;
+}
+
+/** By code (unique) or by document (the oldest customer with that tax id). */
+export async function findCustomerBy(
+  db: Db,
+  companyId: number,
+  column: 'code' | 'taxvat',
+  value: string,
+): Promise<CustomerRecord | undefined> {
+  const row = await db
+    .selectFrom('customers')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where(column, '=', value)
+    .orderBy('id')
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return (await withAddresses(db, [row]))[0];
+}
+
+export async function listCustomers(
+  storage: Storage,
+  companyId: number,
+  query: CustomerListQuery,
+): Promise<{ rows: CustomerRecord[]; total: number }> {
+  let base = storage.db.selectFrom('customers').where('company_id', '=', companyId);
+  if (query.search) {
+    const pattern = `%${query.search}%`;
+    const like = storage.like;
+    base = base.where((eb) =>
+      eb.or([
+        eb('name', like, pattern),
+        eb('code', like, pattern),
+        eb('email', like, pattern),
+        eb('taxvat', like, pattern),
+      ]),
+    );
+  }
+  if (query.code !== undefined) base = base.where('code', '=', query.code);
+  if (query.taxvat !== undefined) base = base.where('taxvat', '=', normalizeDigits(query.taxvat));
+  if (query.type) base = base.where('type', '=', query.type);
+  if (query.status) base = base.where('status', '=', query.status);
+  if (query.updated_since) {
+    base = base.where('updated_at', '>=', isoNow(new Date(query.updated_since)));
+  }
+  const counted = await base
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  const rows = await base
+    .selectAll()
+    .orderBy('id')
+    .limit(query.per_page)
+    .offset(offsetOf(query))
+    .execute();
+  return { rows: await withAddresses(storage.db, rows), total: Number(counted.total) };
+}
+
+function columnsOf(input: CustomerPatch) {
+  const columns: Partial<Omit<CustomerRow, 'id' | 'company_id' | 'created_at'>> = {};
+  if (input.name !== undefined) columns.name = input.name;
+  if (input.type !== undefined) columns.type = input.type;
+  if (input.code !== undefined) columns.code = input.code;
+  if (input.taxvat !== undefined) columns.taxvat = input.taxvat || null;
+  if (input.telephone !== undefined) columns.telephone = input.telephone;
+  if (input.mobile !== undefined) columns.mobile = input.mobile;
+  if (input.email !== undefined) columns.email = input.email;
+  if (input.status !== undefined) columns.status = input.status;
+  if (input.credit_limit !== undefined) {
+    columns.credit_limit_cents = input.credit_limit === null ? null : toCents(input.credit_limit);
+  }
+  return columns;
+}
+
+async function assertCodeFree(db: Db, companyId: number, code: string, exceptId?: number) {
+  let query = db
+    .selectFrom('customers')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('code', '=', code);
+  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+  if (await query.executeTakeFirst()) throw codeTaken();
+}
+
+async function replaceAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
+  await db.deleteFrom('customer_addresses').where('customer_id', '=', customerId).execute();
+  if (addresses.length === 0) return;
+  await db
+    .insertInto('customer_addresses')
+    .values(
+      addresses.map((address, position) => ({
+        customer_id: customerId,
+        position,
+        zipcode: address.zipcode,
+        street: address.street,
+        district: address.district,
+        city: address.city,
+        state: address.state,
+        number: address.number,
+        complement: address.complement ?? null,
+      })),
+    )
+    .execute();
+}
+
+export async function createCustomer(
+  storage: Storage,
+  companyId: number,
+  input: CustomerInput,
+  now: Date,
+): Promise<CustomerRecord> {
+  return storage.db.transaction().execute(async (trx) => {
+    if (input.code) await assertCodeFree(trx, companyId, input.code);
+    const stamp = isoNow(now);
+    const row = await trx
+      .insertInto('customers')
+      .values({
+        company_id: companyId,
+        code: null,
+        taxvat: null,
+        telephone: null,
+        mobile: null,
+        email: null,
+        credit_limit_cents: null,
+        status: 'active',
+        ...columnsOf(input),
+        name: input.name,
+        type: input.type,
+        created_at: stamp,
+        updated_at: stamp,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await replaceAddresses(trx, row.id, input.addresses ?? []);
+    return getCustomer(trx, companyId, row.id);
+  });
+}
+
+/**
+ * PUT replaces every declared field (what is left out becomes empty); PATCH changes only
+ * what is sent. Either way addresses, when sent, replace the whole list.
+ */
+export async function updateCustomer(
+  storage: Storage,
+  companyId: number,
+  id: number,
+  input: CustomerPatch,
+  mode: 'replace' | 'patch',
+  now: Date,
+): Promise<CustomerRecord> {
+  return storage.db.transaction().execute(async (trx) => {
+    await getCustomer(trx, companyId, id);
+    if (input.code) await assertCodeFree(trx, companyId, input.code, id);
+    const cleared =
+      mode === 'replace'
+        ? {
+            code: null,
+            taxvat: null,
+            telephone: null,
+            mobile: null,
+            email: null,
+            credit_limit_cents: null,
+          }
+        : {};
+    await trx
+      .updateTable('customers')
+      .set({ ...cleared, ...columnsOf(input), updated_at: isoNow(now) })
+      .where('company_id', '=', companyId)
+      .where('id', '=', id)
+      .execute();
+    const addresses = input.addresses ?? (mode === 'replace' ? [] : undefined);
+    if (addresses) await replaceAddresses(trx, id, addresses);
+    return getCustomer(trx, companyId, id);
+  });
+}
+
+// ---- relationships --------------------------------------------------------------------
+
+export async function listRelationships(
+  db: Db,
+  companyId: number,
+  customerId: number,
+): Promise<RelationshipRecord[]> {
+  await getCustomer(db, companyId, customerId);
+  const rows = await db
+    .selectFrom('customer_relationships as r')
+    .innerJoin('customers as c', (join) =>
+      join.on((eb) =>
+        eb.or([
+          eb.and([eb('r.parent_id', '=', customerId), eb('c.id', '=', eb.ref('r.child_id'))]),
+          eb.and([eb('r.child_id', '=', customerId), eb('c.id', '=', eb.ref('r.parent_id'))]),
+        ]),
+      ),
+    )
+    .select([
+      'r.id',
+      'r.parent_id',
+      'r.child_id',
+      'r.created_at',
+      'c.id as related_id',
+      'c.code',
+      'c.name',
+    ])
+    .where('r.company_id', '=', companyId)
+    .orderBy('r.id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    customer_id: customerId,
+    related_customer_id: row.related_id,
+    direction: row.parent_id === customerId ? 'child' : 'parent',
+    related_customer: { id: row.related_id, code: row.code, name: row.name },
+    created_at: row.created_at,
+  }));
+}
+
+/** Whether `descendant` already sits below `ancestor` (so linking them upwards would loop). */
+async function isDescendant(db: Db, ancestor: number, descendant: number): Promise<boolean> {
+  const seen = new Set<number>([ancestor]);
+  let frontier = [ancestor];
+  while (frontier.length > 0) {
+    const children = await db
+      .selectFrom('customer_relationships')
+      .select('child_id')
+      .where('parent_id', 'in', frontier)
+      .execute();
+    frontier = [];
+    for (const { child_id } of children) {
+      if (child_id === descendant) return true;
+      if (!seen.has(child_id)) {
+        seen.add(child_id);
+        frontier.push(child_id);
+      }
+    }
+  }
+  return false;
+}
+
+export async function addRelationship(
+  storage: Storage,
+  companyId: number,
+  customerId: number,
+  input: { related_customer_id: number; direction: 'parent' | 'child' },
+  now: Date,
+): Promise<RelationshipRecord> {
+  return storage.db.transaction().execute(async (trx) => {
+    await getCustomer(trx, companyId, customerId);
+    const field = 'related_customer_id';
+    if (input.related_customer_id === customerId) {
+      throw invalidField(field, 'A customer cannot be related to itself.');
+    }
+    const related = await findCustomer(trx, companyId, input.related_customer_id);
+    if (!related) throw invalidField(field, 'The selected related customer id is invalid.');
+    const [parent, child] =
+      input.direction === 'parent' ? [related.id, customerId] : [customerId, related.id];
+    const existing = await trx
+      .selectFrom('customer_relationships')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('parent_id', '=', parent), eb('child_id', '=', child)]),
+          eb.and([eb('parent_id', '=', child), eb('child_id', '=', parent)]),
+        ]),
+      )
+      .executeTakeFirst();
+    if (existing) throw invalidField(field, 'These customers are already related.');
+    if (await isDescendant(trx, child, parent)) {
+      throw invalidField(field, 'This relationship would create a cycle.');
+    }
+    const row = await trx
+      .insertInto('customer_relationships')
+      .values({
+        company_id: companyId,
+        parent_id: parent,
+        child_id: child,
+        created_at: isoNow(now),
+      })
+      .returning(['id', 'created_at'])
+      .executeTakeFirstOrThrow();
+    return {
+      id: row.id,
+      customer_id: customerId,
+      related_customer_id: related.id,
+      direction: input.direction,
+      related_customer: { id: related.id, code: related.code, name: related.name },
+      created_at: row.created_at,
+    };
+  });
+}
+
+export async function removeRelationship(
+  storage: Storage,
+  companyId: number,
+  customerId: number,
+  direction: 'parent' | 'child',
+  relatedId: number,
+): Promise<void> {
+  const [parent, child] =
+    direction === 'parent' ? [relatedId, customerId] : [customerId, relatedId];
+  const result = await storage.db
+    .deleteFrom('customer_relationships')
+    .where('company_id', '=', companyId)
+    .where('parent_id', '=', parent)
+    .where('child_id', '=', child)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw notFound('Relationship');
+}

@@ -1,0 +1,238 @@
+import {
+  customerCodeParams,
+  customerDocumentParams,
+  customerInput,
+  customerListQuery,
+  customerParams,
+  customerPatch,
+  customerRecord,
+  relationshipInput,
+  relationshipParams,
+  relationshipRecord,
+} from '../../shared/customers.ts';
+import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
+import { notFound } from '../http/errors.ts';
+import { offsetOf, pageReply } from '../http/pagination.ts';
+import { created, defineRoute, noContent, ok } from '../http/route.ts';
+import {
+  addRelationship,
+  createCustomer,
+  findCustomerBy,
+  getCustomer,
+  listCustomers,
+  listRelationships,
+  removeRelationship,
+  updateCustomer,
+} from './queries.ts';
+
+const tag = 'Customers';
+const one = { 200: { description: 'The customer.', schema: dataOf(customerRecord) } };
+
+export const customerRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/customers',
+    access: { permission: 'customers.read' },
+    operationId: 'listCustomers',
+    summary: 'List customers',
+    description:
+      '`search` matches name, code, email and tax id; `taxvat` is compared digits-only; `updated_since` is an ISO 8601 timestamp.',
+    tag,
+    query: customerListQuery,
+    responses: { 200: { description: 'A page of customers.', schema: pageOf(customerRecord) } },
+    async handler({ query, caller, services, baseUrl }) {
+      const { rows, total } = await listCustomers(services.storage, caller.companyId, query);
+      const { page: _page, per_page: _perPage, ...filters } = query;
+      return pageReply(rows, total, query, baseUrl, filters);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/customers/by-code/{code}',
+    access: { permission: 'customers.read' },
+    operationId: 'getCustomerByCode',
+    summary: 'Find a customer by code',
+    tag,
+    params: customerCodeParams,
+    responses: one,
+    async handler({ params, caller, services }) {
+      const found = await findCustomerBy(
+        services.storage.db,
+        caller.companyId,
+        'code',
+        params.code,
+      );
+      if (!found) throw notFound('Customer');
+      return ok(found);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/customers/by-document/{document}',
+    access: { permission: 'customers.read' },
+    operationId: 'getCustomerByDocument',
+    summary: 'Find a customer by document (tax id, digits only)',
+    description: 'When several customers share the document, the oldest is returned.',
+    tag,
+    params: customerDocumentParams,
+    responses: one,
+    async handler({ params, caller, services }) {
+      const found = await findCustomerBy(
+        services.storage.db,
+        caller.companyId,
+        'taxvat',
+        params.document,
+      );
+      if (!found) throw notFound('Customer');
+      return ok(found);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/customers/{customer}',
+    access: { permission: 'customers.read' },
+    operationId: 'getCustomer',
+    summary: 'Get a customer',
+    tag,
+    params: customerParams,
+    responses: one,
+    async handler({ params, caller, services }) {
+      return ok(await getCustomer(services.storage.db, caller.companyId, params.customer));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/customers',
+    access: { permission: 'customers.create' },
+    operationId: 'createCustomer',
+    summary: 'Create a customer',
+    description: 'Look an existing customer up (by code or document) first, to avoid duplicates.',
+    tag,
+    body: customerInput,
+    responses: {
+      201: {
+        description: 'The customer, created.',
+        schema: dataOf(customerRecord),
+        headers: { Location: 'URL of the new customer.' },
+      },
+    },
+    async handler({ body, caller, services, baseUrl }) {
+      const customer = await createCustomer(
+        services.storage,
+        caller.companyId,
+        body,
+        services.clock.now(),
+      );
+      return created(customer, `${baseUrl}/${customer.id}`);
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/customers/{customer}',
+    access: { permission: 'customers.update' },
+    operationId: 'replaceCustomer',
+    summary: 'Replace a customer',
+    description: 'Validates like create; optional fields left out become empty.',
+    tag,
+    params: customerParams,
+    body: customerInput,
+    responses: one,
+    async handler({ params, body, caller, services }) {
+      const customer = await updateCustomer(
+        services.storage,
+        caller.companyId,
+        params.customer,
+        body,
+        'replace',
+        services.clock.now(),
+      );
+      return ok(customer);
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/customers/{customer}',
+    access: { permission: 'customers.update' },
+    operationId: 'updateCustomer',
+    summary: 'Change some fields of a customer',
+    tag,
+    params: customerParams,
+    body: customerPatch,
+    responses: one,
+    async handler({ params, body, caller, services }) {
+      const customer = await updateCustomer(
+        services.storage,
+        caller.companyId,
+        params.customer,
+        body,
+        'patch',
+        services.clock.now(),
+      );
+      return ok(customer);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/customers/{customer}/relationships',
+    access: { permission: 'customers.read' },
+    operationId: 'listCustomerRelationships',
+    summary: "List a customer's parents and children",
+    tag,
+    params: customerParams,
+    query: pageQuery,
+    responses: {
+      200: { description: 'A page of relationships.', schema: pageOf(relationshipRecord) },
+    },
+    async handler({ params, query, caller, services, baseUrl }) {
+      const all = await listRelationships(services.storage.db, caller.companyId, params.customer);
+      const start = offsetOf(query);
+      return pageReply(all.slice(start, start + query.per_page), all.length, query, baseUrl);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/customers/{customer}/relationships',
+    access: { permission: 'customers.update' },
+    operationId: 'createCustomerRelationship',
+    summary: 'Link a customer to a parent or a child',
+    description:
+      '`direction` says what the related customer is to this one. Self-links, duplicates and cycles are refused with 422.',
+    tag,
+    params: customerParams,
+    body: relationshipInput,
+    responses: {
+      201: { description: 'The relationship.', schema: dataOf(relationshipRecord) },
+    },
+    async handler({ params, body, caller, services, baseUrl }) {
+      const link = await addRelationship(
+        services.storage,
+        caller.companyId,
+        params.customer,
+        body,
+        services.clock.now(),
+      );
+      return created(link, `${baseUrl}/${link.direction}/${link.related_customer_id}`);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/customers/{customer}/relationships/{direction}/{relatedCustomer}',
+    access: { permission: 'customers.update' },
+    operationId: 'deleteCustomerRelationship',
+    summary: 'Unlink a parent or a child',
+    tag,
+    params: relationshipParams,
+    responses: { 204: { description: 'Unlinked.' } },
+    async handler({ params, caller, services }) {
+      await getCustomer(services.storage.db, caller.companyId, params.customer);
+      await removeRelationship(
+        services.storage,
+        caller.companyId,
+        params.customer,
+        params.direction,
+        params.relatedCustomer,
+      );
+      return noContent();
+    },
+  }),
+];

@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Services } from '../services.ts';
+import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
+import { readJsonBody } from './body.ts';
+import { HttpError } from './errors.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
+import type { Router } from './router.ts';
+import { parseOrThrow } from './validation.ts';
+
+/** Query parameters that carry credentials; the reference forbids credentials in URLs. */
+const credentialParameters = ['access_token', 'token', 'api_token', 'api_key'];
+
+export interface Pipeline {
+  router: Router;
+  authenticator: TokenAuthenticator;
+  rateLimiter: RateLimiter | null;
+  services: Services;
+  log: Logger;
+  /** Aborted when the server begins to shut down. */
+  shutdown: AbortSignal;
+}
+
+const noCaller = undefined as unknown as Caller;
+
+/** One request, from the socket to the answer: every error ends here as a JSON body. */
+export async function handleRequest(
+  pipeline: Pipeline,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const started = performance.now();
+  const incomingId = request.headers['x-request-id'];
+  const requestId =
+    typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
+  const rawUrl = request.url ?? '/';
+  const queryAt = rawUrl.indexOf('?');
+  const pathname = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+  const search = queryAt === -1 ? '' : rawUrl.slice(queryAt);
+  let caller: Caller | undefined;
+  let reply: Reply;
+  try {
+    reply = await dispatch(pipeline, request, response, pathname, search, requestId, (c) => {
+      caller = c;
+    });
+  } catch (error) {
+    reply = errorReply(pipeline.log, error, requestId, request.method ?? '', pathname);
+  }
+  send(response, reply, requestId, request.method === 'HEAD');
+  // The path only: the query string may hold a credential, and bodies may hold anything.
+  pipeline.log.info(
+    {
+      req_id: requestId,
+      method: request.method,
+      path: pathname,
+      status: reply.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      token_id: caller?.tokenId,
+    },
+    'request',
+  );
+}
+
+async function dispatch(
+  pipeline: Pipeline,
+  request: IncomingMessage,
+  response: ServerResponse,
+  pathname: string,
+  search: string,
+  requestId: string,
+  setCaller: (caller: Caller) => void,
+): Promise<Reply> {
+  const query = search ? new URLSearchParams(search) : undefined;
+  if (query && credentialParameters.some((name) => query.has(name))) {
+    throw new HttpError('credential_in_url');
+  }
+  const match = pipeline.router.match(request.method ?? 'GET', pathname);
+  if (match.kind === 'not_found') {
+    throw new HttpError('not_found', 'The requested resource was not found.');
+  }
+  if (match.kind === 'method_not_allowed') {
+    throw new HttpError(
+      'method_not_allowed',
+      `The ${request.method} method is not supported for this route. Supported methods: ${match.allow.join(', ')}.`,
+      { headers: { allow: match.allow.join(', ') } },
+    );
+  }
+  const route = match.route;
+  let caller = noCaller;
+  const rateHeaders: Record<string, string> = {};
+  if (route.access !== 'public') {
+    caller = await authenticate(pipeline, request);
+    setCaller(caller);
+    if (pipeline.rateLimiter) {
+      const quota = pipeline.rateLimiter.take(caller.tokenId);
+      rateHeaders['x-ratelimit-limit'] = String(pipeline.rateLimiter.limitPerMinute);
+      rateHeaders['x-ratelimit-remaining'] = String(quota.remaining);
+      if (!quota.allowed) {
+        throw new HttpError('rate_limited', 'Too many requests; slow down and retry later.', {
+          headers: { ...rateHeaders, 'retry-after': String(quota.resetInSeconds) },
+        });
+      }
+    }
+    authorize(route, caller);
+  }
+  const params = route.params ? parseParams(route, match.params) : {};
+  const queryValues = route.query ? parseOrThrow(route.query, queryObject(query)) : {};
+  let body: unknown;
+  if (route.body) {
+    body = parseOrThrow(
+      route.body,
+      await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit),
+    );
+  } else {
+    request.resume();
+  }
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!response.writableFinished) controller.abort();
+  };
+  response.once('close', onClose);
+  const signal = AbortSignal.any([controller.signal, pipeline.shutdown]);
+  const reply = await route.handler({
+    params,
+    query: queryValues,
+    body,
+    caller,
+    services: pipeline.services,
+    request,
+    signal,
+    requestId,
+    baseUrl: `${baseOrigin(request)}${pathname}`,
+    log: pipeline.log,
+  });
+  response.off('close', onClose);
+  if (caller !== noCaller) reply.headers = { ...rateHeaders, ...reply.headers };
+  return reply;
+}
+
+async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promise<Caller> {
+  const header = request.headers.authorization;
+  const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const caller = bearer ? await pipeline.authenticator.authenticate(bearer) : null;
+  if (!caller) {
+    const message = header
+      ? 'The token is invalid, expired or revoked.'
+      : 'Authentication required: send Authorization: Bearer <token>.';
+    throw new HttpError('unauthenticated', message, {
+      headers: {
+        'www-authenticate': header
+          ? 'Bearer realm="shopdesk", error="invalid_token"'
+          : 'Bearer realm="shopdesk"',
+      },
+    });
+  }
+  return caller;
+}
+
+function authorize(route: AnyRoute, caller: Caller): void {
+  if (route.access === 'public' || route.access === 'token') return;
+  const accepted = [route.access.permission, ...(route.access.alsoAccepts ?? [])];
+  if (accepted.some((permission) => caller.permissions.has(permission))) return;
+  throw new HttpError(
+    'forbidden',
+    `This token lacks the permission ${accepted.join(' or ')} that this route requires.`,
+  );
+}
+
+function parseParams(route: AnyRoute, raw: Record<string, string>): unknown {
+  const result = route.params!.safeParse(raw);
+  // A path that names no record of the right shape names no record: 404, as for an unknown id.
+  if (!result.success) throw new HttpError('not_found', 'Record not found.');
+  return result.data;
+}
+
+function queryObject(query: URLSearchParams | undefined): Record<string, string | string[]> {
+  const values: Record<string, string | string[]> = {};
+  if (!query) return values;
+  for (const [key, value] of query) {
+    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    const existing = values[name];
+    if (existing === undefined) values[name] = key.endsWith('[]') ? [value] : value;
+    else values[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return values;
+}
+
+function baseOrigin(request: IncomingMessage): string {
+  const host = request.headers.host ?? 'localhost';
+  return `http://${host}`;
+}
+
+function errorReply(
+  log: Logger,
+  error: unknown,
+  requestId: string,
+  method: string,
+  pathname: string,
+): Reply {
+  if (error instanceof HttpError) {
+    return { status: error.status, body: error.toBody(), headers: error.headers };
+  }
+  // Unexpected: the details go to the log for IT, a generic message to the client.
+  log.error({ req_id: requestId, method, path: pathname, err: error }, 'unexpected error');
+  const internal = new HttpError('internal', `Server error. Quote request id ${requestId}.`);
+  return { status: internal.status, body: internal.toBody() };
+}
+
+function send(response: ServerResponse, reply: Reply, requestId: string, headOnly: boolean): void {
+  if (response.headersSent || response.destroyed) return;
+  const headers: Record<string, string | number> = { 'x-request-id': requestId, ...reply.headers };
+  if (reply.body === undefined || reply.status === 204) {
+    response.writeHead(reply.status, headers);
+    response.end();
+    return;
+  }
+  const raw = typeof reply.body === 'string' || Buffer.isBuffer(reply.body);
+  const text = raw ? (reply.body as string | Buffer) : JSON.stringify(reply.body);
+  headers['content-type'] ??= 'application/json; charset=utf-8';
+  headers['content-length'] = Buffer.byteLength(text);
+  response.writeHead(reply.status, headers);
+  response.end(headOnly ? undefined : text);
+}

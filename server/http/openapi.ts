@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { errorBody } from '../../shared/http.ts';
+import type { AnyRoute } from './route.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  return rest;
+}
+
+const errorResponses: Record<string, { description: string; example: string }> = {
+  BadRequest: {
+    description: 'Malformed JSON, or a credential in the URL.',
+    example: 'malformed_json',
+  },
+  Unauthenticated: {
+    description: 'Missing, unknown, expired or revoked token.',
+    example: 'unauthenticated',
+  },
+  Forbidden: { description: "The token lacks the route's permission.", example: 'forbidden' },
+  NotFound: { description: 'No such record in this company.', example: 'not_found' },
+  Conflict: { description: 'The record is not in a state that allows this.', example: 'conflict' },
+  PayloadTooLarge: {
+    description: 'The body is over the size limit.',
+    example: 'payload_too_large',
+  },
+  UnsupportedMediaType: {
+    description: 'The body is not application/json.',
+    example: 'unsupported_media_type',
+  },
+  ValidationFailed: {
+    description: 'Validation failed; `errors` maps fields to messages.',
+    example: 'validation_failed',
+  },
+  RateLimited: {
+    description: 'Over the rate limit for this token; see Retry-After.',
+    example: 'rate_limited',
+  },
+  ServerError: {
+    description: 'Unexpected fault; the body never carries details.',
+    example: 'internal',
+  },
+};
+
+const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+function errorsOf(route: AnyRoute): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  if (route.body) responses['400'] = ref('BadRequest');
+  if (route.access !== 'public') responses['401'] = ref('Unauthenticated');
+  if (typeof route.access === 'object') responses['403'] = ref('Forbidden');
+  if (route.params || route.access !== 'public') responses['404'] = ref('NotFound');
+  if (route.responses[409]) responses['409'] = ref('Conflict');
+  if (route.body) {
+    responses['413'] = ref('PayloadTooLarge');
+    responses['415'] = ref('UnsupportedMediaType');
+  }
+  if (route.body || route.query) responses['422'] = ref('ValidationFailed');
+  if (route.access !== 'public') responses['429'] = ref('RateLimited');
+  responses['500'] = ref('ServerError');
+  return responses;
+}
+
+function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query'): unknown[] {
+  if (!schema || !(schema instanceof z.ZodObject)) return [];
+  return Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || !property.safeParse(undefined).success,
+    schema: jsonSchema(property, 'input'),
+  }));
+}
+
+function permissionText(route: AnyRoute): string {
+  if (route.access === 'public') return 'Public: no token.';
+  if (route.access === 'token') return 'Needs a valid token; no permission.';
+  const all = [route.access.permission, ...(route.access.alsoAccepts ?? [])];
+  return `Permission: \`${all.join('` or `')}\`.`;
+}
+
+/** The OpenAPI 3.1.0 document, generated from the route table: never written by hand. */
+export function buildOpenApi(routes: readonly AnyRoute[], version: string): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Set<string>();
+  for (const route of routes) {
+    if (route.hidden) continue;
+    tags.add(route.tag);
+    const operation: Record<string, unknown> = {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: [route.description, permissionText(route)].filter(Boolean).join('\n\n'),
+      tags: [route.tag],
+      security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
+      parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(route.responses).map(([status, response]) => [
+            status,
+            {
+              description: response.description,
+              ...(response.headers && {
+                headers: Object.fromEntries(
+                  Object.entries(response.headers).map(([name, description]) => [
+                    name,
+                    { description, schema: { type: 'string' } },
+                  ]),
+                ),
+              }),
+              ...(response.schema && {
+                content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } },
+              }),
+            },
+          ]),
+        ),
+        ...errorsOf(route),
+      },
+    };
+    if (typeof route.access === 'object') {
+      operation['x-permissions'] = [route.access.permission, ...(route.access.alsoAccepts ?? [])];
+    }
+    if (route.body) {
+      operation.requestBody = {
+        required: !route.body.safeParse(undefined).success,
+        content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+      };
+    }
+    const path = `/api/v1${route.path}`;
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'ShopDesk Integration API',
+      version,
+      description:
+        'Integration API V1: customers and suppliers, products, offers, stock and the print-job queue. ' +
+        'Every protected operation acts for the company of its bearer token, within its permissions.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: 'http://localhost:8080', description: 'A local server (`npm start`).' }],
+    tags: [...tags].map((name) => ({ name, description: `${name} operations.` })),
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An integration token issued with `shopdesk token create`.',
+        },
+      },
+      schemas: { Error: jsonSchema(errorBody, 'output') },
+      responses: Object.fromEntries(
+        Object.entries(errorResponses).map(([name, { description, example }]) => [
+          name,
+          {
+            description,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Error' },
+                example: { success: false, message: description, code: example },
+              },
+            },
+          },
+        ]),
+      ),
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { Permission } from '../../shared/permissions.ts';
+import type { Services } from '../services.ts';
+import type { Caller } from '../tokens/authenticate.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route: nobody needs a token (`public`), any valid token (`token`), or a
+ * token holding one of the permissions listed (the first is the one the reference names).
+ */
+export type Access = 'public' | 'token' | { permission: Permission; alsoAccepts?: Permission[] };
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RequestContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The token's owner; set on every route but the public ones. */
+  caller: Caller;
+  services: Services;
+  request: IncomingMessage;
+  /** Aborted when the client goes away or the server shuts down (long-polls listen to it). */
+  signal: AbortSignal;
+  requestId: string;
+  /** Path of the request without its query string, as Laravel's `meta.path` shows it. */
+  baseUrl: string;
+  log: Logger;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  method: Method;
+  /** Relative to /api/v1, with `{name}` path parameters as in the reference. */
+  path: string;
+  access: Access;
+  operationId: string;
+  summary: string;
+  tag: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Left out of the OpenAPI document (the document itself, the docs page). */
+  hidden?: boolean;
+  /** Largest body accepted, in bytes (413 above it). */
+  bodyLimit?: number;
+  responses: Record<number, ResponseSpec>;
+  handler: (
+    context: RequestContext<z.output<P>, z.output<Q>, z.output<B>>,
+  ) => Reply | Promise<Reply>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the table holds routes of every schema type.
+export type AnyRoute = RouteSpec<any, any, any>;
+
+/** Keeps each route's handler typed by its own schemas while the table holds them all. */
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  spec: RouteSpec<P, Q, B>,
+): AnyRoute {
+  return spec as AnyRoute;
+}
+
+export const ok = (data: unknown): Reply => ({ status: 200, body: { data } });
+
+export const created = (data: unknown, location: string): Reply => ({
+  status: 201,
+  body: { data },
+  headers: { location },
+});
+
+export const noContent = (): Reply => ({ status: 204 });
+
+export const defaultBodyLimit = 1024 * 1024;

@@ -1,0 +1,88 @@
+import type { AnyRoute, Method } from './route.ts';
+
+interface CompiledPath {
+  pattern: RegExp;
+  names: string[];
+  staticSegments: number;
+  routes: Map<Method, AnyRoute>;
+}
+
+export type RouteMatch =
+  | { kind: 'found'; route: AnyRoute; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'not_found' };
+
+/** Finds the route of a request: exact paths by map, parameterised ones by pattern. */
+export class Router {
+  private readonly exact = new Map<string, CompiledPath>();
+  private readonly patterns: CompiledPath[] = [];
+
+  constructor(
+    readonly prefix: string,
+    routes: readonly AnyRoute[],
+  ) {
+    const byPath = new Map<string, CompiledPath>();
+    for (const route of routes) {
+      let compiled = byPath.get(route.path);
+      if (!compiled) {
+        compiled = compile(route.path);
+        byPath.set(route.path, compiled);
+        if (compiled.names.length === 0) this.exact.set(prefix + route.path, compiled);
+        else this.patterns.push(compiled);
+      }
+      if (compiled.routes.has(route.method)) {
+        throw new Error(`route ${route.method} ${route.path} is declared twice`);
+      }
+      compiled.routes.set(route.method, route);
+    }
+    // `/customers/by-code/{code}` must win over `/customers/{customer}`.
+    this.patterns.sort((a, b) => b.staticSegments - a.staticSegments);
+  }
+
+  match(method: string, pathname: string): RouteMatch {
+    if (!pathname.startsWith(this.prefix)) return { kind: 'not_found' };
+    const wanted = (method === 'HEAD' ? 'GET' : method) as Method;
+    const exact = this.exact.get(pathname);
+    if (exact) return pick(exact, wanted, {});
+    const rest = pathname.slice(this.prefix.length);
+    let allow: string[] | undefined;
+    for (const compiled of this.patterns) {
+      const found = compiled.pattern.exec(rest);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      compiled.names.forEach((name, index) => {
+        params[name] = decodeURIComponent(found[index + 1]!);
+      });
+      const result = pick(compiled, wanted, params);
+      if (result.kind === 'found') return result;
+      allow ??= result.kind === 'method_not_allowed' ? result.allow : undefined;
+    }
+    return allow ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
+  }
+}
+
+function pick(compiled: CompiledPath, method: Method, params: Record<string, string>): RouteMatch {
+  const route = compiled.routes.get(method);
+  if (route) return { kind: 'found', route, params };
+  const allow: string[] = [...compiled.routes.keys()];
+  if (allow.includes('GET')) allow.push('HEAD');
+  return { kind: 'method_not_allowed', allow };
+}
+
+function compile(path: string): CompiledPath {
+  const names: string[] = [];
+  let staticSegments = 0;
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (param) {
+        names.push(param[1]!);
+        return '([^/]+)';
+      }
+      if (segment) staticSegments++;
+      return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}$`), names, staticSegments, routes: new Map() };
+}

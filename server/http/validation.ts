@@ -1,0 +1,139 @@
+import type { z } from 'zod';
+import { HttpError, invalid } from './errors.ts';
+
+type Issue = z.core.$ZodIssue & { input?: unknown };
+
+/**
+ * Turns zod's issues into Laravel's validation messages ("The name field is required."),
+ * keyed by dotted paths (`addresses.0.zipcode`), as integrators of the reference expect.
+ * Schemas with a custom rule write `:attribute` where the field's name goes.
+ */
+export function validationErrors(issues: readonly Issue[]): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (key: string, message: string) => {
+    const list = errors[key] ?? [];
+    if (!list.includes(message)) list.push(message);
+    errors[key] = list;
+  };
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const path = [...issue.path, key];
+        add(fieldKey(path), `The ${attributeName(path)} field is prohibited.`);
+      }
+      continue;
+    }
+    if (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.path.length > 0) {
+      add(fieldKey(issue.path), `The ${attributeName(issue.path)} field is invalid.`);
+      continue;
+    }
+    add(fieldKey(issue.path), messageFor(issue));
+  }
+  return errors;
+}
+
+export function fieldKey(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? 'body' : path.map(String).join('.');
+}
+
+/** Laravel shows `credit_limit` as "credit limit" and nested keys as they are. */
+export function attributeName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return 'body';
+  if (path.length === 1) return String(path[0]).replaceAll('_', ' ');
+  return path.map(String).join('.');
+}
+
+function messageFor(issue: Issue): string {
+  const field = attributeName(issue.path);
+  const the = `The ${field} field`;
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (issue.input === undefined || issue.input === null) return `${the} is required.`;
+      return `${the} must be ${typeWords(issue.expected)}.`;
+    }
+    case 'too_small': {
+      const n = Number(issue.minimum);
+      if (issue.origin === 'string') {
+        if (issue.exact) return `${the} must be ${n} characters.`;
+        if (n === 1) return `${the} is required.`;
+        return `${the} must be at least ${n} characters.`;
+      }
+      if (issue.origin === 'array' || issue.origin === 'set') {
+        return `${the} must have at least ${n} item${n === 1 ? '' : 's'}.`;
+      }
+      return issue.inclusive
+        ? `${the} must be at least ${n}.`
+        : `${the} must be greater than ${n}.`;
+    }
+    case 'too_big': {
+      const n = Number(issue.maximum);
+      if (issue.origin === 'string') {
+        if (issue.exact) return `${the} must be ${n} characters.`;
+        return `${the} must not be greater than ${n} characters.`;
+      }
+      if (issue.origin === 'array' || issue.origin === 'set') {
+        return `${the} must not have more than ${n} items.`;
+      }
+      return issue.inclusive
+        ? `${the} must not be greater than ${n}.`
+        : `${the} must be less than ${n}.`;
+    }
+    case 'invalid_format': {
+      switch (issue.format) {
+        case 'email':
+          return `${the} must be a valid email address.`;
+        case 'url':
+          return `${the} must be a valid URL.`;
+        case 'uuid':
+          return `${the} must be a valid UUID.`;
+        case 'datetime':
+        case 'date':
+          return `${the} must be a valid date.`;
+        default:
+          return issue.message.includes(':attribute')
+            ? issue.message.replaceAll(':attribute', field)
+            : `${the} format is invalid.`;
+      }
+    }
+    case 'invalid_value':
+      return `The selected ${field} is invalid.`;
+    case 'not_multiple_of':
+      return `${the} must be a multiple of ${issue.divisor}.`;
+    case 'custom':
+      return issue.message.replaceAll(':attribute', field);
+    default:
+      return `${the} is invalid.`;
+  }
+}
+
+function typeWords(expected: string): string {
+  switch (expected) {
+    case 'string':
+      return 'a string';
+    case 'number':
+      return 'a number';
+    case 'int':
+    case 'bigint':
+      return 'an integer';
+    case 'boolean':
+      return 'true or false';
+    case 'array':
+      return 'an array';
+    case 'object':
+    case 'record':
+      return 'an object';
+    default:
+      return `of type ${expected}`;
+  }
+}
+
+/** Parses with the schema or throws the 422 that says which fields are wrong and why. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  throw invalid(validationErrors(result.error.issues as Issue[]));
+}
+
+export function isHttpError(error: unknown): error is HttpError {
+  return error instanceof HttpError;
+}

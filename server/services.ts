@@ -1,0 +1,15 @@
+import type { Logger } from 'pino';
+import type { ServerConfig } from './config.ts';
+import type { Storage } from './storage/database.ts';
+import type { Clock } from './time.ts';
+
+/**
+ * What route handlers get to work with, built once by the wiring in app.ts. Handlers take
+ * it from their context argument, never from a global.
+ */
+export interface Services {
+  storage: Storage;
+  clock: Clock;
+  config: ServerConfig;
+  log: Logger;
+}

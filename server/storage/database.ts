@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  Kysely,
+  PostgresDialect,
+  type SqliteDatabase,
+  SqliteDialect,
+  type SqliteStatement,
+} from 'kysely';
+import pg from 'pg';
+import type { DatabaseTarget } from '../config.ts';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * The storage every domain module works through: one Kysely instance over SQLite (embedded
+ * default) or PostgreSQL (several server instances), so queries are written once.
+ */
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Case-insensitive LIKE for search filters. */
+  like: 'like' | 'ilike';
+  /**
+   * A number that changes whenever another process commits a write. Caches of rarely
+   * changing rows (tokens) compare it to know when to drop what they hold.
+   */
+  externalChangeMark(): number;
+  close(): Promise<void>;
+}
+
+export function openStorage(target: DatabaseTarget): Storage {
+  return target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
+}
+
+function openSqlite(file: string): Storage {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  // WAL: readers never wait for the writer. synchronous=NORMAL keeps every committed
+  // transaction across a process crash (kill -9); only a power loss can lose the last ones.
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  // The CLI writes while the server runs: wait for the lock instead of failing.
+  raw.pragma('busy_timeout = 5000');
+  const dataVersion = raw.prepare('PRAGMA data_version').pluck();
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(raw) }),
+  });
+  return {
+    db,
+    dialect: 'sqlite',
+    like: 'like',
+    externalChangeMark: () => dataVersion.get() as number,
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running a
+ * point read, so statements are kept by their SQL text. Queries with variable `IN (...)`
+ * lists make new texts, hence the bound.
+ */
+function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => raw.close(),
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText);
+      if (!statement) {
+        if (statements.size >= 2000) statements.clear();
+        statement = raw.prepare(sqlText) as unknown as SqliteStatement;
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+function openPostgres(url: string): Storage {
+  // int8 (count(*), sums) comes back as a string by default; our values fit in a double.
+  pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  let mark = 0;
+  return {
+    db,
+    dialect: 'postgres',
+    like: 'ilike',
+    // Another instance may write at any time and nothing tells this one: never cache.
+    externalChangeMark: () => ++mark,
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,24 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import type { Storage } from './database.ts';
+import * as core from './migrations/001_core.ts';
+import * as customers from './migrations/002_customers.ts';
+import * as catalog from './migrations/003_catalog.ts';
+
+/** Numbered migrations, in order. A new one is a new file and a line here. */
+const migrations: Record<string, Migration> = {
+  '001_core': core,
+  '002_customers': customers,
+  '003_catalog': catalog,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(storage: Storage): Promise<void> {
+  const migrator = new Migrator({ db: storage.db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    const name = failed ? ` ${failed.migrationName}` : '';
+    throw new Error(`database migration${name} failed: ${(error as Error).message ?? error}`);
+  }
+}

@@ -1,0 +1,86 @@
+import type { Permission } from '../../shared/permissions.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Clock } from '../time.ts';
+import { hashToken } from './tokens.ts';
+
+/** Who is calling: the token's company and what it may do. Never holds the secret. */
+export interface Caller {
+  tokenId: number;
+  tokenName: string;
+  companyId: number;
+  companyName: string;
+  permissions: ReadonlySet<Permission>;
+  expiresAt: string | null;
+}
+
+interface CachedToken {
+  caller: Caller | null;
+  expiresAtMs: number | null;
+}
+
+/**
+ * Looks bearer tokens up by hash. Answers are cached in memory: tokens change rarely, and
+ * the cache is dropped whenever another process (the CLI revoking a token) commits a write,
+ * so a revocation still takes effect on the next request.
+ */
+export class TokenAuthenticator {
+  private readonly cache = new Map<string, CachedToken>();
+  private mark: number;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+  ) {
+    this.mark = storage.externalChangeMark();
+  }
+
+  async authenticate(secret: string): Promise<Caller | null> {
+    const mark = this.storage.externalChangeMark();
+    if (mark !== this.mark) {
+      this.cache.clear();
+      this.mark = mark;
+    }
+    const hash = hashToken(secret);
+    let entry = this.cache.get(hash);
+    if (!entry) {
+      entry = await this.load(hash);
+      // Unknown secrets are not cached: a flood of random tokens must not grow memory.
+      if (entry.caller) {
+        if (this.cache.size >= 10_000) this.cache.clear();
+        this.cache.set(hash, entry);
+      }
+    }
+    if (!entry.caller) return null;
+    if (entry.expiresAtMs !== null && this.clock.now().getTime() >= entry.expiresAtMs) return null;
+    return entry.caller;
+  }
+
+  private async load(hash: string): Promise<CachedToken> {
+    const row = await this.storage.db
+      .selectFrom('tokens')
+      .innerJoin('companies', 'companies.id', 'tokens.company_id')
+      .select([
+        'tokens.id',
+        'tokens.name',
+        'tokens.permissions',
+        'tokens.expires_at',
+        'tokens.revoked_at',
+        'tokens.company_id',
+        'companies.name as company_name',
+      ])
+      .where('tokens.hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null) return { caller: null, expiresAtMs: null };
+    return {
+      caller: {
+        tokenId: row.id,
+        tokenName: row.name,
+        companyId: row.company_id,
+        companyName: row.company_name,
+        permissions: new Set(JSON.parse(row.permissions) as Permission[]),
+        expiresAt: row.expires_at,
+      },
+      expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null,
+    };
+  }
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { idParam, pageQuery, timestamp } from './http.ts';
+import { moneySchema } from './money.ts';
+
+/** Contracts of customers and suppliers (reference: customer and address tables). */
+
+export const customerTypes = ['F', 'J'] as const;
+export const customerStatuses = ['active', 'inactive'] as const;
+
+/** Punctuation people type in tax ids; what is left must be digits. */
+export function normalizeDigits(value: string): string {
+  return value.replace(/[\s./-]/g, '');
+}
+
+const digitsOnly = (max: number) =>
+  z
+    .string()
+    .transform(normalizeDigits)
+    .pipe(z.string().regex(/^\d*$/, 'The :attribute field must contain only digits.').max(max));
+
+export const addressSchema = z.object({
+  zipcode: z.string().length(8),
+  street: z.string().min(1).max(255),
+  district: z.string().min(1).max(255),
+  city: z.string().min(1).max(255),
+  state: z.string().length(2),
+  number: z.string().min(1).max(100),
+  complement: z.string().max(255).nullish(),
+});
+export type AddressInput = z.infer<typeof addressSchema>;
+
+export const customerFields = {
+  name: z.string().min(3).max(255),
+  type: z.enum(customerTypes),
+  code: z.string().min(1).max(100).nullish(),
+  taxvat: digitsOnly(14).nullish(),
+  telephone: z.string().max(30).nullish(),
+  mobile: z.string().max(30).nullish(),
+  email: z.email().max(255).nullish(),
+  addresses: z.array(addressSchema).max(50).optional(),
+  credit_limit: moneySchema.nullish(),
+  status: z.enum(customerStatuses).optional(),
+};
+
+/** POST and PUT: the whole record. */
+export const customerInput = z.object(customerFields);
+export type CustomerInput = z.infer<typeof customerInput>;
+
+/** PATCH: only the fields sent change. */
+export const customerPatch = customerInput.partial();
+export type CustomerPatch = z.infer<typeof customerPatch>;
+
+export const addressRecord = z.object({
+  id: z.number().int(),
+  zipcode: z.string(),
+  street: z.string(),
+  district: z.string(),
+  city: z.string(),
+  state: z.string(),
+  number: z.string(),
+  complement: z.string().nullable(),
+});
+
+export const customerRecord = z.object({
+  id: z.number().int(),
+  code: z.string().nullable(),
+  name: z.string(),
+  type: z.enum(customerTypes),
+  status: z.enum(customerStatuses),
+  taxvat: z.string().nullable(),
+  telephone: z.string().nullable(),
+  mobile: z.string().nullable(),
+  email: z.string().nullable(),
+  credit_limit: z.number().nullable(),
+  addresses: z.array(addressRecord),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type CustomerRecord = z.infer<typeof customerRecord>;
+
+export const customerListQuery = pageQuery.extend({
+  search: z.string().max(255).optional(),
+  code: z.string().max(100).optional(),
+  taxvat: z.string().max(32).optional(),
+  type: z.enum(customerTypes).optional(),
+  status: z.enum(customerStatuses).optional(),
+  updated_since: z.iso.datetime({ offset: true }).optional(),
+});
+export type CustomerListQuery = z.infer<typeof customerListQuery>;
+
+export const customerParams = z.object({ customer: idParam });
+export const customerCodeParams = z.object({ code: z.string().min(1).max(100) });
+export const customerDocumentParams = z.object({
+  document: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .max(32),
+});
+
+export const relationshipDirections = ['parent', 'child'] as const;
+
+export const relationshipInput = z.object({
+  related_customer_id: z.number().int().min(1),
+  direction: z.enum(relationshipDirections),
+});
+
+export const relationshipRecord = z.object({
+  id: z.number().int(),
+  customer_id: z.number().int(),
+  related_customer_id: z.number().int(),
+  /** The related customer is the parent or the child of `customer_id`. */
+  direction: z.enum(relationshipDirections),
+  related_customer: z.object({
+    id: z.number().int(),
+    code: z.string().nullable(),
+    name: z.string(),
+  }),
+  created_at: timestamp,
+});
+export type RelationshipRecord = z.infer<typeof relationshipRecord>;
+
+export const relationshipParams = z.object({
+  customer: idParam,
+  direction: z.enum(relationshipDirections),
+  relatedCustomer: idParam,
+});
