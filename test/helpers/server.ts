@@ -25,6 +25,7 @@ export class TestClock implements Clock {
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read answer bodies freely and assert on them.
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -54,6 +55,7 @@ export interface TestServer {
     permissions: Permission[] | '*',
     expiresInDays?: number,
   ): Promise<string>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Answer<T>>;
   close(): Promise<void>;
 }
