@@ -3,11 +3,11 @@ import { toCents } from '../../shared/money.ts';
 import type { BulkPriceInput } from '../../shared/products.ts';
 import { invalid } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
+import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
 import { isoNow } from '../time.ts';
 
 /**
- * Sets the price of up to 1,000 products in one transaction and one UPDATE (a CASE on
- * the id), all or nothing: an unknown product anywhere is a 422 keyed `items.N.product_id`
+ * Sets the price of up to 1,000 products in one transaction and one UPDATE, all or nothing: an unknown product anywhere is a 422 keyed `items.N.product_id`
  * or `items.N.code`, and nothing changes. When two items name one product the later wins.
  * Returns how many items were applied.
  */
@@ -28,8 +28,8 @@ export async function updatePrices(
       .where('company_id', '=', companyId)
       .where((eb) => {
         const any = [];
-        if (ids.length > 0) any.push(eb('id', 'in', ids));
-        if (codes.length > 0) any.push(eb('code', 'in', codes));
+        if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
+        if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
         return eb.or(any);
       })
       .execute();
@@ -47,19 +47,21 @@ export async function updatePrices(
       cents.set(id, toCents(item.price));
     });
     if (Object.keys(errors).length > 0) throw invalid(errors);
-    const cases = sql.join(
-      [...cents].map(([id, price]) => sql`when ${id} then cast(${price} as bigint)`),
-      sql` `,
-    );
-    await trx
-      .updateTable('products')
-      .set({
-        price_cents: sql<number>`case id ${cases} end`,
-        updated_at: isoNow(now),
-      })
-      .where('company_id', '=', companyId)
-      .where('id', 'in', [...cents.keys()])
-      .execute();
+    const prices = [...cents].map(([id, price]) => [id, price]);
+    // One UPDATE ... FROM over the items as a JSON table (SQLite 3.33+, PostgreSQL). The
+    // unary + keeps SQLite from walking the company's index and scanning the JSON per row:
+    // it must loop over the items and find each product by id.
+    await sql`update products
+      set price_cents = j.price_cents, updated_at = ${isoNow(now)}
+      from ${jsonTable(
+        storage.dialect,
+        [
+          ['id', 'integer'],
+          ['price_cents', 'bigint'],
+        ],
+        prices,
+      )} as j
+      where products.id = j.id and +products.company_id = ${companyId}`.execute(trx);
     return input.items.length;
   });
 }

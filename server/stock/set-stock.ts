@@ -1,8 +1,9 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { toMilli } from '../../shared/quantity.ts';
 import type { StockUpdateInput } from '../../shared/stock.ts';
 import { invalid } from '../http/errors.ts';
-import type { Storage } from '../storage/database.ts';
+import type { Dialect, Storage } from '../storage/database.ts';
+import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import { findWarehouses } from './warehouses.ts';
@@ -21,9 +22,6 @@ interface Resolved {
   milli: number;
   observation: string | null;
 }
-
-// Rows per INSERT: well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
-const rowsPerInsert = 1000;
 
 /**
  * Sets balances, all or nothing, in one transaction, with a fixed number of statements
@@ -52,15 +50,23 @@ export async function setStock(
         message.replaceAll(':attribute', key.includes('.') ? key : key.replaceAll('_', ' ')),
       ];
     };
-    const productIds = await resolveProducts(trx, companyId, changes, fail);
+    const productIds = await resolveProducts(storage, trx, companyId, changes, fail);
     const warehouseIds = await resolveWarehouses(trx, companyId, changes, fail);
     const locationIds = await resolveLocationIds(trx, companyId, changes, warehouseIds, fail);
     const lotIds = await resolveLotIds(trx, companyId, changes, productIds, fail);
     if (Object.keys(errors).length > 0) throw invalid(errors);
 
     const stamp = isoNow(now);
-    await createLocations(trx, companyId, changes, warehouseIds, locationIds, stamp);
-    await createLots(trx, companyId, changes, productIds, lotIds, stamp);
+    await createLocations(
+      storage.dialect,
+      trx,
+      companyId,
+      changes,
+      warehouseIds,
+      locationIds,
+      stamp,
+    );
+    await createLots(storage.dialect, trx, companyId, changes, productIds, lotIds, stamp);
 
     const resolved: Resolved[] = changes.map((change, index) => ({
       productId: productIds[index]!,
@@ -78,23 +84,21 @@ export async function setStock(
     }) => `${r.productId}:${r.warehouseId}:${r.locationId}:${r.lotId}`;
     const distinctProducts = [...new Set(resolved.map((r) => r.productId))];
     const current = new Map<string, number>();
-    for (let start = 0; start < distinctProducts.length; start += rowsPerInsert) {
-      const rows = await trx
-        .selectFrom('stock_balances')
-        .select(['product_id', 'warehouse_id', 'location_id', 'lot_id', 'quantity_milli'])
-        .where('product_id', 'in', distinctProducts.slice(start, start + rowsPerInsert))
-        .execute();
-      for (const row of rows) {
-        current.set(
-          slot({
-            productId: row.product_id,
-            warehouseId: row.warehouse_id,
-            locationId: row.location_id,
-            lotId: row.lot_id,
-          }),
-          Number(row.quantity_milli),
-        );
-      }
+    const rows = await trx
+      .selectFrom('stock_balances')
+      .select(['product_id', 'warehouse_id', 'location_id', 'lot_id', 'quantity_milli'])
+      .where(isAnyOf(storage.dialect, 'product_id', distinctProducts))
+      .execute();
+    for (const row of rows) {
+      current.set(
+        slot({
+          productId: row.product_id,
+          warehouseId: row.warehouse_id,
+          locationId: row.location_id,
+          lotId: row.lot_id,
+        }),
+        Number(row.quantity_milli),
+      );
     }
 
     // In order, so that two changes of one balance in a bulk chain their movements.
@@ -104,46 +108,49 @@ export async function setStock(
       const before = current.get(key) ?? 0;
       current.set(key, r.milli);
       finalBalances.set(key, r);
-      return {
-        company_id: companyId,
-        product_id: r.productId,
-        warehouse_id: r.warehouseId,
-        location_id: r.locationId,
-        lot_id: r.lotId,
-        before_milli: before,
-        after_milli: r.milli,
-        observation: r.observation,
-        token_id: tokenId,
-        created_at: stamp,
-      };
+      return [r.productId, r.warehouseId, r.locationId, r.lotId, before, r.milli, r.observation];
     });
-    const balances = [...finalBalances.values()].map((r) => ({
-      company_id: companyId,
-      product_id: r.productId,
-      warehouse_id: r.warehouseId,
-      location_id: r.locationId,
-      lot_id: r.lotId,
-      quantity_milli: r.milli,
-      updated_at: stamp,
-    }));
-    for (let start = 0; start < balances.length; start += rowsPerInsert) {
-      await trx
-        .insertInto('stock_balances')
-        .values(balances.slice(start, start + rowsPerInsert))
-        .onConflict((oc) =>
-          oc.columns(['product_id', 'warehouse_id', 'location_id', 'lot_id']).doUpdateSet((eb) => ({
-            quantity_milli: eb.ref('excluded.quantity_milli'),
-            updated_at: eb.ref('excluded.updated_at'),
-          })),
-        )
-        .execute();
-    }
-    for (let start = 0; start < movements.length; start += rowsPerInsert) {
-      await trx
-        .insertInto('stock_movements')
-        .values(movements.slice(start, start + rowsPerInsert))
-        .execute();
-    }
+    const balances = [...finalBalances.values()].map((r) => [
+      r.productId,
+      r.warehouseId,
+      r.locationId,
+      r.lotId,
+      r.milli,
+    ]);
+    const slotColumns = [
+      ['product_id', 'integer'],
+      ['warehouse_id', 'integer'],
+      ['location_id', 'integer'],
+      ['lot_id', 'integer'],
+    ] as const;
+    const company = sql`cast(${companyId} as integer)`;
+    const time = sql`cast(${stamp} as varchar(32))`;
+    // `where true`: SQLite needs it to tell the upsert's ON from a join's.
+    await sql`insert into stock_balances
+        (company_id, product_id, warehouse_id, location_id, lot_id, quantity_milli, updated_at)
+      select ${company}, j.product_id, j.warehouse_id, j.location_id, j.lot_id, j.quantity_milli, ${time}
+      from ${jsonTable(storage.dialect, [...slotColumns, ['quantity_milli', 'bigint']], balances)} as j
+      where true
+      on conflict (product_id, warehouse_id, location_id, lot_id)
+      do update set quantity_milli = excluded.quantity_milli, updated_at = excluded.updated_at`.execute(
+      trx,
+    );
+    const token = sql`cast(${tokenId} as integer)`;
+    await sql`insert into stock_movements
+        (company_id, product_id, warehouse_id, location_id, lot_id, before_milli, after_milli,
+         observation, token_id, created_at)
+      select ${company}, j.product_id, j.warehouse_id, j.location_id, j.lot_id, j.before_milli,
+        j.after_milli, j.observation, ${token}, ${time}
+      from ${jsonTable(
+        storage.dialect,
+        [
+          ...slotColumns,
+          ['before_milli', 'bigint'],
+          ['after_milli', 'bigint'],
+          ['observation', 'text'],
+        ],
+        movements,
+      )} as j`.execute(trx);
     return distinctProducts;
   });
 }
@@ -152,6 +159,7 @@ type Fail = (index: number, field: string, message: string) => void;
 type Trx = Transaction<Database>;
 
 async function resolveProducts(
+  storage: Storage,
   trx: Trx,
   companyId: number,
   changes: StockChange[],
@@ -165,8 +173,8 @@ async function resolveProducts(
     .where('company_id', '=', companyId)
     .where((eb) => {
       const any = [];
-      if (ids.length > 0) any.push(eb('id', 'in', ids));
-      if (codes.length > 0) any.push(eb('code', 'in', codes));
+      if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
+      if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
       return eb.or(any);
     })
     .execute();
@@ -277,6 +285,7 @@ async function resolveLotIds(
 
 /** Fills `locationIds` for changes naming a location by code, creating missing ones. */
 async function createLocations(
+  dialect: Dialect,
   trx: Trx,
   companyId: number,
   changes: StockChange[],
@@ -299,22 +308,25 @@ async function createLocations(
   const rows = await trx
     .selectFrom('stock_locations')
     .select(['id', 'warehouse_id', 'code'])
-    .where('warehouse_id', 'in', [...new Set(list.map((w) => w.warehouse_id))])
-    .where('code', 'in', [...new Set(list.map((w) => w.code))])
+    .where(isAnyOf(dialect, 'warehouse_id', [...new Set(list.map((w) => w.warehouse_id))]))
+    .where(isAnyOf(dialect, 'code', [...new Set(list.map((w) => w.code))]))
     .execute();
   for (const row of rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
   const missing = [...wanted].filter(([key]) => !known.has(key)).map(([, value]) => value);
-  for (let start = 0; start < missing.length; start += rowsPerInsert) {
-    const created = await trx
-      .insertInto('stock_locations')
-      .values(
-        missing
-          .slice(start, start + rowsPerInsert)
-          .map((m) => ({ ...m, company_id: companyId, created_at: stamp })),
-      )
-      .returning(['id', 'warehouse_id', 'code'])
-      .execute();
-    for (const row of created) known.set(`${row.warehouse_id}:${row.code}`, row.id);
+  if (missing.length > 0) {
+    const created = await sql<{ id: number; warehouse_id: number; code: string }>`
+      insert into stock_locations (company_id, warehouse_id, code, created_at)
+      select cast(${companyId} as integer), j.warehouse_id, j.code, cast(${stamp} as varchar(32))
+      from ${jsonTable(
+        dialect,
+        [
+          ['warehouse_id', 'integer'],
+          ['code', 'text'],
+        ],
+        missing.map((m) => [m.warehouse_id, m.code]),
+      )} as j
+      returning id, warehouse_id, code`.execute(trx);
+    for (const row of created.rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
   }
   changes.forEach((change, index) => {
     if (change.location_code === undefined) return;
@@ -324,6 +336,7 @@ async function createLocations(
 
 /** Fills `lotIds` for changes naming a lot by number, creating missing ones. */
 async function createLots(
+  dialect: Dialect,
   trx: Trx,
   companyId: number,
   changes: StockChange[],
@@ -343,22 +356,25 @@ async function createLots(
   const rows = await trx
     .selectFrom('stock_lots')
     .select(['id', 'product_id', 'number'])
-    .where('product_id', 'in', [...new Set(list.map((w) => w.product_id))])
-    .where('number', 'in', [...new Set(list.map((w) => w.number))])
+    .where(isAnyOf(dialect, 'product_id', [...new Set(list.map((w) => w.product_id))]))
+    .where(isAnyOf(dialect, 'number', [...new Set(list.map((w) => w.number))]))
     .execute();
   for (const row of rows) known.set(`${row.product_id}:${row.number}`, row.id);
   const missing = [...wanted].filter(([key]) => !known.has(key)).map(([, value]) => value);
-  for (let start = 0; start < missing.length; start += rowsPerInsert) {
-    const created = await trx
-      .insertInto('stock_lots')
-      .values(
-        missing
-          .slice(start, start + rowsPerInsert)
-          .map((m) => ({ ...m, company_id: companyId, created_at: stamp })),
-      )
-      .returning(['id', 'product_id', 'number'])
-      .execute();
-    for (const row of created) known.set(`${row.product_id}:${row.number}`, row.id);
+  if (missing.length > 0) {
+    const created = await sql<{ id: number; product_id: number; number: string }>`
+      insert into stock_lots (company_id, product_id, number, created_at)
+      select cast(${companyId} as integer), j.product_id, j.number, cast(${stamp} as varchar(32))
+      from ${jsonTable(
+        dialect,
+        [
+          ['product_id', 'integer'],
+          ['number', 'text'],
+        ],
+        missing.map((m) => [m.product_id, m.number]),
+      )} as j
+      returning id, product_id, number`.execute(trx);
+    for (const row of created.rows) known.set(`${row.product_id}:${row.number}`, row.id);
   }
   changes.forEach((change, index) => {
     if (change.lot_number === undefined) return;
