@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { fromCents, toCents } from '../../shared/money.ts';
+import { fromCents, maxMoney, toCents } from '../../shared/money.ts';
 import {
   editableStatuses,
   type OfferInput,
@@ -24,6 +24,9 @@ import type { OfferTables } from './tables.ts';
 type Db = Kysely<Database> | Transaction<Database>;
 type OfferRow = Selectable<OfferTables['offers']>;
 type ItemRow = Selectable<OfferTables['offer_items']>;
+
+// Totals stay exact doubles (below 2^53) when capped like any money field.
+const maxMoneyCents = toCents(maxMoney);
 
 /** A line priced and ready to store. */
 interface PricedLine {
@@ -100,6 +103,13 @@ export async function priceOffer(
       total_cents: lineTotalCents(unit, quantity, basisPoints),
     };
   });
+  lines.forEach((line, index) => {
+    if (line.total_cents > maxMoneyCents) {
+      const key = `${prefix}items.${index}.quantity`;
+      errors[key] = [`The line total of ${key} must not be greater than ${maxMoney}.`];
+    }
+  });
+  if (Object.keys(errors).length > 0) throw invalid(errors);
   const totals = totalsOf(lines, input.discount, prefix);
   const warnings = await stockWarnings(db, companyId, lines, byId);
   return {
@@ -114,6 +124,10 @@ export async function priceOffer(
 
 function totalsOf(lines: { total_cents: number }[], discount: number | undefined, prefix: string) {
   const subtotal = lines.reduce((sum, line) => sum + line.total_cents, 0);
+  if (subtotal > maxMoneyCents) {
+    const key = `${prefix}items`;
+    throw invalid({ [key]: [`The subtotal must not be greater than ${maxMoney}.`] });
+  }
   const discountCents = toCents(discount ?? 0);
   if (discountCents > subtotal) {
     const key = `${prefix}discount`;

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { createCategory } from '../../server/products/categories.ts';
 import { createWarehouse } from '../../server/stock/warehouses.ts';
 import { type Permission, permissions } from '../../shared/permissions.ts';
+import type { ProductRecord } from '../../shared/products.ts';
 import type { TestServer } from './server.ts';
 
 /** A company with an all-permissions token, and ways to seed what products need. */
@@ -11,7 +12,7 @@ export interface Tenant {
   warehouse(code: string): Promise<number>;
   category(name?: string): Promise<number>;
   /** Creates a product (defaults filled in) and returns its record. */
-  product(fields?: Record<string, unknown>): Promise<any>;
+  product(fields?: Record<string, unknown>): Promise<ProductRecord>;
   customer(name?: string): Promise<number>;
 }
 

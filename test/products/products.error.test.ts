@@ -408,7 +408,7 @@ describe('categories sync and images', () => {
   it('deleting an image of another product is 404', async () => {
     const a = await acme.product({ images: [{ url: 'https://e.io/a.png' }] });
     const b = await acme.product();
-    const answer = await server.request('DELETE', `/products/${b.id}/images/${a.images[0].id}`, {
+    const answer = await server.request('DELETE', `/products/${b.id}/images/${a.images[0]!.id}`, {
       token: acme.token,
     });
     expect(answer.status).toBe(404);

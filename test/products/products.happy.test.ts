@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProductRecord } from '../../shared/products.ts';
 import { type Tenant, tenant } from '../helpers/catalog.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -128,7 +129,7 @@ describe('products', () => {
         ],
       },
     });
-    expect(shelf.assembly.components).toEqual([
+    expect(shelf.assembly?.components).toEqual([
       { product_id: plank.id, code: plank.code, name: 'Plank', quantity: 2 },
       { product_id: screw.id, code: screw.code, name: 'Screw', quantity: 8.125 },
     ]);
@@ -137,7 +138,7 @@ describe('products', () => {
       type: 'ASSEMBLY',
       assembly: { components: [{ product_id: shelf.id, quantity: 1 }] },
     });
-    expect(bundle.assembly.components[0].product_id).toBe(shelf.id);
+    expect(bundle.assembly?.components[0]?.product_id).toBe(shelf.id);
   });
 
   it('deletes a product (204), then it is 404', async () => {
@@ -250,10 +251,10 @@ describe('PUT /products/prices/bulk', () => {
 
   it('takes 1,000 items', async () => {
     const other = await tenant(server);
-    const products = [];
+    const products: ProductRecord[] = [];
     for (let i = 0; i < 5; i++) products.push(await other.product({ price: 1 }));
     const items = Array.from({ length: 1000 }, (_, i) => ({
-      product_id: products[i % 5].id,
+      product_id: products[i % 5]!.id,
       price: i / 100,
     }));
     const answer = await server.request('PUT', '/products/prices/bulk', {
@@ -263,7 +264,9 @@ describe('PUT /products/prices/bulk', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.data.updated).toBe(1000);
     // the later item for a product wins
-    const read = await server.request('GET', `/products/${products[4].id}`, { token: other.token });
+    const read = await server.request('GET', `/products/${products[4]!.id}`, {
+      token: other.token,
+    });
     expect(read.body.data.price).toBe(9.99);
   });
 });

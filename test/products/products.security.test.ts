@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProductRecord } from '../../shared/products.ts';
 import { expectPermissionMatrix, type RouteCase, type Tenant, tenant } from '../helpers/catalog.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let acme: Tenant;
 let other: Tenant;
-let product: any;
+let product: ProductRecord;
 let category: number;
 
 beforeAll(async () => {
@@ -86,7 +87,7 @@ describe('every product route needs its permission (403 names it; the permission
 });
 
 describe("another company's product is 404 on every record route", () => {
-  let victim: any;
+  let victim: ProductRecord;
   let victimCategory: number;
   beforeAll(async () => {
     victimCategory = await acme.category();
@@ -103,7 +104,7 @@ describe("another company's product is 404 on every record route", () => {
     ['DELETE', `/products/${victim.id}`],
     ['POST', `/products/${victim.id}/images`, { url: 'https://e.io/x.png' }],
     ['POST', `/products/${victim.id}/images/replace`, { images: [] }],
-    ['DELETE', `/products/${victim.id}/images/${victim.images[0].id}`],
+    ['DELETE', `/products/${victim.id}/images/${victim.images[0]!.id}`],
     ['PUT', `/products/categories/${victimCategory}/sync`, { product_ids: [] }],
   ];
   it('for each route', async () => {

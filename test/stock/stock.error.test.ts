@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProductRecord } from '../../shared/products.ts';
 import { type Tenant, tenant } from '../helpers/catalog.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let acme: Tenant;
-let product: any;
+let product: ProductRecord;
 let warehouse: number;
 
 beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProductRecord } from '../../shared/products.ts';
 import { type Tenant, tenant } from '../helpers/catalog.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -152,10 +153,10 @@ describe('setting the stock of one product', () => {
 
 describe('PUT /inventory/stock/bulk', () => {
   it('sets 1,000 balances in one call and they read back', async () => {
-    const products = [];
+    const products: ProductRecord[] = [];
     for (let i = 0; i < 10; i++) products.push(await acme.product());
     const items = Array.from({ length: 1000 }, (_, i) => ({
-      ...(i % 2 ? { product_id: products[i % 10].id } : { product_code: products[i % 10].code }),
+      ...(i % 2 ? { product_id: products[i % 10]!.id } : { product_code: products[i % 10]!.code }),
       quantity: i + 0.5,
       ...(i % 3 ? { warehouse_id: main } : { warehouse_code: 'ANNEX' }),
       location_code: `BIN-${i % 50}`,
@@ -166,7 +167,7 @@ describe('PUT /inventory/stock/bulk', () => {
     });
     expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(200);
     expect(answer.body).toEqual({ data: { updated: 1000 } });
-    const read = await server.request('GET', `/products/${products[3].id}`, { token: acme.token });
+    const read = await server.request('GET', `/products/${products[3]!.id}`, { token: acme.token });
     // product 3 got items 3, 13, ..., 993: each a distinct (warehouse, bin) balance, or the later wins
     const expected = new Map<string, number>();
     items.forEach((item, i) => {
