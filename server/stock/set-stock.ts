@@ -84,11 +84,14 @@ export async function setStock(
     }) => `${r.productId}:${r.warehouseId}:${r.locationId}:${r.lotId}`;
     const distinctProducts = [...new Set(resolved.map((r) => r.productId))];
     const current = new Map<string, number>();
-    const rows = await trx
+    let read = trx
       .selectFrom('stock_balances')
       .select(['product_id', 'warehouse_id', 'location_id', 'lot_id', 'quantity_milli'])
-      .where(isAnyOf(storage.dialect, 'product_id', distinctProducts))
-      .execute();
+      .where(isAnyOf(storage.dialect, 'product_id', distinctProducts));
+    // PostgreSQL: lock the balances read, so a concurrent writer cannot slip in between the
+    // "before" a movement records and the write. SQLite runs one writer at a time anyway.
+    if (storage.dialect === 'postgres') read = read.forUpdate();
+    const rows = await read.execute();
     for (const row of rows) {
       current.set(
         slot({
@@ -283,7 +286,10 @@ async function resolveLotIds(
   });
 }
 
-/** Fills `locationIds` for changes naming a location by code, creating missing ones. */
+/**
+ * Fills `locationIds` for changes naming a location by code, creating missing ones. The
+ * upsert returns the row a concurrent request created in the meantime instead of failing.
+ */
 async function createLocations(
   dialect: Dialect,
   trx: Trx,
@@ -325,6 +331,8 @@ async function createLocations(
         ],
         missing.map((m) => [m.warehouse_id, m.code]),
       )} as j
+      where true
+      on conflict (warehouse_id, code) do update set code = excluded.code
       returning id, warehouse_id, code`.execute(trx);
     for (const row of created.rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
   }
@@ -373,6 +381,8 @@ async function createLots(
         ],
         missing.map((m) => [m.product_id, m.number]),
       )} as j
+      where true
+      on conflict (product_id, number) do update set number = excluded.number
       returning id, product_id, number`.execute(trx);
     for (const row of created.rows) known.set(`${row.product_id}:${row.number}`, row.id);
   }
