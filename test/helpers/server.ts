@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { type App, startApp } from '../../server/app.ts';
 import { createCompany } from '../../server/companies/companies.ts';
 import {
@@ -63,7 +63,13 @@ export interface TestServer {
  * database target the test gives, e.g. PostgreSQL).
  */
 export async function startTestServer(
-  options: { rateLimit?: number; database?: DatabaseTarget; config?: Partial<ServerConfig> } = {},
+  options: {
+    rateLimit?: number;
+    database?: DatabaseTarget;
+    config?: Partial<ServerConfig>;
+    /** The server's logger; silent unless a test captures the logs (see `captureLogs`). */
+    log?: Logger;
+  } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-test-'));
   const dbFile = join(dir, 'shopdesk.sqlite');
@@ -78,7 +84,7 @@ export async function startTestServer(
       logLevel: 'silent',
       ...options.config,
     },
-    { clock, log: pino({ level: 'silent' }) },
+    { clock, log: options.log ?? pino({ level: 'silent' }) },
   );
   const storage = app.services.storage;
   let companies = 0;
@@ -128,4 +134,11 @@ export async function startTestServer(
     },
   };
   return server;
+}
+
+/** A logger that writes every line to memory, for tests that check what is (not) logged. */
+export function captureLogs(level = 'info'): { log: Logger; text(): string } {
+  const lines: string[] = [];
+  const log = pino({ level, base: undefined }, { write: (line: string) => void lines.push(line) });
+  return { log, text: () => lines.join('') };
 }
