@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { type Answer, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * Every rule of the reference's customer and address tables (integration-api-v1.md,
@@ -67,7 +67,7 @@ afterAll(() => server.close());
 const create = (body: unknown, as = token) =>
   server.request('POST', '/customers', { token: as, body });
 
-function expectInvalid(answer: { status: number; body: any }, key: string, message: string) {
+function expectInvalid(answer: Answer, key: string, message: string) {
   expect(answer.status).toBe(422);
   expect(answer.body.success).toBe(false);
   expect(typeof answer.body.message).toBe('string');
@@ -358,7 +358,7 @@ const boundaryBodies: [string, Body][] = [
 
 describe('POST /customers accepts values on the bounds', () => {
   it.each(boundaryBodies)('%s', async (_what, body) => {
-    const sent = { ...body, code: freshCode() };
+    const sent: Body = { ...body, code: freshCode() };
     const answer = await create(sent);
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     expect(answer.body.data.name).toBe(sent.name);
