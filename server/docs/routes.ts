@@ -87,7 +87,8 @@ export function documentationRoutes(apiRoutes: readonly AnyRoute[]): AnyRoute[] 
             headers: { 'content-type': 'text/javascript; charset=utf-8' },
           };
         }
-        const type = assets[params.asset];
+        // Own keys only: `constructor` or `__proto__` must not reach the file system.
+        const type = Object.hasOwn(assets, params.asset) ? assets[params.asset] : undefined;
         if (!type) throw new HttpError('not_found', 'No such file.');
         let content = cachedAssets.get(params.asset);
         if (!content) {
