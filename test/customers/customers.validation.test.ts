@@ -78,6 +78,25 @@ function expectInvalid(answer: Answer, key: string, message: string) {
 
 /** [what, body, errors key, Laravel message] */
 const invalidBodies: [string, Body, string, string][] = [
+  ['name of blanks only', withFields({ name: '     ' }), 'name', 'The name field is required.'],
+  [
+    'name of 2 characters inside blanks',
+    withFields({ name: '  ab  ' }),
+    'name',
+    'The name field must be at least 3 characters.',
+  ],
+  [
+    'address street of blanks',
+    withAddress({ street: '   ' }),
+    'addresses.0.street',
+    'The addresses.0.street field is required.',
+  ],
+  [
+    'address number of blanks',
+    withAddress({ number: ' ' }),
+    'addresses.0.number',
+    'The addresses.0.number field is required.',
+  ],
   ['name missing', withFields({ name: undefined }), 'name', 'The name field is required.'],
   ['name null', withFields({ name: null }), 'name', 'The name field is required.'],
   ['name empty', withFields({ name: '' }), 'name', 'The name field is required.'],
@@ -368,6 +387,18 @@ describe('POST /customers accepts values on the bounds', () => {
     const answer = await create(withFields({ code: s(100, 'k') }));
     expect(answer.status).toBe(201);
     expect(answer.body.data.code).toBe(s(100, 'k'));
+  });
+
+  it('trims surrounding blanks before the rules, as Laravel does', async () => {
+    const answer = await create({
+      ...withAddress({ city: '  Recife ' }),
+      code: `  ${freshCode()} `,
+      name: '  Ana  ',
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body.data.name).toBe('Ana');
+    expect(answer.body.data.code).toMatch(/^V-\d+$/);
+    expect(answer.body.data.addresses[0].city).toBe('Recife');
   });
 
   it('stores taxvat digits-only (product.md)', async () => {
