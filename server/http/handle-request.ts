@@ -11,7 +11,11 @@ import type { Router } from './router.ts';
 import { parseOrThrow } from './validation.ts';
 
 /** Query parameters that carry credentials; the reference forbids credentials in URLs. */
-const credentialParameters = ['access_token', 'token', 'api_token', 'api_key'];
+const credentialParameters = new Set(['access_token', 'token', 'api_token', 'api_key']);
+
+/** `Access_Token=` and `token[]=` carry a credential just as well as `access_token=`. */
+const isCredentialParameter = (key: string) =>
+  credentialParameters.has(key.replace(/\[\]$/, '').toLowerCase());
 
 export interface Pipeline {
   router: Router;
@@ -73,7 +77,7 @@ async function dispatch(
   setCaller: (caller: Caller) => void,
 ): Promise<Reply> {
   const query = search ? new URLSearchParams(search) : undefined;
-  if (query && credentialParameters.some((name) => query.has(name))) {
+  if (query && [...query.keys()].some(isCredentialParameter)) {
     throw new HttpError('credential_in_url');
   }
   const match = pipeline.router.match(request.method ?? 'GET', pathname);
