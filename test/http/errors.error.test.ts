@@ -81,6 +81,19 @@ describe('400 Bad Request', () => {
     },
   );
 
+  it.each(['ACCESS_TOKEN', 'Api_Key', 'token[]', 'api_token%5B%5D'])(
+    'a credential parameter spelled %s is refused too',
+    async (parameter) => {
+      const answer = await server.request('GET', `/customers?${parameter}=sd_whatever`, { token });
+      expectError(answer, 400, 'credential_in_url');
+    },
+  );
+
+  it('a parameter that only looks alike is not a credential', async () => {
+    const answer = await server.request('GET', '/customers?search=token&tokens=1', { token });
+    expect(answer.status).toBe(200);
+  });
+
   it('a path with broken percent-encoding is a 400, not a 500', async () => {
     expectError(await server.request('GET', '/customers/%E0%A4%A', { token }), 400);
     expectError(await server.request('GET', '/customers/by-code/%', { token }), 400);
