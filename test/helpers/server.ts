@@ -25,6 +25,7 @@ export class TestClock implements Clock {
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies by path; each asserts the shape it needs.
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -54,6 +55,7 @@ export interface TestServer {
     permissions: Permission[] | '*',
     expiresInDays?: number,
   ): Promise<string>;
+  // biome-ignore lint/suspicious/noExplicitAny: as for Answer.
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Answer<T>>;
   close(): Promise<void>;
 }
