@@ -52,6 +52,11 @@ export async function handleRequest(
   } catch (error) {
     reply = errorReply(pipeline.log, error, requestId, request.method ?? '', pathname);
   }
+  if (pipeline.shutdown.aborted) {
+    // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
+    // tell the client to go, so the server stops as soon as its last answer is out.
+    reply.headers = { ...reply.headers, connection: 'close' };
+  }
   send(response, reply, requestId, request.method === 'HEAD');
   // The path only: the query string may hold a credential, and bodies may hold anything.
   pipeline.log.info(
