@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -362,6 +362,7 @@ describe('serve', () => {
         /^ShopDesk API listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1\n$/,
       );
 
+      const keepAlive = new Agent({ keepAlive: true });
       // A create whose body is still on its way when the signal comes.
       const body = JSON.stringify({ name: 'Em voo', type: 'F', code: 'INFLIGHT' });
       let sendRest!: () => void;
@@ -370,7 +371,8 @@ describe('serve', () => {
           `${serve.url}/api/v1/customers`,
           {
             method: 'POST',
-            agent: false,
+            // Keep-alive, as integrators' clients are: the server must still stop at once.
+            agent: keepAlive,
             headers: {
               authorization: `Bearer ${token}`,
               'content-type': 'application/json',
@@ -396,9 +398,13 @@ describe('serve', () => {
       await new Promise((wait) => setTimeout(wait, 300));
       sendRest();
       const answer = await inFlight;
+      const answeredAt = Date.now();
       expect(answer.status).toBe(201);
       expect(JSON.parse(answer.text).data.code).toBe('INFLIGHT');
       expect(await serve.exited).toBe(0);
+      // Not held open by the idle kept-alive connection until the forced close (10 s).
+      expect(Date.now() - answeredAt).toBeLessThan(5000);
+      keepAlive.destroy();
       // Still only the one line on stdout.
       expect(serve.stdout().trim().split('\n')).toHaveLength(1);
       expect(countRows(db).customers).toBe(1);
