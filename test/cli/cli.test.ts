@@ -392,8 +392,8 @@ describe('serve', () => {
         req.flushHeaders();
         sendRest = () => req.end(body.slice(10));
       });
-      // Let the server take the request in before the signal.
-      await new Promise((wait) => setTimeout(wait, 300));
+      // Let the server take the request in before the signal (generous: CI machines are busy).
+      await new Promise((wait) => setTimeout(wait, 1000));
       serve.child.kill('SIGTERM');
       await new Promise((wait) => setTimeout(wait, 300));
       sendRest();
