@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -313,6 +313,23 @@ describe('bad arguments: exit code 2, one line on stderr, nothing written', () =
     expect(stderr).not.toContain('\n');
     expect(stderr).not.toMatch(/\bat \S+:\d+/);
     expect(countRows(db)).toEqual(before);
+  });
+});
+
+describe('a --db that is not there', () => {
+  it.concurrent.each([
+    ['token create', ['token', 'create', '--company', '1', '--permissions', '*']],
+    ['token list', ['token', 'list', '--company', '1']],
+    ['warehouse create', ['warehouse', 'create', '--company', '1', '--code', 'W']],
+  ])('%s refuses it (exit 2) and creates no file', async (_what, args) => {
+    const missing = join(dir, 'typo', `missing-${args[0]}-${args[1]}.sqlite`);
+    const run = await shopdesk(...args, '--db', missing);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim()).toBe(
+      `error: no database at ${missing}; create a company there first`,
+    );
+    expect(existsSync(missing)).toBe(false);
   });
 });
 
