@@ -1,0 +1,226 @@
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, type BrowserWindow, session, shell } from 'electron';
+import { type EventChannel, type EventPayloads, ipcChannels } from '../common/ipc.ts';
+import { createAgentActions } from './agent-actions.ts';
+import { createAgentControl } from './agent-host.ts';
+import { type AgentSettings, openAgentSettings } from './agent-settings.ts';
+import { AgentSupervisor } from './agent-supervisor.ts';
+import { AgentTray } from './agent-tray.ts';
+import { registerIpcHandlers } from './ipc-handlers.ts';
+import {
+  type LaunchOptions,
+  machineConfigPath,
+  parseLaunchArguments,
+  readProvisioningFile,
+} from './launch-options.ts';
+import { AgentLogFile } from './log-file.ts';
+import { createMainWindow, registerAppScheme, secureSession, showWindow } from './main-window.ts';
+import { applyStartAtLogin } from './start-at-login.ts';
+import type { TrayAction } from './tray-menu.ts';
+
+/** This file is bundled to dist/main.js, beside preload.cjs, renderer/ and icons/. */
+const distDir = dirname(fileURLToPath(import.meta.url));
+const paths = {
+  preload: join(distDir, 'preload.cjs'),
+  renderer: join(distDir, 'renderer'),
+  icons: join(distDir, 'icons'),
+};
+
+let quitting = false;
+let mainWindow: BrowserWindow | null = null;
+let settings: AgentSettings;
+let supervisor: AgentSupervisor;
+let tray: AgentTray;
+let actions: ReturnType<typeof createAgentActions>;
+
+// Electron passes its own path first, and the script path too when not packaged.
+const launch: LaunchOptions = parseLaunchArguments(
+  process.argv.slice(app.isPackaged ? 1 : 2),
+  machineConfigPath(process.platform, process.env),
+);
+
+function setupSingleInstance(): boolean {
+  // Two copies would run two agents on one journal and tray: the second hands over and quits.
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return false;
+  }
+  app.on('second-instance', () => openWindow());
+  return true;
+}
+
+function setupQuitBehaviour(): void {
+  app.on('before-quit', () => {
+    quitting = true;
+  });
+  // A tray app lives on with no window open.
+  app.on('window-all-closed', () => {});
+  app.on('will-quit', (event) => {
+    if (supervisor?.control) {
+      // Let the core finish its journal and outbox writes before the process goes.
+      event.preventDefault();
+      void supervisor.stop().finally(() => app.exit(0));
+    }
+  });
+}
+
+function setupSettings(): void {
+  const userData = app.getPath('userData');
+  settings = openAgentSettings(userData);
+  supervisor = new AgentSupervisor({
+    createControl: createAgentControl,
+    stateDir: join(userData, 'agent-state'),
+    logFile: new AgentLogFile(join(app.getPath('logs'), 'agent.log')),
+  });
+  const warning = settings.view().tokenWarning;
+  if (warning) supervisor.log('warn', warning);
+}
+
+function setupProvisioning(): void {
+  for (const problem of launch.problems) supervisor.log('error', `Command line: ${problem}`);
+  // The machine-wide file is a first-start default; flags are explicit and always win.
+  if (!settings.isProvisioned() && launch.configFile) {
+    const { provisioning, problem } = readProvisioningFile(launch.configFile);
+    if (problem) supervisor.log('error', `Pre-configuration: ${problem}`);
+    if (provisioning) {
+      settings.apply({ ...provisioning, provisioned: true });
+      supervisor.log('info', `Pre-configured from ${launch.configFile}.`);
+    }
+  }
+  if (Object.keys(launch.flags).length > 0) {
+    settings.apply({ ...launch.flags, provisioned: true });
+    supervisor.log('info', 'Pre-configured from the command line.');
+  }
+}
+
+function broadcast<C extends EventChannel>(channel: C, payload: EventPayloads[C]): void {
+  if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(channel, payload);
+}
+
+function setupWindow(): void {
+  secureSession(session.defaultSession, paths.renderer);
+  mainWindow = createMainWindow({
+    preloadPath: paths.preload,
+    iconPath: join(paths.icons, 'icon.png'),
+    isQuitting: () => quitting,
+  });
+  const window = mainWindow;
+  window.once('ready-to-show', () => {
+    // Not set up yet: open the window even at a login start, the tray alone would not say so.
+    if (!launch.hidden || settings.connectionConfig() === null) showWindow(window);
+  });
+}
+
+function setupIpc(): void {
+  actions = createAgentActions({
+    settings,
+    supervisor,
+    logFilePath: join(app.getPath('logs'), 'agent.log'),
+    listSystemPrinters: async () => {
+      const printers = (await mainWindow?.webContents.getPrintersAsync()) ?? [];
+      // Electron no longer says which is the default; the core's own list does, once running.
+      return printers.map((printer) => ({ name: printer.name, is_default: false }));
+    },
+    openPath: (path) => shell.openPath(path),
+    applyStartAtLogin: setStartAtLogin,
+    onSettingsChanged: () => {
+      broadcast(ipcChannels.settingsChanged, settings.view());
+      updateTray();
+    },
+  });
+  registerIpcHandlers(
+    actions,
+    () => new Set(mainWindow && !mainWindow.isDestroyed() ? [mainWindow.webContents.id] : []),
+    (channel, reason) => supervisor.log('warn', `IPC ${channel} refused: ${reason}`),
+  );
+}
+
+function updateTray(): void {
+  tray?.update({ status: supervisor.status(), routes: Object.keys(settings.routes()) });
+}
+
+function dispatchTrayAction(action: TrayAction): void {
+  switch (action.kind) {
+    case 'open-window':
+      openWindow();
+      break;
+    case 'pause':
+      void actions['agent:pause']();
+      break;
+    case 'resume':
+      void actions['agent:resume']();
+      break;
+    case 'retry':
+      void actions['jobs:retry'](action.jobId);
+      break;
+    case 'reprint':
+      void actions['jobs:reprint'](action.jobId);
+      break;
+    case 'test-print':
+      void actions['jobs:test-print'](action.route);
+      break;
+    case 'open-logs':
+      void actions['logs:open']();
+      break;
+    case 'quit':
+      app.quit();
+      break;
+  }
+}
+
+function setupTray(): void {
+  tray = new AgentTray({ iconDir: paths.icons, dispatch: dispatchTrayAction });
+  tray.init({ status: null, routes: Object.keys(settings.routes()) });
+  app.on('will-quit', () => tray.destroy());
+}
+
+function setupAgent(): void {
+  supervisor.onStatus((status) => {
+    updateTray();
+    broadcast(ipcChannels.statusChanged, status);
+  });
+  supervisor.onLog((line) => broadcast(ipcChannels.logAppended, line));
+  void supervisor.configure(settings.connectionConfig());
+}
+
+function setStartAtLogin(enabled: boolean): void {
+  // A development run must not register the bare Electron binary as a login item.
+  if (!app.isPackaged) return;
+  applyStartAtLogin(enabled, {
+    platform: process.platform,
+    app,
+    executable: process.env['APPIMAGE'] ?? process.execPath,
+    configHome: process.env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config'),
+  });
+}
+
+function setupStartAtLogin(): void {
+  setStartAtLogin(settings.view().startAtLogin);
+}
+
+function openWindow(): void {
+  if (mainWindow && !mainWindow.isDestroyed()) showWindow(mainWindow);
+}
+
+// Start-up, in this order:
+// 1. The single-instance lock before anything else: a second copy must quit before it opens
+//    settings or the agent's state directory.
+// 2. The app scheme before 'ready': Chromium fixes scheme privileges when it starts.
+// 3. After 'ready': settings first (safeStorage on Linux works only after 'ready'), then the
+//    pre-configuration that writes into them, then the window (IPC accepts only its id), then
+//    IPC, then the tray, then the agent last, so its first status finds a tray and a window.
+if (setupSingleInstance()) {
+  setupQuitBehaviour();
+  registerAppScheme();
+  void app.whenReady().then(() => {
+    setupSettings();
+    setupProvisioning();
+    setupWindow();
+    setupIpc();
+    setupTray();
+    setupAgent();
+    setupStartAtLogin();
+  });
+}
