@@ -1,15 +1,15 @@
-import { z } from 'zod';
 import type { PrinterInfo } from '../../../shared/printing.ts';
-import { routeNameSchema } from '../../../shared/printing.ts';
 import type { AgentStatus, LogLine } from '../../core/status.ts';
+import type { ConnectionTestRequest, RouteMapping, SettingsPatch } from './ipc-schemas.ts';
 
 /**
  * The one list of IPC channels between the settings window and the main process. No Electron
- * import here: the preload, the main process and the renderer all read it, and tests too.
+ * import here, and no zod either (the preload and the renderer bundle this file): the argument
+ * schema of each invoke channel is in ipc-schemas.ts, which only the main process loads.
  *
  * `invoke` channels carry a request from the window and answer it; the main process validates
- * the arguments of every one with the zod tuple below before it does anything. `event`
- * channels carry pushes from the main process to the window.
+ * the arguments of every one before it does anything. `event` channels carry pushes from the
+ * main process to the window.
  */
 export const ipcChannels = {
   getSnapshot: 'app:get-snapshot',
@@ -29,67 +29,15 @@ export const ipcChannels = {
 
 export type IpcChannel = (typeof ipcChannels)[keyof typeof ipcChannels];
 
-const printerNameSchema = z.string().trim().min(1).max(255);
-const jobIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-/** What the user typed as the server address: http(s) only, no credentials in it. */
-export const serverUrlSchema = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (
-        (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password
-      );
-    } catch {
-      return false;
-    }
-  }, 'Enter the server address, like https://shopdesk.example.com');
-export const tokenSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(4096)
-  .regex(/^[\x21-\x7e]+$/, 'The token is one word of printable characters.');
+export const eventChannels = [
+  ipcChannels.statusChanged,
+  ipcChannels.logAppended,
+  ipcChannels.settingsChanged,
+] as const;
+export type EventChannel = (typeof eventChannels)[number];
+export type InvokeChannel = Exclude<IpcChannel, EventChannel>;
 
-export const routeMappingSchema = z
-  .record(routeNameSchema, printerNameSchema)
-  .refine((routes) => Object.keys(routes).length <= 100, 'At most 100 routes.');
-export type RouteMapping = z.infer<typeof routeMappingSchema>;
-
-/** A change of settings from the window; fields left out stay as they are. */
-export const settingsPatchSchema = z.strictObject({
-  serverUrl: serverUrlSchema.optional(),
-  token: tokenSchema.optional(),
-  routes: routeMappingSchema.optional(),
-  startAtLogin: z.boolean().optional(),
-});
-export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
-
-export const connectionTestSchema = z.strictObject({
-  serverUrl: serverUrlSchema,
-  /** Left out: test the token already saved. */
-  token: tokenSchema.optional(),
-});
-export type ConnectionTestRequest = z.infer<typeof connectionTestSchema>;
-
-/** Arguments of each invoke channel, as a tuple: extra or missing arguments are refused too. */
-export const invokeArgumentSchemas = {
-  [ipcChannels.getSnapshot]: z.tuple([]),
-  [ipcChannels.saveSettings]: z.tuple([settingsPatchSchema]),
-  [ipcChannels.testConnection]: z.tuple([connectionTestSchema]),
-  [ipcChannels.listPrinters]: z.tuple([]),
-  [ipcChannels.retryJob]: z.tuple([jobIdSchema]),
-  [ipcChannels.reprintJob]: z.tuple([jobIdSchema]),
-  [ipcChannels.testPrint]: z.tuple([routeNameSchema]),
-  [ipcChannels.pauseAgent]: z.tuple([]),
-  [ipcChannels.resumeAgent]: z.tuple([]),
-  [ipcChannels.openLogs]: z.tuple([]),
-} as const;
-
-export type InvokeChannel = keyof typeof invokeArgumentSchemas;
-export type InvokeArguments<C extends InvokeChannel> = z.infer<(typeof invokeArgumentSchemas)[C]>;
+export type { ConnectionTestRequest, RouteMapping, SettingsPatch };
 
 /** How well the saved token is protected; the window shows the warning when there is one. */
 export type TokenProtection = 'os-encryption' | 'basic-text' | 'memory-only';
@@ -132,7 +80,6 @@ export interface EventPayloads {
   [ipcChannels.logAppended]: LogLine;
   [ipcChannels.settingsChanged]: SettingsView;
 }
-export type EventChannel = keyof EventPayloads;
 
 /** What the preload puts on `window.shopdesk`: the window's whole reach into the app. */
 export interface ShopDeskBridge {

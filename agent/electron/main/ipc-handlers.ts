@@ -1,10 +1,6 @@
 import { type IpcMainInvokeEvent, ipcMain } from 'electron';
-import {
-  type InvokeArguments,
-  type InvokeChannel,
-  type InvokeResults,
-  invokeArgumentSchemas,
-} from '../common/ipc.ts';
+import type { InvokeChannel, InvokeResults } from '../common/ipc.ts';
+import { type InvokeArguments, invokeArgumentSchemas } from '../common/ipc-schemas.ts';
 import { isAppPageUrl } from './app-protocol.ts';
 
 export type InvokeHandlers = {

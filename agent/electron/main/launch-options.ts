@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { routeMappingSchema, serverUrlSchema, tokenSchema } from '../common/ipc.ts';
+import { routeMappingSchema, serverUrlSchema, tokenSchema } from '../common/ipc-schemas.ts';
 import { hiddenFlag } from './start-at-login.ts';
 
 /**
