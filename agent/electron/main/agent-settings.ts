@@ -148,11 +148,14 @@ export class AgentSettings {
 }
 
 /** Opens `<userDataDir>/settings.json`; call after app 'ready' (safeStorage needs it on Linux). */
-export function openAgentSettings(userDataDir: string): AgentSettings {
+export function openAgentSettings(
+  userDataDir: string,
+  platform: NodeJS.Platform = process.platform,
+): AgentSettings {
   const store = new ElectronStore<StoredSettings>({
     name: 'settings',
     cwd: userDataDir,
     clearInvalidConfig: true,
   });
-  return new AgentSettings({ store, encryption: safeStorage, platform: process.platform });
+  return new AgentSettings({ store, encryption: safeStorage, platform });
 }
