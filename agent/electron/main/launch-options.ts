@@ -81,18 +81,21 @@ export function parseLaunchArguments(
     else problems.push('--token: the token is one word of printable characters.');
   }
   if (Array.isArray(values.route)) {
+    // All or nothing: half a route list would leave some documents without a printer.
     const pairs: Record<string, string> = {};
+    let malformed = false;
     for (const route of values.route) {
       const at = typeof route === 'string' ? route.indexOf('=') : -1;
       if (typeof route !== 'string' || at <= 0) {
         problems.push(`--route ${String(route)}: write it as NAME=PRINTER`);
+        malformed = true;
         continue;
       }
       pairs[route.slice(0, at)] = route.slice(at + 1);
     }
     const routes = routeMappingSchema.safeParse(pairs);
-    if (routes.success) flags.routes = routes.data;
-    else problems.push(`--route: ${routes.error.issues[0]?.message}`);
+    if (!routes.success) problems.push(`--route: ${routes.error.issues[0]?.message}`);
+    else if (!malformed) flags.routes = routes.data;
   }
 
   return {
