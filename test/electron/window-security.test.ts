@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy } from '../../agent/electron/common/content-security-policy.ts';
+import {
+  contentSecurityPolicy,
+  metaContentSecurityPolicy,
+} from '../../agent/electron/common/content-security-policy.ts';
 import {
   isAppPageUrl,
   resolveRendererFile,
@@ -8,13 +11,15 @@ import {
 } from '../../agent/electron/main/app-protocol.ts';
 
 describe('window security', () => {
-  it('index.html carries the same Content-Security-Policy as the response header', () => {
+  it("index.html carries the response header's Content-Security-Policy, less frame-ancestors", () => {
     const html = readFileSync(
       new URL('../../agent/electron/renderer/index.html', import.meta.url),
       'utf8',
     );
     const meta = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/);
-    expect(meta?.[1]).toBe(contentSecurityPolicy);
+    expect(meta?.[1]).toBe(metaContentSecurityPolicy);
+    expect(contentSecurityPolicy.replace("; frame-ancestors 'none'", '')).toBe(meta?.[1]);
+    expect(meta?.[1]).not.toContain('frame-ancestors');
   });
 
   it('the policy allows no inline script, no remote code and no framing', () => {

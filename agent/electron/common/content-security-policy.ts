@@ -1,9 +1,8 @@
 /**
- * The settings window's Content-Security-Policy. The main process sends it as a response
- * header and renderer/index.html repeats it in a meta tag (a test keeps the two equal): the
- * page loads only its own script and style, talks to nothing, and cannot be framed.
+ * The settings window's Content-Security-Policy, sent by the main process as a response header:
+ * the page loads only its own script and style, talks to nothing, and cannot be framed.
  */
-export const contentSecurityPolicy = [
+const directives = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -14,4 +13,14 @@ export const contentSecurityPolicy = [
   "form-action 'none'",
   "frame-ancestors 'none'",
   "object-src 'none'",
-].join('; ');
+];
+
+export const contentSecurityPolicy = directives.join('; ');
+
+/**
+ * The same policy for renderer/index.html's meta tag (a test keeps them equal), less
+ * frame-ancestors, which browsers take from the header only.
+ */
+export const metaContentSecurityPolicy = directives
+  .filter((directive) => !directive.startsWith('frame-ancestors'))
+  .join('; ');
