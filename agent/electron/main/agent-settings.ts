@@ -10,6 +10,8 @@ const storedSettingsSchema = z.object({
   routes: z.record(z.string(), z.string()).default({}),
   startAtLogin: z.boolean().default(true),
   encryptedToken: z.string().nullable().default(null),
+  /** Set by IT only (agent.json or --auto-update); the window does not offer it. */
+  autoUpdate: z.boolean().default(false),
   /** The machine-wide pre-configuration was applied once; it is not applied again. */
   provisioned: z.boolean().default(false),
 });
@@ -123,7 +125,11 @@ export class AgentSettings {
     return stored.provisioned || stored.serverUrl !== '';
   }
 
-  apply(patch: SettingsPatch & { provisioned?: boolean }): void {
+  autoUpdate(): boolean {
+    return this.#read().autoUpdate;
+  }
+
+  apply(patch: SettingsPatch & { provisioned?: boolean; autoUpdate?: boolean }): void {
     const stored = this.#read();
     const next: StoredSettings = {
       ...stored,
@@ -131,6 +137,7 @@ export class AgentSettings {
       ...(patch.routes !== undefined && { routes: patch.routes }),
       ...(patch.startAtLogin !== undefined && { startAtLogin: patch.startAtLogin }),
       ...(patch.provisioned !== undefined && { provisioned: patch.provisioned }),
+      ...(patch.autoUpdate !== undefined && { autoUpdate: patch.autoUpdate }),
     };
     if (patch.token !== undefined) {
       this.#tokenUnreadable = false;

@@ -8,6 +8,7 @@ import { createAgentControl } from './agent-host.ts';
 import { type AgentSettings, openAgentSettings } from './agent-settings.ts';
 import { AgentSupervisor } from './agent-supervisor.ts';
 import { AgentTray } from './agent-tray.ts';
+import { startAutoUpdate } from './auto-update.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import {
   type LaunchOptions,
@@ -41,6 +42,13 @@ const launch: LaunchOptions = parseLaunchArguments(
   machineConfigPath(process.platform, process.env),
 );
 
+function setupAppIdentity(): void {
+  // The same name in development and when packaged, so settings and logs live in one place
+  // (docs/it-guide.md gives the paths). Must precede the lock, which lives in userData.
+  app.setName('ShopDesk Print Agent');
+  if (process.platform === 'win32') app.setAppUserModelId('com.shopdesk.agent');
+}
+
 function setupSingleInstance(): boolean {
   // Two copies would run two agents on one journal and tray: the second hands over and quits.
   if (!app.requestSingleInstanceLock()) {
@@ -48,6 +56,8 @@ function setupSingleInstance(): boolean {
     return false;
   }
   app.on('second-instance', () => openWindow());
+  // macOS: clicking the app again (Finder, Spotlight) brings the window back.
+  app.on('activate', () => openWindow());
   return true;
 }
 
@@ -200,17 +210,27 @@ function setupStartAtLogin(): void {
   setStartAtLogin(settings.view().startAtLogin);
 }
 
+function setupAutoUpdate(): void {
+  void startAutoUpdate({
+    enabled: settings.autoUpdate(),
+    isPackaged: app.isPackaged,
+    log: (level, message) => supervisor.log(level, message),
+  });
+}
+
 function openWindow(): void {
   if (mainWindow && !mainWindow.isDestroyed()) showWindow(mainWindow);
 }
 
 // Start-up, in this order:
-// 1. The single-instance lock before anything else: a second copy must quit before it opens
-//    settings or the agent's state directory.
+// 1. The app's name, then the single-instance lock before anything else: a second copy must
+//    quit before it opens settings or the agent's state directory.
 // 2. The app scheme before 'ready': Chromium fixes scheme privileges when it starts.
 // 3. After 'ready': settings first (safeStorage on Linux works only after 'ready'), then the
 //    pre-configuration that writes into them, then the window (IPC accepts only its id), then
-//    IPC, then the tray, then the agent last, so its first status finds a tray and a window.
+//    IPC, then the tray, then the agent, so its first status finds a tray and a window; login
+//    item and update checks last, as nothing waits on them.
+setupAppIdentity();
 if (setupSingleInstance()) {
   setupQuitBehaviour();
   registerAppScheme();
@@ -222,5 +242,6 @@ if (setupSingleInstance()) {
     setupTray();
     setupAgent();
     setupStartAtLogin();
+    setupAutoUpdate();
   });
 }

@@ -14,6 +14,7 @@ export const provisioningFileSchema = z.strictObject({
   token: tokenSchema.optional(),
   routes: routeMappingSchema.optional(),
   startAtLogin: z.boolean().optional(),
+  autoUpdate: z.boolean().optional(),
 });
 export type ProvisioningFile = z.infer<typeof provisioningFileSchema>;
 
@@ -22,6 +23,7 @@ export interface Provisioning {
   token?: string;
   routes?: Record<string, string>;
   startAtLogin?: boolean;
+  autoUpdate?: boolean;
 }
 
 export interface LaunchOptions {
@@ -65,6 +67,7 @@ export function parseLaunchArguments(
       route: { type: 'string', multiple: true },
       config: { type: 'string' },
       hidden: { type: 'boolean' },
+      'auto-update': { type: 'boolean' },
     },
   });
   const problems: string[] = [];
@@ -98,6 +101,8 @@ export function parseLaunchArguments(
     else if (!malformed) flags.routes = routes.data;
   }
 
+  if (values['auto-update'] === true) flags.autoUpdate = true;
+
   return {
     hidden: values.hidden === true || args.includes(hiddenFlag),
     flags,
@@ -130,13 +135,14 @@ export function readProvisioningFile(
     const issue = parsed.error.issues[0];
     return { provisioning: null, problem: `${path}: ${issue?.path.join('.')} ${issue?.message}` };
   }
-  const { server, token, routes, startAtLogin } = parsed.data;
+  const { server, token, routes, startAtLogin, autoUpdate } = parsed.data;
   return {
     provisioning: {
       ...(server !== undefined && { serverUrl: server }),
       ...(token !== undefined && { token }),
       ...(routes !== undefined && { routes }),
       ...(startAtLogin !== undefined && { startAtLogin }),
+      ...(autoUpdate !== undefined && { autoUpdate }),
     },
     problem: null,
   };
