@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -346,5 +346,31 @@ describe('main process start-up (electron mocked)', () => {
     await startMain([]);
     expect(fake.runtimes).toHaveLength(0);
     expect(fake.electron.Tray.instances[0]?.tooltip).toContain('Not set up');
+  });
+
+  it('applies the machine-wide agent.json at the first start only, except autoUpdate', async () => {
+    const machineFile = join(fake.state.userData, 'agent.json');
+    const write = (routes: Record<string, string>, autoUpdate: boolean) =>
+      writeFileSync(
+        machineFile,
+        JSON.stringify({ server: 'https://shop.example.com', token, routes, autoUpdate }),
+      );
+    const settingsFile = join(fake.state.userData, 'userData', 'settings.json');
+
+    write({ receipts: 'EPSON_TM_T20' }, false);
+    await startMain(['--config', machineFile]);
+    expect(fake.runtimes[0]?.options).toMatchObject({
+      token,
+      routes: { receipts: 'EPSON_TM_T20' },
+    });
+
+    // Settings are the user's from then on (the window may have changed them): a later file
+    // does not override them.
+    vi.resetModules();
+    fake.runtimes = [];
+    write({ receipts: 'Other_Printer' }, true);
+    await startMain(['--config', machineFile]);
+    expect(fake.runtimes[0]?.options).toMatchObject({ routes: { receipts: 'EPSON_TM_T20' } });
+    expect(JSON.parse(readFileSync(settingsFile, 'utf8'))).toMatchObject({ autoUpdate: true });
   });
 });

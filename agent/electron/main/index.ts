@@ -90,15 +90,20 @@ function setupSettings(): void {
 
 function setupProvisioning(): void {
   for (const problem of launch.problems) supervisor.log('error', `Command line: ${problem}`);
-  // The machine-wide file is a first-start default; flags are explicit and always win.
-  if (!settings.isProvisioned() && launch.configFile) {
-    const { provisioning, problem } = readProvisioningFile(launch.configFile);
-    if (problem) supervisor.log('error', `Pre-configuration: ${problem}`);
-    if (provisioning) {
-      settings.apply({ ...provisioning, provisioned: true });
-      supervisor.log('info', `Pre-configured from ${launch.configFile}.`);
-    }
+  const { provisioning, problem } = launch.configFile
+    ? readProvisioningFile(launch.configFile)
+    : { provisioning: null, problem: null };
+  if (problem) supervisor.log('error', `Pre-configuration: ${problem}`);
+  if (provisioning && !settings.isProvisioned()) {
+    // The machine-wide file fills in a user's first start; after that the user's own settings
+    // (changed in the window) win.
+    settings.apply({ ...provisioning, provisioned: true });
+    supervisor.log('info', `Pre-configured from ${launch.configFile}.`);
+  } else if (provisioning?.autoUpdate !== undefined) {
+    // autoUpdate is machine policy: IT can turn it on or off later, for every user.
+    settings.apply({ autoUpdate: provisioning.autoUpdate });
   }
+  // Flags are explicit and win at every start that passes them.
   if (Object.keys(launch.flags).length > 0) {
     settings.apply({ ...launch.flags, provisioned: true });
     supervisor.log('info', 'Pre-configured from the command line.');
