@@ -104,6 +104,41 @@ describe('esbuild bundle of main, preload and renderer', () => {
     expect(readFileSync(join(outDir, 'renderer/renderer.js'), 'utf8')).not.toContain('ZodError');
   });
 
+  it('loads the bundled main.js under Node with a stand-in electron module', async () => {
+    // Evaluates every module of the bundle (electron-store, conf, zod, the core) as Electron
+    // would, up to the single-instance lock, which the stand-in refuses so the app quits.
+    const stub = join(outDir, 'node_modules', 'electron');
+    mkdirSync(stub, { recursive: true });
+    // Electron gives ES modules named exports of 'electron'; so does this stand-in.
+    writeFileSync(
+      join(stub, 'package.json'),
+      '{"name":"electron","type":"module","main":"index.js"}',
+    );
+    const names = ['BrowserWindow', 'Menu', 'Tray', 'ipcMain', 'nativeImage', 'net', 'protocol'];
+    writeFileSync(
+      join(stub, 'index.js'),
+      `export const app = {
+  isPackaged: false,
+  setName() {},
+  setAppUserModelId() {},
+  requestSingleInstanceLock: () => false,
+  quit: () => console.log('quit: second instance'),
+  on() {},
+  whenReady: () => new Promise(() => {}),
+};
+${names.map((name) => `export const ${name} = {};`).join('\n')}
+export const session = {};
+export const shell = {};
+export const safeStorage = {};
+export default { app, ${names.join(', ')}, session, shell, safeStorage };`,
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, [join(outDir, 'main.js')], {
+      cwd: outDir,
+      timeout: 20_000,
+    });
+    expect(stdout).toContain('quit: second instance');
+  });
+
   it('bundles the main process with electron left to the runtime', () => {
     const main = readFileSync(join(outDir, 'main.js'), 'utf8');
     expect(main).toMatch(/from ["']electron["']/);

@@ -25,7 +25,12 @@ export function secureSession(session: Session, rendererDir: string): void {
   session.protocol.handle(appScheme, async (request) => {
     const file = resolveRendererFile(rendererDir, request.url);
     if (file === null) return new Response('Not found', { status: 404 });
-    const response = await net.fetch(pathToFileURL(file).toString());
+    let response: Response;
+    try {
+      response = await net.fetch(pathToFileURL(file).toString());
+    } catch {
+      return new Response('Not found', { status: 404 });
+    }
     const headers = new Headers(response.headers);
     for (const [name, value] of Object.entries(securityHeaders)) headers.set(name, value);
     return new Response(response.body, { status: response.status, headers });
