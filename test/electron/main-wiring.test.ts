@@ -94,6 +94,20 @@ const fake = vi.hoisted(() => {
     }
   }
 
+  class Notification {
+    static shown: Array<{ title: string; body: string }> = [];
+    static isSupported() {
+      return true;
+    }
+    readonly options: { title: string; body: string };
+    constructor(options: { title: string; body: string }) {
+      this.options = options;
+    }
+    show() {
+      Notification.shown.push(this.options);
+    }
+  }
+
   const app = {
     isPackaged: false,
     setName: () => {},
@@ -113,6 +127,7 @@ const fake = vi.hoisted(() => {
   const electron = {
     app,
     BrowserWindow,
+    Notification,
     Tray,
     Menu: { buildFromTemplate: (template: unknown) => ({ template }) },
     nativeImage: { createFromPath: (path: string) => ({ path }) },
@@ -190,7 +205,9 @@ vi.mock('../../agent/core/index.ts', () => ({
       pause: () => {},
       resume: () => {},
       status: () => status,
-      retry: async () => {},
+      retry: async (jobId: number) => {
+        if (jobId === 13) throw new Error('HTTP 409: job 13 is not failed');
+      },
       reprint: async () => {},
       testPrint: async () => {},
       listPrinters: async () => [],
@@ -240,6 +257,7 @@ describe('main process start-up (electron mocked)', () => {
     fake.electron.BrowserWindow.instances = [];
     fake.electron.Tray.instances = [];
     fake.electron.app.quitCalls = 0;
+    fake.electron.Notification.shown = [];
     fake.runtimes = [];
   });
   afterEach(() => rmSync(fake.state.userData, { recursive: true, force: true }));
@@ -372,5 +390,38 @@ describe('main process start-up (electron mocked)', () => {
     await startMain(['--config', machineFile]);
     expect(fake.runtimes[0]?.options).toMatchObject({ routes: { receipts: 'EPSON_TM_T20' } });
     expect(JSON.parse(readFileSync(settingsFile, 'utf8'))).toMatchObject({ autoUpdate: true });
+  });
+
+  it('runs tray menu clicks, and shows a failed retry as a notification', async () => {
+    await startMain(flags);
+    fake.runtimes[0]?.emit(
+      agentStatus({
+        recentJobs: [
+          recentJob({ id: 12, status: 'failed' }),
+          recentJob({ id: 13, status: 'failed' }),
+        ],
+      }),
+    );
+    type Item = { label?: string; submenu?: Item[]; click?: () => void };
+    const menu = (fake.electron.Tray.instances[0]?.menu as { template: Item[] }).template;
+    const jobs = menu.find((item) => item.label === 'Recent jobs')?.submenu ?? [];
+    const retry = (id: number) =>
+      jobs
+        .find((item) => item.label?.startsWith(`#${id} `))
+        ?.submenu?.find((item) => item.label === 'Retry');
+
+    expect(retry(12)?.click).toBeTypeOf('function');
+    retry(12)?.click?.();
+    await new Promise((done) => setTimeout(done, 20));
+    expect(fake.electron.Notification.shown).toEqual([]);
+
+    retry(13)?.click?.();
+    await new Promise((done) => setTimeout(done, 20));
+    expect(fake.electron.Notification.shown).toEqual([
+      {
+        title: 'ShopDesk Print Agent',
+        body: 'Retry of job #13 failed: HTTP 409: job 13 is not failed',
+      },
+    ]);
   });
 });

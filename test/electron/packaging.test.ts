@@ -114,7 +114,16 @@ describe('esbuild bundle of main, preload and renderer', () => {
       join(stub, 'package.json'),
       '{"name":"electron","type":"module","main":"index.js"}',
     );
-    const names = ['BrowserWindow', 'Menu', 'Tray', 'ipcMain', 'nativeImage', 'net', 'protocol'];
+    const names = [
+      'BrowserWindow',
+      'Menu',
+      'Notification',
+      'Tray',
+      'ipcMain',
+      'nativeImage',
+      'net',
+      'protocol',
+    ];
     writeFileSync(
       join(stub, 'index.js'),
       `export const app = {

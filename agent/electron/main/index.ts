@@ -1,8 +1,13 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, type BrowserWindow, session, shell } from 'electron';
-import { type EventChannel, type EventPayloads, ipcChannels } from '../common/ipc.ts';
+import { app, type BrowserWindow, Notification, session, shell } from 'electron';
+import {
+  type ActionResult,
+  type EventChannel,
+  type EventPayloads,
+  ipcChannels,
+} from '../common/ipc.ts';
 import { createAgentActions } from './agent-actions.ts';
 import { createAgentControl } from './agent-host.ts';
 import { type AgentSettings, openAgentSettings } from './agent-settings.ts';
@@ -122,9 +127,12 @@ function setupWindow(): void {
     isQuitting: () => quitting,
   });
   const window = mainWindow;
+  // macOS login items pass no arguments; they say so through wasOpenedAtLogin instead.
+  const startedAtLogin =
+    launch.hidden || (process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin);
   window.once('ready-to-show', () => {
     // Not set up yet: open the window even at a login start, the tray alone would not say so.
-    if (!launch.hidden || settings.connectionConfig() === null) showWindow(window);
+    if (!startedAtLogin || settings.connectionConfig() === null) showWindow(window);
   });
 }
 
@@ -156,28 +164,37 @@ function updateTray(): void {
   tray?.update({ status: supervisor.status(), routes: Object.keys(settings.routes()) });
 }
 
+/** Tray clicks have no window to answer in: a failure shows as a system notification. */
+function notifyFailure(result: Promise<ActionResult> | ActionResult): void {
+  void Promise.resolve(result).then((outcome) => {
+    if (!outcome.ok && Notification.isSupported()) {
+      new Notification({ title: 'ShopDesk Print Agent', body: outcome.message }).show();
+    }
+  });
+}
+
 function dispatchTrayAction(action: TrayAction): void {
   switch (action.kind) {
     case 'open-window':
       openWindow();
       break;
     case 'pause':
-      void actions['agent:pause']();
+      notifyFailure(actions['agent:pause']());
       break;
     case 'resume':
-      void actions['agent:resume']();
+      notifyFailure(actions['agent:resume']());
       break;
     case 'retry':
-      void actions['jobs:retry'](action.jobId);
+      notifyFailure(actions['jobs:retry'](action.jobId));
       break;
     case 'reprint':
-      void actions['jobs:reprint'](action.jobId);
+      notifyFailure(actions['jobs:reprint'](action.jobId));
       break;
     case 'test-print':
-      void actions['jobs:test-print'](action.route);
+      notifyFailure(actions['jobs:test-print'](action.route));
       break;
     case 'open-logs':
-      void actions['logs:open']();
+      notifyFailure(actions['logs:open']());
       break;
     case 'quit':
       app.quit();

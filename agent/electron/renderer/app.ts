@@ -291,8 +291,11 @@ async function settle(run: () => Promise<ActionResult>): Promise<ActionResult> {
 }
 
 function wire(): void {
-  ui.pauseToggle.addEventListener('click', () => {
-    void settle(() => (state.status?.paused ? bridge.resumeAgent() : bridge.pauseAgent()));
+  ui.pauseToggle.addEventListener('click', async () => {
+    const result = await settle(() =>
+      state.status?.paused ? bridge.resumeAgent() : bridge.pauseAgent(),
+    );
+    if (!result.ok) showMessage(ui.jobsMessage, result.message, false);
   });
   ui.refreshPrinters.addEventListener('click', () => void refreshPrinters());
   ui.addRouteForm.addEventListener('submit', (event) => {
@@ -330,7 +333,10 @@ function wire(): void {
   ui.startAtLogin.addEventListener('change', () => {
     void settle(() => bridge.saveSettings({ startAtLogin: ui.startAtLogin.checked }));
   });
-  ui.openLogs.addEventListener('click', () => void settle(() => bridge.openLogs()));
+  ui.openLogs.addEventListener('click', async () => {
+    const result = await settle(() => bridge.openLogs());
+    if (!result.ok) showMessage(ui.jobsMessage, result.message, false);
+  });
 
   bridge.onStatusChanged((status) => {
     state.status = status;
