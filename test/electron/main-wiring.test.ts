@@ -424,4 +424,17 @@ describe('main process start-up (electron mocked)', () => {
       },
     ]);
   });
+
+  it("takes a second start's flags over and restarts the core with them", async () => {
+    await startMain(flags);
+    fake.appEvents.emit('second-instance', {}, [
+      process.execPath,
+      'main.js',
+      '--route',
+      'labels=Zebra_GK420',
+    ]);
+    await new Promise((done) => setTimeout(done, 20));
+    expect(fake.runtimes).toHaveLength(2);
+    expect(fake.runtimes[1]?.options).toMatchObject({ token, routes: { labels: 'Zebra_GK420' } });
+  });
 });

@@ -40,12 +40,20 @@ let settings: AgentSettings;
 let supervisor: AgentSupervisor;
 let tray: AgentTray;
 let actions: ReturnType<typeof createAgentActions>;
+/** Set once every setupX() below has run. */
+let started = false;
 
-// Electron passes its own path first, and the script path too when not packaged.
-const launch: LaunchOptions = parseLaunchArguments(
-  process.argv.slice(app.isPackaged ? 1 : 2),
-  machineConfigPath(process.platform, process.env),
-);
+/** Electron passes its own path first, and the script path too when not packaged. */
+function readLaunchOptions(argv: readonly string[]): LaunchOptions {
+  return parseLaunchArguments(
+    argv.slice(app.isPackaged ? 1 : 2),
+    machineConfigPath(process.platform, process.env),
+  );
+}
+
+const launch = readLaunchOptions(process.argv);
+/** How long the core gets to stop (journal, outbox) when the app quits. */
+const stopTimeoutMs = 5000;
 
 function setupAppIdentity(): void {
   // The same name in development and when packaged, so settings and logs live in one place
@@ -60,7 +68,13 @@ function setupSingleInstance(): boolean {
     app.quit();
     return false;
   }
-  app.on('second-instance', () => openWindow());
+  // A second start hands its flags over (an install script may run one while the agent is
+  // already in the tray), then shows the window.
+  app.on('second-instance', (_event, argv) => {
+    const second = readLaunchOptions(argv);
+    if (started) applyLaunchFlags(second);
+    openWindow();
+  });
   // macOS: clicking the app again (Finder, Spotlight) brings the window back.
   app.on('activate', () => openWindow());
   return true;
@@ -76,7 +90,8 @@ function setupQuitBehaviour(): void {
     if (supervisor?.control) {
       // Let the core finish its journal and outbox writes before the process goes.
       event.preventDefault();
-      void supervisor.stop().finally(() => app.exit(0));
+      const deadline = new Promise((done) => setTimeout(done, stopTimeoutMs));
+      void Promise.race([supervisor.stop(), deadline]).finally(() => app.exit(0));
     }
   });
 }
@@ -108,11 +123,21 @@ function setupProvisioning(): void {
     // autoUpdate is machine policy: IT can turn it on or off later, for every user.
     settings.apply({ autoUpdate: provisioning.autoUpdate });
   }
-  // Flags are explicit and win at every start that passes them.
-  if (Object.keys(launch.flags).length > 0) {
-    settings.apply({ ...launch.flags, provisioned: true });
-    supervisor.log('info', 'Pre-configured from the command line.');
+  applyLaunchFlags(launch);
+}
+
+/** Flags are explicit and win at every start that passes them. */
+function applyLaunchFlags(options: LaunchOptions): boolean {
+  if (Object.keys(options.flags).length === 0) return false;
+  settings.apply({ ...options.flags, provisioned: true });
+  supervisor.log('info', 'Pre-configured from the command line.');
+  // After start-up (a second instance's flags): restart the core and refresh what shows it.
+  if (started) {
+    broadcast(ipcChannels.settingsChanged, settings.view());
+    updateTray();
+    void supervisor.configure(settings.connectionConfig());
   }
+  return true;
 }
 
 function broadcast<C extends EventChannel>(channel: C, payload: EventPayloads[C]): void {
@@ -265,5 +290,6 @@ if (setupSingleInstance()) {
     setupAgent();
     setupStartAtLogin();
     setupAutoUpdate();
+    started = true;
   });
 }
