@@ -298,6 +298,28 @@ describe('settings window in Chromium with a fake bridge', () => {
     await expect(page.locator('#jobs-body img').count()).resolves.toBe(0);
   });
 
+  it('says when the server cannot be reached or refuses the token, and pauses on request', async () => {
+    const push = (status: AgentStatus) =>
+      page.evaluate((next) => {
+        (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus(next);
+      }, status);
+    await push({ ...connectedStatus, connection: 'unreachable', pendingReports: 2 });
+    await page.locator('#connection-pill', { hasText: 'Server unreachable' }).waitFor();
+    await page
+      .getByText('The server cannot be reached. Jobs already here still print. 2 reports wait')
+      .waitFor();
+
+    await push({ ...connectedStatus, connection: 'unauthorized' });
+    await page.getByText('The server refused the token. Ask IT for a new agent token').waitFor();
+
+    await push(connectedStatus);
+    await page.getByRole('button', { name: 'Pause printing' }).click();
+    await expect.poll(async () => (await calls()).at(-1)).toEqual(['pauseAgent']);
+    await push({ ...connectedStatus, paused: true });
+    await page.locator('#connection-pill', { hasText: 'Paused' }).waitFor();
+    await page.getByRole('button', { name: 'Resume printing' }).waitFor();
+  });
+
   it('ran without script errors or Content-Security-Policy violations', () => {
     expect(consoleProblems).toEqual([]);
   });

@@ -47,8 +47,11 @@ export class AgentTray {
 
   init(state: TrayMenuState): void {
     this.#tray = new Tray(this.#image('idle'));
-    // Windows and Linux open the window on a click; the menu stays on the right button.
-    this.#tray.on('click', () => this.#dispatch({ kind: 'open-window' }));
+    // Windows opens the window on a click, the menu on the right button. macOS opens the menu
+    // on any click (a second action there would fight it); most Linux trays show only the menu.
+    if (process.platform !== 'darwin') {
+      this.#tray.on('click', () => this.#dispatch({ kind: 'open-window' }));
+    }
     this.update(state);
   }
 
