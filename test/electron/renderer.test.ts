@@ -320,6 +320,14 @@ describe('settings window in Chromium with a fake bridge', () => {
     await page.getByRole('button', { name: 'Resume printing' }).waitFor();
   });
 
+  it('keeps the printer pickers in place while status pushes arrive', async () => {
+    const picker = await page.getByRole('combobox', { name: 'Printer for a4' }).elementHandle();
+    await page.evaluate((next) => {
+      (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus(next);
+    }, connectedStatus);
+    await expect(picker?.evaluate((element) => element.isConnected)).resolves.toBe(true);
+  });
+
   it('ran without script errors or Content-Security-Policy violations', () => {
     expect(consoleProblems).toEqual([]);
   });

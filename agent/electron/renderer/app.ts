@@ -83,7 +83,7 @@ function renderStatus(): void {
   ui.pauseToggle.textContent = status?.paused ? 'Resume printing' : 'Pause printing';
   renderBanners();
   renderJobs();
-  renderRoutes();
+  renderUnmappedRoutes();
 }
 
 function renderBanners(): void {
@@ -187,8 +187,14 @@ function renderRoutes(): void {
       : [el('p', { className: 'empty', text: 'No routes yet: add the first one below.' })]),
   );
   ui.saveRoutes.disabled = !state.routesDirty || state.routes.some((route) => route.printer === '');
+  renderUnmappedRoutes();
+}
 
-  // Jobs that came for a route nobody here prints: offer to add it in one click.
+/**
+ * Jobs that came for a route nobody here prints: offer to add it in one click. Status pushes
+ * redraw only this, so a printer list someone is choosing from does not close under them.
+ */
+function renderUnmappedRoutes(): void {
   const mapped = new Set(state.routes.map((route) => route.name));
   const unmapped = [...new Set((state.status?.recentJobs ?? []).map((job) => job.route))].filter(
     (name) => !mapped.has(name),
@@ -286,7 +292,12 @@ async function settle(run: () => Promise<ActionResult>): Promise<ActionResult> {
   try {
     return await run();
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    const message = error instanceof Error ? error.message : String(error);
+    // Electron wraps a rejection as "Error invoking remote method 'x': Error: …".
+    return {
+      ok: false,
+      message: message.replace(/^Error invoking remote method '[^']*': \w*Error: /, ''),
+    };
   }
 }
 
