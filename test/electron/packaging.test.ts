@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +19,7 @@ import { validateConfiguration } from 'app-builder-lib/out/util/config/config.js
 import { getConfig } from 'app-builder-lib/out/util/config/load.js';
 import { DebugLogger } from 'builder-util/out/DebugLogger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleAgentApp, defaultOutDir } from '../../agent/electron/bundle.ts';
+import { bundleAgentApp } from '../../agent/electron/bundle.ts';
 
 const projectDir = join(import.meta.dirname, '..', '..');
 
@@ -170,7 +173,16 @@ describe('packing with electron-builder (stand-in Electron binary)', () => {
     chmodSync(join(electronDist, 'electron'), 0o755);
     writeFileSync(join(electronDist, 'version'), '45.4.1');
     writeFileSync(join(electronDist, 'LICENSE'), 'stand-in');
-    await bundleAgentApp(defaultOutDir);
+    // A copy of the project's packaging inputs, so the test neither needs nor touches
+    // agent/electron/dist in the working tree.
+    const project = join(work, 'project');
+    mkdirSync(join(project, 'agent', 'electron'), { recursive: true });
+    for (const file of ['package.json', 'package-lock.json', 'electron-builder.yml']) {
+      copyFileSync(join(projectDir, file), join(project, file));
+    }
+    symlinkSync(realpathSync(join(projectDir, 'node_modules')), join(project, 'node_modules'));
+    symlinkSync(join(projectDir, 'agent/electron/build'), join(project, 'agent/electron/build'));
+    await bundleAgentApp(join(project, 'agent/electron/dist'));
     await promisify(execFile)(
       process.execPath,
       [
@@ -184,7 +196,7 @@ describe('packing with electron-builder (stand-in Electron binary)', () => {
         `-c.electronDist=${electronDist}`,
         `-c.directories.output=${join(work, 'out')}`,
       ],
-      { cwd: projectDir, timeout: 120_000 },
+      { cwd: project, timeout: 120_000 },
     );
     appOut = join(work, 'out', 'linux-unpacked');
   }, 180_000);
