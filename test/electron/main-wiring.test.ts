@@ -403,7 +403,7 @@ describe('main process start-up (electron mocked)', () => {
       }),
     );
     type Item = { label?: string; submenu?: Item[]; click?: () => void };
-    const menu = (fake.electron.Tray.instances[0]?.menu as { template: Item[] }).template;
+    const menu = (fake.electron.Tray.instances[0]!.menu as { template: Item[] }).template;
     const jobs = menu.find((item) => item.label === 'Recent jobs')?.submenu ?? [];
     const retry = (id: number) =>
       jobs
