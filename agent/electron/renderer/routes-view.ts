@@ -51,8 +51,9 @@ export function renderRouteRow(
   test.addEventListener('click', () => handlers.testPrint(route.name));
 
   const remove = el('button', {
-    className: 'button button-small button-quiet',
-    text: 'Remove',
+    className: 'button button-small button-quiet button-remove',
+    text: '✕',
+    title: 'Remove this route',
     attrs: { type: 'button', 'aria-label': `Remove route ${route.name}` },
   });
   remove.addEventListener('click', () => handlers.remove(route.name));
