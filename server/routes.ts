@@ -2,11 +2,12 @@ import { connectivityRoutes } from './connectivity/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { documentationRoutes } from './docs/routes.ts';
 import type { AnyRoute } from './http/route.ts';
+import { printingRoutes } from './printing/routes.ts';
 
 /**
  * The route table: every operation of /api/v1, by domain. Dispatch and the OpenAPI
  * document both come from it. A new domain adds its list here.
  */
-export const apiRoutes: AnyRoute[] = [...connectivityRoutes, ...customerRoutes];
+export const apiRoutes: AnyRoute[] = [...connectivityRoutes, ...customerRoutes, ...printingRoutes];
 
 export const allRoutes: AnyRoute[] = [...apiRoutes, ...documentationRoutes(apiRoutes)];

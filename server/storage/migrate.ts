@@ -3,12 +3,14 @@ import type { Storage } from './database.ts';
 import * as core from './migrations/001_core.ts';
 import * as customers from './migrations/002_customers.ts';
 import * as catalog from './migrations/003_catalog.ts';
+import * as printing from './migrations/007_printing.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
   '001_core': core,
   '002_customers': customers,
   '003_catalog': catalog,
+  '007_printing': printing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

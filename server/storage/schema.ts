@@ -34,5 +34,6 @@ export interface CoreTables {
 }
 
 import type { CustomerTables } from '../customers/tables.ts';
+import type { PrintingTables } from '../printing/tables.ts';
 
-export interface Database extends CoreTables, CustomerTables {}
+export interface Database extends CoreTables, CustomerTables, PrintingTables {}

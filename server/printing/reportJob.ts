@@ -1,0 +1,113 @@
+import type { JobRecord } from '../../shared/printing.ts';
+import { conflict } from '../http/errors.ts';
+import type { Storage } from '../storage/database.ts';
+import { isoNow } from '../time.ts';
+import type { AgentRef } from './agents.ts';
+import { type Db, getJobRow, type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
+
+function notHolder(row: JobRow, agent: AgentRef, action: string) {
+  if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
+    return conflict(`Job ${row.id} is held by another agent; only its holder may ${action} it.`);
+  }
+  if (row.agent_id !== agent.uuid) {
+    return conflict(`Job ${row.id} is ${row.status} and not held by this agent.`);
+  }
+  return conflict(`Job ${row.id} is ${row.status}: there is no claim to ${action}.`);
+}
+
+/**
+ * The holder says the job printed. The happy path is one conditional UPDATE; only when it
+ * changes nothing do we read the job to say why (or to answer a repeat confirm with 200).
+ * A claim whose lease has run out but that the sweep has not failed yet is still accepted:
+ * the paper did come out.
+ */
+export async function confirmJob(
+  storage: Storage,
+  agent: AgentRef,
+  jobId: number,
+  printer: string | undefined,
+  now: Date,
+): Promise<JobRecord> {
+  const stamp = isoNow(now);
+  return storage.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('print_jobs')
+      .set({
+        status: 'printed',
+        printer: printer ?? null,
+        printed_at: stamp,
+        lease_expires_at: null,
+        updated_at: stamp,
+      })
+      .where('id', '=', jobId)
+      .where('company_id', '=', agent.companyId)
+      .where('agent_id', '=', agent.uuid)
+      .where('status', '=', 'claimed')
+      .returningAll()
+      .executeTakeFirst();
+    if (row) {
+      await transition(trx, row, 'claimed', agent, printer ? `printed on ${printer}` : null);
+      return toJobRecord(row);
+    }
+    const current = await getJobRow(trx, agent.companyId, jobId);
+    // Confirming twice is harmless: the same answer, nothing changes.
+    if (current.status === 'printed' && current.agent_id === agent.uuid) {
+      return toJobRecord(current);
+    }
+    throw notHolder(current, agent, 'confirm');
+  });
+}
+
+/** The holder says the job failed: `failed`, with the agent's message and code. */
+export async function reportJobError(
+  storage: Storage,
+  agent: AgentRef,
+  jobId: number,
+  error: { message: string; code?: string | undefined },
+  now: Date,
+): Promise<JobRecord> {
+  const stamp = isoNow(now);
+  return storage.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('print_jobs')
+      .set({
+        status: 'failed',
+        error_message: error.message,
+        error_code: error.code ?? null,
+        lease_expires_at: null,
+        updated_at: stamp,
+      })
+      .where('id', '=', jobId)
+      .where('company_id', '=', agent.companyId)
+      .where('agent_id', '=', agent.uuid)
+      .where('status', '=', 'claimed')
+      .returningAll()
+      .executeTakeFirst();
+    if (row) {
+      await transition(trx, row, 'claimed', agent, error.message);
+      return toJobRecord(row);
+    }
+    const current = await getJobRow(trx, agent.companyId, jobId);
+    throw notHolder(current, agent, 'report an error on');
+  });
+}
+
+function transition(
+  db: Db,
+  row: JobRow,
+  from: JobRow['status'],
+  agent: AgentRef,
+  message: string | null,
+) {
+  return recordTransitions(db, [
+    {
+      companyId: row.company_id,
+      jobId: row.id,
+      from,
+      to: row.status,
+      agentId: agent.uuid,
+      message,
+      at: row.updated_at,
+    },
+  ]);
+}

@@ -1,0 +1,175 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import { agentIdHeader, type ClaimedJob } from '../../shared/printing.ts';
+import type { ServerConfig } from '../config.ts';
+import { conflict, HttpError } from '../http/errors.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Clock } from '../time.ts';
+import { type AgentRef, enabledRouteNames, findAgentRow } from './agents.ts';
+import { claimNextJob, undoClaim } from './claimNextJob.ts';
+import { InProcessJobNotifier, type JobNotifier } from './notifier.ts';
+import { type SweepResult, sweepJobs } from './sweepJobs.ts';
+
+export interface PrintingDeps {
+  storage: Storage;
+  clock: Clock;
+  config: ServerConfig;
+  log: Logger;
+  notifier?: JobNotifier;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How often leases and expiries are swept. */
+export const sweepIntervalMs = 5000;
+
+/**
+ * The print queue's long-lived parts: the notifier that wakes long-polls, the sweep timer,
+ * and a cache of agent identities (an agent's uuid → row and company never changes once
+ * registered, so the cache needs no invalidation, even with several instances).
+ */
+export class PrintingService {
+  readonly notifier: JobNotifier;
+  private readonly agents = new Map<string, AgentRef>();
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<SweepResult> | undefined;
+
+  constructor(private readonly deps: PrintingDeps) {
+    this.notifier = deps.notifier ?? new InProcessJobNotifier();
+  }
+
+  /** Sweeps once now (jobs that ran out while the server was down), then on a timer. */
+  async start(): Promise<void> {
+    await this.sweep();
+    this.timer = setInterval(() => {
+      this.sweep().catch((error) => this.deps.log.error({ err: error }, 'print sweep failed'));
+    }, sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sweeping?.catch(() => undefined);
+    this.notifier.close();
+  }
+
+  /** Fails lapsed leases and expires stale jobs as of the clock's now; tests call it. */
+  sweep(): Promise<SweepResult> {
+    // One sweep at a time: a slow one is not overlapped by the next tick.
+    this.sweeping ??= sweepJobs(this.deps.storage, this.deps.clock.now())
+      .then((result) => {
+        if (result.leaseExpired.length > 0 || result.expired.length > 0) {
+          this.deps.log.info(
+            { lease_expired: result.leaseExpired, expired: result.expired },
+            'print sweep',
+          );
+        }
+        return result;
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    return this.sweeping;
+  }
+
+  /** The registered agent that the X-Agent-Id header names, in the caller's company. */
+  async requireAgent(request: IncomingMessage, companyId: number): Promise<AgentRef> {
+    const header = request.headers[agentIdHeader];
+    const uuid = Array.isArray(header) ? header[0] : header;
+    if (!uuid) {
+      throw new HttpError(
+        'bad_request',
+        'The X-Agent-Id header is required: send the UUID the agent registered with POST /printing/register.',
+      );
+    }
+    if (!uuidPattern.test(uuid)) {
+      throw new HttpError('bad_request', 'The X-Agent-Id header must be a UUID.');
+    }
+    const agent = await this.lookupAgent(uuid.toLowerCase());
+    // Another company's agent reads as unknown: its existence is not revealed.
+    if (!agent || agent.companyId !== companyId) {
+      throw conflict(
+        'No agent with this X-Agent-Id is registered for this company: register it with POST /printing/register first.',
+      );
+    }
+    return agent;
+  }
+
+  /** The X-Agent-Id header when a route accepts but does not require it (integrators). */
+  async optionalAgent(request: IncomingMessage, companyId: number): Promise<AgentRef | null> {
+    if (request.headers[agentIdHeader] === undefined) return null;
+    return this.requireAgent(request, companyId);
+  }
+
+  private async lookupAgent(uuid: string): Promise<AgentRef | undefined> {
+    const cached = this.agents.get(uuid);
+    if (cached) return cached;
+    const row = await findAgentRow(this.deps.storage.db, uuid);
+    if (!row) return undefined;
+    const agent = { rowId: row.id, companyId: row.company_id, uuid: row.uuid };
+    if (this.agents.size >= 10_000) this.agents.clear();
+    this.agents.set(uuid, agent);
+    return agent;
+  }
+
+  /**
+   * Long-poll: claims a job for the agent, waiting up to `waitSeconds` for one to be queued.
+   * The wait is woken by the notifier, never by polling the database. Subscribing happens
+   * before the second claim attempt, so a job queued between an empty attempt and the
+   * subscription is not missed. A client that goes away (or a server shutting down) stops
+   * the wait; a claim made while the client went away is undone, so nothing is handed to
+   * a socket that can no longer take it.
+   */
+  async nextJob(
+    agent: AgentRef,
+    waitSeconds: number,
+    signal: AbortSignal,
+  ): Promise<ClaimedJob | undefined> {
+    const { storage, clock, config } = this.deps;
+    const deadline = performance.now() + waitSeconds * 1000;
+    let unsubscribe: (() => void) | undefined;
+    let pending = false;
+    let wake: (() => void) | undefined;
+    try {
+      for (;;) {
+        if (signal.aborted) return undefined;
+        const claim = await claimNextJob(storage, agent, clock.now(), config.leaseSeconds);
+        if (claim) {
+          if (signal.aborted) {
+            await undoClaim(storage, agent, claim);
+            this.notifier.jobQueued(agent.companyId, claim.job.route);
+            return undefined;
+          }
+          return claim.job;
+        }
+        const left = deadline - performance.now();
+        if (left <= 0) return undefined;
+        if (!unsubscribe) {
+          const routes = await enabledRouteNames(storage.db, agent.rowId);
+          unsubscribe = this.notifier.subscribe(agent.companyId, routes, () => {
+            pending = true;
+            wake?.();
+          });
+          continue;
+        }
+        if (!pending) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, left);
+            signal.addEventListener('abort', done, { once: true });
+            wake = done;
+            function done() {
+              clearTimeout(timer);
+              signal.removeEventListener('abort', done);
+              wake = undefined;
+              resolve();
+            }
+          });
+        }
+        pending = false;
+      }
+    } finally {
+      unsubscribe?.();
+    }
+  }
+}
