@@ -1,45 +1,76 @@
-import { EventEmitter } from 'node:events';
-
 /**
- * Tells waiting long-polls that a job was queued on a route. The in-process
- * implementation serves one server; a PostgreSQL one would send `NOTIFY print_jobs,
- * '<company>:<route>'` in `jobQueued` and, from one `LISTEN print_jobs` connection per
- * instance, emit what it hears to its local waiters (docs/printing.md).
+ * Wakes long-polls when a job is queued on a route. Each notice wakes one waiter, the one
+ * waiting longest on that route: waking them all would have every waiting agent race for
+ * a single job (a thundering herd that delays the winner). A woken waiter that cannot use
+ * its notice (it claimed a job of another route, or its client went away) passes it on
+ * with `jobQueued` again, so no queued job is left with its agents asleep.
+ *
+ * The in-process implementation serves one server. A PostgreSQL one would send
+ * `NOTIFY print_jobs, '<company>:<route>'` in `jobQueued` (inside or right after the
+ * transaction that queued the job) and, from one `LISTEN print_jobs` connection per
+ * instance, hand what it hears to its local waiters the same way (docs/printing.md).
  */
 export interface JobNotifier {
   /** A job became claimable on this route (created, retried, reprinted, given back). */
   jobQueued(companyId: number, route: string): void;
   /**
-   * Calls `listener` whenever a job is queued on one of `routes` of the company, until the
-   * returned function is called.
+   * Waits (once) for a job queued on one of `routes` of the company: `listener` is called
+   * with that route, at most once. The returned function cancels the wait.
    */
-  subscribe(companyId: number, routes: readonly string[], listener: () => void): () => void;
+  subscribe(
+    companyId: number,
+    routes: readonly string[],
+    listener: (route: string) => void,
+  ): () => void;
   close(): void;
+}
+
+interface Waiter {
+  keys: string[];
+  listener: (route: string) => void;
 }
 
 const keyOf = (companyId: number, route: string) => `${companyId}\u0000${route}`;
 
 export class InProcessJobNotifier implements JobNotifier {
-  private readonly emitter = new EventEmitter();
-
-  constructor() {
-    // One listener per waiting request and route: hundreds are normal, not a leak.
-    this.emitter.setMaxListeners(0);
-  }
+  /** Per company and route, its waiters in the order they came (a Set keeps that order). */
+  private readonly waiting = new Map<string, Set<Waiter>>();
 
   jobQueued(companyId: number, route: string): void {
-    this.emitter.emit(keyOf(companyId, route));
+    const waiters = this.waiting.get(keyOf(companyId, route));
+    const first = waiters?.values().next().value;
+    if (!first) return;
+    this.remove(first);
+    first.listener(route);
   }
 
-  subscribe(companyId: number, routes: readonly string[], listener: () => void): () => void {
-    const keys = routes.map((route) => keyOf(companyId, route));
-    for (const key of keys) this.emitter.on(key, listener);
-    return () => {
-      for (const key of keys) this.emitter.off(key, listener);
-    };
+  subscribe(
+    companyId: number,
+    routes: readonly string[],
+    listener: (route: string) => void,
+  ): () => void {
+    const waiter: Waiter = { keys: routes.map((route) => keyOf(companyId, route)), listener };
+    for (const key of waiter.keys) {
+      let set = this.waiting.get(key);
+      if (!set) {
+        set = new Set();
+        this.waiting.set(key, set);
+      }
+      set.add(waiter);
+    }
+    return () => this.remove(waiter);
   }
 
   close(): void {
-    this.emitter.removeAllListeners();
+    this.waiting.clear();
+  }
+
+  private remove(waiter: Waiter): void {
+    for (const key of waiter.keys) {
+      const set = this.waiting.get(key);
+      if (!set) continue;
+      set.delete(waiter);
+      if (set.size === 0) this.waiting.delete(key);
+    }
   }
 }

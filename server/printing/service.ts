@@ -115,11 +115,12 @@ export class PrintingService {
 
   /**
    * Long-poll: claims a job for the agent, waiting up to `waitSeconds` for one to be queued.
-   * The wait is woken by the notifier, never by polling the database. Subscribing happens
-   * before the second claim attempt, so a job queued between an empty attempt and the
+   * The wait is woken by the notifier, never by polling the database. The waiter subscribes
+   * before its second claim attempt, so a job queued between an empty attempt and the
    * subscription is not missed. A client that goes away (or a server shutting down) stops
-   * the wait; a claim made while the client went away is undone, so nothing is handed to
-   * a socket that can no longer take it.
+   * the wait; a claim made while the client went away is undone, so nothing is handed to a
+   * socket that can no longer take it. A notice this waiter received but did not use is
+   * passed on to the next waiter of that route.
    */
   async nextJob(
     agent: AgentRef,
@@ -127,49 +128,59 @@ export class PrintingService {
     signal: AbortSignal,
   ): Promise<ClaimedJob | undefined> {
     const { storage, clock, config } = this.deps;
+    const notifier = this.notifier;
     const deadline = performance.now() + waitSeconds * 1000;
+    let routes: string[] | undefined;
     let unsubscribe: (() => void) | undefined;
-    let pending = false;
+    let notice: string | undefined;
     let wake: (() => void) | undefined;
+    const passOn = (route: string | undefined) => {
+      if (route !== undefined) notifier.jobQueued(agent.companyId, route);
+    };
     try {
       for (;;) {
         if (signal.aborted) return undefined;
+        const used = notice;
+        notice = undefined;
         const claim = await claimNextJob(storage, agent, clock.now(), config.leaseSeconds);
         if (claim) {
           if (signal.aborted) {
             await undoClaim(storage, agent, claim);
-            this.notifier.jobQueued(agent.companyId, claim.job.route);
+            passOn(claim.job.route);
+            if (used !== claim.job.route) passOn(used);
             return undefined;
           }
+          if (used !== claim.job.route) passOn(used);
           return claim.job;
         }
+        // Nothing to claim: the job a used notice announced went to another agent.
         const left = deadline - performance.now();
         if (left <= 0) return undefined;
+        if (notice !== undefined) continue;
         if (!unsubscribe) {
-          const routes = await enabledRouteNames(storage.db, agent.rowId);
-          unsubscribe = this.notifier.subscribe(agent.companyId, routes, () => {
-            pending = true;
+          routes ??= await enabledRouteNames(storage.db, agent.rowId);
+          unsubscribe = notifier.subscribe(agent.companyId, routes, (route) => {
+            unsubscribe = undefined;
+            notice = route;
             wake?.();
           });
           continue;
         }
-        if (!pending) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, left);
-            signal.addEventListener('abort', done, { once: true });
-            wake = done;
-            function done() {
-              clearTimeout(timer);
-              signal.removeEventListener('abort', done);
-              wake = undefined;
-              resolve();
-            }
-          });
-        }
-        pending = false;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, left);
+          signal.addEventListener('abort', done, { once: true });
+          wake = done;
+          function done() {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            wake = undefined;
+            resolve();
+          }
+        });
       }
     } finally {
       unsubscribe?.();
+      passOn(notice);
     }
   }
 }

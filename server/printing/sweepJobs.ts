@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import { recordTransitions } from './jobs.ts';
@@ -27,14 +28,16 @@ export async function sweepJobs(storage: Storage, now: Date): Promise<SweepResul
         error_code: 'lease_expired',
         updated_at: stamp,
       })
-      .where('status', '=', 'claimed')
+      // Literal statuses: the partial indexes apply only to queries that name them so.
+      .where('status', '=', sql.lit('claimed'))
       .where('lease_expires_at', '<=', stamp)
       .returning(['id', 'company_id', 'agent_id'])
       .execute();
     const stale = await trx
       .updateTable('print_jobs')
       .set({ status: 'expired', updated_at: stamp })
-      .where('status', '=', 'queued')
+      .where('status', '=', sql.lit('queued'))
+      .where('expires_at', 'is not', null)
       .where('expires_at', '<=', stamp)
       .returning(['id', 'company_id'])
       .execute();

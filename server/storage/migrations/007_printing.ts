@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { isPostgres, type MigrationDb, withId } from './helpers.ts';
 
 /** The print queue: agents, their routes, documents (stored once), jobs and job events. */
@@ -85,23 +86,19 @@ export async function up(db: MigrationDb): Promise<void> {
     .addColumn('expires_at', 'varchar(32)')
     .addColumn('lease_expires_at', 'varchar(32)')
     .execute();
-  // The claim: queued jobs of a company on a route, by priority then age.
-  await db.schema
-    .createIndex('print_jobs_claim')
-    .on('print_jobs')
-    .columns(['company_id', 'status', 'route', 'priority', 'id'])
-    .execute();
-  // The sweeps: claimed jobs by lease end, queued jobs by expiry.
-  await db.schema
-    .createIndex('print_jobs_status_lease')
-    .on('print_jobs')
-    .columns(['status', 'lease_expires_at'])
-    .execute();
-  await db.schema
-    .createIndex('print_jobs_status_expires')
-    .on('print_jobs')
-    .columns(['status', 'expires_at'])
-    .execute();
+  // The claim: queued jobs of a company on a route, highest priority then oldest, in the
+  // order the claim reads them (no sort step).
+  await sql`create index print_jobs_claim on print_jobs (company_id, status, route, priority desc, id)`.execute(
+    db,
+  );
+  // The sweeps: claimed jobs by lease end, queued jobs by expiry. Partial, so that a job
+  // is in them only while it can lapse, and claiming or confirming touches fewer pages.
+  await sql`create index print_jobs_leases on print_jobs (lease_expires_at) where status = 'claimed'`.execute(
+    db,
+  );
+  await sql`create index print_jobs_expiry on print_jobs (expires_at) where status = 'queued' and expires_at is not null`.execute(
+    db,
+  );
   await db.schema
     .createIndex('print_jobs_company_created')
     .on('print_jobs')
