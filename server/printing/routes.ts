@@ -182,7 +182,10 @@ export const printingRoutes: AnyRoute[] = [
     async handler({ body, caller, services, request, signal }) {
       const agent = await services.printing.requireAgent(request, caller.companyId);
       const job = await services.printing.nextJob(agent, body.wait, signal);
-      return job ? ok(job) : noContent();
+      if (job) return ok(job);
+      // Woken by shutdown: answer, and close the connection so the server can stop now.
+      if (signal.aborted) return { status: 204, headers: { connection: 'close' } };
+      return noContent();
     },
   }),
   defineRoute({
