@@ -22,6 +22,10 @@ export interface JobNotifier {
     routes: readonly string[],
     listener: (route: string) => void,
   ): () => void;
+  /** Wakes every waiter: jobs may have been queued where this notifier could not see. */
+  wakeAll(): void;
+  /** Whether anybody waits (the SQLite cross-process watch runs only then). */
+  hasWaiters(): boolean;
   close(): void;
 }
 
@@ -59,6 +63,19 @@ export class InProcessJobNotifier implements JobNotifier {
       set.add(waiter);
     }
     return () => this.remove(waiter);
+  }
+
+  wakeAll(): void {
+    const everyone = new Set<Waiter>();
+    for (const set of this.waiting.values()) for (const waiter of set) everyone.add(waiter);
+    for (const waiter of everyone) {
+      this.remove(waiter);
+      waiter.listener(waiter.keys[0]!.split('\u0000')[1]!);
+    }
+  }
+
+  hasWaiters(): boolean {
+    return this.waiting.size > 0;
   }
 
   close(): void {

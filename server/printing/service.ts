@@ -23,6 +23,9 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** How often leases and expiries are swept. */
 export const sweepIntervalMs = 5000;
 
+/** How often, while agents wait, SQLite is asked whether another process wrote (the CLI). */
+export const externalWriteCheckMs = 250;
+
 /**
  * The print queue's long-lived parts: the notifier that wakes long-polls, the sweep timer,
  * and a cache of agent identities (an agent's uuid → row and company never changes once
@@ -32,6 +35,7 @@ export class PrintingService {
   readonly notifier: JobNotifier;
   private readonly agents = new Map<string, AgentRef>();
   private timer: NodeJS.Timeout | undefined;
+  private watch: NodeJS.Timeout | undefined;
   private sweeping: Promise<SweepResult> | undefined;
 
   constructor(private readonly deps: PrintingDeps) {
@@ -45,11 +49,35 @@ export class PrintingService {
       this.sweep().catch((error) => this.deps.log.error({ err: error }, 'print sweep failed'));
     }, sweepIntervalMs);
     this.timer.unref();
+    this.watchExternalWrites();
+  }
+
+  /**
+   * Jobs queued by another process on the same SQLite file (`shopdesk job create`) reach
+   * no in-process notifier. SQLite's data_version (the mark the token cache uses) changes
+   * only when another connection commits, so while agents wait it is read every 250 ms
+   * and, when it moved, every waiter tries a claim once. This reads one pragma, never the
+   * jobs. PostgreSQL needs none of it: LISTEN/NOTIFY reaches every instance.
+   */
+  private watchExternalWrites(): void {
+    const { storage } = this.deps;
+    if (storage.dialect !== 'sqlite') return;
+    let mark = storage.externalChangeMark();
+    this.watch = setInterval(() => {
+      if (!this.notifier.hasWaiters()) return;
+      const now = storage.externalChangeMark();
+      if (now === mark) return;
+      mark = now;
+      this.notifier.wakeAll();
+    }, externalWriteCheckMs);
+    this.watch.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.watch);
     this.timer = undefined;
+    this.watch = undefined;
     await this.sweeping?.catch(() => undefined);
     this.notifier.close();
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { integratorToken } from './helpers.ts';
+import { integratorToken, registerAgent } from './helpers.ts';
 
 const run = promisify(execFile);
 const cli = join(import.meta.dirname, '../../bin/shopdesk.js');
@@ -74,6 +74,33 @@ describe('shopdesk job create', () => {
       title: 'From the CLI',
       size: Buffer.byteLength(`content of ${name}`),
     });
+  });
+
+  it('a job queued by the CLI reaches an agent already waiting on the server', async () => {
+    const agent = await registerAgent(server, company, ['from-cli']);
+    const waiting = agent.next(20);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const file = join(dir, 'wake.txt');
+    writeFileSync(file, 'wake up');
+    const sent = performance.now();
+    const result = await shopdesk([
+      'job',
+      'create',
+      '--company',
+      String(company),
+      '--route',
+      'from-cli',
+      '--file',
+      file,
+      '--db',
+      server.dbFile,
+    ]);
+    const answer = await waiting;
+    console.log(
+      `CLI job reached the waiting agent ${(performance.now() - sent).toFixed(0)} ms after the CLI started (process start included)`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.id).toBe(Number(result.stdout.trim()));
   });
 
   it('--content-type wins over the extension', async () => {
