@@ -105,6 +105,7 @@ class Client {
     path: string,
     body: unknown,
     options: { agent?: string; token?: string } = {},
+    // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, checked by status.
   ): Promise<{ status: number; body: any }> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${options.token ?? this.ready.agentToken}`,

@@ -7,6 +7,7 @@ import type { Answer, TestServer } from '../helpers/server.ts';
 export interface TestAgent {
   uuid: string;
   token: string;
+  // biome-ignore lint/suspicious/noExplicitAny: like the harness's request(), tests read answers freely.
   call<T = any>(method: string, path: string, body?: unknown): Promise<Answer<T>>;
   next(wait?: number): Promise<Answer<{ data: ClaimedJob }>>;
 }
