@@ -118,6 +118,10 @@ export async function recordHeartbeat(
         last_seen_at: stamp,
         ...(input.printers !== undefined ? { printers: JSON.stringify(input.printers) } : {}),
         ...(input.paused !== undefined ? { paused: input.paused ? 1 : 0 } : {}),
+        // Presence alone is not a change of the record; what the agent says about itself is.
+        ...(input.printers !== undefined || input.paused !== undefined
+          ? { updated_at: stamp }
+          : {}),
       })
       .where('id', '=', agent.rowId)
       .execute();

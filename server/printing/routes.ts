@@ -18,6 +18,7 @@ import {
   registerAgentBody,
   reportErrorBody,
 } from '../../shared/printing.ts';
+import { invalidField } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, noContent, ok } from '../http/route.ts';
 import {
@@ -156,10 +157,17 @@ export const printingRoutes: AnyRoute[] = [
     },
     async handler({ body, caller, services, baseUrl }) {
       const { content_base64, ...rest } = body;
+      const content = Buffer.from(content_base64, 'base64');
+      if (content.length === 0) {
+        throw invalidField(
+          'content_base64',
+          'The content base64 field must not decode to nothing.',
+        );
+      }
       const job = await createJob(
         services.storage,
         caller.companyId,
-        { ...rest, content: Buffer.from(content_base64, 'base64') },
+        { ...rest, content },
         services.clock.now(),
       );
       services.printing.notifier.jobQueued(caller.companyId, job.route);
