@@ -60,6 +60,10 @@ async function serve(): Promise<void> {
     integratorToken: integrator.secret,
   };
   process.send!(ready);
+  // The parent asks for the server's CPU time to tell a saturated server from an idle one.
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
+  });
   process.once('disconnect', async () => {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
@@ -84,7 +88,7 @@ async function run(): Promise<void> {
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
   const dispatcher = new Agent({ connections: 256, keepAliveTimeout: 60_000, pipelining: 1 });
-  const client = new Client(ready, dispatcher);
+  const client = new Client(ready, dispatcher, () => serverCpu(child));
   try {
     await throughput(client, Number(values.jobs), Number(values.agents));
     await latency(client, Number(values.waiters), Number(values.samples));
@@ -94,10 +98,25 @@ async function run(): Promise<void> {
   }
 }
 
+/** CPU seconds the server process has used so far. */
+function serverCpu(child: ReturnType<typeof fork>): Promise<number> {
+  return new Promise((resolve) => {
+    const listen = (message: unknown) => {
+      const cpu = (message as { cpu?: NodeJS.CpuUsage }).cpu;
+      if (!cpu) return;
+      child.off('message', listen);
+      resolve((cpu.user + cpu.system) / 1e6);
+    };
+    child.on('message', listen);
+    child.send('cpu');
+  });
+}
+
 class Client {
   constructor(
     private readonly ready: Ready,
     private readonly dispatcher: Agent,
+    readonly serverCpu: () => Promise<number>,
   ) {}
 
   async call(
@@ -170,7 +189,9 @@ async function throughput(client: Client, jobs: number, agentCount: number): Pro
   );
   const claims = new Map<number, number>();
   let duplicates = 0;
+  const serverCpuBefore = await client.serverCpu();
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     agents.map(async (agent) => {
       for (;;) {
@@ -186,9 +207,12 @@ async function throughput(client: Client, jobs: number, agentCount: number): Pro
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  const clientCpu = (used.user + used.system) / 1e6;
+  const serverCpuUsed = (await client.serverCpu()) - serverCpuBefore;
   console.log(
     `claim+confirm: ${jobs} jobs, ${agentCount} agents on one route: ${(claims.size / seconds).toFixed(0)} jobs/s ` +
-      `(${seconds.toFixed(2)} s), claimed ${claims.size}/${jobs}, duplicates ${duplicates}`,
+      `(${seconds.toFixed(2)} s; CPU: server ${((serverCpuUsed / seconds) * 100).toFixed(0)}%, load generator ${((clientCpu / seconds) * 100).toFixed(0)}%), claimed ${claims.size}/${jobs}, duplicates ${duplicates}`,
   );
   if (duplicates > 0 || claims.size !== jobs) process.exitCode = 1;
 }

@@ -3,7 +3,8 @@ import { conflict } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { type Db, getJobRow, type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
+import { type Db, getJobRow, type JobRow, toJobRecord } from './jobs.ts';
+import { ReusableQuery } from './reusable.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
   if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
@@ -14,6 +15,50 @@ function notHolder(row: JobRow, agent: AgentRef, action: string) {
   }
   return conflict(`Job ${row.id} is ${row.status}: there is no claim to ${action}.`);
 }
+
+/** The confirm's UPDATE, compiled once: it runs once per printed job. */
+const confirmStatement = new ReusableQuery<
+  JobRow,
+  { jobId: number; companyId: number; agentUuid: string; printer: string | null; now: string }
+>((storage, slot) =>
+  storage.db
+    .updateTable('print_jobs')
+    .set({
+      status: 'printed',
+      printer: slot('printer'),
+      printed_at: slot('now'),
+      lease_expires_at: null,
+      updated_at: slot('now'),
+    })
+    .where('id', '=', slot('jobId'))
+    .where('company_id', '=', slot('companyId'))
+    .where('agent_id', '=', slot('agentUuid'))
+    .where('status', '=', 'claimed')
+    .returningAll(),
+);
+
+const eventStatement = new ReusableQuery<
+  never,
+  {
+    companyId: number;
+    jobId: number;
+    from: JobRow['status'];
+    to: JobRow['status'];
+    agentUuid: string;
+    message: string | null;
+    at: string;
+  }
+>((storage, slot) =>
+  storage.db.insertInto('print_job_events').values({
+    company_id: slot('companyId'),
+    job_id: slot('jobId'),
+    from_status: slot('from'),
+    to_status: slot('to'),
+    agent_id: slot('agentUuid'),
+    message: slot('message'),
+    at: slot('at'),
+  }),
+);
 
 /**
  * The holder says the job printed. The happy path is one conditional UPDATE; only when it
@@ -30,23 +75,25 @@ export async function confirmJob(
 ): Promise<JobRecord> {
   const stamp = isoNow(now);
   return storage.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .updateTable('print_jobs')
-      .set({
-        status: 'printed',
+    const confirmed = await trx.executeQuery(
+      confirmStatement.with(storage, {
+        jobId,
+        companyId: agent.companyId,
+        agentUuid: agent.uuid,
         printer: printer ?? null,
-        printed_at: stamp,
-        lease_expires_at: null,
-        updated_at: stamp,
-      })
-      .where('id', '=', jobId)
-      .where('company_id', '=', agent.companyId)
-      .where('agent_id', '=', agent.uuid)
-      .where('status', '=', 'claimed')
-      .returningAll()
-      .executeTakeFirst();
+        now: stamp,
+      }),
+    );
+    const row = confirmed.rows[0];
     if (row) {
-      await transition(trx, row, 'claimed', agent, printer ? `printed on ${printer}` : null);
+      await transition(
+        trx,
+        storage,
+        row,
+        'claimed',
+        agent,
+        printer ? `printed on ${printer}` : null,
+      );
       return toJobRecord(row);
     }
     const current = await getJobRow(trx, agent.companyId, jobId);
@@ -84,7 +131,7 @@ export async function reportJobError(
       .returningAll()
       .executeTakeFirst();
     if (row) {
-      await transition(trx, row, 'claimed', agent, error.message);
+      await transition(trx, storage, row, 'claimed', agent, error.message);
       return toJobRecord(row);
     }
     const current = await getJobRow(trx, agent.companyId, jobId);
@@ -92,22 +139,23 @@ export async function reportJobError(
   });
 }
 
-function transition(
+async function transition(
   db: Db,
+  storage: Storage,
   row: JobRow,
   from: JobRow['status'],
   agent: AgentRef,
   message: string | null,
-) {
-  return recordTransitions(db, [
-    {
+): Promise<void> {
+  await db.executeQuery(
+    eventStatement.with(storage, {
       companyId: row.company_id,
       jobId: row.id,
       from,
       to: row.status,
-      agentId: agent.uuid,
+      agentUuid: agent.uuid,
       message,
       at: row.updated_at,
-    },
-  ]);
+    }),
+  );
 }
