@@ -44,7 +44,8 @@ const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) =>
           .selectFrom('print_jobs as c')
           .select('c.id')
           .where('c.company_id', '=', asInteger(slot('companyId')))
-          .where('c.status', '=', 'queued')
+          // A literal, so that SQLite uses the partial index of queued jobs.
+          .where('c.status', '=', sql.lit('queued'))
           .whereRef('c.route', '=', 'r.name')
           // A job past its expiry is not handed out, even before the sweep expires it.
           .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))

@@ -86,9 +86,10 @@ export async function up(db: MigrationDb): Promise<void> {
     .addColumn('expires_at', 'varchar(32)')
     .addColumn('lease_expires_at', 'varchar(32)')
     .execute();
-  // The claim: queued jobs of a company on a route, highest priority then oldest, in the
-  // order the claim reads them (no sort step).
-  await sql`create index print_jobs_claim on print_jobs (company_id, status, route, priority desc, id)`.execute(
+  // The queue: queued jobs of a company on a route, highest priority then oldest, in the
+  // order the claim reads them (no sort step). Partial: a job leaves it when claimed, and
+  // confirming or failing a job does not touch it at all.
+  await sql`create index print_jobs_queue on print_jobs (company_id, route, priority desc, id) where status = 'queued'`.execute(
     db,
   );
   // The sweeps: claimed jobs by lease end, queued jobs by expiry. Partial, so that a job
@@ -99,11 +100,8 @@ export async function up(db: MigrationDb): Promise<void> {
   await sql`create index print_jobs_expiry on print_jobs (expires_at) where status = 'queued' and expires_at is not null`.execute(
     db,
   );
-  await db.schema
-    .createIndex('print_jobs_company_created')
-    .on('print_jobs')
-    .columns(['company_id', 'created_at'])
-    .execute();
+  // History: a company's jobs newest first (the index carries the id, so no sort).
+  await db.schema.createIndex('print_jobs_company').on('print_jobs').column('company_id').execute();
 
   await withId(db, db.schema.createTable('print_job_events'))
     .addColumn('company_id', 'integer', (c) => c.notNull().references('companies.id'))
