@@ -46,6 +46,8 @@ export class PrintingService {
   async start(): Promise<void> {
     await this.sweep();
     this.timer = setInterval(() => {
+      // A tick that finds a sweep still running skips: the next tick comes soon enough.
+      if (this.sweeping) return;
       this.sweep().catch((error) => this.deps.log.error({ err: error }, 'print sweep failed'));
     }, sweepIntervalMs);
     this.timer.unref();
@@ -82,23 +84,30 @@ export class PrintingService {
     this.notifier.close();
   }
 
-  /** Fails lapsed leases and expires stale jobs as of the clock's now; tests call it. */
+  /**
+   * Fails lapsed leases and expires stale jobs as of the clock's now; tests call it. Sweeps
+   * never overlap: a call made while one runs waits for it, then sweeps again with the
+   * time as it is then (so a test that just moved the clock sees its own sweep).
+   */
   sweep(): Promise<SweepResult> {
-    // One sweep at a time: a slow one is not overlapped by the next tick.
-    this.sweeping ??= sweepJobs(this.deps.storage, this.deps.clock.now())
-      .then((result) => {
-        if (result.leaseExpired.length > 0 || result.expired.length > 0) {
-          this.deps.log.info(
-            { lease_expired: result.leaseExpired, expired: result.expired },
-            'print sweep',
-          );
-        }
-        return result;
-      })
-      .finally(() => {
-        this.sweeping = undefined;
-      });
-    return this.sweeping;
+    const start = async () => {
+      const result = await sweepJobs(this.deps.storage, this.deps.clock.now());
+      if (result.leaseExpired.length > 0 || result.expired.length > 0) {
+        this.deps.log.info(
+          { lease_expired: result.leaseExpired, expired: result.expired },
+          'print sweep',
+        );
+      }
+      return result;
+    };
+    // The clock is read when the sweep starts: now, or when the running one is done.
+    const run = this.sweeping ? this.sweeping.catch(() => undefined).then(start) : start();
+    this.sweeping = run;
+    const clear = () => {
+      if (this.sweeping === run) this.sweeping = undefined;
+    };
+    run.then(clear, clear);
+    return run;
   }
 
   /** The registered agent that the X-Agent-Id header names, in the caller's company. */
