@@ -222,7 +222,7 @@ export async function listHistory(
   let base = storage.db.selectFrom('print_jobs').where('company_id', '=', companyId);
   if (query.status) base = base.where('status', '=', query.status);
   if (query.route) base = base.where('route', '=', query.route);
-  if (query.agent_id) base = base.where('agent_id', '=', query.agent_id);
+  if (query.agent_id) base = base.where('agent_id', '=', query.agent_id.toLowerCase());
   if (query.since) base = base.where('created_at', '>=', isoNow(new Date(query.since)));
   const counted = await base
     .select((eb) => eb.fn.countAll<number>().as('total'))
