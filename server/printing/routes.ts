@@ -134,6 +134,7 @@ export const printingRoutes: AnyRoute[] = [
     async handler({ body, caller, services, request }) {
       const agent = await services.printing.requireAgent(request, caller.companyId);
       const routes = await replaceAgentRoutes(services.storage, agent, body.routes);
+      services.printing.routesChanged(agent);
       return ok({ routes });
     },
   }),

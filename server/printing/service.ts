@@ -34,6 +34,8 @@ export const externalWriteCheckMs = 250;
 export class PrintingService {
   readonly notifier: JobNotifier;
   private readonly agents = new Map<string, AgentRef>();
+  /** Per agent row id, its waiting long-polls, told when the agent's routes change. */
+  private readonly routeWatchers = new Map<number, Set<() => void>>();
   private timer: NodeJS.Timeout | undefined;
   private watch: NodeJS.Timeout | undefined;
   private sweeping: Promise<SweepResult> | undefined;
@@ -110,6 +112,11 @@ export class PrintingService {
     return run;
   }
 
+  /** The agent's routes were replaced: its waiting long-polls re-read them and claim. */
+  routesChanged(agent: AgentRef): void {
+    for (const watcher of [...(this.routeWatchers.get(agent.rowId) ?? [])]) watcher();
+  }
+
   /** The registered agent that the X-Agent-Id header names, in the caller's company. */
   async requireAgent(request: IncomingMessage, companyId: number): Promise<AgentRef> {
     const header = request.headers[agentIdHeader];
@@ -157,7 +164,8 @@ export class PrintingService {
    * subscription is not missed. A client that goes away (or a server shutting down) stops
    * the wait; a claim made while the client went away is undone, so nothing is handed to a
    * socket that can no longer take it. A notice this waiter received but did not use is
-   * passed on to the next waiter of that route.
+   * passed on to the next waiter of that route. When the agent's routes are replaced
+   * meanwhile, the wait claims and listens on the new ones.
    */
   async nextJob(
     agent: AgentRef,
@@ -168,15 +176,30 @@ export class PrintingService {
     const notifier = this.notifier;
     const deadline = performance.now() + waitSeconds * 1000;
     let routes: string[] | undefined;
+    let routesChanged = false;
     let unsubscribe: (() => void) | undefined;
     let notice: string | undefined;
     let wake: (() => void) | undefined;
+    // PUT /printing/routes during the wait: claim and listen on the new routes from now on.
+    const onRoutesChanged = () => {
+      routesChanged = true;
+      wake?.();
+    };
+    const watchers = this.routeWatchers.get(agent.rowId) ?? new Set<() => void>();
+    watchers.add(onRoutesChanged);
+    this.routeWatchers.set(agent.rowId, watchers);
     const passOn = (route: string | undefined) => {
-      if (route !== undefined) notifier.jobQueued(agent.companyId, route);
+      if (route) notifier.jobQueued(agent.companyId, route);
     };
     try {
       for (;;) {
         if (signal.aborted) return undefined;
+        if (routesChanged) {
+          routesChanged = false;
+          routes = undefined;
+          unsubscribe?.();
+          unsubscribe = undefined;
+        }
         const used = notice;
         notice = undefined;
         const claim = await claimNextJob(storage, agent, clock.now(), config.leaseSeconds);
@@ -217,6 +240,8 @@ export class PrintingService {
       }
     } finally {
       unsubscribe?.();
+      watchers.delete(onRoutesChanged);
+      if (watchers.size === 0) this.routeWatchers.delete(agent.rowId);
       passOn(notice);
     }
   }

@@ -39,6 +39,28 @@ describe('POST /printing/jobs/next long-poll', () => {
     expect(read.body.data.status).toBe('queued');
   });
 
+  it('a wait follows the routes the agent saves meanwhile', async () => {
+    const agent = await registerAgent(server, company, ['before']);
+    const waiting = agent.next(20);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const queued = await createJob(server, integrator, { route: 'after' });
+    const saved = performance.now();
+    const put = await agent.call('PUT', '/printing/routes', {
+      routes: [{ name: 'after', printer: 'EPSON' }],
+    });
+    expect(put.status).toBe(200);
+    const answer = await waiting;
+    // Long before the 20 s wait ends (where a last claim attempt would also find it).
+    expect(performance.now() - saved).toBeLessThan(10_000);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.id).toBe(queued.id);
+    // And it listens on the new route: a job queued there later wakes the next wait.
+    const second = agent.next(10);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const later = await createJob(server, integrator, { route: 'after' });
+    expect((await second).body.data.id).toBe(later.id);
+  });
+
   it('answers 204 when nothing came within wait', async () => {
     const agent = await registerAgent(server, company, ['quiet']);
     const started = performance.now();
