@@ -15,7 +15,7 @@ import { fromMilli, toMilli } from '../../shared/quantity.ts';
 import { conflict, invalid, invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
 import { balancesOf, stockOf } from '../stock/balances.ts';
-import type { Storage } from '../storage/database.ts';
+import { onUniqueViolation, type Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { ProductTables } from './tables.ts';
@@ -24,6 +24,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 type ProductRow = Selectable<ProductTables['products']>;
 
 const codeTaken = () => invalidField('code', 'The code has already been taken.');
+/** The unique index settles races that `assertCodeFree` cannot see (concurrent writers). */
+const codeRaceAsTaken = onUniqueViolation('products', ['company_id', 'code'], codeTaken);
 
 function groupBy<T, K>(rows: T[], keyOf: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -310,34 +312,37 @@ export async function createProduct(
   input: ProductInput,
   now: Date,
 ): Promise<ProductRecord> {
-  return storage.db.transaction().execute(async (trx) => {
-    await assertCodeFree(trx, companyId, input.code);
-    await assertCategoriesExist(trx, companyId, input.categories ?? []);
-    if (input.assembly) await assertComponentsValid(trx, companyId, undefined, input.assembly);
-    const stamp = isoNow(now);
-    const row = await trx
-      .insertInto('products')
-      .values({
-        company_id: companyId,
-        ncm: null,
-        ...columnsOf(input),
-        code: input.code,
-        name: input.name,
-        unit: input.unit,
-        price_cents: toCents(input.price),
-        manage_stock: input.manage_stock ? 1 : 0,
-        type: input.type ?? 'SIMPLE',
-        condition: input.condition ?? 'NOT_SPECIFIED',
-        created_at: stamp,
-        updated_at: stamp,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await replaceCategories(trx, row.id, input.categories ?? []);
-    await replaceImageRows(trx, row.id, input.images ?? []);
-    await replaceComponents(trx, row.id, input.assembly ?? null);
-    return getProduct(trx, companyId, { id: row.id });
-  });
+  return storage.db
+    .transaction()
+    .execute(async (trx) => {
+      await assertCodeFree(trx, companyId, input.code);
+      await assertCategoriesExist(trx, companyId, input.categories ?? []);
+      if (input.assembly) await assertComponentsValid(trx, companyId, undefined, input.assembly);
+      const stamp = isoNow(now);
+      const row = await trx
+        .insertInto('products')
+        .values({
+          company_id: companyId,
+          ncm: null,
+          ...columnsOf(input),
+          code: input.code,
+          name: input.name,
+          unit: input.unit,
+          price_cents: toCents(input.price),
+          manage_stock: input.manage_stock ? 1 : 0,
+          type: input.type ?? 'SIMPLE',
+          condition: input.condition ?? 'NOT_SPECIFIED',
+          created_at: stamp,
+          updated_at: stamp,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await replaceCategories(trx, row.id, input.categories ?? []);
+      await replaceImageRows(trx, row.id, input.images ?? []);
+      await replaceComponents(trx, row.id, input.assembly ?? null);
+      return getProduct(trx, companyId, { id: row.id });
+    })
+    .catch(codeRaceAsTaken);
 }
 
 /**
@@ -354,44 +359,50 @@ export async function updateProduct(
   mode: 'replace' | 'patch',
   now: Date,
 ): Promise<ProductRecord> {
-  return storage.db.transaction().execute(async (trx) => {
-    const existing = await getProductRow(trx, companyId, { id });
-    if (input.code !== undefined) await assertCodeFree(trx, companyId, input.code, id);
-    if (input.categories) await assertCategoriesExist(trx, companyId, input.categories);
-    const type: ProductType = input.type ?? (mode === 'replace' ? 'SIMPLE' : existing.type);
-    let assembly: AssemblyInput | null | undefined = input.assembly;
-    if (mode === 'patch') {
-      if (type === 'ASSEMBLY' && assembly === undefined && existing.type !== 'ASSEMBLY') {
-        throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+  return storage.db
+    .transaction()
+    .execute(async (trx) => {
+      const existing = await getProductRow(trx, companyId, { id });
+      if (input.code !== undefined) await assertCodeFree(trx, companyId, input.code, id);
+      if (input.categories) await assertCategoriesExist(trx, companyId, input.categories);
+      const type: ProductType = input.type ?? (mode === 'replace' ? 'SIMPLE' : existing.type);
+      let assembly: AssemblyInput | null | undefined = input.assembly;
+      if (mode === 'patch') {
+        if (type === 'ASSEMBLY' && assembly === undefined && existing.type !== 'ASSEMBLY') {
+          throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+        }
+        if (type === 'ASSEMBLY' && assembly === null) {
+          throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+        }
+        if (type !== 'ASSEMBLY' && assembly) {
+          throw invalidField(
+            'assembly',
+            'The assembly field is prohibited unless type is ASSEMBLY.',
+          );
+        }
+        if (type !== 'ASSEMBLY') assembly = null;
       }
-      if (type === 'ASSEMBLY' && assembly === null) {
-        throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+      if (assembly) await assertComponentsValid(trx, companyId, id, assembly);
+      const defaults =
+        mode === 'replace'
+          ? { ncm: null, type: 'SIMPLE' as const, condition: 'NOT_SPECIFIED' as const }
+          : {};
+      await trx
+        .updateTable('products')
+        .set({ ...defaults, ...columnsOf(input), updated_at: isoNow(now) })
+        .where('company_id', '=', companyId)
+        .where('id', '=', id)
+        .execute();
+      const categories = input.categories ?? (mode === 'replace' ? [] : undefined);
+      if (categories) await replaceCategories(trx, id, categories);
+      const images = input.images ?? (mode === 'replace' ? [] : undefined);
+      if (images) await replaceImageRows(trx, id, images);
+      if (assembly !== undefined || mode === 'replace') {
+        await replaceComponents(trx, id, assembly ?? null);
       }
-      if (type !== 'ASSEMBLY' && assembly) {
-        throw invalidField('assembly', 'The assembly field is prohibited unless type is ASSEMBLY.');
-      }
-      if (type !== 'ASSEMBLY') assembly = null;
-    }
-    if (assembly) await assertComponentsValid(trx, companyId, id, assembly);
-    const defaults =
-      mode === 'replace'
-        ? { ncm: null, type: 'SIMPLE' as const, condition: 'NOT_SPECIFIED' as const }
-        : {};
-    await trx
-      .updateTable('products')
-      .set({ ...defaults, ...columnsOf(input), updated_at: isoNow(now) })
-      .where('company_id', '=', companyId)
-      .where('id', '=', id)
-      .execute();
-    const categories = input.categories ?? (mode === 'replace' ? [] : undefined);
-    if (categories) await replaceCategories(trx, id, categories);
-    const images = input.images ?? (mode === 'replace' ? [] : undefined);
-    if (images) await replaceImageRows(trx, id, images);
-    if (assembly !== undefined || mode === 'replace') {
-      await replaceComponents(trx, id, assembly ?? null);
-    }
-    return getProduct(trx, companyId, { id });
-  });
+      return getProduct(trx, companyId, { id });
+    })
+    .catch(codeRaceAsTaken);
 }
 
 /**

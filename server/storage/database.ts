@@ -111,3 +111,18 @@ export function violatesUnique(error: unknown, table: string, columns: string[])
   }
   return false;
 }
+
+/**
+ * A `.catch` handler for a write guarded by a unique index: the index's refusal becomes
+ * `refusal()` (the same 422 the check before the write gives), anything else is rethrown.
+ */
+export function onUniqueViolation(
+  table: string,
+  columns: string[],
+  refusal: () => Error,
+): (error: unknown) => never {
+  return (error) => {
+    if (violatesUnique(error, table, columns)) throw refusal();
+    throw error;
+  };
+}
