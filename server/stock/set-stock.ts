@@ -90,7 +90,14 @@ export async function setStock(
       .where(isAnyOf(storage.dialect, 'product_id', distinctProducts));
     // PostgreSQL: lock the balances read, so a concurrent writer cannot slip in between the
     // "before" a movement records and the write. SQLite runs one writer at a time anyway.
-    if (storage.dialect === 'postgres') read = read.forUpdate();
+    if (storage.dialect === 'postgres') {
+      read = read
+        .orderBy('product_id')
+        .orderBy('warehouse_id')
+        .orderBy('location_id')
+        .orderBy('lot_id')
+        .forUpdate();
+    }
     const rows = await read.execute();
     for (const row of rows) {
       current.set(
@@ -113,13 +120,9 @@ export async function setStock(
       finalBalances.set(key, r);
       return [r.productId, r.warehouseId, r.locationId, r.lotId, before, r.milli, r.observation];
     });
-    const balances = [...finalBalances.values()].map((r) => [
-      r.productId,
-      r.warehouseId,
-      r.locationId,
-      r.lotId,
-      r.milli,
-    ]);
+    const balances = [...finalBalances.values()]
+      .sort(bySlot)
+      .map((r) => [r.productId, r.warehouseId, r.locationId, r.lotId, r.milli]);
     const slotColumns = [
       ['product_id', 'integer'],
       ['warehouse_id', 'integer'],
@@ -156,6 +159,25 @@ export async function setStock(
       )} as j`.execute(trx);
     return distinctProducts;
   });
+}
+
+/*
+ * Lock order. Concurrent transactions that write the same rows must take their locks in
+ * one order, or PostgreSQL finds a deadlock and aborts one of them (a 500): two bulks
+ * naming the same products in opposite orders would each hold a row the other waits for.
+ * So the balances are locked in key order, and new lots, locations and balances are
+ * inserted in key order (an insert into a unique index waits on a concurrent insert of the
+ * same key).
+ */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function bySlot(a: Resolved, b: Resolved): number {
+  return (
+    a.productId - b.productId ||
+    a.warehouseId - b.warehouseId ||
+    a.locationId - b.locationId ||
+    a.lotId - b.lotId
+  );
 }
 
 type Fail = (index: number, field: string, message: string) => void;
@@ -318,7 +340,10 @@ async function createLocations(
     .where(isAnyOf(dialect, 'code', [...new Set(list.map((w) => w.code))]))
     .execute();
   for (const row of rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
-  const missing = [...wanted].filter(([key]) => !known.has(key)).map(([, value]) => value);
+  const missing = [...wanted]
+    .filter(([key]) => !known.has(key))
+    .map(([, value]) => value)
+    .sort((a, b) => a.warehouse_id - b.warehouse_id || compareText(a.code, b.code));
   if (missing.length > 0) {
     const created = await sql<{ id: number; warehouse_id: number; code: string }>`
       insert into stock_locations (company_id, warehouse_id, code, created_at)
@@ -368,7 +393,10 @@ async function createLots(
     .where(isAnyOf(dialect, 'number', [...new Set(list.map((w) => w.number))]))
     .execute();
   for (const row of rows) known.set(`${row.product_id}:${row.number}`, row.id);
-  const missing = [...wanted].filter(([key]) => !known.has(key)).map(([, value]) => value);
+  const missing = [...wanted]
+    .filter(([key]) => !known.has(key))
+    .map(([, value]) => value)
+    .sort((a, b) => a.product_id - b.product_id || compareText(a.number, b.number));
   if (missing.length > 0) {
     const created = await sql<{ id: number; product_id: number; number: string }>`
       insert into stock_lots (company_id, product_id, number, created_at)

@@ -511,6 +511,44 @@ describe('stock on PostgreSQL', () => {
   });
 });
 
+describe('stock under concurrent bulks on PostgreSQL', () => {
+  it('overlapping bulks in opposite orders, on new and on existing lots and balances: all 200, no deadlock', async () => {
+    const products: ProductRecord[] = [];
+    for (let i = 0; i < 8; i++) products.push(await acme.product());
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, n) => {
+          const order = n % 2 ? [...products].reverse() : products;
+          return request('PUT', '/inventory/stock/bulk', {
+            items: order.map((product) => ({
+              product_id: product.id,
+              quantity: round * 10 + n,
+              warehouse_id: main,
+              // New lots and balances in rounds 0 and 1, created in opposite orders; round 2
+              // writes round 0's again (existing rows, locked in opposite orders).
+              lot_number: `R${round % 2}`,
+            })),
+          });
+        }),
+      );
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.find((a) => a.status !== 200)?.body),
+      ).toEqual([200, 200, 200, 200, 200, 200]);
+      // Each bulk is one transaction: every product holds the quantity of the same (last) one.
+      const quantities = await Promise.all(
+        products.map(async (product) => {
+          const read = await request('GET', `/products/${product.id}`);
+          return read.body.data.stock.balances.find(
+            (b: { lot_number: string }) => b.lot_number === `R${round % 2}`,
+          ).quantity as number;
+        }),
+      );
+      expect(new Set(quantities).size).toBe(1);
+    }
+  });
+});
+
 describe('offers on PostgreSQL', () => {
   let customer: number;
   let pen: ProductRecord;
