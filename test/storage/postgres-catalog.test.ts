@@ -313,6 +313,30 @@ describe('products on PostgreSQL', () => {
     expect((await request('GET', `/products/${products[7]!.id}`)).body.data.price).toBe(1987.01);
   });
 
+  it('overlapping bulk price updates in opposite orders: all 200, no deadlock', async () => {
+    const products: ProductRecord[] = [];
+    for (let i = 0; i < 40; i++) products.push(await acme.product({ price: 1 }));
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, n) => {
+          const order = n % 2 ? [...products].reverse() : products;
+          return request('PUT', '/products/prices/bulk', {
+            items: order.map((product) => ({ product_id: product.id, price: round * 10 + n })),
+          });
+        }),
+      );
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.find((a) => a.status !== 200)?.body),
+      ).toEqual([200, 200, 200, 200, 200, 200]);
+      const prices = await Promise.all(
+        products.map(async (p) => (await request('GET', `/products/${p.id}`)).body.data.price),
+      );
+      // One transaction each: every product carries the price of the same (last) bulk.
+      expect(new Set(prices).size).toBe(1);
+    }
+  });
+
   it('another company gets 404 on the record', async () => {
     const product = await acme.product();
     for (const [method, path] of [
