@@ -446,12 +446,15 @@ export async function syncCategory(
   productIds: number[],
 ): Promise<{ category_id: number; product_ids: number[] }> {
   return storage.db.transaction().execute(async (trx) => {
-    const category = await trx
+    let select = trx
       .selectFrom('categories')
       .select('id')
       .where('company_id', '=', companyId)
-      .where('id', '=', categoryId)
-      .executeTakeFirst();
+      .where('id', '=', categoryId);
+    // PostgreSQL: one sync of a category at a time. Two at once would both delete the old
+    // links and insert their own, and the second insert of a link breaks the primary key.
+    if (storage.dialect === 'postgres') select = select.forUpdate();
+    const category = await select.executeTakeFirst();
     if (!category) throw notFound('Category');
     const unique = [...new Set(productIds)];
     if (unique.length > 0) {

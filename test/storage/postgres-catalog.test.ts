@@ -260,6 +260,32 @@ describe('products on PostgreSQL', () => {
     expect((await request('GET', `/products/${c!.id}`)).body.data.categories).toEqual([category]);
   });
 
+  it('concurrent syncs of one category: all 200, and it holds exactly one of the lists sent', async () => {
+    const category = await acme.category();
+    const products: ProductRecord[] = [];
+    for (let i = 0; i < 12; i++) products.push(await acme.product());
+    const lists = Array.from({ length: 6 }, (_, n) =>
+      products.filter((_, i) => i % (n + 1) === 0).map((p) => p.id),
+    );
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        lists.map((product_ids) =>
+          request('PUT', `/products/categories/${category}/sync`, { product_ids }),
+        ),
+      );
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.find((a) => a.status !== 200)?.body),
+      ).toEqual([200, 200, 200, 200, 200, 200]);
+      const members: number[] = [];
+      for (const product of products) {
+        const read = await request('GET', `/products/${product.id}`);
+        if (read.body.data.categories.includes(category)) members.push(product.id);
+      }
+      expect(lists).toContainEqual(members);
+    }
+  });
+
   it('adds, replaces and deletes images', async () => {
     const product = await acme.product();
     const added = await request('POST', `/products/${product.id}/images`, {
