@@ -35,7 +35,7 @@ export async function updatePrices(
     // PostgreSQL: lock the rows in id order before the UPDATE, which would lock them in the
     // items' order: two bulks naming the same products in opposite orders would deadlock
     // (one aborted, a 500). SQLite runs one writer at a time.
-    if (storage.dialect === 'postgres') select = select.orderBy('id').forUpdate();
+    if (storage.dialect === 'postgres') select = select.orderBy('id').forNoKeyUpdate();
     const found = await select.execute();
     const byId = new Set(found.map((row) => row.id));
     const byCode = new Map(found.map((row) => [row.code, row.id]));

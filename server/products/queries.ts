@@ -15,7 +15,7 @@ import { fromMilli, toMilli } from '../../shared/quantity.ts';
 import { conflict, invalid, invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
 import { balancesOf, stockOf } from '../stock/balances.ts';
-import { onUniqueViolation, type Storage } from '../storage/database.ts';
+import { type Dialect, onUniqueViolation, type Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { ProductTables } from './tables.ts';
@@ -126,6 +126,31 @@ export async function getProductRow(
   by: { id: number } | { code: string },
 ): Promise<ProductRow> {
   const row = await findProductRow(db, companyId, by);
+  if (!row) throw notFound('Product');
+  return row;
+}
+
+/**
+ * The product row, locked on PostgreSQL until the transaction ends (SQLite runs one writer
+ * at a time anyway): writes to one product's lists (categories, images, components), which
+ * delete and re-insert rows, then run one after another instead of colliding on a key.
+ * `FOR NO KEY UPDATE`, not `FOR UPDATE`: inserting a row that references the product (a
+ * balance, a link) takes a key-share lock on it, which `FOR UPDATE` would block, and two
+ * such waits across transactions make a deadlock.
+ */
+export async function lockProductRow(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  companyId: number,
+  id: number,
+): Promise<ProductRow> {
+  let query = trx
+    .selectFrom('products')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id);
+  if (dialect === 'postgres') query = query.forNoKeyUpdate();
+  const row = await query.executeTakeFirst();
   if (!row) throw notFound('Product');
   return row;
 }
@@ -362,7 +387,7 @@ export async function updateProduct(
   return storage.db
     .transaction()
     .execute(async (trx) => {
-      const existing = await getProductRow(trx, companyId, { id });
+      const existing = await lockProductRow(trx, storage.dialect, companyId, id);
       if (input.code !== undefined) await assertCodeFree(trx, companyId, input.code, id);
       if (input.categories) await assertCategoriesExist(trx, companyId, input.categories);
       const type: ProductType = input.type ?? (mode === 'replace' ? 'SIMPLE' : existing.type);
@@ -412,7 +437,7 @@ export async function updateProduct(
  */
 export async function deleteProduct(storage: Storage, companyId: number, id: number) {
   await storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id });
+    await lockProductRow(trx, storage.dialect, companyId, id);
     const usedBy = await trx
       .selectFrom('product_components as pc')
       .innerJoin('products as p', 'p.id', 'pc.assembly_id')
@@ -453,17 +478,19 @@ export async function syncCategory(
       .where('id', '=', categoryId);
     // PostgreSQL: one sync of a category at a time. Two at once would both delete the old
     // links and insert their own, and the second insert of a link breaks the primary key.
-    if (storage.dialect === 'postgres') select = select.forUpdate();
+    if (storage.dialect === 'postgres') select = select.forNoKeyUpdate();
     const category = await select.executeTakeFirst();
     if (!category) throw notFound('Category');
     const unique = [...new Set(productIds)];
     if (unique.length > 0) {
-      const found = await trx
+      let select = trx
         .selectFrom('products')
         .select('id')
         .where('company_id', '=', companyId)
-        .where('id', 'in', unique)
-        .execute();
+        .where('id', 'in', unique);
+      // Their links change too: lock the products, in id order (see `lockProductRow`).
+      if (storage.dialect === 'postgres') select = select.orderBy('id').forNoKeyUpdate();
+      const found = await select.execute();
       const known = new Set(found.map((row) => row.id));
       const errors: Record<string, string[]> = {};
       productIds.forEach((id, index) => {
@@ -493,7 +520,7 @@ export async function addImage(
   now: Date,
 ): Promise<ImageRecord> {
   return storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id: productId });
+    await lockProductRow(trx, storage.dialect, companyId, productId);
     const last = await trx
       .selectFrom('product_images')
       .select([
@@ -524,7 +551,7 @@ export async function replaceImages(
   now: Date,
 ): Promise<ImageRecord[]> {
   return storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id: productId });
+    await lockProductRow(trx, storage.dialect, companyId, productId);
     await replaceImageRows(trx, productId, images);
     await touch(trx, productId, now);
     const rows = await trx
@@ -545,7 +572,7 @@ export async function deleteImage(
   now: Date,
 ): Promise<void> {
   await storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id: productId });
+    await lockProductRow(trx, storage.dialect, companyId, productId);
     const result = await trx
       .deleteFrom('product_images')
       .where('product_id', '=', productId)

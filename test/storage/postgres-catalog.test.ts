@@ -286,6 +286,34 @@ describe('products on PostgreSQL', () => {
     }
   });
 
+  it('concurrent writes of one product and its category: all 200, one of them wins whole', async () => {
+    const [a, b] = [await acme.category(), await acme.category()];
+    const product = await acme.product();
+    const url = (n: number) => `https://cdn.example.com/${n}.png`;
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all([
+        ...Array.from({ length: 4 }, (_, n) =>
+          request('PATCH', `/products/${product.id}`, {
+            categories: n % 2 ? [a, b] : [b, a],
+            images: [{ url: url(n) }, { url: url(n + 10) }],
+          }),
+        ),
+        request('PUT', `/products/categories/${a}/sync`, { product_ids: [product.id] }),
+        request('POST', `/products/${product.id}/images/replace`, {
+          images: [{ url: url(99) }],
+        }),
+      ]);
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.find((x) => x.status !== 200)?.body),
+      ).toEqual([200, 200, 200, 200, 200, 200]);
+      const read = (await request('GET', `/products/${product.id}`)).body.data;
+      expect([...read.categories].sort()).toEqual([a, b].sort());
+      const urls = read.images.map((image: { url: string }) => image.url);
+      expect([[url(99)], ...[0, 1, 2, 3].map((n) => [url(n), url(n + 10)])]).toContainEqual(urls);
+    }
+  });
+
   it('adds, replaces and deletes images', async () => {
     const product = await acme.product();
     const added = await request('POST', `/products/${product.id}/images`, {
