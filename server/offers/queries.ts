@@ -252,13 +252,26 @@ async function withItems(db: Db, rows: OfferRow[]): Promise<OfferRecord[]> {
   return rows.map((row) => toRecord(row, byOffer.get(row.id) ?? []));
 }
 
-async function getOfferRow(db: Db, companyId: number, id: number): Promise<OfferRow> {
-  const row = await db
+/**
+ * `lock` (PostgreSQL; SQLite runs one writer at a time): hold the row until the transaction
+ * ends, so that writes of one offer run one after another. Two PATCHes replacing the lines
+ * would otherwise each delete the lines they saw and insert their own, leaving both sets;
+ * a status change could also slip past another's check. `NO KEY UPDATE`: the lines'
+ * reference to the offer does not wait on it.
+ */
+async function getOfferRow(
+  db: Db,
+  companyId: number,
+  id: number,
+  { lock = false }: { lock?: boolean } = {},
+): Promise<OfferRow> {
+  let query = db
     .selectFrom('offers')
     .selectAll()
     .where('company_id', '=', companyId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (lock) query = query.forNoKeyUpdate();
+  const row = await query.executeTakeFirst();
   if (!row) throw notFound('Offer');
   return row;
 }
@@ -343,7 +356,9 @@ export async function updateOffer(
   now: Date,
 ): Promise<OfferRecord> {
   return storage.db.transaction().execute(async (trx) => {
-    const existing = await getOfferRow(trx, companyId, id);
+    const existing = await getOfferRow(trx, companyId, id, {
+      lock: storage.dialect === 'postgres',
+    });
     const status: OfferStatus = input.status ?? existing.status;
     if (status !== existing.status && !offerTransitions[existing.status].includes(status)) {
       throw conflict(`An offer cannot go from ${existing.status} to ${status}.`);
@@ -405,7 +420,9 @@ async function assertCustomer(db: Db, companyId: number, customerId: number) {
 /** Any offer but an accepted one may be deleted (an accepted offer is a commitment). */
 export async function deleteOffer(storage: Storage, companyId: number, id: number) {
   await storage.db.transaction().execute(async (trx) => {
-    const existing = await getOfferRow(trx, companyId, id);
+    const existing = await getOfferRow(trx, companyId, id, {
+      lock: storage.dialect === 'postgres',
+    });
     if (existing.status === 'accepted') {
       throw conflict('An accepted offer cannot be deleted.');
     }

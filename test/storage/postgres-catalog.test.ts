@@ -736,6 +736,32 @@ describe('offers on PostgreSQL', () => {
     expect((await request('GET', `/offers/${ids[2]}`)).status).toBe(404);
   });
 
+  it('concurrent PATCHes of one offer: all 200, and one of them wins whole (lines match totals)', async () => {
+    const made = await request('POST', '/offers', {
+      customer_id: customer,
+      items: [{ product_id: pen.id, quantity: 1 }],
+    });
+    const id = made.body.data.id;
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map((quantity) =>
+          request('PATCH', `/offers/${id}`, {
+            items: [
+              { product_id: service.id, quantity },
+              { product_id: paper.id, quantity },
+            ],
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const offer = (await request('GET', `/offers/${id}`)).body.data;
+      expect(offer.items).toHaveLength(2);
+      const quantity = offer.items[0].quantity;
+      expect(offer.items[1].quantity).toBe(quantity);
+      expect(offer.subtotal).toBe((15_020 * quantity) / 100);
+    }
+  });
+
   it('keeps its lines when a product is deleted', async () => {
     const gone = await acme.product({ name: 'Descontinuado', price: 5 });
     const created = await request('POST', '/offers', {
