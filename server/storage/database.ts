@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import {
   Kysely,
   PostgresDialect,
@@ -8,9 +9,13 @@ import {
   SqliteDialect,
   type SqliteStatement,
 } from 'kysely';
-import pg from 'pg';
+import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
+
+// Each driver is loaded when a database of its kind is opened, not before: a CLI command on
+// SQLite never pays for loading `pg`, nor one on PostgreSQL for the SQLite binding.
+const require = createRequire(import.meta.url);
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -37,7 +42,8 @@ export function openStorage(target: DatabaseTarget): Storage {
 
 function openSqlite(file: string): Storage {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const raw = new BetterSqlite3(file);
+  const Sqlite = require('better-sqlite3') as typeof BetterSqlite3;
+  const raw = new Sqlite(file);
   // WAL: readers never wait for the writer. synchronous=NORMAL keeps every committed
   // transaction across a process crash (kill -9); only a power loss can lose the last ones.
   raw.pragma('journal_mode = WAL');
@@ -80,6 +86,7 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
 }
 
 function openPostgres(url: string): Storage {
+  const pg = require('pg') as typeof PgModule;
   // int8 (count(*), sums) comes back as a string by default; our values fit in a double.
   pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
   const pool = new pg.Pool({ connectionString: url, max: 10 });
