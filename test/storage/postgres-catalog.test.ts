@@ -778,3 +778,49 @@ describe('offers on PostgreSQL', () => {
     });
   });
 });
+
+describe('two server instances on one PostgreSQL', () => {
+  let shared: FreshDatabase;
+  let one: TestServer;
+  let two: TestServer;
+
+  beforeAll(async () => {
+    shared = await freshDatabase();
+    // Both start (and migrate) at once on an empty database.
+    const target = { kind: 'postgres', url: shared.url } as const;
+    [one, two] = await Promise.all([
+      startTestServer({ database: target }),
+      startTestServer({ database: target }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await shared?.drop();
+  });
+
+  it('migrate once, then serve the same data; a code race across them is one 201', async () => {
+    const shop = await tenant(one);
+    await shop.warehouse('MAIN');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, n) =>
+        (n % 2 ? two : one).request('POST', '/products', {
+          token: shop.token,
+          body: { manage_stock: true, code: 'SHARED', name: `Shared ${n}`, price: 1, unit: 'UN' },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([
+      201, 422, 422, 422, 422, 422, 422, 422,
+    ]);
+    const id = answers.find((answer) => answer.status === 201)!.body.data.id;
+    const set = await two.request('PUT', '/inventory/stock/bulk', {
+      token: shop.token,
+      body: { items: [{ product_code: 'SHARED', quantity: 3.5, warehouse_code: 'MAIN' }] },
+    });
+    expect(set.status).toBe(200);
+    const read = await one.request('GET', `/products/${id}`, { token: shop.token });
+    expect(read.body.data.stock.quantity).toBe(3.5);
+  });
+});
