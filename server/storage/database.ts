@@ -3,8 +3,10 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
+  type DialectAdapter,
   Kysely,
   PostgresDialect,
+  SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
   type SqliteStatement,
@@ -53,7 +55,7 @@ function openSqlite(file: string): Storage {
   raw.pragma('busy_timeout = 5000');
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(raw) }),
+    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(raw) }),
   });
   return {
     db,
@@ -62,6 +64,24 @@ function openSqlite(file: string): Storage {
     externalChangeMark: () => dataVersion.get() as number,
     close: () => db.destroy(),
   };
+}
+
+/**
+ * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its
+ * migrator would run each migration statement by statement: a process killed in the middle
+ * of one (kill -9 on a first start) would leave a half-made schema that the next start
+ * cannot migrate. Saying so makes the pending migrations one transaction: all or nothing.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
 }
 
 /**
