@@ -61,6 +61,12 @@ export async function priceOffer(
   companyId: number,
   input: OfferInput,
   prefix = '',
+  /**
+   * PostgreSQL, when the lines are saved: hold the products until the transaction ends, so
+   * that one deleted meanwhile is either gone before (422) or deleted after (its lines keep
+   * their copies), never a foreign-key fault.
+   */
+  lockProducts = false,
 ): Promise<PricedOffer> {
   const errors: Record<string, string[]> = {};
   const customer = await db
@@ -74,12 +80,13 @@ export async function priceOffer(
       `The selected ${prefix ? `${prefix}customer_id` : 'customer id'} is invalid.`,
     ];
   const ids = [...new Set(input.items.map((item) => item.product_id))];
-  const products = await db
+  let productQuery = db
     .selectFrom('products')
     .select(['id', 'code', 'name', 'price_cents', 'manage_stock'])
     .where('company_id', '=', companyId)
-    .where('id', 'in', ids)
-    .execute();
+    .where('id', 'in', ids);
+  if (lockProducts) productQuery = productQuery.forKeyShare();
+  const products = await productQuery.execute();
   const byId = new Map(products.map((p) => [p.id, p]));
   input.items.forEach((item, index) => {
     const key = `${prefix}items.${index}.product_id`;
@@ -316,7 +323,7 @@ export async function createOffer(
   now: Date,
 ): Promise<OfferRecord> {
   return storage.db.transaction().execute(async (trx) => {
-    const priced = await priceOffer(trx, companyId, input);
+    const priced = await priceOffer(trx, companyId, input, '', storage.dialect === 'postgres');
     const stamp = isoNow(now);
     const row = await trx
       .insertInto('offers')
@@ -369,13 +376,19 @@ export async function updateOffer(
     }
     const columns: Partial<OfferRow> = { status, updated_at: isoNow(now) };
     if (input.items || mode === 'replace') {
-      const priced = await priceOffer(trx, companyId, {
-        customer_id: input.customer_id ?? existing.customer_id,
-        items: input.items!,
-        discount:
-          input.discount ??
-          (mode === 'patch' ? fromCents(Number(existing.discount_cents)) : undefined),
-      });
+      const priced = await priceOffer(
+        trx,
+        companyId,
+        {
+          customer_id: input.customer_id ?? existing.customer_id,
+          items: input.items!,
+          discount:
+            input.discount ??
+            (mode === 'patch' ? fromCents(Number(existing.discount_cents)) : undefined),
+        },
+        '',
+        storage.dialect === 'postgres',
+      );
       await replaceLines(trx, id, priced.lines);
       Object.assign(columns, {
         customer_id: priced.customer_id,

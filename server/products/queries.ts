@@ -143,13 +143,17 @@ export async function lockProductRow(
   dialect: Dialect,
   companyId: number,
   id: number,
+  /** `delete`: the strongest lock, taken first, for the delete to come (see `deleteProduct`). */
+  purpose: 'change' | 'delete' = 'change',
 ): Promise<ProductRow> {
   let query = trx
     .selectFrom('products')
     .selectAll()
     .where('company_id', '=', companyId)
     .where('id', '=', id);
-  if (dialect === 'postgres') query = query.forNoKeyUpdate();
+  if (dialect === 'postgres') {
+    query = purpose === 'delete' ? query.forUpdate() : query.forNoKeyUpdate();
+  }
   const row = await query.executeTakeFirst();
   if (!row) throw notFound('Product');
   return row;
@@ -437,7 +441,10 @@ export async function updateProduct(
  */
 export async function deleteProduct(storage: Storage, companyId: number, id: number) {
   await storage.db.transaction().execute(async (trx) => {
-    await lockProductRow(trx, storage.dialect, companyId, id);
+    // Before anything else: writers that reference the product (stock, offers) hold it with a
+    // key-share lock from their start, so this waits for them, or they for it, and no one
+    // holds half of what the other needs.
+    await lockProductRow(trx, storage.dialect, companyId, id, 'delete');
     const usedBy = await trx
       .selectFrom('product_components as pc')
       .innerJoin('products as p', 'p.id', 'pc.assembly_id')

@@ -192,7 +192,7 @@ async function resolveProducts(
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(changes.flatMap((c) => (c.product_id ? [c.product_id] : [])))];
   const codes = [...new Set(changes.flatMap((c) => (c.product_code ? [c.product_code] : [])))];
-  const rows = await trx
+  let query = trx
     .selectFrom('products')
     .select(['id', 'code', 'manage_stock'])
     .where('company_id', '=', companyId)
@@ -201,8 +201,11 @@ async function resolveProducts(
       if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
       if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
       return eb.or(any);
-    })
-    .execute();
+    });
+  // PostgreSQL: hold the products until the transaction ends, so that one deleted meanwhile
+  // is either gone before (422) or deleted after, never a foreign-key fault.
+  if (storage.dialect === 'postgres') query = query.forKeyShare();
+  const rows = await query.execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
   const byCode = new Map(rows.map((row) => [row.code, row]));
   return changes.map((change, index) => {

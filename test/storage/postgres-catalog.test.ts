@@ -627,6 +627,34 @@ describe('stock under concurrent bulks on PostgreSQL', () => {
   });
 });
 
+describe('writes racing a delete on PostgreSQL', () => {
+  it('stock set and offer create while the product is deleted: never a 500', async () => {
+    const customer = await acme.customer();
+    for (let round = 0; round < 5; round++) {
+      const product = await acme.product();
+      const answers = await Promise.all([
+        request('PUT', `/inventory/stock/products/${product.id}`, {
+          quantity: 1,
+          warehouse_id: main,
+          lot_number: `DEL-${round}`,
+        }),
+        request('PUT', '/inventory/stock/bulk', {
+          items: [{ product_id: product.id, quantity: 2, warehouse_id: main }],
+        }),
+        request('POST', '/offers', {
+          customer_id: customer,
+          items: [{ product_id: product.id, quantity: 1 }],
+        }),
+        request('DELETE', `/products/${product.id}`),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(500);
+      }
+      expect(answers[3]!.status).toBe(204);
+    }
+  });
+});
+
 describe('offers on PostgreSQL', () => {
   let customer: number;
   let pen: ProductRecord;
