@@ -202,9 +202,11 @@ async function resolveProducts(
       if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
       return eb.or(any);
     });
-  // PostgreSQL: hold the products until the transaction ends, so that one deleted meanwhile
-  // is either gone before (422) or deleted after, never a foreign-key fault.
-  if (storage.dialect === 'postgres') query = query.forKeyShare();
+  // PostgreSQL: the stock of a product changes one transaction at a time, so each movement's
+  // "before" is what the previous one left, even for a balance that does not exist yet (no
+  // row to lock). Also, a product deleted meanwhile is either gone before (422) or deleted
+  // after, never a foreign-key fault. In id order, like every writer locking several products.
+  if (storage.dialect === 'postgres') query = query.orderBy('id').forNoKeyUpdate();
   const rows = await query.execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
   const byCode = new Map(rows.map((row) => [row.code, row]));

@@ -627,6 +627,42 @@ describe('stock under concurrent bulks on PostgreSQL', () => {
   });
 });
 
+describe('stock movements under concurrency on PostgreSQL', () => {
+  it('concurrent sets of one balance, new or not, chain their movements exactly', async () => {
+    const product = await acme.product();
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map((n) =>
+          n % 2
+            ? request('PUT', `/inventory/stock/products/${product.id}`, {
+                quantity: round * 10 + n,
+                warehouse_id: main,
+              })
+            : request('PUT', '/inventory/stock/bulk', {
+                items: [{ product_id: product.id, quantity: round * 10 + n, warehouse_id: main }],
+              }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    }
+    const movements = await server.app.services.storage.db
+      .selectFrom('stock_movements')
+      .select(['before_milli', 'after_milli'])
+      .where('product_id', '=', product.id)
+      .orderBy('id')
+      .execute();
+    expect(movements).toHaveLength(12);
+    // Each movement starts where the one before it ended: none was computed from a stale read.
+    let last = 0;
+    for (const movement of movements) {
+      expect(Number(movement.before_milli)).toBe(last);
+      last = Number(movement.after_milli);
+    }
+    const read = await request('GET', `/products/${product.id}`);
+    expect(read.body.data.stock.quantity * 1000).toBe(last);
+  });
+});
+
 describe('writes racing a delete on PostgreSQL', () => {
   it('stock set and offer create while the product is deleted: never a 500', async () => {
     const customer = await acme.customer();
