@@ -17,11 +17,10 @@ export type RouteMatch =
 export class Router {
   private readonly exact = new Map<string, CompiledPath>();
   private readonly patterns: CompiledPath[] = [];
+  readonly prefix: string;
 
-  constructor(
-    readonly prefix: string,
-    routes: readonly AnyRoute[],
-  ) {
+  constructor(prefix: string, routes: readonly AnyRoute[]) {
+    this.prefix = prefix;
     const byPath = new Map<string, CompiledPath>();
     for (const route of routes) {
       let compiled = byPath.get(route.path);
