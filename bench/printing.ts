@@ -113,11 +113,15 @@ function serverCpu(child: ReturnType<typeof fork>): Promise<number> {
 }
 
 class Client {
-  constructor(
-    private readonly ready: Ready,
-    private readonly dispatcher: Agent,
-    readonly serverCpu: () => Promise<number>,
-  ) {}
+  private readonly ready: Ready;
+  private readonly dispatcher: Agent;
+  readonly serverCpu: () => Promise<number>;
+
+  constructor(ready: Ready, dispatcher: Agent, serverCpu: () => Promise<number>) {
+    this.ready = ready;
+    this.dispatcher = dispatcher;
+    this.serverCpu = serverCpu;
+  }
 
   async call(
     method: 'GET' | 'POST' | 'PUT',

@@ -17,12 +17,19 @@ export class ReusableQuery<Row, Values extends Record<string, unknown>> {
     { query: CompiledQuery<Row>; slots: (keyof Values | null)[] }
   >();
 
+  private readonly build: (
+    storage: Storage,
+    slot: <K extends keyof Values & string>(name: K) => Values[K],
+  ) => { compile(): CompiledQuery<Row> };
+
   constructor(
-    private readonly build: (
+    build: (
       storage: Storage,
       slot: <K extends keyof Values & string>(name: K) => Values[K],
     ) => { compile(): CompiledQuery<Row> },
-  ) {}
+  ) {
+    this.build = build;
+  }
 
   /** The query with these values; run it with `executeQuery` on the db or a transaction. */
   with(storage: Storage, values: Values): CompiledQuery<Row> {

@@ -40,7 +40,10 @@ export class PrintingService {
   private watch: NodeJS.Timeout | undefined;
   private sweeping: Promise<SweepResult> | undefined;
 
-  constructor(private readonly deps: PrintingDeps) {
+  private readonly deps: PrintingDeps;
+
+  constructor(deps: PrintingDeps) {
+    this.deps = deps;
     this.notifier = deps.notifier ?? new InProcessJobNotifier();
   }
 
