@@ -27,7 +27,9 @@ export type PrintFailureCode =
   | 'job_stopped'
   | 'print_timeout'
   | 'write_failed'
-  | 'printer_error';
+  | 'printer_error'
+  | 'no_route'
+  | 'document_mismatch';
 
 /** One way of getting a document onto paper (or into a folder). */
 export interface PrinterBackend {

@@ -78,7 +78,7 @@ export async function startPrintQueueStub(
 ): Promise<PrintQueueStub> {
   const token = options.token ?? 'stub-agent-token';
   const intervals = options.intervals ?? {
-    long_poll_wait_seconds: 1,
+    long_poll_wait_seconds: 10,
     heartbeat_seconds: 1,
     lease_seconds: 120,
   };
@@ -291,11 +291,18 @@ export async function startPrintQueueStub(
       const parsed = nextJobBody.safeParse(body ?? {});
       if (!parsed.success) return validation(parsed.error);
       const deadline = Date.now() + parsed.data.wait * 1000;
+      // A long-poll whose client went away (agent paused or stopping) must not claim a job:
+      // nobody would print it. The real server has to do the same.
+      let gone = false;
+      res.once('close', () => {
+        gone = true;
+      });
       for (;;) {
+        if (gone) return;
         const claimed = claimFor(agentId);
         if (claimed) return send(res, 200, { data: claimed });
         const left = deadline - Date.now();
-        if (left <= 0 || res.destroyed) return send(res, 204);
+        if (left <= 0) return send(res, 204);
         await new Promise<void>((resolve) => {
           const wake = () => {
             waiters.delete(wake);
@@ -306,7 +313,6 @@ export async function startPrintQueueStub(
           waiters.add(wake);
           res.once('close', wake);
         });
-        if (res.destroyed) return;
       }
     }
     if (req.method === 'POST' && path === '/printing/jobs') {
