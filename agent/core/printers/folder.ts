@@ -20,7 +20,9 @@ export function isFolderPrinter(printer: string): boolean {
 /** `<id>-<title>.<ext>`, the title reduced to characters every file system accepts. */
 export function folderFileName(job: PrintableJob): string {
   const title = (job.title ?? '')
+    // "crème" → "creme" rather than "cre_me": accents dropped, not replaced.
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/^[._]+|[._]+$/g, '')
     .slice(0, 80);

@@ -185,7 +185,8 @@ export class WindowsBackend implements PrinterBackend {
   constructor(options: WindowsBackendOptions = {}) {
     this.loadPdfToPrinter =
       options.pdfToPrinter ??
-      (async () => (await import('pdf-to-printer')) as unknown as PdfToPrinter);
+      // A CommonJS bundle: its exports are the default export under ES modules.
+      (async () => (await import('pdf-to-printer')).default as unknown as PdfToPrinter);
     this.runPowerShell = options.runPowerShell ?? runPowerShell;
     this.pdfToPrinterDir = options.pdfToPrinterDir ?? resolvePdfToPrinterDir;
     this.timeoutMs = options.timeoutMs ?? 120_000;
