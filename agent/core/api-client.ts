@@ -23,27 +23,35 @@ import { type BackoffPolicy, backoffDelay, parseRetryAfter, sleep } from './back
 /** The server answered with an error status; `code` comes from shared/errors.ts. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
+  readonly status: number;
+  readonly code: string;
+  readonly errors: Record<string, string[]> | undefined;
+  readonly retryAfterMs: number | null;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
-    readonly errors: Record<string, string[]> | undefined = undefined,
-    readonly retryAfterMs: number | null = null,
+    errors: Record<string, string[]> | undefined = undefined,
+    retryAfterMs: number | null = null,
   ) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.errors = errors;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
 /** The server could not be reached, or stopped answering mid-way. */
 export class ServerUnreachableError extends Error {
   override readonly name = 'ServerUnreachableError';
-  constructor(
-    message: string,
-    /** True when the request cannot have reached the server (connect failed). */
-    readonly notSent: boolean,
-    options?: { cause?: unknown },
-  ) {
+  /** True when the request cannot have reached the server (connect failed). */
+  readonly notSent: boolean;
+
+  constructor(message: string, notSent: boolean, options?: { cause?: unknown }) {
     super(message, options);
+    this.notSent = notSent;
   }
 }
 

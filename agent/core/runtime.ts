@@ -155,10 +155,16 @@ export class AgentRuntime implements AgentControl {
     this.wakeOutbox?.();
     // The loops end at once, except the job loop, which first finishes the job in hand.
     const grace = this.options.stopGraceMs ?? 30_000;
+    const graceOver = new AbortController();
     const finished = await Promise.race([
       Promise.allSettled(this.loops).then(() => true),
-      sleep(grace).then(() => false),
+      sleep(grace, graceOver.signal).then(
+        () => false,
+        () => true,
+      ),
     ]);
+    // A pending grace timer would keep the process alive after a clean stop.
+    graceOver.abort();
     if (!finished) {
       this.log(
         'warn',

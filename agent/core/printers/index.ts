@@ -9,10 +9,13 @@ import { WindowsBackend } from './windows.ts';
  * other name to the operating system's spooler.
  */
 export class PrinterBackendByName implements PrinterBackend {
-  constructor(
-    private readonly system: PrinterBackend,
-    private readonly folder: PrinterBackend = new FolderBackend(),
-  ) {}
+  private readonly system: PrinterBackend;
+  private readonly folder: PrinterBackend;
+
+  constructor(system: PrinterBackend, folder: PrinterBackend = new FolderBackend()) {
+    this.system = system;
+    this.folder = folder;
+  }
 
   listPrinters(): Promise<PrinterInfo[]> {
     return this.system.listPrinters();

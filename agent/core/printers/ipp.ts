@@ -127,9 +127,12 @@ export function decodeIppResponse(body: Buffer): IppResponse {
 
 export class IppClient {
   private requestId = 1;
+  private readonly baseUrl: string;
 
   /** `baseUrl` is the scheduler's HTTP address, `http://localhost:631` by default. */
-  constructor(private readonly baseUrl: string = 'http://localhost:631') {}
+  constructor(baseUrl = 'http://localhost:631') {
+    this.baseUrl = baseUrl;
+  }
 
   async getJob(cupsJobId: number): Promise<IppResponse> {
     return this.send(
