@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -163,6 +164,69 @@ describe('AgentRuntime against a stub server', () => {
     await second.runtime.retry(job.id);
     await waitFor('printed after retry', () => stub.job(job.id).status === 'printed');
     expect(secondBackend.prints.map((print) => print.job.id)).toEqual([job.id]);
+  });
+
+  it('after kill -9 in the middle of a print, reports the job as interrupted at the next start', async () => {
+    // The agent runs in its own process, with a printer that never finishes, and is killed.
+    const script = `
+      import { AgentRuntime } from ${JSON.stringify(join(process.cwd(), 'agent/core/runtime.ts'))};
+      import { HeldPrinterBackend } from ${JSON.stringify(join(process.cwd(), 'test/agent/helpers/fake-backend.ts'))};
+      const [serverUrl, token, stateDir] = process.argv.slice(1);
+      const backend = new HeldPrinterBackend();
+      backend.holdPrints();
+      const runtime = new AgentRuntime({ serverUrl, token, stateDir, backend, routes: [{ name: 'receipts', printer: 'Fake' }] });
+      await runtime.start();
+    `;
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', script, stub.url, stub.token, state.dir],
+      {
+        stdio: 'inherit',
+      },
+    );
+    const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const journal = new JobJournal(state.dir);
+    await waitFor('journalled as spooling', async () =>
+      (await journal.readAll(() => {})).some(
+        (entry) => entry.job_id === job.id && entry.state === 'spooling',
+      ),
+    );
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(stub.job(job.id).status).toBe('claimed');
+
+    const backend = new HeldPrinterBackend();
+    const { runtime } = makeRuntime({ backend, routes: [{ name: 'receipts', printer: 'Fake' }] });
+    await runtime.start();
+    await waitFor('reported', () => stub.job(job.id).status === 'failed');
+    expect(stub.job(job.id).error?.code).toBe('agent_interrupted');
+    expect(backend.prints).toHaveLength(0);
+  });
+
+  it('never prints a document that does not match its sha256', async () => {
+    const backend = new HeldPrinterBackend();
+    const { runtime, logs } = makeRuntime({ backend });
+    // A record to shape the answer from, on a route this agent does not serve.
+    const template = stub.createJob({ route: 'elsewhere', content: 'the real document' });
+    const job = { ...template, id: 999, route: 'receipts' };
+    const claimed = {
+      ...job,
+      status: 'claimed',
+      document: {
+        content_type: job.content_type,
+        size: job.size,
+        sha256: job.sha256,
+        content_base64: Buffer.from('the REAL document').toString('base64'),
+      },
+    };
+    stub.addFault({ path: /^\/printing\/jobs\/next$/, status: 200, body: { data: claimed } });
+    await runtime.start();
+    await waitFor('failed line', () => logs.find((line) => line.job?.jobId === job.id));
+    expect(logs.find((line) => line.job?.jobId === job.id)?.job?.error?.code).toBe(
+      'document_mismatch',
+    );
+    expect(backend.prints).toHaveLength(0);
   });
 
   it('reports a printer failure as the job error, with the back-end reason', async () => {
