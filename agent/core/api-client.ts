@@ -108,6 +108,8 @@ const retryableStatuses = new Set([429, 500, 502, 503, 504]);
  */
 export class AgentApiClient {
   private readonly baseUrl: string;
+  private readonly origin: string;
+  private readonly pathPrefix: string;
   private readonly dispatcher: Agent;
   private readonly headers: Record<string, string>;
   private readonly requestTimeoutMs: number;
@@ -121,6 +123,9 @@ export class AgentApiClient {
   constructor(options: AgentApiClientOptions) {
     const base = options.serverUrl.replace(/\/+$/, '');
     this.baseUrl = base.endsWith('/api/v1') ? base : `${base}/api/v1`;
+    const parsed = new URL(this.baseUrl);
+    this.origin = parsed.origin;
+    this.pathPrefix = parsed.pathname;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.dispatcher = new Agent({
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
@@ -311,8 +316,8 @@ export class AgentApiClient {
     let response: Dispatcher.ResponseData;
     try {
       response = await this.dispatcher.request({
-        origin: new URL(this.baseUrl).origin,
-        path: new URL(this.baseUrl).pathname + options.path,
+        origin: this.origin,
+        path: this.pathPrefix + options.path,
         method: options.method,
         headers:
           options.body === undefined

@@ -349,11 +349,12 @@ export class AgentRuntime implements AgentControl {
       return [];
     });
     this.state.printers = printers;
+    const hostname = (this.options.hostname ?? osHostname()).slice(0, 255) || 'unknown';
     await client.register(
       {
         uuid: this.identity!.uuid,
-        name: this.options.agentName ?? this.options.hostname ?? osHostname(),
-        hostname: (this.options.hostname ?? osHostname()).slice(0, 255) || 'unknown',
+        name: (this.options.agentName ?? hostname).slice(0, 255),
+        hostname,
         platform: process.platform,
         version: agentVersion,
         printers: printers.slice(0, 500),

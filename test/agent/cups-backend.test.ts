@@ -210,3 +210,26 @@ describe('CUPS back-end: injection (security)', () => {
     ]);
   });
 });
+
+describe('CUPS back-end when the scheduler cannot be asked', () => {
+  it('says the job may have printed when its state cannot be read', async () => {
+    const calls: string[][] = [];
+    const blind = new CupsBackend({
+      // Port 9 (discard) refuses connections here: no IPP answer.
+      cupsUrl: 'http://127.0.0.1:9',
+      runFile: async (file, args) => {
+        calls.push([file, ...args]);
+        return { stdout: 'request id is Front-5 (1 file(s))\n', stderr: '' };
+      },
+    });
+    const outcome = await blind.print(
+      { id: 1, title: 't', content_type: 'application/pdf', copies: 1 },
+      minimalPdf('x'),
+      'Front',
+      {},
+    );
+    expect(outcome).toMatchObject({ ok: false, code: 'printer_error', spoolerJobId: 'Front-5' });
+    expect(outcome.ok ? '' : outcome.message).toContain('check the printer before retrying');
+    expect(calls.map((call) => call[0])).toEqual(['lp']);
+  });
+});

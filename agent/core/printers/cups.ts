@@ -191,14 +191,22 @@ export class CupsBackend implements PrinterBackend {
     const id = requestId.name;
     for (;;) {
       let job: IppAttributes;
-      try {
-        job = (await this.ipp.getJob(requestId.number)).attributes;
-      } catch (error) {
-        return failure(
+      // The job may well print: the message says so, so that nobody retries blindly.
+      const unknownState = (why: string) =>
+        failure(
           'printer_error',
-          `handed to CUPS as ${id} but its state cannot be read: ${(error as Error).message}`,
+          `handed to CUPS as ${id} but its state cannot be read (${why}); check the printer before retrying`,
           id,
         );
+      try {
+        const answer = await this.ipp.getJob(requestId.number);
+        // RFC 8011 §4.1.6: 0x0400 and above are errors (0x0406 not found: history purged).
+        if (answer.statusCode >= 0x0400) {
+          return unknownState(`IPP status 0x${answer.statusCode.toString(16).padStart(4, '0')}`);
+        }
+        job = answer.attributes;
+      } catch (error) {
+        return unknownState((error as Error).message);
       }
       const state = jobStates[job['job-state']?.[0] as keyof typeof jobStates];
       const reason = describe(job['job-printer-state-message'], job['job-state-reasons']);
