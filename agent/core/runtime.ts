@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
 import {
   type ClaimedJob,
+  type JobRecord,
   type PrinterInfo,
   type PrintOptions,
   type PrintRoute,
@@ -202,27 +203,13 @@ export class AgentRuntime implements AgentControl {
   async retry(jobId: number): Promise<void> {
     const job = await this.requireClient().retryJob(jobId);
     this.log('info', `job ${jobId} queued again (retry)`);
-    this.remember({
-      id: job.id,
-      route: job.route,
-      title: job.title,
-      status: job.status,
-      printer: null,
-      error: null,
-    });
+    this.rememberRecord(job);
   }
 
   async reprint(jobId: number): Promise<void> {
     const job = await this.requireClient().reprintJob(jobId);
     this.log('info', `job ${jobId} reprinted as job ${job.id}`);
-    this.remember({
-      id: job.id,
-      route: job.route,
-      title: job.title,
-      status: job.status,
-      printer: null,
-      error: null,
-    });
+    this.rememberRecord(job);
   }
 
   /** Prints a short text page on a route's printer, locally: no server job is involved. */
@@ -678,6 +665,17 @@ export class AgentRuntime implements AgentControl {
       ...this.state.recentJobs.filter((other) => other.id !== job.id),
     ].slice(0, this.options.recentJobsLimit ?? 50);
     this.emitStatus();
+  }
+
+  private rememberRecord(job: JobRecord): void {
+    this.remember({
+      id: job.id,
+      route: job.route,
+      title: job.title,
+      status: job.status,
+      printer: job.printer,
+      error: job.error?.message ?? null,
+    });
   }
 
   private updateRecent(

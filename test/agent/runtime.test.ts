@@ -332,4 +332,32 @@ describe('AgentRuntime against a stub server', () => {
     expect(logs.filter((line) => line.message.includes('refused the agent'))).toHaveLength(1);
     expect(JSON.stringify(logs)).not.toContain('not-the-token');
   });
+
+  it('prints a local test page on a route, and says why when it cannot', async () => {
+    const { runtime, logs } = makeRuntime();
+    await runtime.start();
+    await runtime.testPrint('receipts');
+    const [file] = await readdir(output.dir);
+    expect(file).toBe('0-ShopDesk_test_page_receipts.txt');
+    expect(await readFile(join(output.dir, file!), 'utf8')).toContain('route:   receipts');
+    await expect(runtime.testPrint('labels')).rejects.toThrow('no route named labels');
+    expect(
+      logs.some((line) => line.message.startsWith('test page printed on route receipts')),
+    ).toBe(true);
+  });
+
+  it('reprints a printed job as a new job, and lists printers from the back-end', async () => {
+    const backend = new HeldPrinterBackend();
+    const { runtime } = makeRuntime({ backend });
+    await runtime.start();
+    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    await waitFor('printed', () => stub.job(job.id).status === 'printed');
+    await runtime.reprint(job.id);
+    const reprinted = stub.job(job.id + 1);
+    expect(reprinted.reprint_of).toBe(job.id);
+    await waitFor('reprint printed', () => stub.job(reprinted.id).status === 'printed');
+    expect(backend.prints.map((print) => print.job.id)).toEqual([job.id, reprinted.id]);
+    expect(await runtime.listPrinters()).toEqual([{ name: 'Fake', is_default: true }]);
+    expect(runtime.status().printers).toEqual([{ name: 'Fake', is_default: true }]);
+  });
 });
