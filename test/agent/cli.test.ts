@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
   agentRuntimeOptionsFrom,
   defaultStateDir,
@@ -11,6 +11,7 @@ import {
   runAgentCommand,
   UsageError,
 } from '../../agent/core/cli.ts';
+import { startStubAgentTestServer } from './helpers/agent-test-server.ts';
 import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -85,6 +86,9 @@ describe('shopdesk agent arguments', () => {
 
 describe('runAgentCommand against a stub server', () => {
   it('prints a line per job on stdout and stops when told', async () => {
+    // Written against AgentTestServer, so that it runs unchanged on the real server.
+    const server = await startStubAgentTestServer();
+    onTestFinished(() => server.close());
     const out = join(state.dir, 'out');
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -98,8 +102,8 @@ describe('runAgentCommand against a stub server', () => {
     });
     const controller = new AbortController();
     const running = runAgentCommand({
-      server: stub.url,
-      token: stub.token,
+      server: server.url,
+      token: server.token,
       route: [`receipts=folder:${out}`],
       stateDir: join(state.dir, 'state'),
       stdout,
@@ -107,8 +111,8 @@ describe('runAgentCommand against a stub server', () => {
       signal: controller.signal,
       handleSignals: false,
     });
-    const ok = stub.createJob({ route: 'receipts', title: 'ok', content: 'a' });
-    await waitFor('printed', () => stub.job(ok.id).status === 'printed');
+    const ok = await server.createJob({ route: 'receipts', title: 'ok', content: 'a' });
+    await waitFor('printed', async () => (await server.job(ok.id)).status === 'printed');
     controller.abort();
     expect(await running).toBe(0);
     expect(printed.trim().split('\n')).toEqual([
@@ -118,7 +122,7 @@ describe('runAgentCommand against a stub server', () => {
     ]);
     expect(logged).toContain('connected');
     expect(logged).toContain('agent stopped');
-    expect(logged).not.toContain(stub.token);
+    expect(logged).not.toContain(server.token);
     expect(await readdir(out)).toEqual([`${ok.id}-ok.pdf`]);
   });
 
