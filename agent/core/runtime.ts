@@ -91,7 +91,6 @@ export class AgentRuntime implements AgentControl {
   private identity: AgentIdentity | null = null;
   private client: AgentApiClient | null = null;
   private lifetime = new AbortController();
-  private pollAbort: AbortController | null = null;
   private wakeJobLoop: (() => void) | null = null;
   private wakeOutbox: (() => void) | null = null;
   private loops: Promise<unknown>[] = [];
@@ -151,7 +150,6 @@ export class AgentRuntime implements AgentControl {
   async stop(): Promise<void> {
     if (this.state.connection === 'stopped') return;
     this.lifetime.abort(new Error('agent stopping'));
-    this.pollAbort?.abort(new Error('agent stopping'));
     this.wakeJobLoop?.();
     this.wakeOutbox?.();
     // The loops end at once, except the job loop, which first finishes the job in hand.
@@ -397,13 +395,11 @@ export class AgentRuntime implements AgentControl {
       }
       // Only stop() aborts a long-poll: a job the server claims just as the agent hangs up
       // would reach nobody and wait for its lease to run out. Pausing lets the poll finish.
-      this.pollAbort = new AbortController();
+      const wait = Math.min(30, Math.max(1, this.intervals.long_poll_wait_seconds));
+      const polledAt = performance.now();
       let job: ClaimedJob | null;
       try {
-        job = await this.requireClient().claimNextJob(
-          Math.min(30, Math.max(0, this.intervals.long_poll_wait_seconds)),
-          AbortSignal.any([signal, this.pollAbort.signal]),
-        );
+        job = await this.requireClient().claimNextJob(wait, signal);
         failures = 0;
         this.noteConnected();
       } catch (error) {
@@ -411,10 +407,12 @@ export class AgentRuntime implements AgentControl {
         this.noteFailure(error);
         await sleep(backoffDelay(this.reconnect, failures++), signal).catch(() => {});
         continue;
-      } finally {
-        this.pollAbort = null;
       }
-      if (job === null) continue;
+      if (job === null) {
+        // A server answering "none" at once, whatever the wait, must not make this a busy loop.
+        if (performance.now() - polledAt < 500) await sleep(1000, signal).catch(() => {});
+        continue;
+      }
       if (this.state.paused && !(await this.holdWhilePaused(job, signal))) return;
       await this.handleJob(job);
     }

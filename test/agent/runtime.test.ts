@@ -360,4 +360,15 @@ describe('AgentRuntime against a stub server', () => {
     expect(await runtime.listPrinters()).toEqual([{ name: 'Fake', is_default: true }]);
     expect(runtime.status().printers).toEqual([{ name: 'Fake', is_default: true }]);
   });
+
+  it('does not spin when the server answers "no job" at once, whatever the wait', async () => {
+    stub.addFault({ path: /^\/printing\/jobs\/next$/, status: 204, body: '', times: 1000 });
+    const { runtime } = makeRuntime();
+    await runtime.start();
+    await connected(runtime);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const polls = stub.requests.filter((request) => request.path === '/printing/jobs/next');
+    expect(polls.length).toBeGreaterThanOrEqual(1);
+    expect(polls.length).toBeLessThanOrEqual(3);
+  });
 });
