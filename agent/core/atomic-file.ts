@@ -52,8 +52,9 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /**
- * Reads every `*.json` record of a directory (a journal or an outbox), skipping temp files a
- * crash left behind and records that do not parse, which are reported to `onBadRecord`.
+ * Reads every `*.json` record of a directory (a journal or an outbox), skipping temp files
+ * and records that do not parse, which are reported to `onBadRecord`. It only reads: a temp
+ * file may belong to a write in progress.
  */
 export async function readJsonRecords<T>(
   dir: string,
@@ -63,11 +64,7 @@ export async function readJsonRecords<T>(
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const records: T[] = [];
   for (const name of (await readdir(dir)).sort()) {
-    if (name.startsWith('.')) {
-      if (name.endsWith('.tmp')) await rm(join(dir, name), { force: true });
-      continue;
-    }
-    if (!name.endsWith('.json')) continue;
+    if (name.startsWith('.') || !name.endsWith('.json')) continue;
     try {
       records.push(parse(JSON.parse(await readFile(join(dir, name), 'utf8'))));
     } catch (error) {
@@ -75,4 +72,15 @@ export async function readJsonRecords<T>(
     }
   }
   return records;
+}
+
+/**
+ * Deletes the temp files a crash left half written. Only for the directory's owner at
+ * start-up, before it writes: at any other time a temp file may be a write in progress.
+ */
+export async function removeCrashLeftovers(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const name of await readdir(dir)) {
+    if (name.startsWith('.') && name.endsWith('.tmp')) await rm(join(dir, name), { force: true });
+  }
 }

@@ -1,7 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readJsonRecords, removeFileDurably, writeFileAtomic } from './atomic-file.ts';
+import {
+  readJsonRecords,
+  removeCrashLeftovers,
+  removeFileDurably,
+  writeFileAtomic,
+} from './atomic-file.ts';
 
 /**
  * The job journal: one small file per job the agent holds, written *before* the document
@@ -33,6 +38,11 @@ export class JobJournal {
 
   constructor(stateDir: string) {
     this.dir = join(stateDir, 'journal');
+  }
+
+  /** Deletes half-written temp files of a previous run; call at start-up, before any write. */
+  async removeCrashLeftovers(): Promise<void> {
+    await removeCrashLeftovers(this.dir);
   }
 
   /** Entries left by the previous run (empty after a clean stop). */

@@ -2,7 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { JobRecord } from '../../shared/printing.ts';
-import { readJsonRecords, removeFileDurably, writeFileAtomic } from './atomic-file.ts';
+import {
+  readJsonRecords,
+  removeCrashLeftovers,
+  removeFileDurably,
+  writeFileAtomic,
+} from './atomic-file.ts';
 
 /**
  * The report outbox: every confirm and error report is written here first and removed only
@@ -43,8 +48,9 @@ export class ReportOutbox {
     this.dir = join(stateDir, 'outbox');
   }
 
-  /** Loads what the previous run could not deliver. */
+  /** Loads what the previous run could not deliver; at start-up, before any add. */
   async load(onBadRecord: (file: string, error: unknown) => void): Promise<number> {
+    await removeCrashLeftovers(this.dir);
     const stored = await readJsonRecords(
       this.dir,
       (value) => outboxReportSchema.parse(value),

@@ -275,6 +275,7 @@ export class AgentRuntime implements AgentControl {
    * or reprint, and never printed again by the agent on its own.
    */
   private async recoverJournal(): Promise<void> {
+    await this.journal.removeCrashLeftovers();
     const entries = await this.journal.readAll((file, error) =>
       this.log('error', `journal record ${file} is unreadable and was left as is: ${error}`),
     );

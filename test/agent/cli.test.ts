@@ -162,7 +162,7 @@ describe('runAgentCommand against a stub server', () => {
       content_type: 'application/vnd.zebra.zpl',
       content: '^XA^XZ',
     });
-    await waitFor('printed', () => stub.job(job.id).status === 'printed', 20_000);
+    await waitFor('printed', () => stub.job(job.id).status === 'printed', 45_000);
     await waitFor('stdout line', () => printed.includes(`job ${job.id} `));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -171,5 +171,5 @@ describe('runAgentCommand against a stub server', () => {
     expect(printed).toMatch(
       new RegExp(`^job ${job.id} route=labels printer=folder:\\S+ printed \\d+ ms\\n$`),
     );
-  });
+  }, 90_000);
 });

@@ -175,23 +175,38 @@ describe('AgentRuntime against a stub server', () => {
       const backend = new HeldPrinterBackend();
       backend.holdPrints();
       const runtime = new AgentRuntime({ serverUrl, token, stateDir, backend, routes: [{ name: 'receipts', printer: 'Fake' }] });
+      runtime.onLog((line) => console.error(line.message));
       await runtime.start();
     `;
     const child = spawn(
       process.execPath,
       ['--input-type=module', '-e', script, stub.url, stub.token, state.dir],
-      {
-        stdio: 'inherit',
-      },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    let childOutput = '';
+    child.stdout.on('data', (chunk) => {
+      childOutput += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      childOutput += chunk;
+    });
     const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     const job = stub.createJob({ route: 'receipts', content: 'x' });
     const journal = new JobJournal(state.dir);
-    await waitFor('journalled as spooling', async () =>
-      (await journal.readAll(() => {})).some(
-        (entry) => entry.job_id === job.id && entry.state === 'spooling',
-      ),
-    );
+    // A child process starting on a loaded CI machine can take a while.
+    await waitFor(
+      'journalled as spooling',
+      async () =>
+        (await journal.readAll(() => {})).some(
+          (entry) => entry.job_id === job.id && entry.state === 'spooling',
+        ),
+      45_000,
+    ).catch((error: Error) => {
+      const paths = stub.requests.map((request) => `${request.method} ${request.path}`);
+      throw new Error(
+        `${error.message}\nagent said:\n${childOutput}\nserver saw: ${paths.join(', ')}`,
+      );
+    });
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     expect(stub.job(job.id).status).toBe('claimed');
@@ -202,7 +217,7 @@ describe('AgentRuntime against a stub server', () => {
     await waitFor('reported', () => stub.job(job.id).status === 'failed');
     expect(stub.job(job.id).error?.code).toBe('agent_interrupted');
     expect(backend.prints).toHaveLength(0);
-  });
+  }, 90_000);
 
   it('never prints a document that does not match its sha256', async () => {
     const backend = new HeldPrinterBackend();
