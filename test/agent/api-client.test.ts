@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AgentApiClient,
@@ -173,11 +172,9 @@ describe('AgentApiClient against a stub server', () => {
   });
 
   it('names the server but never the token when it cannot connect', async () => {
-    // A port that was free a moment ago: connections are refused.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise((resolve) => probe.close(resolve));
+    // Port 1 (tcpmux) has no listener here: connections are refused. (A port probed free a
+    // moment ago is not safe: a parallel test's server may take it.)
+    const port = 1;
     const { client, retries } = makeClient({ serverUrl: `http://127.0.0.1:${port}`, attempts: 2 });
     const error = (await client
       .getConfig()
