@@ -155,7 +155,7 @@ describe('CUPS back-end: injection (security)', () => {
       rawQueue,
       {},
     );
-    expect(outcome).toMatchObject({ ok: true });
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true });
     expect(pwnedFiles()).toEqual([]);
   });
 
