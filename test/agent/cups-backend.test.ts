@@ -217,6 +217,7 @@ describe('CUPS back-end when the scheduler cannot be asked', () => {
     const blind = new CupsBackend({
       // Port 9 (discard) refuses connections here: no IPP answer.
       cupsUrl: 'http://127.0.0.1:9',
+      pollIntervalMs: 10,
       runFile: async (file, args) => {
         calls.push([file, ...args]);
         return { stdout: 'request id is Front-5 (1 file(s))\n', stderr: '' };
@@ -231,5 +232,47 @@ describe('CUPS back-end when the scheduler cannot be asked', () => {
     expect(outcome).toMatchObject({ ok: false, code: 'printer_error', spoolerJobId: 'Front-5' });
     expect(outcome.ok ? '' : outcome.message).toContain('check the printer before retrying');
     expect(calls.map((call) => call[0])).toEqual(['lp']);
+  });
+});
+
+describe('CUPS back-end following a job over IPP', () => {
+  it('rides out a dropped IPP request and reports the job completed', async () => {
+    // A stand-in scheduler: drops the first request, then says job-state = completed (9).
+    const { createServer: createHttpServer } = await import('node:http');
+    let requests = 0;
+    const completed = Buffer.concat([
+      Buffer.from([2, 0, 0, 0, 0, 0, 0, 1, 0x02]), // IPP 2.0, successful-ok, id 1, job group
+      Buffer.from([0x23, 0, 9]), // enum, name length 9
+      Buffer.from('job-state'),
+      Buffer.from([0, 4, 0, 0, 0, 9, 0x03]), // value 9, end of attributes
+    ]);
+    const scheduler = createHttpServer((req, res) => {
+      requests++;
+      if (requests === 1) {
+        req.socket.destroy();
+        return;
+      }
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/ipp' }).end(completed));
+    });
+    await new Promise<void>((resolve) => scheduler.listen(0, '127.0.0.1', resolve));
+    const port = (scheduler.address() as { port: number }).port;
+    try {
+      const backend = new CupsBackend({
+        cupsUrl: `http://127.0.0.1:${port}`,
+        pollIntervalMs: 10,
+        runFile: async () => ({ stdout: 'request id is Front-7 (1 file(s))\n', stderr: '' }),
+      });
+      const outcome = await backend.print(
+        { id: 1, title: 't', content_type: 'application/vnd.zebra.zpl', copies: 1 },
+        Buffer.from('^XA^XZ'),
+        'Front',
+        {},
+      );
+      expect(outcome).toEqual({ ok: true, printer: 'Front', spoolerJobId: 'Front-7' });
+      expect(requests).toBe(2);
+    } finally {
+      scheduler.close();
+    }
   });
 });

@@ -105,6 +105,9 @@ export function parsePrinters(destinations: string, defaultLine: string): Printe
     .map((name) => ({ name, is_default: name === defaultName }));
 }
 
+/** Consecutive failed IPP reads after which a job's state counts as unknown. */
+const maxUnreadablePolls = 8;
+
 export interface CupsBackendOptions {
   /** How long a job may take from `lp` to completed before it is cancelled and failed. */
   completionTimeoutMs?: number;
@@ -189,15 +192,16 @@ export class CupsBackend implements PrinterBackend {
   ): Promise<PrintOutcome> {
     const deadline = this.now() + this.completionTimeoutMs;
     const id = requestId.name;
+    // The job may well print: the message says so, so that nobody retries blindly.
+    const unknownState = (why: string) =>
+      failure(
+        'printer_error',
+        `handed to CUPS as ${id} but its state cannot be read (${why}); check the printer before retrying`,
+        id,
+      );
+    let unreadable = 0;
     for (;;) {
       let job: IppAttributes;
-      // The job may well print: the message says so, so that nobody retries blindly.
-      const unknownState = (why: string) =>
-        failure(
-          'printer_error',
-          `handed to CUPS as ${id} but its state cannot be read (${why}); check the printer before retrying`,
-          id,
-        );
       try {
         const answer = await this.ipp.getJob(requestId.number);
         // RFC 8011 §4.1.6: 0x0400 and above are errors (0x0406 not found: history purged).
@@ -205,8 +209,14 @@ export class CupsBackend implements PrinterBackend {
           return unknownState(`IPP status 0x${answer.statusCode.toString(16).padStart(4, '0')}`);
         }
         job = answer.attributes;
+        unreadable = 0;
       } catch (error) {
-        return unknownState((error as Error).message);
+        // A busy scheduler may drop one request; only a scheduler that stays away is an answer.
+        if (++unreadable >= maxUnreadablePolls || this.now() >= deadline) {
+          return unknownState((error as Error).message);
+        }
+        await this.sleep(this.pollIntervalMs);
+        continue;
       }
       const state = jobStates[job['job-state']?.[0] as keyof typeof jobStates];
       const reason = describe(job['job-printer-state-message'], job['job-state-reasons']);

@@ -171,6 +171,9 @@ export class IppClient {
       body,
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
+      // One connection per request: a kept-alive socket that cupsd closed meanwhile would
+      // fail the next poll. A poll every 250 ms does not need keep-alive.
+      reset: true,
     });
     const bytes = Buffer.from(await response.body.arrayBuffer());
     if (response.statusCode !== 200) {
