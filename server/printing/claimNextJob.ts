@@ -3,7 +3,7 @@ import type { ClaimedJob } from '../../shared/printing.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { type JobRow, toJobRecord } from './jobs.ts';
+import { announceQueued, type JobRow, toJobRecord } from './jobs.ts';
 import { ReusableQuery } from './reusable.ts';
 
 export interface Claim {
@@ -175,6 +175,7 @@ export async function undoClaim(storage: Storage, agent: AgentRef, claim: Claim)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
     await trx.deleteFrom('print_job_events').where('id', '=', claim.eventId).execute();
+    await announceQueued(trx, storage.dialect, agent.companyId, claim.job.route, claim.job.id);
     return true;
   });
 }
