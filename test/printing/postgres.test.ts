@@ -249,6 +249,24 @@ describe('print queue on PostgreSQL, two instances', () => {
     expect(performance.now() - start).toBeLessThan(wellUnderTheWait);
   });
 
+  it('PUT /printing/routes of one agent racing through both instances: every answer 200, one set kept', async () => {
+    const agent = await registerAgent(one, company, [], agentToken);
+    for (let round = 0; round < 3; round++) {
+      const sets = Array.from({ length: 8 }, (_, n) => [`shared-${round}`, `own-${round}-${n}`]);
+      const answers = await Promise.all(
+        sets.map((names, n) =>
+          through(n % 2 ? two : one, agent).call('PUT', '/printing/routes', {
+            routes: names.map((name) => ({ name, printer: 'EPSON' })),
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(sets.map(() => 200));
+      const config = await agent.call('GET', '/printing/config');
+      const saved = config.body.data.routes.map((route: { name: string }) => route.name);
+      expect(sets).toContainEqual(saved);
+    }
+  });
+
   describe('state machine on PostgreSQL, across instances', () => {
     it('confirm by the holder; 409 for another agent; confirm twice is harmless', async () => {
       const holder = await registerAgent(one, company, ['states'], agentToken);
