@@ -168,6 +168,47 @@ describe('print queue on PostgreSQL, two instances', () => {
     expect(Number(claimEvents.n)).toBe(200);
   }, 60_000);
 
+  it('a claim locks only the job it takes: another agent of its other routes still gets theirs', async () => {
+    const both = await registerAgent(one, company, ['lock-a', 'lock-b'], agentToken);
+    const onlyB = await registerAgent(two, company, ['lock-b'], agentToken);
+    const a = await createJob(one, integrator, { route: 'lock-a', priority: 9 });
+    const b = await createJob(one, integrator, { route: 'lock-b', priority: 5 });
+    // Hold every claim in the middle of its transaction (after its UPDATE, at its event
+    // insert) by locking the events table from outside.
+    const blocker = one.app.services.storage.dedicatedClient!();
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('lock table print_job_events in exclusive mode');
+      const blockedClaims = async () =>
+        Number(
+          (
+            await blocker.query(
+              "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+            )
+          ).rows[0].n,
+        );
+      const first = both.next();
+      while ((await blockedClaims()) < 1) await new Promise((r) => setTimeout(r, 5));
+      // The first claim holds job a and waits; the second agent serves lock-b only.
+      let secondDone = false;
+      const second = onlyB.next().finally(() => {
+        secondDone = true;
+      });
+      while (!secondDone && (await blockedClaims()) < 2) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await blocker.query('commit');
+      const [took, other] = await Promise.all([first, second]);
+      expect(took.status).toBe(200);
+      expect(took.body.data.id).toBe(a.id);
+      expect(other.status).toBe(200);
+      expect(other.body.data.id).toBe(b.id);
+    } finally {
+      await blocker.end();
+    }
+  });
+
   it('a job queued on one instance reaches an agent long-polling on the other in milliseconds', async () => {
     const agent = await registerAgent(two, company, ['fast'], agentToken);
     const delays: number[] = [];
