@@ -123,7 +123,15 @@ function openPostgres(url: string): Storage {
     like: 'ilike',
     // Another instance may write at any time and nothing tells this one: never cache.
     externalChangeMark: () => ++mark,
-    dedicatedClient: () => new pg.Client({ connectionString: url, keepAlive: true }),
+    // TCP keep-alive probes after 10 s idle, so that a connection cut without a word is
+    // noticed; a connect that hangs gives up after 10 s (and is retried by its owner).
+    dedicatedClient: () =>
+      new pg.Client({
+        connectionString: url,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+        connectionTimeoutMillis: 10_000,
+      }),
     close: () => db.destroy(),
   };
 }
