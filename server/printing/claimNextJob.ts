@@ -84,35 +84,67 @@ function sqlitePick(storage: Storage, slot: Slot) {
 }
 
 /**
- * PostgreSQL: the best queued job of the agent's enabled routes, locked `FOR UPDATE SKIP
- * LOCKED`, so concurrent claimers on every instance pass over each other's rows. The lock
- * is taken on the one row returned: rows come out of the sort in order and the first one
- * that no other claimer holds is taken. SQLite's per-route form (above) with the lock in
- * its per-route subquery locked the best job of *every* route of the agent until the claim
- * committed (EXPLAIN ANALYZE: 3 row locks for an agent of 3 routes, 1 job claimed); another
- * agent serving one of those routes skipped that job, could answer 204 with it queued, and a
- * long-poll could go back to sleep on it until its wait ended. The price is a sort of the
- * queued jobs of the agent's routes (the partial index holds queued jobs only).
+ * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so that concurrent claimers on every instance pass
+ * over each other's rows instead of waiting, with the lock on the one row taken. SQLite's
+ * form with the lock in its per-route subquery locked the best job of *every* route of the
+ * agent until the claim committed (EXPLAIN ANALYZE: 3 row locks for an agent of 3 routes,
+ * 1 job claimed): another agent serving one of those routes skipped that job, could answer
+ * 204 with it queued, and a long-poll could go back to sleep on it until its wait ended.
+ *
+ * So, first (`fast`): find without locks the route whose best queued job is the agent's
+ * best, then take that route's first job no other claimer holds, in the queue index's
+ * order (no sort, one lock). Only when every queued job of that route is held by other
+ * claimers at that instant (or nothing is queued), `fallback` takes the first unheld job
+ * of all the agent's routes, which sorts their queued jobs (a plain `route IN (...) ORDER
+ * BY` for every claim: 195 against 502 jobs/s in bench/printing.ts with 5,000 queued).
+ * COALESCE evaluates the second subquery only when the first is null.
  */
 function postgresPick(storage: Storage, slot: Slot) {
-  return storage.db
-    .selectFrom('print_jobs as c')
-    .select('c.id')
-    .where('c.company_id', '=', asInteger(slot('companyId')))
-    .where('c.status', '=', sql.lit('queued'))
-    .where('c.route', 'in', (eb) =>
-      eb
-        .selectFrom('print_routes as r')
-        .select('r.name')
-        .where('r.agent_id', '=', asInteger(slot('agentRowId')))
-        .where('r.enabled', '=', 1),
+  const queued = () =>
+    storage.db
+      .selectFrom('print_jobs as c')
+      .select('c.id')
+      .where('c.company_id', '=', asInteger(slot('companyId')))
+      .where('c.status', '=', sql.lit('queued'))
+      .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))
+      .orderBy('c.priority', 'desc')
+      .orderBy('c.id')
+      .limit(1);
+  const agentRoutes = storage.db
+    .selectFrom('print_routes as r')
+    .where('r.agent_id', '=', asInteger(slot('agentRowId')))
+    .where('r.enabled', '=', 1);
+  const bestRoute = agentRoutes
+    .innerJoin('print_jobs as j', (join) =>
+      join.on((eb) =>
+        eb(
+          'j.id',
+          '=',
+          eb
+            .selectFrom('print_jobs as c')
+            .select('c.id')
+            .where('c.company_id', '=', asInteger(slot('companyId')))
+            .where('c.status', '=', sql.lit('queued'))
+            .whereRef('c.route', '=', 'r.name')
+            .where((w) =>
+              w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]),
+            )
+            .orderBy('c.priority', 'desc')
+            .orderBy('c.id')
+            .limit(1),
+        ),
+      ),
     )
-    .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))
-    .orderBy('c.priority', 'desc')
-    .orderBy('c.id')
-    .limit(1)
+    .select('r.name')
+    .orderBy('j.priority', 'desc')
+    .orderBy('j.id')
+    .limit(1);
+  const fast = queued().where('c.route', '=', bestRoute).forUpdate().skipLocked();
+  const fallback = queued()
+    .where('c.route', 'in', agentRoutes.select('r.name'))
     .forUpdate()
     .skipLocked();
+  return sql<number>`coalesce((${fast}), (${fallback}))`;
 }
 
 const claimEvent = new ReusableQuery<

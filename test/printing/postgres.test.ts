@@ -209,6 +209,26 @@ describe('print queue on PostgreSQL, two instances', () => {
     }
   });
 
+  it('an agent whose best route is all held by other claimers gets a job of its other routes', async () => {
+    const agent = await registerAgent(one, company, ['held-a', 'held-b'], agentToken);
+    const a = await createJob(one, integrator, { route: 'held-a', priority: 9 });
+    const b = await createJob(one, integrator, { route: 'held-b', priority: 1 });
+    // Another claimer (here: an outside transaction) holds the only job of held-a.
+    const holder = one.app.services.storage.dedicatedClient!();
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from print_jobs where id = $1 for update', [a.id]);
+      const answer = await agent.next();
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.id).toBe(b.id);
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
+    expect((await agent.next()).body.data.id).toBe(a.id);
+  });
+
   it('a job queued on one instance reaches an agent long-polling on the other in milliseconds', async () => {
     const agent = await registerAgent(two, company, ['fast'], agentToken);
     const delays: number[] = [];
