@@ -95,6 +95,30 @@ describe('print queue on PostgreSQL, two instances', () => {
     }
   });
 
+  it('each instance holds one LISTEN connection of its own, closed with the app', async () => {
+    const listeners = async () =>
+      (
+        await sql<{ pid: number }>`select pid from pg_stat_activity
+          where datname = current_database() and query = 'LISTEN shopdesk_jobs'`.execute(
+          one.app.services.storage.db,
+        )
+      ).rows.map((row) => row.pid);
+    const before = await listeners();
+    expect(before).toEqual(
+      expect.arrayContaining([notifierOf(one).backendPid, notifierOf(two).backendPid]),
+    );
+    const third = await startTestServer({ database: { kind: 'postgres', url: database.url } });
+    const pid = notifierOf(third).backendPid;
+    expect(await listeners()).toContain(pid);
+    await third.close();
+    expect(notifierOf(third).isListening).toBe(false);
+    const deadline = performance.now() + 2000;
+    while ((await listeners()).includes(pid!) && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await listeners()).not.toContain(pid);
+  });
+
   it('200 jobs queued through both, 20 agents on both claiming at once: each job claimed exactly once', async () => {
     const agents = await Promise.all(
       Array.from({ length: 20 }, (_, n) => {
