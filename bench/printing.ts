@@ -1,7 +1,10 @@
 /**
- * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]`.
+ * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]
+ * [--postgres URL]`.
  *
- * Starts the real server (startApp on a temporary SQLite file, no rate limit, silent log)
+ * Starts the real server (startApp on a temporary SQLite file, or with `--postgres` on a
+ * fresh database created on that PostgreSQL server and dropped after; no rate limit,
+ * silent log)
  * in a child process, so that the server and this load generator each have a core, then
  * measures:
  *  1. claim + confirm throughput: N queued jobs, `--agents` agents on one route claiming
@@ -25,18 +28,41 @@ interface Ready {
   integratorToken: string;
 }
 
-/** The child: the real server over a fresh SQLite file, until the parent disconnects. */
+/** A fresh database on the PostgreSQL server of `adminUrl`, and how to drop it. */
+async function freshPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `shopdesk_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
+/** The child: the real server over a fresh database, until the parent disconnects. */
 async function serve(): Promise<void> {
   const { startApp } = await import('../server/app.ts');
   const { defaultServerConfig } = await import('../server/config.ts');
   const { createCompany } = await import('../server/companies/companies.ts');
   const { issueToken } = await import('../server/tokens/tokens.ts');
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-'));
+  const adminUrl = process.env.BENCH_POSTGRES;
+  const postgres = adminUrl ? await freshPostgres(adminUrl) : undefined;
   const app = await startApp(
     {
       ...defaultServerConfig,
       port: 0,
-      database: { kind: 'sqlite', file: join(dir, 'bench.sqlite') },
+      database: postgres
+        ? { kind: 'postgres', url: postgres.url }
+        : { kind: 'sqlite', file: join(dir, 'bench.sqlite') },
       rateLimitPerMinute: 0,
       logLevel: 'silent',
     },
@@ -66,6 +92,7 @@ async function serve(): Promise<void> {
   });
   process.once('disconnect', async () => {
     await app.close();
+    await postgres?.drop();
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });
@@ -78,10 +105,12 @@ async function run(): Promise<void> {
       agents: { type: 'string', default: '20' },
       waiters: { type: 'string', default: '50' },
       samples: { type: 'string', default: '300' },
+      postgres: { type: 'string' },
     },
   });
   const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: values.postgres ? { ...process.env, BENCH_POSTGRES: values.postgres } : process.env,
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('message', (message) => resolve(message as Ready));

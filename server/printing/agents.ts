@@ -177,13 +177,26 @@ export async function enabledRouteNames(db: Db, agentRowId: number): Promise<str
   return rows.map((row) => row.name);
 }
 
-/** Replaces the agent's routes with exactly these. */
+/**
+ * Replaces the agent's routes with exactly these. On PostgreSQL the agent row is locked
+ * first (`FOR NO KEY UPDATE`, which the routes' foreign key does not conflict with): two
+ * replacements at once (the agent retrying through another instance) would otherwise both
+ * delete, then both insert, and the second hit the unique (agent, name) index — a 500.
+ */
 export async function replaceAgentRoutes(
   storage: Storage,
   agent: AgentRef,
   routes: PrintRoute[],
 ): Promise<PrintRoute[]> {
   return storage.db.transaction().execute(async (trx) => {
+    if (storage.dialect === 'postgres') {
+      await trx
+        .selectFrom('print_agents')
+        .select('id')
+        .where('id', '=', agent.rowId)
+        .forNoKeyUpdate()
+        .execute();
+    }
     await trx.deleteFrom('print_routes').where('agent_id', '=', agent.rowId).execute();
     if (routes.length > 0) {
       await trx

@@ -3,7 +3,7 @@ import type { ClaimedJob } from '../../shared/printing.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { type JobRow, toJobRecord } from './jobs.ts';
+import { announceQueued, type JobRow, toJobRecord } from './jobs.ts';
 import { ReusableQuery } from './reusable.ts';
 
 export interface Claim {
@@ -21,47 +21,20 @@ type ClaimValues = {
 };
 
 /**
- * The claim, in one statement: the subquery picks the job and the outer `status =
- * 'queued'` re-checks it, so two claimers can never both win one job. For each enabled
- * route of the agent, the index `(company_id, status, route, priority DESC, id)` gives that
- * route's best queued job directly; the best of those few wins (a plain `route IN (...)
- * ORDER BY` would sort every queued job each time). On PostgreSQL the per-route pick takes
- * its row with FOR UPDATE SKIP LOCKED, so concurrent claimers on several instances pass
- * over each other's rows instead of queueing behind them. SQLite has a single writer.
- */
-/**
  * `CAST(? AS INTEGER)`: with a bare `?` for the company and the agent, SQLite's plan for
  * this statement runs about three times slower (measured: ~45 µs against ~140 µs a claim).
  */
 const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
 
+type Slot = <K extends keyof ClaimValues & string>(name: K) => ClaimValues[K];
+
+/**
+ * The claim, in one statement: the subquery picks the job (per dialect, below) and the
+ * outer `status = 'queued'` re-checks it, so two claimers can never both win one job.
+ */
 const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) => {
-  const next = storage.db
-    .selectFrom('print_routes as r')
-    .innerJoin('print_jobs as j', (join) =>
-      join.on((eb) => {
-        let best = eb
-          .selectFrom('print_jobs as c')
-          .select('c.id')
-          .where('c.company_id', '=', asInteger(slot('companyId')))
-          // A literal, so that SQLite uses the partial index of queued jobs.
-          .where('c.status', '=', sql.lit('queued'))
-          .whereRef('c.route', '=', 'r.name')
-          // A job past its expiry is not handed out, even before the sweep expires it.
-          .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))
-          .orderBy('c.priority', 'desc')
-          .orderBy('c.id')
-          .limit(1);
-        if (storage.dialect === 'postgres') best = best.forUpdate().skipLocked();
-        return eb('j.id', '=', best);
-      }),
-    )
-    .select('j.id')
-    .where('r.agent_id', '=', asInteger(slot('agentRowId')))
-    .where('r.enabled', '=', 1)
-    .orderBy('j.priority', 'desc')
-    .orderBy('j.id')
-    .limit(1);
+  const next =
+    storage.dialect === 'postgres' ? postgresPick(storage, slot) : sqlitePick(storage, slot);
   return storage.db
     .updateTable('print_jobs')
     .set((eb) => ({
@@ -76,6 +49,103 @@ const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) =>
     .where('status', '=', 'queued')
     .returningAll();
 });
+
+/**
+ * SQLite: for each enabled route of the agent, that route's best queued job straight from
+ * the partial queue index, and the best of those few (no sort of the queue). SQLite has a
+ * single writer, so the pick needs no lock.
+ */
+function sqlitePick(storage: Storage, slot: Slot) {
+  return storage.db
+    .selectFrom('print_routes as r')
+    .innerJoin('print_jobs as j', (join) =>
+      join.on((eb) => {
+        const best = eb
+          .selectFrom('print_jobs as c')
+          .select('c.id')
+          .where('c.company_id', '=', asInteger(slot('companyId')))
+          // A literal, so that SQLite uses the partial index of queued jobs.
+          .where('c.status', '=', sql.lit('queued'))
+          .whereRef('c.route', '=', 'r.name')
+          // A job past its expiry is not handed out, even before the sweep expires it.
+          .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))
+          .orderBy('c.priority', 'desc')
+          .orderBy('c.id')
+          .limit(1);
+        return eb('j.id', '=', best);
+      }),
+    )
+    .select('j.id')
+    .where('r.agent_id', '=', asInteger(slot('agentRowId')))
+    .where('r.enabled', '=', 1)
+    .orderBy('j.priority', 'desc')
+    .orderBy('j.id')
+    .limit(1);
+}
+
+/**
+ * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so that concurrent claimers on every instance pass
+ * over each other's rows instead of waiting, with the lock on the one row taken. SQLite's
+ * form with the lock in its per-route subquery locked the best job of *every* route of the
+ * agent until the claim committed (EXPLAIN ANALYZE: 3 row locks for an agent of 3 routes,
+ * 1 job claimed): another agent serving one of those routes skipped that job, could answer
+ * 204 with it queued, and a long-poll could go back to sleep on it until its wait ended.
+ *
+ * So, first (`fast`): find without locks the route whose best queued job is the agent's
+ * best, then take that route's first job no other claimer holds, in the queue index's
+ * order (no sort, one lock). Only when every queued job of that route is held by other
+ * claimers at that instant (or nothing is queued), `fallback` takes the first unheld job
+ * of all the agent's routes, which sorts their queued jobs (a plain `route IN (...) ORDER
+ * BY` for every claim: 195 against 502 jobs/s in bench/printing.ts with 5,000 queued).
+ * COALESCE evaluates the second subquery only when the first is null.
+ */
+function postgresPick(storage: Storage, slot: Slot) {
+  const queued = () =>
+    storage.db
+      .selectFrom('print_jobs as c')
+      .select('c.id')
+      .where('c.company_id', '=', asInteger(slot('companyId')))
+      .where('c.status', '=', sql.lit('queued'))
+      .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))
+      .orderBy('c.priority', 'desc')
+      .orderBy('c.id')
+      .limit(1);
+  const agentRoutes = storage.db
+    .selectFrom('print_routes as r')
+    .where('r.agent_id', '=', asInteger(slot('agentRowId')))
+    .where('r.enabled', '=', 1);
+  const bestRoute = agentRoutes
+    .innerJoin('print_jobs as j', (join) =>
+      join.on((eb) =>
+        eb(
+          'j.id',
+          '=',
+          eb
+            .selectFrom('print_jobs as c')
+            .select('c.id')
+            .where('c.company_id', '=', asInteger(slot('companyId')))
+            .where('c.status', '=', sql.lit('queued'))
+            .whereRef('c.route', '=', 'r.name')
+            .where((w) =>
+              w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]),
+            )
+            .orderBy('c.priority', 'desc')
+            .orderBy('c.id')
+            .limit(1),
+        ),
+      ),
+    )
+    .select('r.name')
+    .orderBy('j.priority', 'desc')
+    .orderBy('j.id')
+    .limit(1);
+  const fast = queued().where('c.route', '=', bestRoute).forUpdate().skipLocked();
+  const fallback = queued()
+    .where('c.route', 'in', agentRoutes.select('r.name'))
+    .forUpdate()
+    .skipLocked();
+  return sql<number>`coalesce((${fast}), (${fallback}))`;
+}
 
 const claimEvent = new ReusableQuery<
   { id: number },
@@ -175,6 +245,7 @@ export async function undoClaim(storage: Storage, agent: AgentRef, claim: Claim)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return false;
     await trx.deleteFrom('print_job_events').where('id', '=', claim.eventId).execute();
+    await announceQueued(trx, storage.dialect, agent.companyId, claim.job.route, claim.job.id);
     return true;
   });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type {
   ContentType,
   HistoryQuery,
@@ -10,9 +10,10 @@ import type {
 } from '../../shared/printing.ts';
 import { notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
-import type { Storage } from '../storage/database.ts';
+import type { Dialect, Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
+import { jobsChannel, noticeOf } from './notifier.ts';
 import type { PrintingTables } from './tables.ts';
 
 export type Db = Kysely<Database> | Transaction<Database>;
@@ -199,6 +200,23 @@ export async function insertJob(
   return row;
 }
 
+/**
+ * Inside the transaction that makes a job claimable: on PostgreSQL, NOTIFY every server
+ * instance listening on `shopdesk_jobs`. PostgreSQL delivers it when (and only if) the
+ * transaction commits, so no waiter is woken before the job can be claimed. On SQLite the
+ * caller wakes the in-process notifier once the transaction has returned.
+ */
+export async function announceQueued(
+  db: Db,
+  dialect: Dialect,
+  companyId: number,
+  route: string,
+  jobId: number,
+): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await sql`select pg_notify(${jobsChannel}, ${noticeOf(companyId, route, jobId)})`.execute(db);
+}
+
 /** A new queued job; the caller wakes the route's waiting agents once this commits. */
 export async function createJob(
   storage: Storage,
@@ -208,7 +226,9 @@ export async function createJob(
 ): Promise<JobRecord> {
   const row = await storage.db.transaction().execute(async (trx) => {
     const document = await storeDocument(trx, companyId, input.content, isoNow(now));
-    return insertJob(trx, companyId, { ...input, document }, now, null);
+    const row = await insertJob(trx, companyId, { ...input, document }, now, null);
+    await announceQueued(trx, storage.dialect, companyId, row.route, row.id);
+    return row;
   });
   return toJobRecord(row);
 }

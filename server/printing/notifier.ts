@@ -3,16 +3,23 @@
  * waiting longest on that route: waking them all would have every waiting agent race for
  * a single job (a thundering herd that delays the winner). A woken waiter that cannot use
  * its notice (it claimed a job of another route, or its client went away) passes it on
- * with `jobQueued` again, so no queued job is left with its agents asleep.
+ * with `passOn`, so no queued job is left with its agents asleep.
  *
- * The in-process implementation serves one server. A PostgreSQL one would send
- * `NOTIFY print_jobs, '<company>:<route>'` in `jobQueued` (inside or right after the
- * transaction that queued the job) and, from one `LISTEN print_jobs` connection per
- * instance, hand what it hears to its local waiters the same way (docs/printing.md).
+ * The in-process implementation serves one server on SQLite. On PostgreSQL
+ * (`PostgresJobNotifier`, pgNotifier.ts) the transaction that queues a job also runs
+ * `pg_notify('shopdesk_jobs', '<company>:<route>:<job>')` (`announceQueued` in jobs.ts), and
+ * each instance's LISTEN connection hands what it hears to its local waiters the same way
+ * (docs/printing.md).
  */
 export interface JobNotifier {
-  /** A job became claimable on this route (created, retried, reprinted, given back). */
+  /**
+   * A job that this process queued on this route (created, retried, reprinted, given back)
+   * has committed. On PostgreSQL the transaction itself announced it (NOTIFY), so this
+   * wakes nobody unless that announcement cannot come back (the LISTEN connection is down).
+   */
   jobQueued(companyId: number, route: string): void;
+  /** A woken waiter did not use its notice: wake the next waiter of that route here. */
+  passOn(companyId: number, route: string): void;
   /**
    * Waits (once) for a job queued on one of `routes` of the company: `listener` is called
    * with that route, at most once. The returned function cancels the wait.
@@ -26,7 +33,26 @@ export interface JobNotifier {
   wakeAll(): void;
   /** Whether anybody waits (the SQLite cross-process watch runs only then). */
   hasWaiters(): boolean;
-  close(): void;
+  /** Ready to deliver notices (PostgreSQL: listening). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The PostgreSQL channel on which every instance hears of queued jobs. */
+export const jobsChannel = 'shopdesk_jobs';
+
+/**
+ * The NOTIFY payload: company, route and job. Route names are `[a-z0-9._-]`, so `:`
+ * separates. The job id keeps two announcements of one transaction distinct (PostgreSQL
+ * delivers identical payloads of one transaction once).
+ */
+export const noticeOf = (companyId: number, route: string, jobId: number) =>
+  `${companyId}:${route}:${jobId}`;
+
+export function parseNotice(payload: string): { companyId: number; route: string } | undefined {
+  const match = /^(\d+):([a-z0-9._-]{1,64}):\d+$/.exec(payload);
+  if (!match) return undefined;
+  return { companyId: Number(match[1]), route: match[2]! };
 }
 
 interface Waiter {
@@ -46,6 +72,10 @@ export class InProcessJobNotifier implements JobNotifier {
     if (!first) return;
     this.remove(first);
     first.listener(route);
+  }
+
+  passOn(companyId: number, route: string): void {
+    this.jobQueued(companyId, route);
   }
 
   subscribe(
@@ -78,7 +108,9 @@ export class InProcessJobNotifier implements JobNotifier {
     return this.waiting.size > 0;
   }
 
-  close(): void {
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
     this.waiting.clear();
   }
 

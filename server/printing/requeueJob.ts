@@ -2,7 +2,14 @@ import type { JobRecord, JobStatus } from '../../shared/printing.ts';
 import { conflict } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
-import { getJobRow, insertJob, type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
+import {
+  announceQueued,
+  getJobRow,
+  insertJob,
+  type JobRow,
+  recordTransitions,
+  toJobRecord,
+} from './jobs.ts';
 
 const retryable: readonly JobStatus[] = ['failed', 'expired'];
 const reprintable: readonly JobStatus[] = ['printed', 'failed'];
@@ -65,6 +72,7 @@ export async function retryJob(
         at: stamp,
       },
     ]);
+    await announceQueued(trx, storage.dialect, companyId, row.route, row.id);
     return toJobRecord(row);
   });
 }
@@ -104,6 +112,7 @@ export async function reprintJob(
       now,
       `reprint of job ${original.id}`,
     );
+    await announceQueued(trx, storage.dialect, companyId, row.route, row.id);
     return toJobRecord(row);
   });
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../time.ts';
 import { type AgentRef, enabledRouteNames, findAgentRow } from './agents.ts';
 import { claimNextJob, undoClaim } from './claimNextJob.ts';
 import { InProcessJobNotifier, type JobNotifier } from './notifier.ts';
+import { PostgresJobNotifier } from './pgNotifier.ts';
 import { type SweepResult, sweepJobs } from './sweepJobs.ts';
 
 export interface PrintingDeps {
@@ -16,6 +17,17 @@ export interface PrintingDeps {
   config: ServerConfig;
   log: Logger;
   notifier?: JobNotifier;
+}
+
+/**
+ * PostgreSQL: LISTEN/NOTIFY, so that waiters on every instance hear of jobs queued through
+ * any of them (or the CLI). SQLite: in-process, plus the external-write watch below.
+ */
+function defaultNotifier({ storage, log }: PrintingDeps): JobNotifier {
+  if (storage.dialect === 'postgres' && storage.dedicatedClient) {
+    return new PostgresJobNotifier(storage.dedicatedClient, log);
+  }
+  return new InProcessJobNotifier();
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -44,11 +56,12 @@ export class PrintingService {
 
   constructor(deps: PrintingDeps) {
     this.deps = deps;
-    this.notifier = deps.notifier ?? new InProcessJobNotifier();
+    this.notifier = deps.notifier ?? defaultNotifier(deps);
   }
 
   /** Sweeps once now (jobs that ran out while the server was down), then on a timer. */
   async start(): Promise<void> {
+    await this.notifier.start();
     await this.sweep();
     this.timer = setInterval(() => {
       // A tick that finds a sweep still running skips: the next tick comes soon enough.
@@ -86,7 +99,7 @@ export class PrintingService {
     this.timer = undefined;
     this.watch = undefined;
     await this.sweeping?.catch(() => undefined);
-    this.notifier.close();
+    await this.notifier.close();
   }
 
   /**
@@ -192,7 +205,7 @@ export class PrintingService {
     watchers.add(onRoutesChanged);
     this.routeWatchers.set(agent.rowId, watchers);
     const passOn = (route: string | undefined) => {
-      if (route) notifier.jobQueued(agent.companyId, route);
+      if (route) notifier.passOn(agent.companyId, route);
     };
     try {
       for (;;) {
@@ -208,8 +221,10 @@ export class PrintingService {
         const claim = await claimNextJob(storage, agent, clock.now(), config.leaseSeconds);
         if (claim) {
           if (signal.aborted) {
-            await undoClaim(storage, agent, claim);
-            passOn(claim.job.route);
+            // Queued again (announced by the undo's transaction on PostgreSQL).
+            if (await undoClaim(storage, agent, claim)) {
+              notifier.jobQueued(agent.companyId, claim.job.route);
+            }
             if (used !== claim.job.route) passOn(used);
             return undefined;
           }

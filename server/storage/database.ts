@@ -35,6 +35,11 @@ export interface Storage {
    * changing rows (tokens) compare it to know when to drop what they hold.
    */
   externalChangeMark(): number;
+  /**
+   * PostgreSQL only: a new connection outside the pool, not yet connected, for a session
+   * that must stay open on its own (LISTEN).
+   */
+  dedicatedClient?: () => PgModule.Client;
   close(): Promise<void>;
 }
 
@@ -118,6 +123,15 @@ function openPostgres(url: string): Storage {
     like: 'ilike',
     // Another instance may write at any time and nothing tells this one: never cache.
     externalChangeMark: () => ++mark,
+    // TCP keep-alive probes after 10 s idle, so that a connection cut without a word is
+    // noticed; a connect that hangs gives up after 10 s (and is retried by its owner).
+    dedicatedClient: () =>
+      new pg.Client({
+        connectionString: url,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+        connectionTimeoutMillis: 10_000,
+      }),
     close: () => db.destroy(),
   };
 }

@@ -13,13 +13,29 @@ export interface FreshDatabase {
 
 const adminUrl = process.env.SHOPDESK_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function admin(statement: string): Promise<void> {
+async function admin(statement: string, values: unknown[] = []): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(statement);
+    return await client.query(statement, values);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * A closed pool has asked its connections to end, but they may still be closing: `drop ...
+ * with (force)` would terminate them, and a pg client being ended raises that as an
+ * uncaught error in the test process. So wait (up to 2 s) for them to leave first.
+ */
+async function connectionsGone(name: string): Promise<void> {
+  const deadline = performance.now() + 2000;
+  while (performance.now() < deadline) {
+    const left = await admin('select count(*)::int as n from pg_stat_activity where datname = $1', [
+      name,
+    ]);
+    if (left.rows[0].n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -30,6 +46,9 @@ export async function freshDatabase(): Promise<FreshDatabase> {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => admin(`drop database if exists ${name} with (force)`),
+    async drop() {
+      await connectionsGone(name);
+      await admin(`drop database if exists ${name} with (force)`);
+    },
   };
 }

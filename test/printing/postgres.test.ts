@@ -1,0 +1,471 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresJobNotifier } from '../../server/printing/pgNotifier.ts';
+import type { JobRecord } from '../../shared/printing.ts';
+import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createJob, integratorToken, registerAgent, type TestAgent } from './helpers.ts';
+
+/**
+ * The print queue on a real PostgreSQL, with two server instances on one fresh database:
+ * claims across instances (FOR UPDATE SKIP LOCKED), LISTEN/NOTIFY wake-ups from one
+ * instance (or the CLI) to a long-poll on the other, the LISTEN connection's recovery, and
+ * the state machine and sweeps on PostgreSQL.
+ */
+
+const run = promisify(execFile);
+const cli = join(import.meta.dirname, '../../bin/shopdesk.js');
+
+let database: FreshDatabase;
+let one: TestServer;
+let two: TestServer;
+let company: number;
+/** One `printing.agent` token shared by every agent, as a shop would deploy it. */
+let agentToken: string;
+let integrator: string;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  const target = { kind: 'postgres', url: database.url } as const;
+  [one, two] = await Promise.all([
+    startTestServer({ database: target }),
+    startTestServer({ database: target }),
+  ]);
+  company = await one.createCompany();
+  agentToken = await one.token(company, ['printing.agent']);
+  integrator = await integratorToken(two, company);
+});
+
+afterAll(async () => {
+  await one?.close();
+  await two?.close();
+  await database?.drop();
+});
+
+const notifierOf = (server: TestServer) =>
+  server.app.services.printing.notifier as PostgresJobNotifier;
+
+/** The agent's calls made through another instance (same token, same X-Agent-Id). */
+function through(server: TestServer, agent: TestAgent) {
+  return {
+    // biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies by path.
+    call: <T = any>(method: string, path: string, body?: unknown) =>
+      server.request<T>(method, path, {
+        token: agent.token,
+        body,
+        headers: { 'x-agent-id': agent.uuid },
+      }),
+    next: (wait = 0) =>
+      server.request('POST', '/printing/jobs/next', {
+        token: agent.token,
+        body: { wait },
+        headers: { 'x-agent-id': agent.uuid },
+      }),
+  };
+}
+
+/** Resolves once a long-poll waits on the server's notifier (never a fixed sleep). */
+const untilWaiting = (server: TestServer) =>
+  until('waiting', () => notifierOf(server).hasWaiters());
+
+async function until(what: string, condition: () => boolean): Promise<void> {
+  const deadline = performance.now() + 5000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`not ${what} after 5 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const wait = 10;
+/** "Well under the wait": a wake-up, not the last claim attempt when the wait ends. */
+const wellUnderTheWait = (wait * 1000) / 2;
+
+describe('print queue on PostgreSQL, two instances', () => {
+  it('uses the LISTEN/NOTIFY notifier on both instances', () => {
+    for (const server of [one, two]) {
+      expect(server.app.services.storage.dialect).toBe('postgres');
+      const notifier = notifierOf(server);
+      expect(notifier).toBeInstanceOf(PostgresJobNotifier);
+      expect(notifier.isListening).toBe(true);
+    }
+  });
+
+  it('each instance holds one LISTEN connection of its own, closed with the app', async () => {
+    const listeners = async () =>
+      (
+        await sql<{ pid: number }>`select pid from pg_stat_activity
+          where datname = current_database() and query = 'LISTEN shopdesk_jobs'`.execute(
+          one.app.services.storage.db,
+        )
+      ).rows.map((row) => row.pid);
+    const before = await listeners();
+    expect(before).toEqual(
+      expect.arrayContaining([notifierOf(one).backendPid, notifierOf(two).backendPid]),
+    );
+    const third = await startTestServer({ database: { kind: 'postgres', url: database.url } });
+    const pid = notifierOf(third).backendPid;
+    expect(await listeners()).toContain(pid);
+    await third.close();
+    expect(notifierOf(third).isListening).toBe(false);
+    const deadline = performance.now() + 2000;
+    while ((await listeners()).includes(pid!) && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await listeners()).not.toContain(pid);
+  });
+
+  it('200 jobs queued through both, 20 agents on both claiming at once: each job claimed exactly once', async () => {
+    const agents = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => {
+        const server = n % 2 ? two : one;
+        return registerAgent(server, company, ['bulk'], agentToken).then((agent) => ({
+          agent,
+          server,
+          via: through(server, agent),
+        }));
+      }),
+    );
+    const created: JobRecord[] = [];
+    const claims: { jobId: number; agent: string; server: TestServer }[] = [];
+    let creating = true;
+    // The agents long-poll while the jobs are being queued, so both the claim race and the
+    // cross-instance wake-ups are exercised; every claimed job is confirmed.
+    const claiming = Promise.all(
+      agents.map(async ({ agent, server, via }) => {
+        const deadline = performance.now() + 30_000;
+        while ((creating || claims.length < created.length) && performance.now() < deadline) {
+          const answer = await via.next(1);
+          if (answer.status === 204) continue;
+          expect(answer.status).toBe(200);
+          const job = answer.body.data;
+          expect(job.agent_id).toBe(agent.uuid);
+          claims.push({ jobId: job.id, agent: agent.uuid, server });
+          const confirmed = await via.call('POST', `/printing/jobs/${job.id}/confirm`, {
+            printer: 'EPSON',
+          });
+          expect(confirmed.status).toBe(200);
+        }
+      }),
+    );
+    for (let batch = 0; batch < 10; batch++) {
+      const jobs = await Promise.all(
+        Array.from({ length: 20 }, (_, n) =>
+          createJob(n % 2 ? one : two, integrator, { route: 'bulk', title: `bulk ${batch}.${n}` }),
+        ),
+      );
+      created.push(...jobs);
+    }
+    creating = false;
+    await claiming;
+
+    const claimedIds = claims.map((claim) => claim.jobId).sort((a, b) => a - b);
+    expect(new Set(claimedIds).size).toBe(claimedIds.length);
+    expect(claimedIds).toEqual(created.map((job) => job.id).sort((a, b) => a - b));
+    // Both instances handed out jobs, and the agents of both took part.
+    expect(claims.some((claim) => claim.server === one)).toBe(true);
+    expect(claims.some((claim) => claim.server === two)).toBe(true);
+    const rows = await one.app.services.storage.db
+      .selectFrom('print_jobs')
+      .select(['id', 'status', 'attempts', 'agent_id'])
+      .where('route', '=', 'bulk')
+      .execute();
+    expect(rows).toHaveLength(200);
+    const holder = new Map(claims.map((claim) => [claim.jobId, claim.agent]));
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: 'printed', attempts: 1, agent_id: holder.get(row.id) });
+    }
+    const claimEvents = await one.app.services.storage.db
+      .selectFrom('print_job_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('to_status', '=', 'claimed')
+      .where(
+        'job_id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .executeTakeFirstOrThrow();
+    expect(Number(claimEvents.n)).toBe(200);
+  }, 60_000);
+
+  it('a claim locks only the job it takes: another agent of its other routes still gets theirs', async () => {
+    const both = await registerAgent(one, company, ['lock-a', 'lock-b'], agentToken);
+    const onlyB = await registerAgent(two, company, ['lock-b'], agentToken);
+    const a = await createJob(one, integrator, { route: 'lock-a', priority: 9 });
+    const b = await createJob(one, integrator, { route: 'lock-b', priority: 5 });
+    // Hold every claim in the middle of its transaction (after its UPDATE, at its event
+    // insert) by locking the events table from outside.
+    const blocker = one.app.services.storage.dedicatedClient!();
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('lock table print_job_events in exclusive mode');
+      const blockedClaims = async () =>
+        Number(
+          (
+            await blocker.query(
+              "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+            )
+          ).rows[0].n,
+        );
+      const first = both.next();
+      while ((await blockedClaims()) < 1) await new Promise((r) => setTimeout(r, 5));
+      // The first claim holds job a and waits; the second agent serves lock-b only.
+      let secondDone = false;
+      const second = onlyB.next().finally(() => {
+        secondDone = true;
+      });
+      while (!secondDone && (await blockedClaims()) < 2) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await blocker.query('commit');
+      const [took, other] = await Promise.all([first, second]);
+      expect(took.status).toBe(200);
+      expect(took.body.data.id).toBe(a.id);
+      expect(other.status).toBe(200);
+      expect(other.body.data.id).toBe(b.id);
+    } finally {
+      await blocker.end();
+    }
+  });
+
+  it('an agent whose best route is all held by other claimers gets a job of its other routes', async () => {
+    const agent = await registerAgent(one, company, ['held-a', 'held-b'], agentToken);
+    const a = await createJob(one, integrator, { route: 'held-a', priority: 9 });
+    const b = await createJob(one, integrator, { route: 'held-b', priority: 1 });
+    // Another claimer (here: an outside transaction) holds the only job of held-a.
+    const holder = one.app.services.storage.dedicatedClient!();
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from print_jobs where id = $1 for update', [a.id]);
+      const answer = await agent.next();
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.id).toBe(b.id);
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
+    expect((await agent.next()).body.data.id).toBe(a.id);
+  });
+
+  it('a job queued on one instance reaches an agent long-polling on the other in milliseconds', async () => {
+    const agent = await registerAgent(two, company, ['fast'], agentToken);
+    const delays: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      const waiting = agent.next(wait);
+      await untilWaiting(two);
+      const sent = performance.now();
+      const job = await createJob(one, integrator, { route: 'fast' });
+      const answer = await waiting;
+      delays.push(performance.now() - sent);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toMatchObject({ id: job.id, agent_id: agent.uuid });
+    }
+    delays.sort((a, b) => a - b);
+    console.log(
+      `cross-instance wake-up over LISTEN/NOTIFY, POST /printing/jobs on instance A sent → job claimed by a long-poll on B: p50 ${delays[10]!.toFixed(1)} ms, max ${delays[19]!.toFixed(1)} ms (20 jobs)`,
+    );
+    expect(delays[19]).toBeLessThan(wellUnderTheWait);
+  });
+
+  it('a job queued by the CLI (--database-url) wakes an agent waiting on an instance', async () => {
+    const agent = await registerAgent(one, company, ['from-cli'], agentToken);
+    const dir = mkdtempSync(join(tmpdir(), 'shopdesk-pg-cli-'));
+    try {
+      const file = join(dir, 'wake.txt');
+      writeFileSync(file, 'wake up');
+      const waiting = through(two, agent).next(wait);
+      await untilWaiting(two);
+      const sent = performance.now();
+      const { stdout } = await run(process.execPath, [
+        cli,
+        ...['job', 'create', '--company', String(company), '--route', 'from-cli'],
+        ...['--file', file, '--database-url', database.url],
+      ]);
+      const answer = await waiting;
+      const delay = performance.now() - sent;
+      console.log(
+        `CLI job reached the agent waiting on an instance ${delay.toFixed(0)} ms after the CLI started (process start included)`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.id).toBe(Number(stdout.trim()));
+      expect(delay).toBeLessThan(wellUnderTheWait);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a lost LISTEN connection is opened again, and a job queued meanwhile still wakes the waiter', async () => {
+    const notifier = notifierOf(two);
+    const sessions = notifier.sessions;
+    const pid = notifier.backendPid;
+    expect(pid).toBeGreaterThan(0);
+    const agent = await registerAgent(two, company, ['reconnect'], agentToken);
+    const waiting = agent.next(wait);
+    await untilWaiting(two);
+    await sql`select pg_terminate_backend(${pid})`.execute(one.app.services.storage.db);
+    await until('disconnected', () => !notifier.isListening);
+    const sent = performance.now();
+    const job = await createJob(one, integrator, { route: 'reconnect' });
+    // Its NOTIFY went out while instance B listened to nothing: it was lost there.
+    expect(notifier.sessions).toBe(sessions);
+    const answer = await waiting;
+    const delay = performance.now() - sent;
+    console.log(`waiter woken ${delay.toFixed(0)} ms after a job queued during the outage`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.id).toBe(job.id);
+    expect(delay).toBeLessThan(wellUnderTheWait);
+    expect(notifier.isListening).toBe(true);
+    expect(notifier.sessions).toBe(sessions + 1);
+    expect(notifier.backendPid).not.toBe(pid);
+    // And notices flow again on the new connection.
+    const next = agent.next(wait);
+    await untilWaiting(two);
+    const start = performance.now();
+    const later = await createJob(one, integrator, { route: 'reconnect' });
+    const again = await next;
+    expect(again.status).toBe(200);
+    expect(again.body.data.id).toBe(later.id);
+    expect(performance.now() - start).toBeLessThan(wellUnderTheWait);
+  });
+
+  it('PUT /printing/routes of one agent racing through both instances: every answer 200, one set kept', async () => {
+    const agent = await registerAgent(one, company, [], agentToken);
+    for (let round = 0; round < 3; round++) {
+      const sets = Array.from({ length: 8 }, (_, n) => [`shared-${round}`, `own-${round}-${n}`]);
+      const answers = await Promise.all(
+        sets.map((names, n) =>
+          through(n % 2 ? two : one, agent).call('PUT', '/printing/routes', {
+            routes: names.map((name) => ({ name, printer: 'EPSON' })),
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(sets.map(() => 200));
+      const config = await agent.call('GET', '/printing/config');
+      const saved = config.body.data.routes.map((route: { name: string }) => route.name);
+      expect(sets).toContainEqual(saved);
+    }
+  });
+
+  describe('state machine on PostgreSQL, across instances', () => {
+    it('confirm by the holder; 409 for another agent; confirm twice is harmless', async () => {
+      const holder = await registerAgent(one, company, ['states'], agentToken);
+      const other = await registerAgent(two, company, ['states'], agentToken);
+      const job = await createJob(two, integrator, { route: 'states' });
+      const claimed = await holder.next();
+      expect(claimed.status).toBe(200);
+      expect(claimed.body.data).toMatchObject({ id: job.id, status: 'claimed', attempts: 1 });
+      expect((await other.next()).status).toBe(204);
+      for (const action of ['confirm', 'error']) {
+        const refused = await other.call('POST', `/printing/jobs/${job.id}/${action}`, {
+          message: 'not mine',
+        });
+        expect(refused.status, action).toBe(409);
+      }
+      // The holder confirms through the other instance.
+      const confirmed = await through(two, holder).call(
+        'POST',
+        `/printing/jobs/${job.id}/confirm`,
+        { printer: 'EPSON' },
+      );
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body.data).toMatchObject({ status: 'printed', printer: 'EPSON' });
+      const again = await holder.call('POST', `/printing/jobs/${job.id}/confirm`, {});
+      expect(again.status).toBe(200);
+      expect(again.body.data).toEqual(confirmed.body.data);
+      expect((await other.call('POST', `/printing/jobs/${job.id}/retry`)).status).toBe(409);
+    });
+
+    it('error, retry (same id), reprint (a new job) — and the waiters of the other instance hear of them', async () => {
+      const agent = await registerAgent(one, company, ['requeue'], agentToken);
+      const job = await createJob(one, integrator, { route: 'requeue' });
+      expect((await agent.next()).status).toBe(200);
+      const failed = await agent.call('POST', `/printing/jobs/${job.id}/error`, {
+        message: 'paper jam',
+        code: 'jam',
+      });
+      expect(failed.status).toBe(200);
+      expect(failed.body.data).toMatchObject({
+        status: 'failed',
+        error: { message: 'paper jam', code: 'jam' },
+      });
+      expect(
+        (await agent.call('POST', `/printing/jobs/${job.id}/error`, { message: 'x' })).status,
+      ).toBe(409);
+
+      // Retried through instance A while the agent waits on instance B.
+      const onTwo = through(two, agent);
+      let waiting = onTwo.next(wait);
+      await untilWaiting(two);
+      let sent = performance.now();
+      const retried = await agent.call('POST', `/printing/jobs/${job.id}/retry`);
+      expect(retried.status).toBe(200);
+      expect(retried.body.data).toMatchObject({ id: job.id, status: 'queued', error: null });
+      let answer = await waiting;
+      expect(performance.now() - sent).toBeLessThan(wellUnderTheWait);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toMatchObject({ id: job.id, attempts: 2 });
+      expect((await agent.call('POST', `/printing/jobs/${job.id}/retry`)).status).toBe(409);
+      expect((await agent.call('POST', `/printing/jobs/${job.id}/reprint`)).status).toBe(409);
+      expect((await onTwo.call('POST', `/printing/jobs/${job.id}/confirm`, {})).status).toBe(200);
+
+      waiting = onTwo.next(wait);
+      await untilWaiting(two);
+      sent = performance.now();
+      const reprint = await agent.call('POST', `/printing/jobs/${job.id}/reprint`);
+      expect(reprint.status).toBe(201);
+      expect(reprint.body.data).toMatchObject({ status: 'queued', reprint_of: job.id });
+      expect(reprint.body.data.id).not.toBe(job.id);
+      answer = await waiting;
+      expect(performance.now() - sent).toBeLessThan(wellUnderTheWait);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toMatchObject({ id: reprint.body.data.id, reprint_of: job.id });
+
+      const detail = await two.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
+      expect(detail.body.data.events.map((e: { to: string }) => e.to)).toEqual([
+        'queued',
+        'claimed',
+        'failed',
+        'queued',
+        'claimed',
+        'printed',
+      ]);
+    });
+
+    it('a lease that runs out fails the job on the sweep; expired jobs expire; either instance may sweep', async () => {
+      const agent = await registerAgent(two, company, ['lease'], agentToken);
+      const job = await createJob(one, integrator, { route: 'lease' });
+      const stale = await createJob(one, integrator, { route: 'lease-idle', expires_in: 5 });
+      expect((await agent.next()).body.data.id).toBe(job.id);
+      // Instance A's clock has not moved: its sweep finds nothing due.
+      expect(await one.app.services.printing.sweep()).toEqual({ leaseExpired: [], expired: [] });
+      two.clock.advance((two.app.services.config.leaseSeconds + 1) * 1000);
+      const swept = await two.app.services.printing.sweep();
+      expect(swept.leaseExpired).toContain(job.id);
+      expect(swept.expired).toContain(stale.id);
+      const read = await one.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
+      expect(read.body.data).toMatchObject({
+        status: 'failed',
+        error: { code: 'lease_expired' },
+      });
+      expect((await agent.call('POST', `/printing/jobs/${job.id}/confirm`, {})).status).toBe(409);
+      const expired = await one.request('GET', `/printing/jobs/${stale.id}`, { token: integrator });
+      expect(expired.body.data.status).toBe('expired');
+      // Swept once: a second sweep, on either instance, has nothing left to do.
+      one.clock.advance((one.app.services.config.leaseSeconds + 1) * 1000);
+      const results = await Promise.all([
+        one.app.services.printing.sweep(),
+        two.app.services.printing.sweep(),
+      ]);
+      for (const result of results) {
+        expect(result.leaseExpired).not.toContain(job.id);
+        expect(result.expired).not.toContain(stale.id);
+      }
+    });
+  });
+});
