@@ -133,7 +133,7 @@ export const agentConfig = z.object({
   company: z.object({ id: z.number().int(), name: z.string() }),
   agent: agentRecord,
   routes: z.array(printRouteSchema),
-  /** Every route name the company's agents and jobs use, to offer in a settings screen. */
+  /** Routes the company's agents serve and routes with jobs waiting, to offer in settings. */
   route_names: z.array(z.string()),
   intervals: z.object({
     long_poll_wait_seconds: z.number().int(),

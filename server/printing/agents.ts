@@ -238,11 +238,14 @@ export async function agentConfigOf(
     .distinct()
     .where('company_id', '=', agent.companyId)
     .execute();
+  // Jobs waiting on a route nobody serves are what a settings screen must offer; the
+  // history of every route ever used would grow without bound (and read every job).
   const queued = await db
     .selectFrom('print_jobs')
     .select('route')
     .distinct()
     .where('company_id', '=', agent.companyId)
+    .where('status', '=', 'queued')
     .execute();
   const names = new Set([...served.map((r) => r.name), ...queued.map((r) => r.route)]);
   return {

@@ -117,6 +117,23 @@ describe('print agents', () => {
     expect(after.body.data.routes.map((r: { name: string }) => r.name)).toEqual(['a4']);
   });
 
+  it('config: route names offer routes with jobs waiting, not every route ever printed on', async () => {
+    const other = await server.createCompany('Route Names Ltd');
+    const agent = await registerAgent(server, other, ['old']);
+    const integrator = await integratorToken(server, other);
+    await createJob(server, integrator, { route: 'old' });
+    const claimed = await agent.next();
+    expect(claimed.body.data.route).toBe('old');
+    await agent.call('POST', `/printing/jobs/${claimed.body.data.id}/confirm`, {});
+    await agent.call('PUT', '/printing/routes', {
+      routes: [{ name: 'receipts', printer: 'EPSON' }],
+    });
+    await createJob(server, integrator, { route: 'kitchen' });
+    await createJob(server, integrator, { route: 'bar' });
+    const config = await agent.call('GET', '/printing/config');
+    expect(config.body.data.route_names).toEqual(['bar', 'kitchen', 'receipts']);
+  });
+
   it('X-Agent-Id missing → 400, malformed → 400, not registered → 409', async () => {
     const missing = await server.request('GET', '/printing/config', { token });
     expect(missing.status).toBe(400);
