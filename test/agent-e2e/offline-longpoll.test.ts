@@ -7,7 +7,7 @@ import { AgentRuntime, type RuntimeLogLine } from '../../agent/core/runtime.ts';
 import type { PrintOptions } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import { waitFor } from '../agent/helpers/wait.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
+import { startRealAgentTestServer } from './helpers/real-server.ts';
 
 /** The real folder back-end, with a gate the test can close before a print starts writing. */
 class GatedFolderBackend implements PrinterBackend {
