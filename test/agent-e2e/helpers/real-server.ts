@@ -20,7 +20,12 @@ export interface RealAgentTestServer extends AgentTestServer {
   /** A token with every permission (retry, reprint, history). */
   adminToken: string;
   // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON they asked for.
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   /** Closes the HTTP server and the database (graceful); the data stays. */
   stop(): Promise<void>;
   /** Starts again on the same SQLite file and the same port. */
@@ -58,12 +63,19 @@ export async function startRealAgentTestServer(
   const integratorToken = await issue(['printing.jobs.create', 'printing.jobs.read']);
   const adminToken = await issue(['printing.agent', 'printing.jobs.create', 'printing.jobs.read']);
 
-  const call = async (method: string, path: string, bearer: string, body?: unknown) => {
+  const call = async (
+    method: string,
+    path: string,
+    bearer: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const response = await fetch(`${url}/api/v1${path}`, {
       method,
       headers: {
         accept: 'application/json',
         authorization: `Bearer ${bearer}`,
+        ...headers,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -78,7 +90,7 @@ export async function startRealAgentTestServer(
     dbFile,
     companyId,
     adminToken,
-    request: (method, path, body) => call(method, path, adminToken, body),
+    request: (method, path, body, headers) => call(method, path, adminToken, body, headers),
     async createJob({ content, ...rest }) {
       const answer = await call('POST', '/printing/jobs', integratorToken, {
         content_type: 'text/plain',
