@@ -32,7 +32,7 @@ const heldQueue = `shopdesk-e2e-held-${suffix}`;
  * as the submitting user's home; cups-pdf's own default, ~/PDF, when the file says nothing.
  */
 function cupsPdfOutDir(): string {
-  let out = '${HOME}/PDF';
+  let out = '~/PDF';
   for (const path of ['/etc/cups/cups-pdf.conf', '/usr/local/etc/cups/cups-pdf.conf']) {
     if (!existsSync(path)) continue;
     const line = readFileSync(path, 'utf8')

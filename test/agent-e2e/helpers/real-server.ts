@@ -17,14 +17,14 @@ import type { AgentTestServer } from '../../agent/helpers/agent-test-server.ts';
 export interface RealAgentTestServer extends AgentTestServer {
   dbFile: string;
   companyId: number;
-  /** A token with every permission (retry, reprint, history). */
+  /** A token with the agent's and the integrator's printing permissions (retry needs X-Agent-Id). */
   adminToken: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON they asked for.
   request(
     method: string,
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON they asked for.
   ): Promise<{ status: number; body: any }>;
   /** Closes the HTTP server and the database (graceful); the data stays. */
   stop(): Promise<void>;
