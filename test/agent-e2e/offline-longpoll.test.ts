@@ -84,8 +84,10 @@ describe('long-poll wake-up against the real server', () => {
   it('prints a job created while the agent waits, within the wait', async () => {
     const backend = new FolderBackend();
     const { server, runtime, outDir } = await setUp(backend, { longPollWaitSeconds: 20 });
-    // Let the agent's first long-poll settle in on the server with nothing queued.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The agent's long-poll waits on the server with nothing queued.
+    await waitFor('the agent waiting in a long-poll', () => server.hasWaiters());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.hasWaiters()).toBe(true);
     expect(await filesIn(outDir)).toEqual([]);
 
     const startedAt = performance.now();

@@ -31,6 +31,8 @@ export interface RealAgentTestServer extends AgentTestServer {
   /** Starts again on the same SQLite file and the same port. */
   restart(): Promise<void>;
   running(): boolean;
+  /** Whether a long-poll waits on the server right now. */
+  hasWaiters(): boolean;
 }
 
 export async function startRealAgentTestServer(
@@ -112,6 +114,7 @@ export async function startRealAgentTestServer(
       return answer.body.data as JobRecord;
     },
     running: () => app !== null,
+    hasWaiters: () => app?.services.printing.notifier.hasWaiters() ?? false,
     async stop() {
       const current = app;
       app = null;
