@@ -292,6 +292,31 @@ export class AgentRuntime implements AgentControl {
           'warn',
           `job ${entry.job_id} (route ${entry.route}, printer ${entry.printer}) was being printed when the agent stopped; reported as ${interruptedJobError.code}`,
         );
+        // The agent reports it failed, so the operator gets its job line too (product.md:
+        // a line per job printed or failed), and the tray lists it among the recent jobs.
+        const ms = Math.max(0, Date.parse(at) - Date.parse(entry.started_at)) || 0;
+        const result: JobResult = {
+          jobId: entry.job_id,
+          route: entry.route,
+          title: entry.title,
+          printer: entry.printer,
+          result: 'failed',
+          ms,
+          error: { ...interruptedJobError },
+        };
+        this.remember({
+          id: entry.job_id,
+          route: entry.route,
+          title: entry.title,
+          status: 'failed',
+          printer: entry.printer,
+          error: interruptedJobError.message,
+        });
+        this.log(
+          'error',
+          `job ${entry.job_id} route=${entry.route} printer=${entry.printer} failed ${ms} ms: ${interruptedJobError.message} (${interruptedJobError.code})`,
+          result,
+        );
       } else if (entry.state === 'printed') {
         await this.outbox.add({
           kind: 'confirm',

@@ -1,4 +1,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
@@ -6,12 +10,22 @@ const execFileAsync = promisify(execFile);
 /**
  * A CUPS scheduler for the tests: the running one if there is one, otherwise `cupsd -f`
  * started here (as root, with the system configuration) and stopped by its pid afterwards.
+ *
+ * Several test files use CUPS and vitest runs files in parallel processes, so the start and
+ * the stop are shared: a lock directory serialises them, each user leaves a file named after
+ * its pid, and the cupsd a test started is stopped (by the pid it recorded) only when the
+ * last user is done. A scheduler that ran before any test is never stopped.
  */
 export interface TestCups {
-  /** True when this helper started cupsd (and so stops it). */
+  /** True when this call started cupsd. */
   started: boolean;
   stop(): Promise<void>;
 }
+
+const shared = join(tmpdir(), 'shopdesk-test-cups');
+const lockDir = join(shared, 'lock');
+const usersDir = join(shared, 'users');
+const pidFile = join(shared, 'cupsd.pid');
 
 async function schedulerRunning(): Promise<boolean> {
   try {
@@ -22,29 +36,106 @@ async function schedulerRunning(): Promise<boolean> {
   }
 }
 
-export async function startTestCups(): Promise<TestCups> {
-  if (await schedulerRunning()) return { started: false, stop: async () => {} };
-  const child: ChildProcess = spawn('cupsd', ['-f'], { stdio: 'ignore' });
-  let exited = false;
-  child.on('exit', () => {
-    exited = true;
-  });
-  const deadline = Date.now() + 15_000;
-  while (!(await schedulerRunning())) {
-    if (exited) throw new Error('cupsd exited at start; is cups installed and are we root?');
-    if (Date.now() > deadline) {
-      child.kill('SIGTERM');
-      throw new Error('cupsd did not answer within 15 s');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
+}
+
+async function withLock<T>(work: () => Promise<T>): Promise<T> {
+  await mkdir(shared, { recursive: true });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await mkdir(lockDir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A holder killed mid-way leaves the lock: older than the deadline, it is taken over.
+      const age = Date.now() - (await stat(lockDir).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > 30_000 || Date.now() > deadline)
+        await rm(lockDir, { recursive: true, force: true });
+      await sleep(50);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lockDir, { recursive: true, force: true });
+  }
+}
+
+/** Users whose process is still alive (a crashed test process leaves its file behind). */
+async function liveUsers(): Promise<string[]> {
+  const names = await readdir(usersDir).catch(() => [] as string[]);
+  return names.filter((name) => alive(Number(name.split('-')[0])));
+}
+
+export async function startTestCups(): Promise<TestCups> {
+  const me = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  let child: ChildProcess | null = null;
+  let exited = false;
+  const started = await withLock(async () => {
+    await mkdir(usersDir, { recursive: true });
+    await writeFile(join(usersDir, me), '');
+    if (await schedulerRunning()) return false;
+    child = spawn('cupsd', ['-f'], { stdio: 'ignore' });
+    child.on('exit', () => {
+      exited = true;
+    });
+    const deadline = Date.now() + 15_000;
+    while (!(await schedulerRunning())) {
+      if (exited) {
+        await rm(join(usersDir, me), { force: true });
+        throw new Error('cupsd exited at start; is cups installed and are we root?');
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGTERM');
+        await rm(join(usersDir, me), { force: true });
+        throw new Error('cupsd did not answer within 15 s');
+      }
+      await sleep(100);
+    }
+    await writeFile(pidFile, String(child.pid));
+    return true;
+  });
+
+  async function stopOurs(): Promise<void> {
+    // Our child: stopped and reaped here, so that no zombie is left behind.
+    const ours = child as ChildProcess | null;
+    if (ours === null || exited) return;
+    const gone = new Promise((resolve) => ours.once('exit', resolve));
+    ours.kill('SIGTERM');
+    await gone;
+  }
+
   return {
-    started: true,
-    stop: async () => {
-      if (exited) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await gone;
+    started,
+    async stop() {
+      await withLock(() => rm(join(usersDir, me), { force: true }));
+      if (started) {
+        // The starter waits (bounded) for the other users, then stops its own child.
+        const deadline = Date.now() + 45_000;
+        while ((await liveUsers()).length > 0 && Date.now() < deadline) await sleep(200);
+      }
+      await withLock(async () => {
+        if ((await liveUsers()).length > 0) return; // the last user stops it, by the pid file
+        const recorded = Number(await readFile(pidFile, 'utf8').catch(() => ''));
+        if (!recorded) return;
+        await rm(pidFile, { force: true });
+        const ours = child as ChildProcess | null;
+        if (ours !== null && ours.pid === recorded) return stopOurs();
+        // A scheduler another test process started and left to us: stopped by its pid.
+        if (!alive(recorded)) return;
+        process.kill(recorded, 'SIGTERM');
+        const deadline = Date.now() + 10_000;
+        while ((await schedulerRunning()) && Date.now() < deadline) await sleep(100);
+      });
     },
   };
 }

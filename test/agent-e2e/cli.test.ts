@@ -1,0 +1,134 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../agent/helpers/wait.ts';
+import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Everything through the `shopdesk` executable: serve, company/token/job create, agent. */
+describe('shopdesk agent (headless) against shopdesk serve', () => {
+  it('prints jobs queued by `shopdesk job create` into its folder: route, a line each, and exits 0 on SIGTERM', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-cli-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const db = join(dir, 'shop.sqlite');
+    const outDir = join(dir, 'labels-out');
+    const running: ShopdeskProcess[] = [];
+    cleanups.push(async () => {
+      for (const child of running) await child.kill('SIGKILL');
+    });
+
+    const company = (
+      await runShopdesk(['company', 'create', '--name', 'CLI shop', '--db', db])
+    ).trim();
+    const agentToken = (
+      await runShopdesk([
+        'token',
+        'create',
+        '--company',
+        company,
+        '--permissions',
+        'printing.agent',
+        '--db',
+        db,
+      ])
+    ).trim();
+    const readToken = (
+      await runShopdesk([
+        'token',
+        'create',
+        '--company',
+        company,
+        '--permissions',
+        'printing.jobs.read',
+        '--db',
+        db,
+      ])
+    ).trim();
+
+    const serve = spawnShopdesk(['serve', '--port', '0', '--db', db]);
+    running.push(serve);
+    const url = (
+      await waitFor(
+        'the listening URL on stdout',
+        () => serve.stdout().match(/https?:\/\/\S+/)?.[0],
+        20_000,
+      )
+    ).replace(/\/+$/, '');
+
+    const agent = spawnShopdesk([
+      'agent',
+      '--server',
+      url,
+      '--token',
+      agentToken,
+      '--route',
+      `labels=folder:${outDir}`,
+      '--state-dir',
+      join(dir, 'agent-state'),
+    ]);
+    running.push(agent);
+
+    const ids: string[] = [];
+    for (const [index, text] of ['first label', 'second label', 'third label'].entries()) {
+      const file = join(dir, `label-${index}.txt`);
+      await writeFile(file, text);
+      const id = (
+        await runShopdesk([
+          'job',
+          'create',
+          '--company',
+          company,
+          '--route',
+          'labels',
+          '--file',
+          file,
+          '--title',
+          `L${index}`,
+          '--db',
+          db,
+        ])
+      ).trim();
+      expect(id).toMatch(/^\d+$/);
+      ids.push(id);
+    }
+
+    // The agent was given the URL exactly as `serve` printed it (with /api/v1).
+    // `job create` wrote to the database from another process: the server's cross-process
+    // watch must wake the agent's long-poll (or the next poll picks the jobs up).
+    await waitFor(
+      'a printed line per job on stdout',
+      () =>
+        ids.every((id) =>
+          new RegExp(`^job ${id} route=labels .*printed`, 'm').test(agent.stdout()),
+        ),
+      40_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; stdout: ${agent.stdout()}; stderr: ${agent.stderr()}`);
+    });
+    const lines = agent.stdout().trim().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines)
+      expect(line).toMatch(/^job \d+ route=labels printer=folder:\S+ printed \d+ ms$/);
+
+    const files = (await readdir(outDir)).sort();
+    expect(files).toEqual([`${ids[0]}-L0.txt`, `${ids[1]}-L1.txt`, `${ids[2]}-L2.txt`]);
+    expect(await readFile(join(outDir, files[1]!), 'utf8')).toBe('second label');
+
+    for (const id of ids) {
+      const response = await fetch(`${new URL(url).origin}/api/v1/printing/jobs/${id}`, {
+        headers: { authorization: `Bearer ${readToken}`, accept: 'application/json' },
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { data: { status: string } }).data.status).toBe('printed');
+    }
+
+    expect(await agent.kill('SIGTERM')).toBe(0);
+    expect(agent.stderr()).toContain('stopping (SIGTERM)');
+    expect(await serve.kill('SIGTERM')).toBe(0);
+  }, 90_000);
+});

@@ -1,0 +1,314 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AgentRuntime } from '../../agent/core/runtime.ts';
+import {
+  deleteQueue,
+  lpadmin,
+  minimalPdf,
+  startTestCups,
+  type TestCups,
+} from '../agent/helpers/cups.ts';
+import { makeStateDir } from '../agent/helpers/state-dir.ts';
+import { waitFor } from '../agent/helpers/wait.ts';
+import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
+
+const execFileAsync = promisify(execFile);
+const suffix = randomBytes(3).toString('hex');
+const pdfQueue = `shopdesk-e2e-pdf-${suffix}`;
+const rawQueue = `shopdesk-e2e-zpl-${suffix}`;
+const stoppedQueue = `shopdesk-e2e-stopped-${suffix}`;
+const heldQueue = `shopdesk-e2e-held-${suffix}`;
+
+/**
+ * Where cups-pdf writes: the `Out` line of /etc/cups/cups-pdf.conf with `${HOME}` (and `~`)
+ * as the submitting user's home; cups-pdf's own default, ~/PDF, when the file says nothing.
+ */
+function cupsPdfOutDir(): string {
+  let out = '~/PDF';
+  for (const path of ['/etc/cups/cups-pdf.conf', '/usr/local/etc/cups/cups-pdf.conf']) {
+    if (!existsSync(path)) continue;
+    const line = readFileSync(path, 'utf8')
+      .split('\n')
+      .map((text) => text.trim())
+      .find((text) => /^Out\s+/.test(text));
+    if (line) out = line.replace(/^Out\s+/, '');
+    break;
+  }
+  return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
+}
+
+/**
+ * A TCP listener standing in for a label printer's port 9100. Each connection's bytes are
+ * collected. While `holding`, a connection is read but not closed, so the CUPS job stays
+ * "processing" (the socket backend waits for the printer to close): a job in the spooler's
+ * hands for as long as the test wants.
+ */
+interface RawPrinter {
+  server: Server;
+  port: number;
+  connections: number;
+  received: Buffer[];
+  holding: boolean;
+  held: Socket[];
+  releaseHeld(): void;
+}
+
+async function startRawPrinter(): Promise<RawPrinter> {
+  const printer: RawPrinter = {
+    server: createServer((socket) => {
+      printer.connections++;
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', () => {});
+      socket.on('end', () => {
+        printer.received.push(Buffer.concat(chunks));
+        if (printer.holding) printer.held.push(socket);
+        else socket.end();
+      });
+    }),
+    port: 0,
+    connections: 0,
+    received: [],
+    holding: false,
+    held: [],
+    releaseHeld() {
+      printer.holding = false;
+      for (const socket of printer.held.splice(0)) socket.end();
+    },
+  };
+  await new Promise<void>((resolve) => printer.server.listen(0, '127.0.0.1', resolve));
+  const address = printer.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  printer.port = address.port;
+  return printer;
+}
+
+let cups: TestCups;
+let rawPrinter: RawPrinter;
+let heldPrinter: RawPrinter;
+let server: RealAgentTestServer;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  cups = await startTestCups();
+  rawPrinter = await startRawPrinter();
+  heldPrinter = await startRawPrinter();
+  await lpadmin([
+    '-p',
+    pdfQueue,
+    '-E',
+    '-v',
+    'cups-pdf:/',
+    '-m',
+    'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd',
+  ]);
+  await lpadmin(['-p', rawQueue, '-E', '-v', `socket://127.0.0.1:${rawPrinter.port}`]);
+  await lpadmin(['-p', stoppedQueue, '-E', '-v', `socket://127.0.0.1:${rawPrinter.port}`]);
+  await lpadmin(['-p', heldQueue, '-E', '-v', `socket://127.0.0.1:${heldPrinter.port}`]);
+  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+afterAll(async () => {
+  await server?.close();
+  for (const queue of [pdfQueue, rawQueue, stoppedQueue, heldQueue]) await deleteQueue(queue);
+  heldPrinter?.releaseHeld();
+  rawPrinter?.server.close();
+  heldPrinter?.server.close();
+  await cups?.stop();
+});
+
+describe('agent + real server + real CUPS', () => {
+  it('prints PDF through cups-pdf, ZPL byte for byte on a raw queue, and fails a disabled queue with its reason', async () => {
+    await execFileAsync('cupsdisable', ['-r', `paper out in drawer ${suffix}`, stoppedQueue]);
+    const state = await makeStateDir();
+    cleanups.push(state.cleanup);
+    // The agent's own CUPS back-end (createPrinterBackend): nothing faked between the
+    // server and the spooler.
+    const runtime = new AgentRuntime({
+      serverUrl: server.url,
+      token: server.token,
+      stateDir: state.dir,
+      routes: [
+        { name: 'a4', printer: pdfQueue, options: { paper: 'a4' } },
+        { name: 'labels', printer: rawQueue },
+        { name: 'stuck', printer: stoppedQueue },
+      ],
+      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
+      reconnect: { baseMs: 50, maxMs: 300 },
+    });
+    cleanups.push(() => runtime.stop());
+
+    const outDir = cupsPdfOutDir();
+    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const title = `E2E_receipt_${suffix}`;
+    const zpl = Buffer.concat([
+      Buffer.from('^XA^FO50,50^A0N,40,40^FDShopDesk e2e^FS^XZ\r\n', 'latin1'),
+      Buffer.from(Array.from({ length: 256 }, (_, byte) => byte)),
+    ]);
+    const pdfJob = await server.createJob({
+      route: 'a4',
+      title,
+      content_type: 'application/pdf',
+      content: minimalPdf('hello through the real server'),
+    });
+    const zplJob = await server.createJob({
+      route: 'labels',
+      title: 'Label',
+      content_type: 'application/vnd.zebra.zpl',
+      content: zpl,
+    });
+    const stuckJob = await server.createJob({
+      route: 'stuck',
+      title: 'Stuck',
+      content_type: 'application/vnd.zebra.zpl',
+      content: '^XA^XZ',
+    });
+    await runtime.start();
+
+    const done = (status: string) => status === 'printed' || status === 'failed';
+    for (const job of [pdfJob, zplJob, stuckJob]) {
+      await waitFor(
+        `job ${job.id} done on the server`,
+        async () => done((await server.job(job.id)).status),
+        40_000,
+      );
+    }
+
+    const pdfAfter = await server.job(pdfJob.id);
+    expect(pdfAfter).toMatchObject({ status: 'printed', printer: pdfQueue, error: null });
+    // cups-pdf names the file after the title; its output may take a moment after CUPS
+    // calls the job completed.
+    const created = await waitFor(
+      `a new PDF in ${outDir}`,
+      async () => {
+        const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
+          (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
+        );
+        return names.length > 0 ? names : null;
+      },
+      10_000,
+    );
+    expect(created).toHaveLength(1);
+    const pdf = await readFile(join(outDir, created[0]!));
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    await rm(join(outDir, created[0]!));
+
+    expect(await server.job(zplJob.id)).toMatchObject({ status: 'printed', printer: rawQueue });
+    expect(rawPrinter.received.filter((bytes) => bytes.equals(zpl))).toHaveLength(1);
+
+    const stuck = await server.job(stuckJob.id);
+    expect(stuck.status).toBe('failed');
+    expect(stuck.error).toMatchObject({ code: 'printer_stopped' });
+    expect(stuck.error?.message).toContain(`paper out in drawer ${suffix}`);
+    // Cancelled in CUPS, so it cannot come out later.
+    const { stdout } = await execFileAsync('lpstat', ['-o', stoppedQueue]);
+    expect(stdout.trim()).toBe('');
+  }, 90_000);
+});
+
+describe('crash: shopdesk agent killed with SIGKILL between spooling and confirming', () => {
+  it('reports the job agent_interrupted on restart, prints nothing again, and a retry prints it once', async () => {
+    const state = await makeStateDir();
+    cleanups.push(state.cleanup);
+    const agentArgs = [
+      'agent',
+      '--server',
+      server.url,
+      '--token',
+      server.token,
+      '--route',
+      `held=${heldQueue}`,
+      '--state-dir',
+      state.dir,
+    ];
+    const processes: ShopdeskProcess[] = [];
+    cleanups.push(async () => {
+      for (const running of processes) await running.kill('SIGKILL');
+    });
+
+    heldPrinter.holding = true;
+    const label = Buffer.from(`^XA^FDcrash ${suffix}^FS^XZ\r\n`, 'latin1');
+    const job = await server.createJob({
+      route: 'held',
+      title: 'Crash',
+      content_type: 'application/vnd.zebra.zpl',
+      content: label,
+    });
+    const first = spawnShopdesk(agentArgs);
+    processes.push(first);
+
+    // The window: the journal says "spooling" and the printer has the bytes, but CUPS
+    // has not finished the job (the printer keeps the connection open), so no confirm yet.
+    const journalFile = join(state.dir, 'journal', `${job.id}.json`);
+    await waitFor(
+      'the job in the spooler (journal spooling, bytes at the printer)',
+      () =>
+        existsSync(journalFile) &&
+        JSON.parse(readFileSync(journalFile, 'utf8')).state === 'spooling' &&
+        heldPrinter.received.length === 1,
+      30_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; agent stderr: ${first.stderr()}`);
+    });
+    expect((await server.job(job.id)).status).toBe('claimed');
+    expect(await first.kill('SIGKILL')).toBe('SIGKILL');
+    expect(first.stdout()).toBe('');
+
+    // The page did come out in the end: the printer closes, CUPS completes the job.
+    heldPrinter.releaseHeld();
+    expect(heldPrinter.received[0]!.equals(label)).toBe(true);
+
+    const second = spawnShopdesk(agentArgs);
+    processes.push(second);
+    const failed = await waitFor(
+      'the job failed on the server',
+      async () => {
+        const current = await server.job(job.id);
+        return current.status === 'failed' ? current : null;
+      },
+      30_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; agent stderr: ${second.stderr()}`);
+    });
+    expect(failed.error).toMatchObject({ code: 'agent_interrupted' });
+    expect(existsSync(journalFile)).toBe(false);
+    await waitFor(
+      'the job line on stdout',
+      () => second.stdout().includes(`job ${job.id} `),
+      10_000,
+    );
+    expect(second.stdout()).toMatch(new RegExp(`job ${job.id} .*failed`));
+
+    // Nothing printed again on its own: give the agent a few long-poll rounds.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(heldPrinter.connections).toBe(1);
+
+    // A retry, as the shop would ask for it, prints it exactly once more.
+    const agentId = JSON.parse(readFileSync(join(state.dir, 'agent.json'), 'utf8')).uuid as string;
+    const retried = await server.request('POST', `/printing/jobs/${job.id}/retry`, undefined, {
+      'x-agent-id': agentId,
+    });
+    expect(retried.status).toBe(200);
+    await waitFor(
+      'the retried job printed',
+      async () => (await server.job(job.id)).status === 'printed',
+      30_000,
+    );
+    expect(heldPrinter.connections).toBe(2);
+    expect(heldPrinter.received.filter((bytes) => bytes.equals(label))).toHaveLength(2);
+
+    expect(await second.kill('SIGTERM')).toBe(0);
+  }, 120_000);
+});

@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** `shopdesk agent …` (or any `shopdesk` command) as a child process, its output collected. */
+export interface ShopdeskProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal's name) once the process is gone. */
+  exited: Promise<number | string>;
+  /** Kills it by pid with `signal` if it still runs, and waits for it to go. */
+  kill(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export const shopdeskBin = join(import.meta.dirname, '../../../bin/shopdesk.js');
+
+export function spawnShopdesk(args: string[]): ShopdeskProcess {
+  const child = spawn(process.execPath, [shopdeskBin, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SHOPDESK_LOG_LEVEL: 'silent' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  let gone = false;
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      gone = true;
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async kill(signal = 'SIGTERM') {
+      if (!gone && child.pid !== undefined) process.kill(child.pid, signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs a `shopdesk` command to its end; throws with its stderr when it fails. */
+export async function runShopdesk(args: string[]): Promise<string> {
+  const run = spawnShopdesk(args);
+  const code = await run.exited;
+  if (code !== 0) throw new Error(`shopdesk ${args[0]} exited ${code}: ${run.stderr()}`);
+  return run.stdout();
+}

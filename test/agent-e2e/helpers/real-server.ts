@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { type App, startApp } from '../../../server/app.ts';
+import { createCompany } from '../../../server/companies/companies.ts';
+import { defaultServerConfig, type ServerConfig } from '../../../server/config.ts';
+import { issueToken } from '../../../server/tokens/tokens.ts';
+import type { JobRecord } from '../../../shared/printing.ts';
+import type { AgentTestServer } from '../../agent/helpers/agent-test-server.ts';
+
+/**
+ * The real server (server/app.ts over a real SQLite file) behind the `AgentTestServer`
+ * interface the agent tests were written against, plus what the end-to-end tests need on
+ * top: stopping it and starting it again on the same database file and port.
+ */
+export interface RealAgentTestServer extends AgentTestServer {
+  dbFile: string;
+  companyId: number;
+  /** A token with the agent's and the integrator's printing permissions (retry needs X-Agent-Id). */
+  adminToken: string;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON they asked for.
+  ): Promise<{ status: number; body: any }>;
+  /** Closes the HTTP server and the database (graceful); the data stays. */
+  stop(): Promise<void>;
+  /** Starts again on the same SQLite file and the same port. */
+  restart(): Promise<void>;
+  running(): boolean;
+  /** Whether a long-poll waits on the server right now. */
+  hasWaiters(): boolean;
+}
+
+export async function startRealAgentTestServer(
+  config: Partial<ServerConfig> = {},
+): Promise<RealAgentTestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-e2e-'));
+  const dbFile = join(dir, 'shopdesk.sqlite');
+  let port = 0;
+  const boot = async (): Promise<App> =>
+    startApp(
+      {
+        ...defaultServerConfig,
+        host: '127.0.0.1',
+        port,
+        database: { kind: 'sqlite', file: dbFile },
+        rateLimitPerMinute: 0,
+        logLevel: 'silent',
+        ...config,
+      },
+      { log: pino({ level: 'silent' }) },
+    );
+  let app: App | null = await boot();
+  const url = app.url;
+  port = Number(new URL(url).port);
+  const storage = app.services.storage;
+  const companyId = await createCompany(storage, 'E2E shop');
+  const issue = async (permissions: Parameters<typeof issueToken>[1]['permissions']) =>
+    (await issueToken(storage, { companyId, permissions, name: 'e2e' })).secret;
+  const token = await issue(['printing.agent']);
+  const integratorToken = await issue(['printing.jobs.create', 'printing.jobs.read']);
+  const adminToken = await issue(['printing.agent', 'printing.jobs.create', 'printing.jobs.read']);
+
+  const call = async (
+    method: string,
+    path: string,
+    bearer: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await fetch(`${url}/api/v1${path}`, {
+      method,
+      headers: {
+        accept: 'application/json',
+        authorization: `Bearer ${bearer}`,
+        ...headers,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+
+  return {
+    url,
+    token,
+    dbFile,
+    companyId,
+    adminToken,
+    request: (method, path, body, headers) => call(method, path, adminToken, body, headers),
+    async createJob({ content, ...rest }) {
+      const answer = await call('POST', '/printing/jobs', integratorToken, {
+        content_type: 'text/plain',
+        ...rest,
+        content_base64: Buffer.from(content).toString('base64'),
+      });
+      if (answer.status !== 201) {
+        throw new Error(`POST /printing/jobs: ${answer.status} ${JSON.stringify(answer.body)}`);
+      }
+      return answer.body.data as JobRecord;
+    },
+    async job(id) {
+      const answer = await call('GET', `/printing/jobs/${id}`, integratorToken);
+      if (answer.status !== 200) {
+        throw new Error(
+          `GET /printing/jobs/${id}: ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
+      }
+      return answer.body.data as JobRecord;
+    },
+    running: () => app !== null,
+    hasWaiters: () => app?.services.printing.notifier.hasWaiters() ?? false,
+    async stop() {
+      const current = app;
+      app = null;
+      await current?.close();
+    },
+    async restart() {
+      if (app !== null) throw new Error('the server is running');
+      app = await boot();
+    },
+    async close() {
+      const current = app;
+      app = null;
+      await current?.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
