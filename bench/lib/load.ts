@@ -1,0 +1,64 @@
+import autocannon, { type Options } from 'autocannon';
+
+export interface LoadSettings {
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+export interface Measurement {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Mean latency, the fairest per-request figure for heavy requests (bulk updates). */
+  meanMs: number;
+  total: number;
+  /** Answers that were not 2xx, plus socket errors and timeouts: any is a failed run. */
+  failures: number;
+}
+
+export interface Scenario {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  headers: Record<string, string>;
+  /** A fixed body, or one made per request (unique codes). */
+  body?: string | (() => string);
+}
+
+/** Warms the server up, then measures it: JIT, statement caches and sockets are hot. */
+export async function measure(
+  origin: string,
+  scenario: Scenario,
+  settings: LoadSettings,
+): Promise<Measurement> {
+  const options = (seconds: number): Options => {
+    const { body } = scenario;
+    return {
+      url: origin,
+      connections: settings.connections,
+      duration: seconds,
+      requests: [
+        {
+          method: scenario.method,
+          path: scenario.path,
+          headers: scenario.headers,
+          ...(typeof body === 'function'
+            ? { setupRequest: (request) => ({ ...request, body: body() }) }
+            : body !== undefined
+              ? { body }
+              : {}),
+        },
+      ],
+    };
+  };
+  if (settings.warmupSeconds > 0) await autocannon(options(settings.warmupSeconds));
+  const result = await autocannon(options(settings.seconds));
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    meanMs: result.latency.average,
+    total: result.requests.total,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench`: ShopDesk against the Fastify + better-sqlite3 baseline and a bare
+ * node:http ceiling, side by side in one run. Each server runs in its own process; this
+ * process only generates load (autocannon). Scenarios run one server at a time, each with
+ * a warm-up first. Settings: BENCH_SECONDS (default 5), BENCH_WARMUP (2),
+ * BENCH_CONNECTIONS (10), BENCH_CPU_PROF=DIR (profile ShopDesk).
+ */
+import { deepStrictEqual } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LoadSettings, type Measurement, measure, type Scenario } from './lib/load.ts';
+import { sampleCustomer, seedDatabases } from './lib/seed.ts';
+import type { RunningServer } from './lib/spawn.ts';
+import { fixed, formatTable, ratio } from './lib/table.ts';
+import { startCeiling, startFastify, startShopDesk } from './servers/index.ts';
+
+const settings: LoadSettings = {
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 2),
+  seconds: Number(process.env.BENCH_SECONDS ?? 5),
+};
+
+interface Row {
+  scenario: string;
+  results: Record<string, Measurement>;
+}
+
+async function fetchJson(url: string, init: RequestInit = {}) {
+  const answer = await fetch(url, init);
+  const text = await answer.text();
+  return { status: answer.status, bytes: Buffer.byteLength(text), body: JSON.parse(text) };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-'));
+  const servers: RunningServer[] = [];
+  try {
+    const oursDb = join(dir, 'shopdesk.sqlite');
+    const fastifyDb = join(dir, 'fastify.sqlite');
+    const seed = await seedDatabases([oursDb, fastifyDb]);
+    const ours = await startShopDesk(oursDb);
+    servers.push(ours);
+    const fastify = await startFastify(fastifyDb);
+    servers.push(fastify);
+
+    const auth = { authorization: `Bearer ${seed.token}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    const getPath = `/api/v1/customers/${seed.customerId}`;
+
+    // Same work, same answer: both servers must return the identical body before timing.
+    const oursGet = await fetchJson(ours.origin + getPath, { headers: auth });
+    const fastifyGet = await fetchJson(fastify.origin + getPath, { headers: auth });
+    if (oursGet.status !== 200 || fastifyGet.status !== 200) {
+      throw new Error(`GET answered ${oursGet.status} / ${fastifyGet.status}`);
+    }
+    deepStrictEqual(fastifyGet.body, oursGet.body, 'the baseline answers a different body');
+    const probe = (origin: string, code: string) =>
+      fetchJson(`${origin}/api/v1/customers`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(sampleCustomer(code)),
+      });
+    const oursPost = await probe(ours.origin, 'PROBE-1');
+    const fastifyPost = await probe(fastify.origin, 'PROBE-1');
+    if (oursPost.status !== 201 || fastifyPost.status !== 201) {
+      throw new Error(`POST answered ${oursPost.status} / ${fastifyPost.status}`);
+    }
+    const { created_at: _a, updated_at: _b, ...oursShape } = oursPost.body.data;
+    const { created_at: _c, updated_at: _d, ...fastifyShape } = fastifyPost.body.data;
+    deepStrictEqual(fastifyShape, oursShape, 'the baseline creates a different record');
+
+    const ceiling = await startCeiling({ get: oursGet.bytes, post: oursPost.bytes, put: 32 });
+    servers.push(ceiling);
+
+    let serial = 0;
+    const scenarios: Array<{ name: string; scenario: Scenario }> = [
+      {
+        name: 'GET /customers/{id}',
+        scenario: { method: 'GET', path: getPath, headers: auth },
+      },
+      {
+        name: 'POST /customers',
+        scenario: {
+          method: 'POST',
+          path: '/api/v1/customers',
+          headers: json,
+          // A unique code per request: the uniqueness check runs, as in real use.
+          body: () => JSON.stringify(sampleCustomer(`B-${++serial}`)),
+        },
+      },
+    ];
+
+    const rows: Row[] = [];
+    for (const { name, scenario } of scenarios) {
+      const results: Record<string, Measurement> = {};
+      for (const server of servers) {
+        process.stderr.write(`  ${name} on ${server.name}…\n`);
+        const result = await measure(server.origin, scenario, settings);
+        if (result.failures > 0) {
+          throw new Error(`${name} on ${server.name}: ${result.failures} failed requests`);
+        }
+        results[server.name] = result;
+      }
+      rows.push({ scenario: name, results });
+    }
+
+    console.log(
+      `\nShopDesk bench — ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), Node ${process.version}, ` +
+        `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per server\n`,
+    );
+    console.log(
+      formatTable(
+        [
+          'scenario',
+          'ShopDesk req/s',
+          'p99 ms',
+          'Fastify req/s',
+          'p99 ms',
+          'node:http req/s',
+          'p99 ms',
+          'ours/Fastify',
+          'ours/node:http',
+        ],
+        rows.map(({ scenario, results }) => {
+          const o = results.ShopDesk!;
+          const f = results.Fastify!;
+          const c = results['node:http']!;
+          return [
+            scenario,
+            fixed(o.requestsPerSecond),
+            fixed(o.p99Ms, 1),
+            fixed(f.requestsPerSecond),
+            fixed(f.p99Ms, 1),
+            fixed(c.requestsPerSecond),
+            fixed(c.p99Ms, 1),
+            ratio(o.requestsPerSecond, f.requestsPerSecond),
+            ratio(o.requestsPerSecond, c.requestsPerSecond),
+          ];
+        }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
