@@ -2,14 +2,22 @@
  * `npm run bench`: ShopDesk against the Fastify + better-sqlite3 baseline and a bare
  * node:http ceiling, side by side in one run. Each server runs in its own process; this
  * process only generates load (autocannon). Scenarios run one server at a time, each with
- * a warm-up first. Settings: BENCH_SECONDS (default 5), BENCH_WARMUP (2),
- * BENCH_CONNECTIONS (10), BENCH_CPU_PROF=DIR (profile ShopDesk).
+ * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 5), BENCH_WARMUP (2),
+ * BENCH_ROUNDS (2),
+ * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
+ * BENCH_CPU_PROF=DIR (profile ShopDesk), BENCH_NO_CEILING=1 (while tuning).
  */
 import { deepStrictEqual } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LoadSettings, type Measurement, measure, type Scenario } from './lib/load.ts';
+import {
+  averageOf,
+  type LoadSettings,
+  type Measurement,
+  measure,
+  type Scenario,
+} from './lib/load.ts';
 import { sampleCustomer, seedDatabases } from './lib/seed.ts';
 import type { RunningServer } from './lib/spawn.ts';
 import { fixed, formatTable, ratio } from './lib/table.ts';
@@ -19,6 +27,16 @@ const settings: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   warmupSeconds: Number(process.env.BENCH_WARMUP ?? 2),
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
+};
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+
+const none: Measurement = {
+  requestsPerSecond: 0,
+  p50Ms: 0,
+  p99Ms: 0,
+  meanMs: 0,
+  total: 0,
+  failures: 0,
 };
 
 interface Row {
@@ -70,8 +88,9 @@ async function main(): Promise<void> {
     const { created_at: _c, updated_at: _d, ...fastifyShape } = fastifyPost.body.data;
     deepStrictEqual(fastifyShape, oursShape, 'the baseline creates a different record');
 
-    const ceiling = await startCeiling({ get: oursGet.bytes, post: oursPost.bytes, put: 32 });
-    servers.push(ceiling);
+    if (process.env.BENCH_NO_CEILING !== '1') {
+      servers.push(await startCeiling({ get: oursGet.bytes, post: oursPost.bytes, put: 32 }));
+    }
 
     let serial = 0;
     const scenarios: Array<{ name: string; scenario: Scenario }> = [
@@ -92,22 +111,36 @@ async function main(): Promise<void> {
     ];
 
     const rows: Row[] = [];
+    const only = process.env.BENCH_ONLY;
     for (const { name, scenario } of scenarios) {
-      const results: Record<string, Measurement> = {};
-      for (const server of servers) {
-        process.stderr.write(`  ${name} on ${server.name}…\n`);
-        const result = await measure(server.origin, scenario, settings);
-        if (result.failures > 0) {
-          throw new Error(`${name} on ${server.name}: ${result.failures} failed requests`);
+      if (only && !name.includes(only)) continue;
+      const runs: Record<string, Measurement[]> = {};
+      // Rounds alternate the servers, so a slow moment of the machine hits them all alike.
+      for (let round = 0; round < rounds; round++) {
+        for (const server of servers) {
+          // Warm-up once: later rounds find the JIT and the caches already hot.
+          const warmup = round === 0 ? settings.warmupSeconds : 0;
+          const result = await measure(server.origin, scenario, {
+            ...settings,
+            warmupSeconds: warmup,
+          });
+          if (result.failures > 0) {
+            throw new Error(`${name} on ${server.name}: ${result.failures} failed requests`);
+          }
+          process.stderr.write(
+            `  ${name} on ${server.name}, round ${round + 1}: ${fixed(result.requestsPerSecond)} req/s\n`,
+          );
+          runs[server.name] = [...(runs[server.name] ?? []), result];
         }
-        results[server.name] = result;
       }
+      const results: Record<string, Measurement> = {};
+      for (const [server, measured] of Object.entries(runs)) results[server] = averageOf(measured);
       rows.push({ scenario: name, results });
     }
 
     console.log(
       `\nShopDesk bench — ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), Node ${process.version}, ` +
-        `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per server\n`,
+        `${settings.connections} connections, ${settings.warmupSeconds} s warm-up, then ${rounds} × ${settings.seconds} s per server (mean)\n`,
     );
     console.log(
       formatTable(
@@ -125,7 +158,7 @@ async function main(): Promise<void> {
         rows.map(({ scenario, results }) => {
           const o = results.ShopDesk!;
           const f = results.Fastify!;
-          const c = results['node:http']!;
+          const c = results['node:http'] ?? none;
           return [
             scenario,
             fixed(o.requestsPerSecond),

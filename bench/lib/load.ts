@@ -62,3 +62,17 @@ export async function measure(
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
+
+/** The mean of several rounds of one scenario on one server. */
+export function averageOf(runs: Measurement[]): Measurement {
+  const mean = (pick: (m: Measurement) => number) =>
+    runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
+  return {
+    requestsPerSecond: mean((m) => m.requestsPerSecond),
+    p50Ms: mean((m) => m.p50Ms),
+    p99Ms: mean((m) => m.p99Ms),
+    meanMs: mean((m) => m.meanMs),
+    total: runs.reduce((sum, run) => sum + run.total, 0),
+    failures: runs.reduce((sum, run) => sum + run.failures, 0),
+  };
+}
