@@ -36,8 +36,11 @@ const none: Measurement = {
   p99Ms: 0,
   meanMs: 0,
   total: 0,
+  cpuUsPerRequest: null,
   failures: 0,
 };
+
+const cpu = (m: Measurement) => (m.cpuUsPerRequest === null ? '—' : fixed(m.cpuUsPerRequest));
 
 interface Row {
   scenario: string;
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
         for (const server of servers) {
           // Warm-up once: later rounds find the JIT and the caches already hot.
           const warmup = round === 0 ? settings.warmupSeconds : 0;
-          const result = await measure(server.origin, scenario, {
+          const result = await measure(server.origin, server.child.pid, scenario, {
             ...settings,
             warmupSeconds: warmup,
           });
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
             throw new Error(`${name} on ${server.name}: ${result.failures} failed requests`);
           }
           process.stderr.write(
-            `  ${name} on ${server.name}, round ${round + 1}: ${fixed(result.requestsPerSecond)} req/s\n`,
+            `  ${name} on ${server.name}, round ${round + 1}: ${fixed(result.requestsPerSecond)} req/s, ${cpu(result)} µs CPU/req\n`,
           );
           runs[server.name] = [...(runs[server.name] ?? []), result];
         }
@@ -154,6 +157,8 @@ async function main(): Promise<void> {
           'p99 ms',
           'ours/Fastify',
           'ours/node:http',
+          'CPU µs/req ours',
+          'Fastify',
         ],
         rows.map(({ scenario, results }) => {
           const o = results.ShopDesk!;
@@ -169,6 +174,8 @@ async function main(): Promise<void> {
             fixed(c.p99Ms, 1),
             ratio(o.requestsPerSecond, f.requestsPerSecond),
             ratio(o.requestsPerSecond, c.requestsPerSecond),
+            cpu(o),
+            cpu(f),
           ];
         }),
       ),

@@ -1,4 +1,5 @@
 import autocannon, { type Options } from 'autocannon';
+import { cpuSecondsOf } from './spawn.ts';
 
 export interface LoadSettings {
   connections: number;
@@ -13,6 +14,8 @@ export interface Measurement {
   /** Mean latency, the fairest per-request figure for heavy requests (bulk updates). */
   meanMs: number;
   total: number;
+  /** Server CPU time per request, in microseconds (null where /proc is missing). */
+  cpuUsPerRequest: number | null;
   /** Answers that were not 2xx, plus socket errors and timeouts: any is a failed run. */
   failures: number;
 }
@@ -28,6 +31,7 @@ export interface Scenario {
 /** Warms the server up, then measures it: JIT, statement caches and sockets are hot. */
 export async function measure(
   origin: string,
+  pid: number | undefined,
   scenario: Scenario,
   settings: LoadSettings,
 ): Promise<Measurement> {
@@ -52,13 +56,20 @@ export async function measure(
     };
   };
   if (settings.warmupSeconds > 0) await autocannon(options(settings.warmupSeconds));
+  const cpuBefore = cpuSecondsOf(pid);
   const result = await autocannon(options(settings.seconds));
+  const cpuAfter = cpuSecondsOf(pid);
+  const cpuUsPerRequest =
+    cpuBefore === null || cpuAfter === null || result.requests.total === 0
+      ? null
+      : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     meanMs: result.latency.average,
     total: result.requests.total,
+    cpuUsPerRequest,
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
@@ -73,6 +84,9 @@ export function averageOf(runs: Measurement[]): Measurement {
     p99Ms: mean((m) => m.p99Ms),
     meanMs: mean((m) => m.meanMs),
     total: runs.reduce((sum, run) => sum + run.total, 0),
+    cpuUsPerRequest: runs.every((run) => run.cpuUsPerRequest !== null)
+      ? mean((m) => m.cpuUsPerRequest!)
+      : null,
     failures: runs.reduce((sum, run) => sum + run.failures, 0),
   };
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface RunningServer {
@@ -63,3 +64,23 @@ export async function startServer(
       }),
   };
 }
+
+/**
+ * CPU time (user + system) a process has used, in seconds, from /proc (Linux); null
+ * elsewhere. Per request it is steadier than requests/s on a shared machine: other
+ * processes stealing the CPU lower the throughput, not the work each request costs.
+ */
+export function cpuSecondsOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on every Linux build that matters here. */
+const ticksPerSecond = 100;
