@@ -12,6 +12,7 @@ import { fromCents, toCents } from '../../shared/money.ts';
 import { invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
 import type { Storage } from '../storage/database.ts';
+import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { CustomerTables } from './tables.ts';
@@ -72,25 +73,26 @@ async function withAddresses(db: Db, rows: CustomerRow[]): Promise<CustomerRecor
   return rows.map((row) => toRecord(row, byCustomer.get(row.id) ?? []));
 }
 
+// Compiled once: every read of one customer (GET, and after each write) runs these two.
+const customerById = prepared((db, companyId: number, id: number) =>
+  db.selectFrom('customers').selectAll().where('company_id', '=', companyId).where('id', '=', id),
+);
+const addressesOf = prepared((db, customerId: number) =>
+  db
+    .selectFrom('customer_addresses')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .orderBy('position'),
+);
+
 export async function findCustomer(
   db: Db,
   companyId: number,
   id: number,
 ): Promise<CustomerRecord | undefined> {
-  const row = await db
-    .selectFrom('customers')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await customerById(db, companyId, id);
   if (!row) return undefined;
-  const addresses = await db
-    .selectFrom('customer_addresses')
-    .selectAll()
-    .where('customer_id', '=', row.id)
-    .orderBy('position')
-    .execute();
-  return toRecord(row, addresses);
+  return toRecord(row, await addressesOf(db, row.id));
 }
 
 export async function getCustomer(db: Db, companyId: number, id: number): Promise<CustomerRecord> {
