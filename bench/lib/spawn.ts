@@ -84,3 +84,9 @@ export function cpuSecondsOf(pid: number | undefined): number | null {
 
 /** USER_HZ: 100 on every Linux build that matters here. */
 const ticksPerSecond = 100;
+
+/** `BENCH_CPU_PROF=DIR`: each server writes a V8 CPU profile, NAME.cpuprofile, when it stops. */
+export function profileFlags(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+}

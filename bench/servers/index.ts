@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type RunningServer, startServer } from '../lib/spawn.ts';
+import { profileFlags, type RunningServer, startServer } from '../lib/spawn.ts';
 
 export { startShopDesk } from './ours.ts';
 
@@ -8,6 +8,7 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 /** Fastify + better-sqlite3 doing the same work (see fastify.ts). */
 export function startFastify(dbFile: string): Promise<RunningServer> {
   return startServer('Fastify', process.execPath, [
+    ...profileFlags('fastify'),
     '--import',
     'tsx',
     here('./fastify.ts'),
