@@ -214,25 +214,51 @@ async function assertCodeFree(db: Db, companyId: number, code: string, exceptId?
   if (holders.some((holder) => holder.id !== exceptId)) throw codeTaken();
 }
 
+/**
+ * One multi-row insert per list length (up to 50 addresses), each compiled once: the
+ * shape of an insert depends on its row count, never on its values. Slots are typed
+ * `never` so that each fits its column; replaceAddresses gives the values.
+ */
+type AddressSlots = Record<string, never>;
+const addressInserts = new Map<number, (db: Db, values: AddressSlots) => Promise<unknown>>();
+
+function insertAddressRows(count: number) {
+  let insert = addressInserts.get(count);
+  if (!insert) {
+    insert = prepared((db, p: AddressSlots) =>
+      db.insertInto('customer_addresses').values(
+        Array.from({ length: count }, (_, position) => ({
+          customer_id: p.customer_id!,
+          position,
+          zipcode: p[`zipcode${position}`]!,
+          street: p[`street${position}`]!,
+          district: p[`district${position}`]!,
+          city: p[`city${position}`]!,
+          state: p[`state${position}`]!,
+          number: p[`number${position}`]!,
+          complement: p[`complement${position}`]!,
+        })),
+      ),
+    );
+    addressInserts.set(count, insert);
+  }
+  return insert;
+}
+
 async function replaceAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
   await deleteAddressesOf(db, { customerId });
   if (addresses.length === 0) return;
-  await db
-    .insertInto('customer_addresses')
-    .values(
-      addresses.map((address, position) => ({
-        customer_id: customerId,
-        position,
-        zipcode: address.zipcode,
-        street: address.street,
-        district: address.district,
-        city: address.city,
-        state: address.state,
-        number: address.number,
-        complement: address.complement ?? null,
-      })),
-    )
-    .execute();
+  const values: Record<string, unknown> = { customer_id: customerId };
+  addresses.forEach((address, position) => {
+    values[`zipcode${position}`] = address.zipcode;
+    values[`street${position}`] = address.street;
+    values[`district${position}`] = address.district;
+    values[`city${position}`] = address.city;
+    values[`state${position}`] = address.state;
+    values[`number${position}`] = address.number;
+    values[`complement${position}`] = address.complement ?? null;
+  });
+  await insertAddressRows(addresses.length)(db, values as AddressSlots);
 }
 
 export async function createCustomer(
