@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config.ts';
+import { runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -46,8 +47,13 @@ function openSqlite(file: string): Storage {
   // The CLI writes while the server runs: wait for the lock instead of failing.
   raw.pragma('busy_timeout = 5000');
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(raw) }),
+  const statements = withStatementCache(raw);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  runPreparedDirectly(db, {
+    get inTransaction() {
+      return raw.inTransaction;
+    },
+    prepare: (sqlText) => statements.prepare(sqlText) as unknown as BetterSqlite3.Statement,
   });
   return {
     db,
