@@ -2,8 +2,8 @@
  * `npm run bench`: ShopDesk against the Fastify + better-sqlite3 baseline and a bare
  * node:http ceiling, side by side in one run. Each server runs in its own process; this
  * process only generates load (autocannon). Scenarios run one server at a time, each with
- * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 5), BENCH_WARMUP (2),
- * BENCH_ROUNDS (2),
+ * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 3), BENCH_WARMUP (4),
+ * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
  * BENCH_CPU_PROF=DIR (profile ShopDesk), BENCH_NO_CEILING=1 (while tuning).
  */
@@ -25,10 +25,10 @@ import { startCeiling, startFastify, startShopDesk } from './servers/index.ts';
 
 const settings: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
-  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 2),
-  seconds: Number(process.env.BENCH_SECONDS ?? 5),
+  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 4),
+  seconds: Number(process.env.BENCH_SECONDS ?? 3),
 };
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const none: Measurement = {
   requestsPerSecond: 0,
