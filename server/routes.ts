@@ -2,11 +2,20 @@ import { connectivityRoutes } from './connectivity/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { documentationRoutes } from './docs/routes.ts';
 import type { AnyRoute } from './http/route.ts';
+import { offerRoutes } from './offers/routes.ts';
+import { productRoutes } from './products/routes.ts';
+import { stockRoutes } from './stock/routes.ts';
 
 /**
  * The route table: every operation of /api/v1, by domain. Dispatch and the OpenAPI
  * document both come from it. A new domain adds its list here.
  */
-export const apiRoutes: AnyRoute[] = [...connectivityRoutes, ...customerRoutes];
+export const apiRoutes: AnyRoute[] = [
+  ...connectivityRoutes,
+  ...customerRoutes,
+  ...productRoutes,
+  ...stockRoutes,
+  ...offerRoutes,
+];
 
 export const allRoutes: AnyRoute[] = [...apiRoutes, ...documentationRoutes(apiRoutes)];

@@ -18,24 +18,30 @@ const digitsOnly = (max: number) =>
     .transform(normalizeDigits)
     .pipe(z.string().regex(/^\d*$/, 'The :attribute field must contain only digits.').max(max));
 
+/**
+ * Text as Laravel's TrimStrings middleware leaves it: surrounding blanks go before the rules
+ * run, so a name of three spaces is no name ("The name field is required.").
+ */
+const text = () => z.string().trim();
+
 export const addressSchema = z.object({
-  zipcode: z.string().length(8),
-  street: z.string().min(1).max(255),
-  district: z.string().min(1).max(255),
-  city: z.string().min(1).max(255),
-  state: z.string().length(2),
-  number: z.string().min(1).max(100),
-  complement: z.string().max(255).nullish(),
+  zipcode: text().length(8),
+  street: text().min(1).max(255),
+  district: text().min(1).max(255),
+  city: text().min(1).max(255),
+  state: text().length(2),
+  number: text().min(1).max(100),
+  complement: text().max(255).nullish(),
 });
 export type AddressInput = z.infer<typeof addressSchema>;
 
 export const customerFields = {
-  name: z.string().min(3).max(255),
+  name: text().min(3).max(255),
   type: z.enum(customerTypes),
-  code: z.string().min(1).max(100).nullish(),
+  code: text().min(1).max(100).nullish(),
   taxvat: digitsOnly(14).nullish(),
-  telephone: z.string().max(30).nullish(),
-  mobile: z.string().max(30).nullish(),
+  telephone: text().max(30).nullish(),
+  mobile: text().max(30).nullish(),
   email: z.email().max(255).nullish(),
   addresses: z.array(addressSchema).max(50).optional(),
   credit_limit: moneySchema.nullish(),

@@ -44,8 +44,14 @@ export function pageOf<T extends z.ZodType>(record: T) {
   return z.object({ data: z.array(record), links: pageLinks, meta: pageMeta });
 }
 
-/** Integer path parameter of the reference (`integer >= 1`). */
-export const idParam = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/**
+ * Integer path parameter of the reference (`integer >= 1`), written in decimal digits only:
+ * `1e0`, `0x10` or `1.0` name no record (404) rather than aliasing customer 1 or 16.
+ */
+export const idParam = z.preprocess(
+  (value) => (typeof value === 'string' && /^[1-9][0-9]*$/.test(value) ? Number(value) : value),
+  z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+);
 
 /** ISO 8601 UTC timestamp as the API writes it: `2026-11-22T10:00:00Z`. */
 export const timestamp = z.string();

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type DatabaseTarget, databaseTarget, readEnvironment } from '../config.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
@@ -54,12 +55,21 @@ export function targetOf(options: DatabaseOptions): DatabaseTarget {
   return databaseTarget(options, readEnvironment());
 }
 
-/** Opens and migrates the database, runs the work, and always closes it. */
+/**
+ * Opens and migrates the database, runs the work, and always closes it. Commands that act on
+ * existing records (`existing: true`) refuse a SQLite file that is not there rather than
+ * create one: a mistyped --db must not leave a new, empty database behind.
+ */
 export async function withStorage<T>(
   options: DatabaseOptions,
   work: (storage: Storage) => Promise<T>,
+  { existing = false }: { existing?: boolean } = {},
 ): Promise<T> {
-  const storage = openStorage(targetOf(options));
+  const target = targetOf(options);
+  if (existing && target.kind === 'sqlite' && !existsSync(target.file)) {
+    throw new UsageError(`no database at ${target.file}; create a company there first`);
+  }
+  const storage = openStorage(target);
   try {
     await migrateToLatest(storage);
     return await work(storage);

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type {
   AddressInput,
   CustomerInput,
@@ -11,7 +11,7 @@ import { normalizeDigits } from '../../shared/customers.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
 import { invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
-import type { Storage } from '../storage/database.ts';
+import { type Storage, violatesUnique } from '../storage/database.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
@@ -22,6 +22,12 @@ type CustomerRow = Selectable<CustomerTables['customers']>;
 type AddressRow = Selectable<CustomerTables['customer_addresses']>;
 
 const codeTaken = () => invalidField('code', 'The code has already been taken.');
+
+/** The unique index settles races that `assertCodeFree` cannot see (concurrent writers). */
+function codeRaceAsTaken(error: unknown): never {
+  if (violatesUnique(error, 'customers', ['company_id', 'code'])) throw codeTaken();
+  throw error;
+}
 
 function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
   return {
@@ -267,28 +273,31 @@ export async function createCustomer(
   input: CustomerInput,
   now: Date,
 ): Promise<CustomerRecord> {
-  return storage.db.transaction().execute(async (trx) => {
-    if (input.code) await assertCodeFree(trx, companyId, input.code);
-    const stamp = isoNow(now);
-    const [row] = await insertCustomer(trx, {
-      company_id: companyId,
-      code: null,
-      taxvat: null,
-      telephone: null,
-      mobile: null,
-      email: null,
-      credit_limit_cents: null,
-      status: 'active',
-      ...columnsOf(input),
-      name: input.name,
-      type: input.type,
-      created_at: stamp,
-      updated_at: stamp,
-    });
-    if (!row) throw new Error('the insert of a customer returned no id');
-    await replaceAddresses(trx, row.id, input.addresses ?? []);
-    return getCustomer(trx, companyId, row.id);
-  });
+  return storage.db
+    .transaction()
+    .execute(async (trx) => {
+      if (input.code) await assertCodeFree(trx, companyId, input.code);
+      const stamp = isoNow(now);
+      const [row] = await insertCustomer(trx, {
+        company_id: companyId,
+        code: null,
+        taxvat: null,
+        telephone: null,
+        mobile: null,
+        email: null,
+        credit_limit_cents: null,
+        status: 'active',
+        ...columnsOf(input),
+        name: input.name,
+        type: input.type,
+        created_at: stamp,
+        updated_at: stamp,
+      });
+      if (!row) throw new Error('the insert of a customer returned no id');
+      await replaceAddresses(trx, row.id, input.addresses ?? []);
+      return getCustomer(trx, companyId, row.id);
+    })
+    .catch(codeRaceAsTaken);
 }
 
 /**
@@ -303,30 +312,33 @@ export async function updateCustomer(
   mode: 'replace' | 'patch',
   now: Date,
 ): Promise<CustomerRecord> {
-  return storage.db.transaction().execute(async (trx) => {
-    await getCustomer(trx, companyId, id);
-    if (input.code) await assertCodeFree(trx, companyId, input.code, id);
-    const cleared =
-      mode === 'replace'
-        ? {
-            code: null,
-            taxvat: null,
-            telephone: null,
-            mobile: null,
-            email: null,
-            credit_limit_cents: null,
-          }
-        : {};
-    await trx
-      .updateTable('customers')
-      .set({ ...cleared, ...columnsOf(input), updated_at: isoNow(now) })
-      .where('company_id', '=', companyId)
-      .where('id', '=', id)
-      .execute();
-    const addresses = input.addresses ?? (mode === 'replace' ? [] : undefined);
-    if (addresses) await replaceAddresses(trx, id, addresses);
-    return getCustomer(trx, companyId, id);
-  });
+  return storage.db
+    .transaction()
+    .execute(async (trx) => {
+      await getCustomer(trx, companyId, id);
+      if (input.code) await assertCodeFree(trx, companyId, input.code, id);
+      const cleared =
+        mode === 'replace'
+          ? {
+              code: null,
+              taxvat: null,
+              telephone: null,
+              mobile: null,
+              email: null,
+              credit_limit_cents: null,
+            }
+          : {};
+      await trx
+        .updateTable('customers')
+        .set({ ...cleared, ...columnsOf(input), updated_at: isoNow(now) })
+        .where('company_id', '=', companyId)
+        .where('id', '=', id)
+        .execute();
+      const addresses = input.addresses ?? (mode === 'replace' ? [] : undefined);
+      if (addresses) await replaceAddresses(trx, id, addresses);
+      return getCustomer(trx, companyId, id);
+    })
+    .catch(codeRaceAsTaken);
 }
 
 // ---- relationships --------------------------------------------------------------------
@@ -391,6 +403,19 @@ async function isDescendant(db: Db, ancestor: number, descendant: number): Promi
   return false;
 }
 
+/** Arbitrary first key of the advisory lock that guards a company's relationship graph. */
+const relationshipLock = 0x5d_0001;
+
+/**
+ * The duplicate and cycle checks read the graph, then write it: two such transactions at
+ * once could each pass and together make a cycle. SQLite runs one transaction at a time on
+ * its single connection; PostgreSQL takes a per-company lock until the transaction ends.
+ */
+async function lockRelationships(storage: Storage, trx: Db, companyId: number): Promise<void> {
+  if (storage.dialect !== 'postgres') return;
+  await sql`select pg_advisory_xact_lock(${relationshipLock}, ${companyId})`.execute(trx);
+}
+
 export async function addRelationship(
   storage: Storage,
   companyId: number,
@@ -399,6 +424,7 @@ export async function addRelationship(
   now: Date,
 ): Promise<RelationshipRecord> {
   return storage.db.transaction().execute(async (trx) => {
+    await lockRelationships(storage, trx, companyId);
     await getCustomer(trx, companyId, customerId);
     const field = 'related_customer_id';
     if (input.related_customer_id === customerId) {

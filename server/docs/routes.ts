@@ -7,7 +7,9 @@ import { buildOpenApi } from '../http/openapi.ts';
 import { type AnyRoute, defineRoute, type Reply } from '../http/route.ts';
 
 const require = createRequire(import.meta.url);
-const swaggerUiDir: string = require('swagger-ui-dist').getAbsoluteFSPath();
+// The package's main module evaluates the whole 1.4 MB viewer bundle in Node (hundreds of
+// milliseconds on every start, CLI commands included); only its folder is needed here.
+const swaggerUiDir: string = require('swagger-ui-dist/absolute-path.js')();
 const { version } = require('../../package.json') as { version: string };
 
 /** Files of the viewer, served from node_modules: the docs page needs no CDN. */
@@ -87,7 +89,8 @@ export function documentationRoutes(apiRoutes: readonly AnyRoute[]): AnyRoute[] 
             headers: { 'content-type': 'text/javascript; charset=utf-8' },
           };
         }
-        const type = assets[params.asset];
+        // Own keys only: `constructor` or `__proto__` must not reach the file system.
+        const type = Object.hasOwn(assets, params.asset) ? assets[params.asset] : undefined;
         if (!type) throw new HttpError('not_found', 'No such file.');
         let content = cachedAssets.get(params.asset);
         if (!content) {

@@ -11,7 +11,11 @@ import type { Router } from './router.ts';
 import { parseOrThrow } from './validation.ts';
 
 /** Query parameters that carry credentials; the reference forbids credentials in URLs. */
-const credentialParameters = ['access_token', 'token', 'api_token', 'api_key'];
+const credentialParameters = new Set(['access_token', 'token', 'api_token', 'api_key']);
+
+/** `Access_Token=` and `token[]=` carry a credential just as well as `access_token=`. */
+const isCredentialParameter = (key: string) =>
+  credentialParameters.has(key.replace(/\[\]$/, '').toLowerCase());
 
 export interface Pipeline {
   router: Router;
@@ -48,6 +52,11 @@ export async function handleRequest(
   } catch (error) {
     reply = errorReply(pipeline.log, error, requestId, request.method ?? '', pathname);
   }
+  if (pipeline.shutdown.aborted) {
+    // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
+    // tell the client to go, so the server stops as soon as its last answer is out.
+    reply.headers = { ...reply.headers, connection: 'close' };
+  }
   send(response, reply, requestId, request.method === 'HEAD');
   // Building the entry costs even when the level drops it: skip it at warn and above.
   if (!pipeline.log.isLevelEnabled('info')) return;
@@ -75,7 +84,7 @@ async function dispatch(
   setCaller: (caller: Caller) => void,
 ): Promise<Reply> {
   const query = search ? new URLSearchParams(search) : undefined;
-  if (query && credentialParameters.some((name) => query.has(name))) {
+  if (query && [...query.keys()].some(isCredentialParameter)) {
     throw new HttpError('credential_in_url');
   }
   const match = pipeline.router.match(request.method ?? 'GET', pathname);

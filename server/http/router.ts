@@ -1,3 +1,4 @@
+import { HttpError } from './errors.ts';
 import type { AnyRoute, Method } from './route.ts';
 
 interface CompiledPath {
@@ -51,7 +52,7 @@ export class Router {
       if (!found) continue;
       const params: Record<string, string> = {};
       compiled.names.forEach((name, index) => {
-        params[name] = decodeURIComponent(found[index + 1]!);
+        params[name] = decodeSegment(found[index + 1]!);
       });
       const result = pick(compiled, wanted, params);
       if (result.kind === 'found') return result;
@@ -85,4 +86,13 @@ function compile(path: string): CompiledPath {
     })
     .join('/');
   return { pattern: new RegExp(`^${source}$`), names, staticSegments, routes: new Map() };
+}
+
+/** `%E0%A4%A` is no text at all: the client sent a broken URL (400), not an unknown one. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError('bad_request', 'The request path is not valid percent-encoded UTF-8.');
+  }
 }

@@ -46,6 +46,10 @@ export function attributeName(path: readonly PropertyKey[]): string {
 function messageFor(issue: Issue): string {
   const field = attributeName(issue.path);
   const the = `The ${field} field`;
+  // Laravel turns '' into null (ConvertEmptyStringsToNull) and reports an absent value as
+  // required, whichever rule caught it: a missing enum is not "The selected type is invalid."
+  const absent = issue.input === undefined || issue.input === null || issue.input === '';
+  if (absent && issue.code !== 'custom') return `${the} is required.`;
   switch (issue.code) {
     case 'invalid_type': {
       if (issue.input === undefined || issue.input === null) return `${the} is required.`;

@@ -100,3 +100,20 @@ function openPostgres(url: string): Storage {
     close: () => db.destroy(),
   };
 }
+
+/**
+ * Whether a write broke the unique index over `columns` of `table`, in either dialect's
+ * words. A check-then-insert can race another connection (PostgreSQL pools several): the
+ * index is the final word, and its refusal is the client's mistake, not a fault.
+ */
+export function violatesUnique(error: unknown, table: string, columns: string[]): boolean {
+  const e = error as { code?: unknown; table?: unknown; detail?: unknown; message?: unknown };
+  if (e?.code === '23505') {
+    return e.table === table && String(e.detail).startsWith(`Key (${columns.join(', ')})=`);
+  }
+  if (e?.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    const names = columns.map((column) => `${table}.${column}`).join(', ');
+    return String(e.message).includes(`UNIQUE constraint failed: ${names}`);
+  }
+  return false;
+}

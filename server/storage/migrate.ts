@@ -3,12 +3,18 @@ import type { Storage } from './database.ts';
 import * as core from './migrations/001_core.ts';
 import * as customers from './migrations/002_customers.ts';
 import * as catalog from './migrations/003_catalog.ts';
+import * as products from './migrations/004_products.ts';
+import * as stock from './migrations/005_stock.ts';
+import * as offers from './migrations/006_offers.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
   '001_core': core,
   '002_customers': customers,
   '003_catalog': catalog,
+  '004_products': products,
+  '005_stock': stock,
+  '006_offers': offers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -34,5 +34,13 @@ export interface CoreTables {
 }
 
 import type { CustomerTables } from '../customers/tables.ts';
+import type { OfferTables } from '../offers/tables.ts';
+import type { ProductTables } from '../products/tables.ts';
+import type { StockTables } from '../stock/tables.ts';
 
-export interface Database extends CoreTables, CustomerTables {}
+export interface Database
+  extends CoreTables,
+    CustomerTables,
+    ProductTables,
+    StockTables,
+    OfferTables {}

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { type App, startApp } from '../../server/app.ts';
 import { createCompany } from '../../server/companies/companies.ts';
 import {
@@ -25,6 +25,7 @@ export class TestClock implements Clock {
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies by path; each asserts the shape it needs.
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -54,6 +55,7 @@ export interface TestServer {
     permissions: Permission[] | '*',
     expiresInDays?: number,
   ): Promise<string>;
+  // biome-ignore lint/suspicious/noExplicitAny: as for Answer.
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Answer<T>>;
   close(): Promise<void>;
 }
@@ -63,7 +65,13 @@ export interface TestServer {
  * database target the test gives, e.g. PostgreSQL).
  */
 export async function startTestServer(
-  options: { rateLimit?: number; database?: DatabaseTarget; config?: Partial<ServerConfig> } = {},
+  options: {
+    rateLimit?: number;
+    database?: DatabaseTarget;
+    config?: Partial<ServerConfig>;
+    /** The server's logger; silent unless a test captures the logs (see `captureLogs`). */
+    log?: Logger;
+  } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-test-'));
   const dbFile = join(dir, 'shopdesk.sqlite');
@@ -78,7 +86,7 @@ export async function startTestServer(
       logLevel: 'silent',
       ...options.config,
     },
-    { clock, log: pino({ level: 'silent' }) },
+    { clock, log: options.log ?? pino({ level: 'silent' }) },
   );
   const storage = app.services.storage;
   let companies = 0;
@@ -128,4 +136,11 @@ export async function startTestServer(
     },
   };
   return server;
+}
+
+/** A logger that writes every line to memory, for tests that check what is (not) logged. */
+export function captureLogs(level = 'info'): { log: Logger; text(): string } {
+  const lines: string[] = [];
+  const log = pino({ level, base: undefined }, { write: (line: string) => void lines.push(line) });
+  return { log, text: () => lines.join('') };
 }

@@ -45,15 +45,19 @@ export function registerRecordCommands(program: Command): void {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const issued = await withStorage(options, async (storage) => {
-      await requireCompany(storage, options.company);
-      return issueToken(storage, {
-        companyId: options.company,
-        permissions,
-        name: options.name ?? 'integration',
-        expiresInDays: options.expiresIn,
-      });
-    });
+    const issued = await withStorage(
+      options,
+      async (storage) => {
+        await requireCompany(storage, options.company);
+        return issueToken(storage, {
+          companyId: options.company,
+          permissions,
+          name: options.name ?? 'integration',
+          expiresInDays: options.expiresIn,
+        });
+      },
+      { existing: true },
+    );
     print(issued.secret);
   });
   withDatabaseOptions(
@@ -62,10 +66,14 @@ export function registerRecordCommands(program: Command): void {
       .description("list a company's tokens (never their secrets)")
       .requiredOption('--company <id>', 'company id', positiveInt('--company')),
   ).action(async (options) => {
-    const tokens = await withStorage(options, async (storage) => {
-      await requireCompany(storage, options.company);
-      return listTokens(storage, options.company);
-    });
+    const tokens = await withStorage(
+      options,
+      async (storage) => {
+        await requireCompany(storage, options.company);
+        return listTokens(storage, options.company);
+      },
+      { existing: true },
+    );
     for (const t of tokens) {
       const state = t.revoked_at
         ? `revoked ${t.revoked_at}`
@@ -81,7 +89,9 @@ export function registerRecordCommands(program: Command): void {
       .description('revoke a token at once')
       .argument('<id>', 'token id', positiveInt('token id')),
   ).action(async (id: number, options) => {
-    const revoked = await withStorage(options, (storage) => revokeToken(storage, id));
+    const revoked = await withStorage(options, (storage) => revokeToken(storage, id), {
+      existing: true,
+    });
     if (!revoked) throw new UsageError(`no active token with id ${id}`);
     print(`revoked token ${id}`);
   });
@@ -96,18 +106,22 @@ export function registerRecordCommands(program: Command): void {
       .requiredOption('--code <code>', 'warehouse code (max 20)', text('--code', 20))
       .option('--name <name>', 'warehouse name', text('--name', 255)),
   ).action(async (options) => {
-    const id = await withStorage(options, async (storage) => {
-      await requireCompany(storage, options.company);
-      try {
-        return await createWarehouse(storage, {
-          companyId: options.company,
-          code: options.code,
-          name: options.name ?? options.code,
-        });
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
-    });
+    const id = await withStorage(
+      options,
+      async (storage) => {
+        await requireCompany(storage, options.company);
+        try {
+          return await createWarehouse(storage, {
+            companyId: options.company,
+            code: options.code,
+            name: options.name ?? options.code,
+          });
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+      },
+      { existing: true },
+    );
     print(String(id));
   });
 
@@ -120,10 +134,14 @@ export function registerRecordCommands(program: Command): void {
       .requiredOption('--company <id>', 'company id', positiveInt('--company'))
       .requiredOption('--name <name>', 'category name', text('--name', 255)),
   ).action(async (options) => {
-    const id = await withStorage(options, async (storage) => {
-      await requireCompany(storage, options.company);
-      return createCategory(storage, { companyId: options.company, name: options.name });
-    });
+    const id = await withStorage(
+      options,
+      async (storage) => {
+        await requireCompany(storage, options.company);
+        return createCategory(storage, { companyId: options.company, name: options.name });
+      },
+      { existing: true },
+    );
     print(String(id));
   });
 }

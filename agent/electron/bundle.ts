@@ -1,0 +1,84 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, build } from 'esbuild';
+
+/**
+ * Bundles the Electron app into one directory that electron-builder packs as is:
+ *   main.js        the main process, ESM, with the agent core and its JS dependencies inlined
+ *   preload.cjs    CommonJS: a sandboxed preload can require only `electron`
+ *   renderer/      index.html, styles.css and renderer.js (an IIFE for the browser)
+ *   icons/         window and tray pictures
+ * Run: `npx tsx agent/electron/bundle.ts [outDir]` (npm run agent:build).
+ */
+const appDir = dirname(fileURLToPath(import.meta.url));
+export const defaultOutDir = join(appDir, 'dist');
+
+/**
+ * Left out of main.js and shipped in node_modules instead: `electron` is the runtime itself,
+ * pdf-to-printer carries SumatraPDF.exe (asarUnpack), better-sqlite3 is native.
+ */
+export const mainExternals = ['electron', 'pdf-to-printer', 'better-sqlite3'];
+
+export async function bundleAgentApp(
+  outDir: string = defaultOutDir,
+  options: { minify?: boolean } = {},
+): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(join(outDir, 'renderer'), { recursive: true });
+  const common: BuildOptions = {
+    bundle: true,
+    sourcemap: 'linked',
+    minify: options.minify ?? false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    target: 'es2023',
+  };
+
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: [join(appDir, 'main', 'index.ts')],
+      outfile: join(outDir, 'main.js'),
+      platform: 'node',
+      format: 'esm',
+      external: mainExternals,
+      // CommonJS dependencies bundled into an ES module still call require() for built-ins.
+      banner: {
+        js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      },
+    }),
+    build({
+      ...common,
+      entryPoints: [join(appDir, 'preload', 'index.ts')],
+      outfile: join(outDir, 'preload.cjs'),
+      platform: 'node',
+      format: 'cjs',
+      external: ['electron'],
+    }),
+    build({
+      ...common,
+      entryPoints: [join(appDir, 'renderer', 'app.ts')],
+      outfile: join(outDir, 'renderer', 'renderer.js'),
+      platform: 'browser',
+      format: 'iife',
+    }),
+  ]);
+
+  for (const file of ['index.html', 'styles.css']) {
+    cpSync(join(appDir, 'renderer', file), join(outDir, 'renderer', file));
+  }
+  const iconsDir = join(outDir, 'icons');
+  mkdirSync(iconsDir, { recursive: true });
+  cpSync(join(appDir, 'build', 'icon.png'), join(iconsDir, 'icon.png'));
+  const trayDir = join(appDir, 'build', 'tray');
+  if (existsSync(trayDir)) {
+    for (const file of readdirSync(trayDir)) cpSync(join(trayDir, file), join(iconsDir, file));
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const outDir = process.argv[2] ? resolve(process.argv[2]) : defaultOutDir;
+  await bundleAgentApp(outDir, { minify: process.env['NODE_ENV'] === 'production' });
+  console.log(`Bundled the agent app into ${outDir}`);
+}

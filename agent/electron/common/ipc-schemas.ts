@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { routeNameSchema } from '../../../shared/printing.ts';
+import { type InvokeChannel, ipcChannels } from './ipc.ts';
+
+/** The zod schemas of the IPC arguments (channels in ipc.ts); the main process checks with them. */
+const printerNameSchema = z.string().trim().min(1).max(255);
+const jobIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** What the user typed as the server address: http(s) only, no credentials in it. */
+export const serverUrlSchema = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (
+        (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password
+      );
+    } catch {
+      return false;
+    }
+  }, 'Enter the server address, like https://shopdesk.example.com');
+export const tokenSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(4096)
+  .regex(/^[\x21-\x7e]+$/, 'The token is one word of printable characters.');
+
+export const routeMappingSchema = z
+  .record(routeNameSchema, printerNameSchema)
+  .refine((routes) => Object.keys(routes).length <= 100, 'At most 100 routes.');
+export type RouteMapping = z.infer<typeof routeMappingSchema>;
+
+/** A change of settings from the window; fields left out stay as they are. */
+export const settingsPatchSchema = z.strictObject({
+  serverUrl: serverUrlSchema.optional(),
+  token: tokenSchema.optional(),
+  routes: routeMappingSchema.optional(),
+  startAtLogin: z.boolean().optional(),
+});
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+export const connectionTestSchema = z.strictObject({
+  serverUrl: serverUrlSchema,
+  /** Left out: test the token already saved. */
+  token: tokenSchema.optional(),
+});
+export type ConnectionTestRequest = z.infer<typeof connectionTestSchema>;
+
+/** Arguments of each invoke channel, as a tuple: extra or missing arguments are refused too. */
+export const invokeArgumentSchemas = {
+  [ipcChannels.getSnapshot]: z.tuple([]),
+  [ipcChannels.saveSettings]: z.tuple([settingsPatchSchema]),
+  [ipcChannels.testConnection]: z.tuple([connectionTestSchema]),
+  [ipcChannels.listPrinters]: z.tuple([]),
+  [ipcChannels.retryJob]: z.tuple([jobIdSchema]),
+  [ipcChannels.reprintJob]: z.tuple([jobIdSchema]),
+  [ipcChannels.testPrint]: z.tuple([routeNameSchema]),
+  [ipcChannels.pauseAgent]: z.tuple([]),
+  [ipcChannels.resumeAgent]: z.tuple([]),
+  [ipcChannels.openLogs]: z.tuple([]),
+} as const satisfies Record<InvokeChannel, z.ZodTuple>;
+
+export type InvokeArguments<C extends InvokeChannel> = z.infer<(typeof invokeArgumentSchemas)[C]>;

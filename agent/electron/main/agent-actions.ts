@@ -1,0 +1,131 @@
+import type { PrinterInfo } from '../../../shared/printing.ts';
+import type { AgentControl } from '../../core/status.ts';
+import type { ActionResult, AppSnapshot, SettingsPatch } from '../common/ipc.ts';
+import type { AgentSettings } from './agent-settings.ts';
+import { type AgentSupervisor, errorMessage } from './agent-supervisor.ts';
+import { testServerConnection } from './connection-test.ts';
+import type { InvokeHandlers } from './ipc-handlers.ts';
+
+export interface AgentActionsDeps {
+  settings: Pick<AgentSettings, 'apply' | 'view' | 'token' | 'connectionConfig'>;
+  supervisor: AgentSupervisor;
+  logFilePath: string;
+  /** The OS's printers when the core is not running yet (Electron's getPrintersAsync). */
+  listSystemPrinters: () => Promise<PrinterInfo[]>;
+  openPath: (path: string) => Promise<string>;
+  applyStartAtLogin: (enabled: boolean) => void;
+  /** Called after settings change, to refresh the tray and the window. */
+  onSettingsChanged: () => void;
+  fetchImpl?: typeof fetch;
+}
+
+/**
+ * What the window's buttons and the tray's menu items do. Failures come back as
+ * `{ ok: false, message }` in words for shop staff, and go to the log too.
+ */
+export function createAgentActions(deps: AgentActionsDeps): InvokeHandlers {
+  const { settings, supervisor } = deps;
+
+  async function withAgent(
+    what: string,
+    run: (control: AgentControl) => Promise<void> | void,
+    done: string,
+  ): Promise<ActionResult> {
+    const control = supervisor.control;
+    if (!control)
+      return { ok: false, message: 'The agent is not running: save the server and token first.' };
+    try {
+      await run(control);
+      supervisor.log('info', done);
+      return { ok: true, message: done };
+    } catch (error) {
+      const message = `${what} failed: ${errorMessage(error)}`;
+      supervisor.log('error', message);
+      return { ok: false, message };
+    }
+  }
+
+  return {
+    'app:get-snapshot': (): AppSnapshot => ({
+      settings: settings.view(),
+      status: supervisor.status(),
+      logTail: supervisor.logTail(),
+      logFile: deps.logFilePath,
+    }),
+
+    'settings:save': async (patch: SettingsPatch): Promise<ActionResult> => {
+      try {
+        settings.apply(patch);
+        if (patch.startAtLogin !== undefined) deps.applyStartAtLogin(patch.startAtLogin);
+      } catch (error) {
+        supervisor.log('error', `Settings not saved: ${errorMessage(error)}`);
+        return { ok: false, message: `Settings not saved: ${errorMessage(error)}` };
+      }
+      const changed = Object.keys(patch).filter((key) => key !== 'token');
+      supervisor.log(
+        'info',
+        `Settings saved (${[...changed, ...(patch.token !== undefined ? ['token'] : [])].join(', ')}).`,
+      );
+      deps.onSettingsChanged();
+      if (
+        patch.serverUrl !== undefined ||
+        patch.token !== undefined ||
+        patch.routes !== undefined
+      ) {
+        await supervisor.configure(settings.connectionConfig());
+      }
+      return { ok: true, message: 'Saved.' };
+    },
+
+    'settings:test-connection': async (request): Promise<ActionResult> => {
+      const token = request.token ?? settings.token();
+      if (token === null) return { ok: false, message: 'Enter the token first.' };
+      const result = await testServerConnection(
+        { serverUrl: request.serverUrl, token },
+        deps.fetchImpl,
+      );
+      supervisor.log(result.ok ? 'info' : 'warn', `Connection test: ${result.message}`);
+      return result;
+    },
+
+    'printers:list': async (): Promise<PrinterInfo[]> => {
+      const control = supervisor.control;
+      try {
+        if (control) return await control.listPrinters();
+      } catch (error) {
+        supervisor.log('warn', `The agent could not list printers: ${errorMessage(error)}`);
+      }
+      return deps.listSystemPrinters();
+    },
+
+    'jobs:retry': (jobId: number) =>
+      withAgent(
+        `Retry of job #${jobId}`,
+        (control) => control.retry(jobId),
+        `Job #${jobId} is queued again.`,
+      ),
+
+    'jobs:reprint': (jobId: number) =>
+      withAgent(
+        `Reprint of job #${jobId}`,
+        (control) => control.reprint(jobId),
+        `Job #${jobId} is queued for a reprint.`,
+      ),
+
+    'jobs:test-print': (route: string) =>
+      withAgent(
+        `Test print on ${route}`,
+        (control) => control.testPrint(route),
+        `Test page sent to ${route}.`,
+      ),
+
+    'agent:pause': () => withAgent('Pause', (control) => control.pause(), 'Printing paused.'),
+
+    'agent:resume': () => withAgent('Resume', (control) => control.resume(), 'Printing resumed.'),
+
+    'logs:open': async (): Promise<ActionResult> => {
+      const problem = await deps.openPath(deps.logFilePath);
+      return problem ? { ok: false, message: `Cannot open the log: ${problem}` } : { ok: true };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { sql } from 'kysely';
+import { toCents } from '../../shared/money.ts';
+import type { BulkPriceInput } from '../../shared/products.ts';
+import { invalid } from '../http/errors.ts';
+import type { Storage } from '../storage/database.ts';
+import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
+import { isoNow } from '../time.ts';
+
+/**
+ * Sets the price of up to 1,000 products in one transaction and one UPDATE, all or nothing: an unknown product anywhere is a 422 keyed `items.N.product_id`
+ * or `items.N.code`, and nothing changes. When two items name one product the later wins.
+ * Returns how many items were applied.
+ */
+export async function updatePrices(
+  storage: Storage,
+  companyId: number,
+  input: BulkPriceInput,
+  now: Date,
+): Promise<number> {
+  const ids = [
+    ...new Set(input.items.flatMap((item) => (item.product_id ? [item.product_id] : []))),
+  ];
+  const codes = [...new Set(input.items.flatMap((item) => (item.code ? [item.code] : [])))];
+  return storage.db.transaction().execute(async (trx) => {
+    const found = await trx
+      .selectFrom('products')
+      .select(['id', 'code'])
+      .where('company_id', '=', companyId)
+      .where((eb) => {
+        const any = [];
+        if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
+        if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
+        return eb.or(any);
+      })
+      .execute();
+    const byId = new Set(found.map((row) => row.id));
+    const byCode = new Map(found.map((row) => [row.code, row.id]));
+    const errors: Record<string, string[]> = {};
+    const cents = new Map<number, number>();
+    input.items.forEach((item, index) => {
+      const id = item.product_id ?? byCode.get(item.code ?? '');
+      const key = item.product_id ? `items.${index}.product_id` : `items.${index}.code`;
+      if (id === undefined || !byId.has(id)) {
+        errors[key] = [`The selected ${key} is invalid.`];
+        return;
+      }
+      cents.set(id, toCents(item.price));
+    });
+    if (Object.keys(errors).length > 0) throw invalid(errors);
+    const prices = [...cents].map(([id, price]) => [id, price]);
+    // One UPDATE ... FROM over the items as a JSON table (SQLite 3.33+, PostgreSQL). The
+    // unary + keeps SQLite from walking the company's index and scanning the JSON per row:
+    // it must loop over the items and find each product by id.
+    await sql`update products
+      set price_cents = j.price_cents, updated_at = ${isoNow(now)}
+      from ${jsonTable(
+        storage.dialect,
+        [
+          ['id', 'integer'],
+          ['price_cents', 'bigint'],
+        ],
+        prices,
+      )} as j
+      where products.id = j.id and +products.company_id = ${companyId}`.execute(trx);
+    return input.items.length;
+  });
+}

@@ -1,0 +1,82 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ProductStock, StockBalanceRecord } from '../../shared/products.ts';
+import { fromMilli } from '../../shared/quantity.ts';
+import type { Database } from '../storage/schema.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * The balances of some products, by product id, in a stable order (warehouse code, then
+ * location, then lot). One query whatever the number of products.
+ */
+export async function balancesOf(
+  db: Db,
+  companyId: number,
+  productIds: number[],
+): Promise<Map<number, StockBalanceRecord[]>> {
+  const byProduct = new Map<number, StockBalanceRecord[]>();
+  if (productIds.length === 0) return byProduct;
+  const rows = await db
+    .selectFrom('stock_balances as b')
+    .innerJoin('warehouses as w', 'w.id', 'b.warehouse_id')
+    .leftJoin('stock_locations as l', 'l.id', 'b.location_id')
+    .leftJoin('stock_lots as t', 't.id', 'b.lot_id')
+    .select([
+      'b.product_id',
+      'b.warehouse_id',
+      'w.code as warehouse_code',
+      'l.id as location_id',
+      'l.code as location_code',
+      't.id as lot_id',
+      't.number as lot_number',
+      'b.quantity_milli',
+      'b.updated_at',
+    ])
+    .where('b.company_id', '=', companyId)
+    .where('b.product_id', 'in', productIds)
+    .orderBy('b.product_id')
+    .orderBy('w.code')
+    .orderBy('b.location_id')
+    .orderBy('b.lot_id')
+    .execute();
+  for (const row of rows) {
+    const list = byProduct.get(row.product_id) ?? [];
+    list.push({
+      warehouse_id: row.warehouse_id,
+      warehouse_code: row.warehouse_code,
+      location_id: row.location_id ?? null,
+      location_code: row.location_code ?? null,
+      lot_id: row.lot_id ?? null,
+      lot_number: row.lot_number ?? null,
+      quantity: fromMilli(Number(row.quantity_milli)),
+      updated_at: row.updated_at,
+    });
+    byProduct.set(row.product_id, list);
+  }
+  return byProduct;
+}
+
+/** The stock as a product record shows it: the total (summed in milli) and each balance. */
+export function stockOf(balances: StockBalanceRecord[]): ProductStock {
+  const milli = balances.reduce((sum, b) => sum + Math.round(b.quantity * 1000), 0);
+  return { quantity: fromMilli(milli), balances };
+}
+
+/** Total quantity (in milli, all warehouses) of each stock-managed product asked for. */
+export async function availableMilli(
+  db: Db,
+  companyId: number,
+  productIds: number[],
+): Promise<Map<number, number>> {
+  const totals = new Map<number, number>();
+  if (productIds.length === 0) return totals;
+  const rows = await db
+    .selectFrom('stock_balances')
+    .select(['product_id', (eb) => eb.fn.sum<number>('quantity_milli').as('milli')])
+    .where('company_id', '=', companyId)
+    .where('product_id', 'in', productIds)
+    .groupBy('product_id')
+    .execute();
+  for (const row of rows) totals.set(row.product_id, Number(row.milli));
+  return totals;
+}

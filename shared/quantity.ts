@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Quantities (stock balances, offer lines, assembly components) travel as JSON numbers
+ * with at most three decimals and are computed in integer thousandths ("milli"), never in
+ * floating point, the way money is computed in cents.
+ */
+export const maxQuantity = 999_999_999.999;
+
+export function hasAtMostThreeDecimals(value: number): boolean {
+  return Math.abs(value * 1000 - Math.round(value * 1000)) < 1e-6;
+}
+
+/** A quantity of at least 0 (a stock balance). */
+export const quantitySchema = z
+  .number()
+  .min(0)
+  .max(maxQuantity)
+  .refine(hasAtMostThreeDecimals, 'The :attribute field must have at most 3 decimal places.');
+
+/** A quantity above 0 (what is sold or assembled). */
+export const positiveQuantitySchema = z
+  .number()
+  .gt(0)
+  .max(maxQuantity)
+  .refine(hasAtMostThreeDecimals, 'The :attribute field must have at most 3 decimal places.');
+
+export function toMilli(value: number): number {
+  return Math.round(value * 1000);
+}
+
+export function fromMilli(milli: number): number {
+  return milli / 1000;
+}

@@ -1,0 +1,28 @@
+import type { AgentStatus, RecentJob } from '../../agent/core/status.ts';
+
+export function recentJob(overrides: Partial<RecentJob> & { id: number }): RecentJob {
+  return {
+    route: 'receipts',
+    title: null,
+    status: 'printed',
+    printer: 'EPSON_TM_T20',
+    error: null,
+    at: '2026-11-22T10:00:00Z',
+    ...overrides,
+  };
+}
+
+export function agentStatus(overrides: Partial<AgentStatus> = {}): AgentStatus {
+  return {
+    connection: 'connected',
+    serverUrl: 'https://shop.example.com',
+    agentId: '6f1c2d1e-6a1b-4a55-9d0c-2a7c7c1e9b10',
+    paused: false,
+    printing: 0,
+    pendingReports: 0,
+    recentJobs: [],
+    printers: [{ name: 'EPSON_TM_T20', is_default: true }],
+    lastError: null,
+    ...overrides,
+  };
+}

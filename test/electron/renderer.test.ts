@@ -1,0 +1,334 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentStatus } from '../../agent/core/status.ts';
+import { bundleAgentApp } from '../../agent/electron/bundle.ts';
+import type { AppSnapshot } from '../../agent/electron/common/ipc.ts';
+import { agentStatus, recentJob } from './fixtures.ts';
+
+/**
+ * The real bundled window in Debian's Chromium. Electron cannot run here, so `window.shopdesk`
+ * is a fake bridge injected before the page's script: it records every call and answers like
+ * the main process, pushing status and settings changes back through the listeners.
+ */
+
+const initialSnapshot: AppSnapshot = {
+  settings: {
+    serverUrl: '',
+    routes: { a4: 'HP_LaserJet_Office' },
+    startAtLogin: true,
+    hasToken: false,
+    tokenProtection: 'basic-text',
+    tokenWarning:
+      'This PC has no password keyring (GNOME Keyring or KWallet), so the token is stored with a fixed key.',
+  },
+  status: null,
+  logTail: [
+    { at: '2026-11-22T09:58:00Z', level: 'info', message: 'ShopDesk Print Agent 0.1.0 started' },
+    {
+      at: '2026-11-22T09:58:01Z',
+      level: 'warn',
+      message: 'Not set up: waiting for the server and token',
+    },
+  ],
+  logFile: '/home/shop/.config/ShopDesk Print Agent/logs/agent.log',
+};
+
+const connectedStatus: AgentStatus = agentStatus({
+  serverUrl: 'https://shop.example.com',
+  printing: 1,
+  recentJobs: [
+    recentJob({
+      id: 42,
+      title: 'Order 1001 receipt',
+      status: 'failed',
+      printer: 'EPSON_TM_T20',
+      error: 'Printer "EPSON_TM_T20" is offline (lp: exit 1)',
+      at: '2026-11-22T10:02:00Z',
+    }),
+    recentJob({
+      id: 41,
+      title: 'Shipping label 77',
+      route: 'labels',
+      status: 'printing',
+      printer: 'Zebra_GK420',
+    }),
+    recentJob({
+      id: 40,
+      title: 'Order 1000 receipt',
+      status: 'printed',
+      at: '2026-11-22T09:59:00Z',
+    }),
+  ],
+});
+
+interface FakeBridgeSetup {
+  snapshot: AppSnapshot;
+  connected: AgentStatus;
+  printers: Array<{ name: string; is_default: boolean }>;
+}
+
+/** Runs in the page (serialised by Playwright): nothing from this file's scope is visible. */
+function installFakeBridge(setup: FakeBridgeSetup): void {
+  type Listener = (value: unknown) => void;
+  const listeners: Record<string, Set<Listener>> = {
+    status: new Set(),
+    settings: new Set(),
+    log: new Set(),
+  };
+  const calls: Array<[string, ...unknown[]]> = [];
+  const state = structuredClone(setup);
+  const emit = (kind: string, value: unknown) => {
+    for (const listener of listeners[kind] ?? []) listener(value);
+  };
+  const on = (kind: string) => (listener: Listener) => {
+    listeners[kind]?.add(listener);
+    return () => listeners[kind]?.delete(listener);
+  };
+  const record = (name: string, ...args: unknown[]) => {
+    calls.push([name, ...structuredClone(args)]);
+  };
+  const ok = (message?: string) => Promise.resolve({ ok: true, ...(message && { message }) });
+  const recordOk = (name: string, args: unknown[], message?: string) => {
+    record(name, ...args);
+    return ok(message);
+  };
+
+  Object.assign(window, {
+    __bridgeCalls: calls,
+    __emitStatus: (status: unknown) => emit('status', status),
+    shopdesk: {
+      getSnapshot: async () => structuredClone(state.snapshot),
+      saveSettings: async (patch: Record<string, unknown>) => {
+        record('saveSettings', patch);
+        const { token, ...rest } = patch;
+        Object.assign(state.snapshot.settings, rest, token ? { hasToken: true } : {});
+        emit('settings', structuredClone(state.snapshot.settings));
+        if (token) setTimeout(() => emit('status', structuredClone(state.connected)), 10);
+        return ok('Saved.');
+      },
+      testConnection: async (request: unknown) => {
+        record('testConnection', request);
+        return ok('Connected: the server accepted the token.');
+      },
+      listPrinters: async () => structuredClone(state.printers),
+      retryJob: async (jobId: number) => {
+        record('retryJob', jobId);
+        const job = state.connected.recentJobs.find((candidate) => candidate.id === jobId);
+        if (job) Object.assign(job, { status: 'queued', error: null });
+        setTimeout(() => emit('status', structuredClone(state.connected)), 10);
+        return ok(`Job #${jobId} is queued again.`);
+      },
+      reprintJob: async (jobId: number) => recordOk('reprintJob', [jobId]),
+      testPrint: async (route: string) =>
+        recordOk('testPrint', [route], `Test page sent to ${route}.`),
+      pauseAgent: async () => recordOk('pauseAgent', []),
+      resumeAgent: async () => recordOk('resumeAgent', []),
+      openLogs: async () => recordOk('openLogs', []),
+      onStatusChanged: on('status'),
+      onSettingsChanged: on('settings'),
+      onLogAppended: on('log'),
+    },
+  });
+}
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+describe('settings window in Chromium with a fake bridge', () => {
+  let dir: string;
+  let server: Server;
+  let baseUrl: string;
+  let browser: Browser;
+  let page: Page;
+  const consoleProblems: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shopdesk-renderer-'));
+    await bundleAgentApp(dir);
+    const root = join(dir, 'renderer');
+    // Served over http so that the page's CSP ('self') applies as it does in the app.
+    server = createServer((request, response) => {
+      const file = resolve(root, `.${new URL(request.url ?? '/', 'http://x').pathname}`);
+      try {
+        const body = readFileSync(file);
+        response.writeHead(200, {
+          'content-type': contentTypes[extname(file)] ?? 'application/octet-stream',
+        });
+        response.end(body);
+      } catch {
+        response.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1000, height: 1000 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning')
+        consoleProblems.push(message.text());
+    });
+    page.on('pageerror', (error) => consoleProblems.push(error.message));
+    await page.addInitScript(installFakeBridge, {
+      snapshot: initialSnapshot,
+      connected: connectedStatus,
+      printers: [
+        { name: 'EPSON_TM_T20', is_default: true },
+        { name: 'Zebra_GK420', is_default: false },
+      ],
+    } satisfies FakeBridgeSetup);
+    await page.goto(`${baseUrl}/index.html`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((done) => server?.close(done));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const calls = () =>
+    page.evaluate(() => (window as unknown as { __bridgeCalls: unknown[] }).__bridgeCalls);
+
+  it('first says it is not set up, warns about the keyring, and flags the missing printer', async () => {
+    await expect(page.locator('#connection-pill').textContent()).resolves.toBe('Not set up');
+    await page.getByText('Enter the server address and the agent token below').waitFor();
+    await page.getByText('no password keyring').waitFor();
+    await page.getByText('This PC does not list "HP_LaserJet_Office"').waitFor();
+    await expect(page.locator('#log').textContent()).resolves.toContain(
+      'ShopDesk Print Agent 0.1.0 started',
+    );
+  });
+
+  it('tests and saves the server address and token', async () => {
+    await page.locator('#server-url').fill('https://shop.example.com');
+    await page.locator('#token').fill('sd_agent_7Hq2x9');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByText('Connected: the server accepted the token.').waitFor();
+    await page.getByRole('button', { name: 'Save connection' }).click();
+    await page.getByText('Connection saved.').waitFor();
+    await expect(page.locator('#token').inputValue()).resolves.toBe('');
+    await expect(page.locator('#token').getAttribute('placeholder')).resolves.toContain('saved');
+    await page.locator('#connection-pill', { hasText: 'Connected to shop.example.com' }).waitFor();
+    expect(await calls()).toEqual([
+      ['testConnection', { serverUrl: 'https://shop.example.com', token: 'sd_agent_7Hq2x9' }],
+      [
+        'saveSettings',
+        { serverUrl: 'https://shop.example.com', token: 'sd_agent_7Hq2x9', startAtLogin: true },
+      ],
+    ]);
+  });
+
+  it('maps routes to printers: fixes the missing one, adds one that jobs asked for', async () => {
+    await page.getByRole('combobox', { name: 'Printer for a4' }).selectOption('EPSON_TM_T20');
+    await page.getByText('Jobs came for routes with no printer here:').waitFor();
+    await page.getByRole('button', { name: 'Add labels' }).click();
+    await page.getByRole('combobox', { name: 'Printer for labels' }).selectOption('Zebra_GK420');
+    await page.getByRole('button', { name: 'Save printers' }).click();
+    await page.getByText('Printers saved.').waitFor();
+    expect((await calls()).at(-1)).toEqual([
+      'saveSettings',
+      { routes: { a4: 'EPSON_TM_T20', labels: 'Zebra_GK420' } },
+    ]);
+    await expect(page.getByText('does not list').count()).resolves.toBe(0);
+  });
+
+  it('shows the failed job with its error, and retries it', async () => {
+    const row = page.locator('tr[data-job-id="42"]');
+    await expect(row.locator('.badge').textContent()).resolves.toBe('Failed');
+    await expect(row.textContent()).resolves.toContain('Printer "EPSON_TM_T20" is offline');
+    await expect(page.locator('#jobs-summary').textContent()).resolves.toBe(
+      '3 recent · 1 printing · 1 need attention',
+    );
+    mkdirSync('test-artifacts', { recursive: true });
+    await page.screenshot({ path: 'test-artifacts/renderer.png', fullPage: true });
+
+    await row.getByRole('button', { name: 'Retry job 42' }).click();
+    await page.getByText('Job #42 is queued again.').waitFor();
+    await row.locator('.badge', { hasText: 'Queued' }).waitFor();
+    await expect(row.getByRole('button', { name: 'Retry job 42' }).count()).resolves.toBe(0);
+    expect((await calls()).at(-1)).toEqual(['retryJob', 42]);
+  });
+
+  it('renders text from the server as text, never as markup', async () => {
+    const title = '<img src=x onerror="document.title=1">Order';
+    await page.evaluate((markup) => {
+      const push = (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus;
+      push({
+        connection: 'connected',
+        serverUrl: 'https://shop.example.com',
+        agentId: null,
+        paused: false,
+        printing: 0,
+        pendingReports: 0,
+        recentJobs: [
+          {
+            id: 50,
+            route: 'a4',
+            title: markup,
+            status: 'failed',
+            printer: null,
+            error: markup,
+            at: 'x',
+          },
+        ],
+        printers: [],
+        lastError: null,
+      });
+    }, title);
+    const row = page.locator('tr[data-job-id="50"]');
+    await expect(row.locator('.job-title').textContent()).resolves.toBe(title);
+    await expect(page.locator('#jobs-body img').count()).resolves.toBe(0);
+  });
+
+  it('says when the server cannot be reached or refuses the token, and pauses on request', async () => {
+    const push = (status: AgentStatus) =>
+      page.evaluate((next) => {
+        (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus(next);
+      }, status);
+    await push({ ...connectedStatus, connection: 'unreachable', pendingReports: 2 });
+    await page.locator('#connection-pill', { hasText: 'Server unreachable' }).waitFor();
+    await page
+      .getByText('The server cannot be reached. Jobs already here still print. 2 reports wait')
+      .waitFor();
+
+    await push({ ...connectedStatus, connection: 'unauthorized' });
+    await page.getByText('The server refused the token. Ask IT for a new agent token').waitFor();
+
+    await push(connectedStatus);
+    await page.getByRole('button', { name: 'Pause printing' }).click();
+    await expect.poll(async () => (await calls()).at(-1)).toEqual(['pauseAgent']);
+    await push({ ...connectedStatus, paused: true });
+    await page.locator('#connection-pill', { hasText: 'Paused' }).waitFor();
+    await page.getByRole('button', { name: 'Resume printing' }).waitFor();
+  });
+
+  it('keeps the printer pickers in place while status pushes arrive', async () => {
+    const picker = await page.getByRole('combobox', { name: 'Printer for a4' }).elementHandle();
+    await page.evaluate((next) => {
+      (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus(next);
+    }, connectedStatus);
+    await expect(picker?.evaluate((element) => element.isConnected)).resolves.toBe(true);
+  });
+
+  it('ran without script errors or Content-Security-Policy violations', () => {
+    expect(consoleProblems).toEqual([]);
+  });
+});

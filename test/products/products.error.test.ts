@@ -1,0 +1,435 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Tenant, tenant } from '../helpers/catalog.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let acme: Tenant;
+let seq = 0;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  acme = await tenant(server);
+});
+afterAll(() => server.close());
+
+/** A valid create body with a fresh code; `override` replaces or (undefined) removes fields. */
+function body(override: Record<string, unknown> = {}) {
+  const base: Record<string, unknown> = {
+    manage_stock: true,
+    code: `CODE-${++seq}`,
+    name: 'Widget',
+    price: 10,
+    unit: 'UN',
+  };
+  for (const [key, value] of Object.entries(override)) {
+    if (value === undefined) delete base[key];
+    else base[key] = value;
+  }
+  return base;
+}
+
+const uniq = (length: number) => `${++seq}`.padEnd(length, 'x').slice(0, length);
+
+// Reference, product create payload: one row per rule, the field it must be reported on.
+const rejected: [rule: string, override: Record<string, unknown>, key: string][] = [
+  ['manage_stock is required', { manage_stock: undefined }, 'manage_stock'],
+  ['manage_stock is a boolean', { manage_stock: 'yes' }, 'manage_stock'],
+  ['code is required', { code: undefined }, 'code'],
+  ['code has at least 3 characters', { code: 'AB' }, 'code'],
+  ['code has at most 100 characters', { code: 'C'.repeat(101) }, 'code'],
+  ['name is required', { name: undefined }, 'name'],
+  ['name has at least 3 characters', { name: 'AB' }, 'name'],
+  ['name has at most 255 characters', { name: 'N'.repeat(256) }, 'name'],
+  ['price is required', { price: undefined }, 'price'],
+  ['price is a number', { price: '10' }, 'price'],
+  ['price is at least 0', { price: -0.01 }, 'price'],
+  ['price has at most 2 decimals', { price: 1.005 }, 'price'],
+  ['unit is required', { unit: undefined }, 'unit'],
+  ['unit has at least 1 character', { unit: '' }, 'unit'],
+  ['unit has at most 10 characters', { unit: 'U'.repeat(11) }, 'unit'],
+  ['type is one of SIMPLE, ASSEMBLY, VARIATION', { type: 'KIT' }, 'type'],
+  ['condition is one of NOT_SPECIFIED, NEW, USED', { condition: 'BROKEN' }, 'condition'],
+  ['ncm holds digits only', { ncm: '12a4' }, 'ncm'],
+  ['ncm has at least 2 digits', { ncm: '1' }, 'ncm'],
+  ['ncm has at most 8 digits', { ncm: '123456789' }, 'ncm'],
+  ['categories is an array', { categories: 3 }, 'categories'],
+  ['categories holds integers', { categories: ['a'] }, 'categories.0'],
+  ['categories holds ids >= 1', { categories: [0] }, 'categories.0'],
+  ['images is an array', { images: 'x' }, 'images'],
+  ['images need a url', { images: [{ alt_text: 'x' }] }, 'images.0.url'],
+  ['image url is a URI', { images: [{ url: 'not a url' }] }, 'images.0.url'],
+  [
+    'image alt_text is a string',
+    { images: [{ url: 'https://e.io/a.png', alt_text: 5 }] },
+    'images.0.alt_text',
+  ],
+  ['assembly is required when type is ASSEMBLY', { type: 'ASSEMBLY' }, 'assembly'],
+  [
+    'assembly is prohibited unless type is ASSEMBLY',
+    { assembly: { components: [{ product_id: 1, quantity: 1 }] } },
+    'assembly',
+  ],
+  [
+    'assembly needs components',
+    { type: 'ASSEMBLY', assembly: { components: [] } },
+    'assembly.components',
+  ],
+  [
+    'component quantity is above 0',
+    { type: 'ASSEMBLY', assembly: { components: [{ product_id: 1, quantity: 0 }] } },
+    'assembly.components.0.quantity',
+  ],
+  [
+    'component quantity has at most 3 decimals',
+    { type: 'ASSEMBLY', assembly: { components: [{ product_id: 1, quantity: 0.0001 }] } },
+    'assembly.components.0.quantity',
+  ],
+];
+
+describe('POST /products refuses each rule of the reference with 422 on its field', () => {
+  it.each(rejected)('%s', async (_rule, override, key) => {
+    const answer = await server.request('POST', '/products', {
+      token: acme.token,
+      body: body(override),
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.success).toBe(false);
+    expect(Object.keys(answer.body.errors)).toEqual([key]);
+  });
+});
+
+describe('POST /products accepts the boundary values', () => {
+  const accepted: [string, () => Record<string, unknown>][] = [
+    ['code of 3 characters', () => ({ code: uniq(3) })],
+    ['code of 100 characters', () => ({ code: uniq(100) })],
+    ['name of 3 characters', () => ({ name: 'abc' })],
+    ['name of 255 characters', () => ({ name: 'n'.repeat(255) })],
+    ['price 0', () => ({ price: 0 })],
+    ['price with 2 decimals', () => ({ price: 0.01 })],
+    ['unit of 1 character', () => ({ unit: 'U' })],
+    ['unit of 10 characters', () => ({ unit: 'U'.repeat(10) })],
+    ['ncm of 2 digits', () => ({ ncm: '12' })],
+    ['ncm of 8 digits', () => ({ ncm: '12345678' })],
+    ['each type but ASSEMBLY without assembly', () => ({ type: 'VARIATION' })],
+    ['each condition', () => ({ condition: 'USED' })],
+    ['manage_stock false', () => ({ manage_stock: false })],
+    ['an image without alt_text', () => ({ images: [{ url: 'http://e.io/a.png' }] })],
+  ];
+  it.each(accepted)('%s', async (_case, override) => {
+    const answer = await server.request('POST', '/products', {
+      token: acme.token,
+      body: body(override()),
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  });
+
+  it('defaults type to SIMPLE and condition to NOT_SPECIFIED', async () => {
+    const answer = await server.request('POST', '/products', { token: acme.token, body: body() });
+    expect(answer.body.data.type).toBe('SIMPLE');
+    expect(answer.body.data.condition).toBe('NOT_SPECIFIED');
+  });
+});
+
+describe('PATCH validates the fields it is sent', () => {
+  it.each(rejected.filter(([, override]) => Object.values(override).every((v) => v !== undefined)))(
+    '%s',
+    async (_rule, override, key) => {
+      const product = await acme.product();
+      const answer = await server.request('PATCH', `/products/${product.id}`, {
+        token: acme.token,
+        body: override,
+      });
+      expect(answer.status).toBe(422);
+      expect(Object.keys(answer.body.errors)).toEqual([key]);
+    },
+  );
+});
+
+describe('product rules that need the database', () => {
+  it("refuses a code already taken in the company, with Laravel's message", async () => {
+    const first = await acme.product();
+    const answer = await server.request('POST', '/products', {
+      token: acme.token,
+      body: body({ code: first.code }),
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.errors.code).toEqual(['The code has already been taken.']);
+  });
+
+  it('lets another company use the same code', async () => {
+    const first = await acme.product();
+    const other = await tenant(server);
+    const answer = await server.request('POST', '/products', {
+      token: other.token,
+      body: body({ code: first.code }),
+    });
+    expect(answer.status).toBe(201);
+  });
+
+  it('refuses on PUT and PATCH a code another product holds', async () => {
+    const a = await acme.product();
+    const b = await acme.product();
+    const patch = await server.request('PATCH', `/products/${b.id}`, {
+      token: acme.token,
+      body: { code: a.code },
+    });
+    expect(patch.status).toBe(422);
+    expect(patch.body.errors.code).toEqual(['The code has already been taken.']);
+    const same = await server.request('PATCH', `/products/${a.id}`, {
+      token: acme.token,
+      body: { code: a.code },
+    });
+    expect(same.status).toBe(200);
+  });
+
+  it("refuses another company's category, keyed by its position", async () => {
+    const mine = await acme.category();
+    const other = await tenant(server);
+    const theirs = await other.category();
+    const answer = await server.request('POST', '/products', {
+      token: acme.token,
+      body: body({ categories: [mine, theirs] }),
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual(['categories.1']);
+  });
+
+  it('refuses a component that is not a product of the company', async () => {
+    const other = await tenant(server);
+    const theirs = await other.product();
+    const answer = await server.request('POST', '/products', {
+      token: acme.token,
+      body: body({
+        type: 'ASSEMBLY',
+        assembly: { components: [{ product_id: theirs.id, quantity: 1 }] },
+      }),
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual(['assembly.components.0.product_id']);
+  });
+
+  it('refuses a component listed twice', async () => {
+    const part = await acme.product();
+    const answer = await server.request('POST', '/products', {
+      token: acme.token,
+      body: body({
+        type: 'ASSEMBLY',
+        assembly: {
+          components: [
+            { product_id: part.id, quantity: 1 },
+            { product_id: part.id, quantity: 2 },
+          ],
+        },
+      }),
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual(['assembly.components.1.product_id']);
+  });
+
+  it('refuses an assembly that contains itself, directly or through another', async () => {
+    const part = await acme.product();
+    const inner = await acme.product({
+      type: 'ASSEMBLY',
+      assembly: { components: [{ product_id: part.id, quantity: 1 }] },
+    });
+    const outer = await acme.product({
+      type: 'ASSEMBLY',
+      assembly: { components: [{ product_id: inner.id, quantity: 2 }] },
+    });
+    const direct = await server.request('PATCH', `/products/${outer.id}`, {
+      token: acme.token,
+      body: { assembly: { components: [{ product_id: outer.id, quantity: 1 }] } },
+    });
+    expect(direct.status).toBe(422);
+    expect(Object.keys(direct.body.errors)).toEqual(['assembly.components.0.product_id']);
+    // inner would contain outer, which contains inner
+    const indirect = await server.request('PATCH', `/products/${inner.id}`, {
+      token: acme.token,
+      body: {
+        assembly: {
+          components: [
+            { product_id: part.id, quantity: 1 },
+            { product_id: outer.id, quantity: 1 },
+          ],
+        },
+      },
+    });
+    expect(indirect.status).toBe(422);
+    expect(Object.keys(indirect.body.errors)).toEqual(['assembly.components.1.product_id']);
+    expect(indirect.body.errors['assembly.components.1.product_id'][0]).toMatch(/contain itself/);
+    // a simple product that becomes an assembly of something containing it
+    const loop = await server.request('PUT', `/products/${part.id}`, {
+      token: acme.token,
+      body: body({
+        code: part.code,
+        type: 'ASSEMBLY',
+        assembly: { components: [{ product_id: outer.id, quantity: 1 }] },
+      }),
+    });
+    expect(loop.status).toBe(422);
+    expect(Object.keys(loop.body.errors)).toEqual(['assembly.components.0.product_id']);
+  });
+
+  it('PATCH to ASSEMBLY without assembly is 422; to SIMPLE drops the components', async () => {
+    const part = await acme.product();
+    const plain = await acme.product();
+    const missing = await server.request('PATCH', `/products/${plain.id}`, {
+      token: acme.token,
+      body: { type: 'ASSEMBLY' },
+    });
+    expect(missing.status).toBe(422);
+    expect(Object.keys(missing.body.errors)).toEqual(['assembly']);
+    const kit = await acme.product({
+      type: 'ASSEMBLY',
+      assembly: { components: [{ product_id: part.id, quantity: 1 }] },
+    });
+    const simple = await server.request('PATCH', `/products/${kit.id}`, {
+      token: acme.token,
+      body: { type: 'SIMPLE' },
+    });
+    expect(simple.status).toBe(200);
+    expect(simple.body.data.assembly).toBeNull();
+  });
+
+  it('refuses to delete a component of an assembly (409)', async () => {
+    const part = await acme.product();
+    await acme.product({
+      type: 'ASSEMBLY',
+      assembly: { components: [{ product_id: part.id, quantity: 1 }] },
+    });
+    const answer = await server.request('DELETE', `/products/${part.id}`, { token: acme.token });
+    expect(answer.status).toBe(409);
+    expect(
+      (await server.request('GET', `/products/${part.id}`, { token: acme.token })).status,
+    ).toBe(200);
+  });
+});
+
+describe('GET /search/products', () => {
+  it.each([
+    ['q is required', '', 'q'],
+    ['q has at least 1 character', '?q=', 'q'],
+    ['q has at most 255 characters', `?q=${'q'.repeat(256)}`, 'q'],
+    ['per_page is at least 1', '?q=a&per_page=0', 'per_page'],
+    ['per_page is at most 100', '?q=a&per_page=101', 'per_page'],
+  ])('%s', async (_rule, search, key) => {
+    const answer = await server.request('GET', `/search/products${search}`, { token: acme.token });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual([key]);
+  });
+
+  it.each([
+    ['q of 1 character', '?q=a'],
+    ['q of 255 characters', `?q=${'q'.repeat(255)}`],
+    ['per_page 1', '?q=a&per_page=1'],
+    ['per_page 100', '?q=a&per_page=100'],
+  ])('accepts %s', async (_case, search) => {
+    const answer = await server.request('GET', `/search/products${search}`, { token: acme.token });
+    expect(answer.status).toBe(200);
+  });
+});
+
+describe('PUT /products/prices/bulk is all or nothing', () => {
+  it('one unknown product changes no price, and names the item', async () => {
+    const a = await acme.product({ price: 1 });
+    const b = await acme.product({ price: 2 });
+    const answer = await server.request('PUT', '/products/prices/bulk', {
+      token: acme.token,
+      body: {
+        items: [
+          { product_id: a.id, price: 5 },
+          { code: b.code, price: 6 },
+          { code: 'NOPE-NOPE', price: 7 },
+        ],
+      },
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual(['items.2.code']);
+    const readA = await server.request('GET', `/products/${a.id}`, { token: acme.token });
+    const readB = await server.request('GET', `/products/${b.id}`, { token: acme.token });
+    expect(readA.body.data.price).toBe(1);
+    expect(readB.body.data.price).toBe(2);
+  });
+
+  it("another company's product counts as unknown", async () => {
+    const other = await tenant(server);
+    const theirs = await other.product({ price: 3 });
+    const answer = await server.request('PUT', '/products/prices/bulk', {
+      token: acme.token,
+      body: { items: [{ product_id: theirs.id, price: 9 }] },
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual(['items.0.product_id']);
+    const read = await server.request('GET', `/products/${theirs.id}`, { token: other.token });
+    expect(read.body.data.price).toBe(3);
+  });
+
+  it.each([
+    ['items is required', {}, ['items']],
+    ['items has at least 1 item', { items: [] }, ['items']],
+    [
+      'items has at most 1000 items',
+      { items: Array.from({ length: 1001 }, () => ({ product_id: 1, price: 1 })) },
+      ['items'],
+    ],
+    [
+      'an item names product_id or code',
+      { items: [{ price: 1 }] },
+      ['items.0.product_id', 'items.0.code'],
+    ],
+    [
+      'an item names only one of them',
+      { items: [{ product_id: 1, code: 'ABC', price: 1 }] },
+      ['items.0.product_id', 'items.0.code'],
+    ],
+    ['price is required', { items: [{ product_id: 1 }] }, ['items.0.price']],
+    ['price is at least 0', { items: [{ product_id: 1, price: -1 }] }, ['items.0.price']],
+  ])('%s', async (_rule, payload, keys) => {
+    const answer = await server.request('PUT', '/products/prices/bulk', {
+      token: acme.token,
+      body: payload,
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors).sort()).toEqual([...keys].sort());
+  });
+});
+
+describe('categories sync and images', () => {
+  it("sync refuses another company's product, keyed by position, and changes nothing", async () => {
+    const category = await acme.category();
+    const mine = await acme.product();
+    await server.request('PUT', `/products/categories/${category}/sync`, {
+      token: acme.token,
+      body: { product_ids: [mine.id] },
+    });
+    const other = await tenant(server);
+    const theirs = await other.product();
+    const answer = await server.request('PUT', `/products/categories/${category}/sync`, {
+      token: acme.token,
+      body: { product_ids: [theirs.id] },
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual(['product_ids.0']);
+    const read = await server.request('GET', `/products/${mine.id}`, { token: acme.token });
+    expect(read.body.data.categories).toEqual([category]);
+  });
+
+  it('an image url must be http(s)', async () => {
+    const product = await acme.product();
+    const answer = await server.request('POST', `/products/${product.id}/images`, {
+      token: acme.token,
+      body: { url: 'javascript:alert(1)' },
+    });
+    expect(answer.status).toBe(422);
+    expect(Object.keys(answer.body.errors)).toEqual(['url']);
+  });
+
+  it('deleting an image of another product is 404', async () => {
+    const a = await acme.product({ images: [{ url: 'https://e.io/a.png' }] });
+    const b = await acme.product();
+    const answer = await server.request('DELETE', `/products/${b.id}/images/${a.images[0]!.id}`, {
+      token: acme.token,
+    });
+    expect(answer.status).toBe(404);
+  });
+});
