@@ -11,6 +11,7 @@ import { deepStrictEqual } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { catalogueScenarios } from './lib/catalogue.ts';
 import {
   averageOf,
   type LoadSettings,
@@ -180,6 +181,37 @@ async function main(): Promise<void> {
         }),
       ),
     );
+
+    // Products and stock: ShopDesk alone, one round each after a warm-up.
+    const catalogue: Array<{ name: string; connections: number; result: Measurement }> = [];
+    for (const { name, scenario, connections } of catalogueScenarios(seed, seed.token)) {
+      if (only && !name.includes(only)) continue;
+      const result = await measure(ours.origin, ours.child.pid, scenario, {
+        ...settings,
+        connections,
+        seconds: settings.seconds * 2,
+      });
+      if (result.failures > 0) throw new Error(`${name}: ${result.failures} failed requests`);
+      process.stderr.write(`  ${name} on ShopDesk: ${fixed(result.requestsPerSecond)} req/s\n`);
+      catalogue.push({ name, connections, result });
+    }
+    if (catalogue.length > 0) {
+      console.log('\nProducts and stock, ShopDesk alone (no baseline):\n');
+      console.log(
+        formatTable(
+          ['scenario', 'connections', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'CPU µs/req'],
+          catalogue.map(({ name, connections, result }) => [
+            name,
+            String(connections),
+            fixed(result.requestsPerSecond, 1),
+            fixed(result.meanMs, 1),
+            fixed(result.p50Ms, 1),
+            fixed(result.p99Ms, 1),
+            cpu(result),
+          ]),
+        ),
+      );
+    }
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
     rmSync(dir, { recursive: true, force: true });

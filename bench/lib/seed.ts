@@ -1,17 +1,44 @@
 import { copyFileSync } from 'node:fs';
 import { createCompany } from '../../server/companies/companies.ts';
 import { createCustomer } from '../../server/customers/queries.ts';
+import { createCategory } from '../../server/products/categories.ts';
+import { createProduct } from '../../server/products/queries.ts';
+import { createWarehouse } from '../../server/stock/warehouses.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { issueToken } from '../../server/tokens/tokens.ts';
 import type { CustomerInput } from '../../shared/customers.ts';
 import { permissions } from '../../shared/permissions.ts';
+import type { ProductInput } from '../../shared/products.ts';
 
 /** What every request of a scenario needs: the token and the ids it reads. */
 export interface Seed {
   token: string;
   companyId: number;
   customerId: number;
+  categoryId: number;
+  warehouseCode: string;
+  /** Codes of the stock-managed products the bulk update sets. */
+  productCodes: string[];
+}
+
+/** Product names the search scenario looks through: a shop's catalogue, more or less. */
+const productWords = ['Pão', 'Bolo', 'Café', 'Queijo', 'Leite', 'Suco', 'Biscoito', 'Torta'];
+const productKinds = ['integral', 'de milho', 'caseiro', 'especial', 'light'];
+
+/** A product as an integrator sends one. */
+export function sampleProduct(code: string, categoryId: number, index = 0): ProductInput {
+  const word = productWords[index % productWords.length]!;
+  const kind = productKinds[Math.floor(index / productWords.length) % productKinds.length]!;
+  return {
+    code,
+    name: `${word} ${kind} ${index}`,
+    price: 12.5 + (index % 100),
+    unit: 'UN',
+    manage_stock: true,
+    ncm: '19059090',
+    categories: [categoryId],
+  };
 }
 
 /** A customer as an integrator sends one: documents, contacts, two addresses. */
@@ -67,7 +94,24 @@ export async function seedDatabases(files: string[]): Promise<Seed> {
     fixed,
   );
   const customer = await createCustomer(storage, companyId, sampleCustomer('C-0001'), fixed);
+  // Catalogue and stock: 1,000 stock-managed products in one warehouse.
+  const warehouseCode = 'MAIN';
+  await createWarehouse(storage, { companyId, code: warehouseCode, name: 'Main store' }, fixed);
+  const categoryId = await createCategory(storage, { companyId, name: 'Bakery' }, fixed);
+  const productCodes: string[] = [];
+  for (let index = 0; index < 1000; index++) {
+    const code = `P-${String(index).padStart(4, '0')}`;
+    await createProduct(storage, companyId, sampleProduct(code, categoryId, index), fixed);
+    productCodes.push(code);
+  }
   await storage.close();
   for (const copy of copies) copyFileSync(first!, copy);
-  return { token: secret, companyId, customerId: customer.id };
+  return {
+    token: secret,
+    companyId,
+    customerId: customer.id,
+    categoryId,
+    warehouseCode,
+    productCodes,
+  };
 }
