@@ -9,7 +9,7 @@
  */
 import { deepStrictEqual } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalogueScenarios } from './lib/catalogue.ts';
 import {
@@ -144,7 +144,10 @@ async function main(): Promise<void> {
 
     console.log(
       `\nShopDesk bench — ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), Node ${process.version}, ` +
-        `${settings.connections} connections, ${settings.warmupSeconds} s warm-up, then ${rounds} × ${settings.seconds} s per server (mean)\n`,
+        `${settings.connections} connections, ${settings.warmupSeconds} s warm-up, then ${rounds} × ${settings.seconds} s per server (mean); ` +
+        `load average at the end ${loadavg()
+          .map((load) => load.toFixed(1))
+          .join(' ')}\n`,
     );
     console.log(
       formatTable(
