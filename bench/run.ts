@@ -5,7 +5,8 @@
  * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 3), BENCH_WARMUP (4),
  * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
- * BENCH_CPU_PROF=DIR (profile ShopDesk), BENCH_NO_CEILING=1 (while tuning).
+ * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
+ * BENCH_BASELINE_SORT_IN_JS=1 (the baseline reads addresses with ShopDesk's SQL).
  */
 import { deepStrictEqual } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';

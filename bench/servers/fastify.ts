@@ -59,9 +59,22 @@ const tokenByHash = db.prepare<[string], TokenRow>(
 const customerById = db.prepare<[number, number], CustomerRow>(
   'select * from customers where company_id = ? and id = ?',
 );
-const addressesOf = db.prepare<[number], AddressRow>(
-  'select id, zipcode, street, district, city, state, number, complement from customer_addresses where customer_id = ? order by position',
+// `--sort-in-js`: the same SQL as ShopDesk (no ORDER BY, sorted in JS), to tell what the
+// framework costs apart from what that query choice saves (see docs/benchmarks.md).
+const sortInJs = process.argv.includes('--sort-in-js');
+const addressColumns = 'id, zipcode, street, district, city, state, number, complement';
+const addressesOf = db.prepare<[number], AddressRow & { position?: number }>(
+  sortInJs
+    ? `select ${addressColumns}, position from customer_addresses where customer_id = ?`
+    : `select ${addressColumns} from customer_addresses where customer_id = ? order by position`,
 );
+function addressesOfCustomer(customerId: number): AddressRow[] {
+  const rows = addressesOf.all(customerId);
+  if (!sortInJs) return rows;
+  return rows
+    .sort((a, b) => a.position! - b.position!)
+    .map(({ position: _position, ...address }) => address);
+}
 const customerByCode = db.prepare<[number, string], { id: number }>(
   'select id from customers where company_id = ? and code = ?',
 );
@@ -124,7 +137,7 @@ function readCustomer(companyId: number, id: number) {
     mobile: row.mobile,
     email: row.email,
     credit_limit: row.credit_limit_cents === null ? null : fromCents(row.credit_limit_cents),
-    addresses: addressesOf.all(row.id),
+    addresses: addressesOfCustomer(row.id),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -14,6 +14,7 @@ export function startFastify(dbFile: string): Promise<RunningServer> {
     here('./fastify.ts'),
     '--db',
     dbFile,
+    ...(process.env.BENCH_BASELINE_SORT_IN_JS === '1' ? ['--sort-in-js'] : []),
   ]);
 }
 
