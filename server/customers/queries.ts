@@ -226,7 +226,7 @@ async function assertCodeFree(db: Db, companyId: number, code: string, exceptId?
  * `never` so that each fits its column; replaceAddresses gives the values.
  */
 type AddressSlots = Record<string, never>;
-const addressInserts = new Map<number, (db: Db, values: AddressSlots) => Promise<unknown>>();
+const addressInserts = new Map<number, (db: Db, values: AddressSlots) => unknown>();
 
 function insertAddressRows(count: number) {
   let insert = addressInserts.get(count);

@@ -50,10 +50,11 @@ const slots = new Proxy({} as Record<string, Slot>, {
  */
 export function prepared<Params extends object, Row>(
   build: (db: Kysely<Database>, params: Params) => Compilable<Row>,
-): (db: Db, params: Params) => Promise<Row[]> {
+): (db: Db, params: Params) => Row[] | Promise<Row[]> {
   // Keyed by the dialect adapter: a Kysely instance and its transactions share it.
   const compiled = new WeakMap<object, CompiledQuery<Row>>();
-  return async (db, params) => {
+  // Not async: the direct path answers at once, without a promise; callers await either.
+  return (db, params) => {
     const adapter = db.getExecutor().adapter;
     let query = compiled.get(adapter);
     if (!query) {
@@ -71,7 +72,6 @@ export function prepared<Params extends object, Row>(
       statement.run(parameters);
       return [];
     }
-    const result = await db.executeQuery<Row>({ ...query, parameters });
-    return result.rows;
+    return db.executeQuery<Row>({ ...query, parameters }).then((result) => result.rows);
   };
 }
