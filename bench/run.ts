@@ -5,8 +5,7 @@
  * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 3), BENCH_WARMUP (4),
  * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
- * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
- * BENCH_BASELINE_SORT_IN_JS=1 (the baseline reads addresses with ShopDesk's SQL).
+ * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning).
  */
 import { deepStrictEqual } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,16 +31,6 @@ const settings: LoadSettings = {
 };
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
-const none: Measurement = {
-  requestsPerSecond: 0,
-  p50Ms: 0,
-  p99Ms: 0,
-  meanMs: 0,
-  total: 0,
-  cpuUsPerRequest: null,
-  failures: 0,
-};
-
 const cpu = (m: Measurement) => (m.cpuUsPerRequest === null ? '—' : fixed(m.cpuUsPerRequest));
 
 interface Row {
@@ -61,7 +50,8 @@ async function main(): Promise<void> {
   try {
     const oursDb = join(dir, 'shopdesk.sqlite');
     const fastifyDb = join(dir, 'fastify.sqlite');
-    const seed = await seedDatabases([oursDb, fastifyDb]);
+    const sameSqlDb = join(dir, 'fastify-same-sql.sqlite');
+    const seed = await seedDatabases([oursDb, fastifyDb, sameSqlDb]);
     const ours = await startShopDesk(oursDb);
     servers.push(ours);
     const fastify = await startFastify(fastifyDb);
@@ -92,6 +82,16 @@ async function main(): Promise<void> {
     const { created_at: _a, updated_at: _b, ...oursShape } = oursPost.body.data;
     const { created_at: _c, updated_at: _d, ...fastifyShape } = fastifyPost.body.data;
     deepStrictEqual(fastifyShape, oursShape, 'the baseline creates a different record');
+
+    const sameSql = await startFastify(sameSqlDb, true);
+    servers.push(sameSql);
+    const sameSqlGet = await fetchJson(sameSql.origin + getPath, { headers: auth });
+    deepStrictEqual(
+      sameSqlGet.body,
+      oursGet.body,
+      'the same-SQL baseline answers a different body',
+    );
+    await probe(sameSql.origin, 'PROBE-1');
 
     if (process.env.BENCH_NO_CEILING !== '1') {
       servers.push(await startCeiling({ get: oursGet.bytes, post: oursPost.bytes, put: 32 }));
@@ -152,37 +152,19 @@ async function main(): Promise<void> {
     );
     console.log(
       formatTable(
-        [
-          'scenario',
-          'ShopDesk req/s',
-          'p99 ms',
-          'Fastify req/s',
-          'p99 ms',
-          'node:http req/s',
-          'p99 ms',
-          'ours/Fastify',
-          'ours/node:http',
-          'CPU µs/req ours',
-          'Fastify',
-        ],
-        rows.map(({ scenario, results }) => {
-          const o = results.ShopDesk!;
-          const f = results.Fastify!;
-          const c = results['node:http'] ?? none;
-          return [
+        ['scenario', 'server', 'req/s', 'p99 ms', 'CPU µs/req', 'ShopDesk ÷ this (req/s)'],
+        rows.flatMap(({ scenario, results }) => {
+          const ours = results.ShopDesk!;
+          return Object.entries(results).map(([server, result]) => [
             scenario,
-            fixed(o.requestsPerSecond),
-            fixed(o.p99Ms, 1),
-            fixed(f.requestsPerSecond),
-            fixed(f.p99Ms, 1),
-            fixed(c.requestsPerSecond),
-            fixed(c.p99Ms, 1),
-            ratio(o.requestsPerSecond, f.requestsPerSecond),
-            ratio(o.requestsPerSecond, c.requestsPerSecond),
-            cpu(o),
-            cpu(f),
-          ];
+            server,
+            fixed(result.requestsPerSecond),
+            fixed(result.p99Ms, 1),
+            cpu(result),
+            server === 'ShopDesk' ? '' : ratio(ours.requestsPerSecond, result.requestsPerSecond),
+          ]);
         }),
+        2,
       ),
     );
 

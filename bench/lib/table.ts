@@ -1,16 +1,21 @@
-/** A plain-text table with right-aligned numbers, readable in a terminal and in Markdown. */
-export function formatTable(headers: string[], rows: string[][]): string {
+/**
+ * A plain-text table, readable in a terminal and in Markdown: the first `textColumns`
+ * columns left-aligned, the numbers after them right-aligned.
+ */
+export function formatTable(headers: string[], rows: string[][], textColumns = 1): string {
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => row[column]!.length)),
   );
   const line = (cells: string[]) =>
     `| ${cells
       .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+        column < textColumns ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
       )
       .join(' | ')} |`;
   const rule = `|${widths
-    .map((width, column) => (column === 0 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`))
+    .map((width, column) =>
+      column < textColumns ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`,
+    )
     .join('|')}|`;
   return [line(headers), rule, ...rows.map(line)].join('\n');
 }

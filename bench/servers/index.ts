@@ -5,16 +5,21 @@ export { startShopDesk } from './ours.ts';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
-/** Fastify + better-sqlite3 doing the same work (see fastify.ts). */
-export function startFastify(dbFile: string): Promise<RunningServer> {
-  return startServer('Fastify', process.execPath, [
-    ...profileFlags('fastify'),
+/**
+ * Fastify + better-sqlite3 doing the same work (see fastify.ts). `sameSql`: it reads the
+ * addresses with ShopDesk's SQL (no ORDER BY, sorted in JS) instead of the ORDER BY an
+ * integrator would write, so the framework is compared on equal queries.
+ */
+export function startFastify(dbFile: string, sameSql = false): Promise<RunningServer> {
+  const name = sameSql ? 'Fastify, same SQL' : 'Fastify';
+  return startServer(name, process.execPath, [
+    ...profileFlags(sameSql ? 'fastify-same-sql' : 'fastify'),
     '--import',
     'tsx',
     here('./fastify.ts'),
     '--db',
     dbFile,
-    ...(process.env.BENCH_BASELINE_SORT_IN_JS === '1' ? ['--sort-in-js'] : []),
+    ...(sameSql ? ['--sort-in-js'] : []),
   ]);
 }
 
