@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { Services } from '../services.ts';
 import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
 import { readJsonBody } from './body.ts';
@@ -26,6 +26,8 @@ export interface Pipeline {
   /** Aborted when the server begins to shut down. */
   shutdown: AbortSignal;
 }
+
+const infoLevel = pino.levels.values.info!;
 
 const noCaller = undefined as unknown as Caller;
 
@@ -59,7 +61,8 @@ export async function handleRequest(
   }
   send(response, reply, requestId, request.method === 'HEAD');
   // Building the entry costs even when the level drops it: skip it at warn and above.
-  if (!pipeline.log.isLevelEnabled('info')) return;
+  // (`levelVal`, not `isLevelEnabled`, which rebuilds pino's level tables on every call.)
+  if (pipeline.log.levelVal > infoLevel) return;
   // The path only: the query string may hold a credential, and bodies may hold anything.
   pipeline.log.info(
     {
