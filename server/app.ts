@@ -3,6 +3,7 @@ import type { ServerConfig } from './config.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { type HttpServer, listen } from './http/server.ts';
+import { PrintingService } from './printing/service.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
@@ -39,7 +40,10 @@ export async function startApp(
   const storage = options.storage ?? openStorage(config.database);
   await migrateToLatest(storage);
   const clock = options.clock ?? systemClock;
-  const services: Services = { storage, clock, config, log };
+  const printing = new PrintingService({ storage, clock, config, log });
+  const services: Services = { storage, clock, config, log, printing };
+  // Before the listener: leases that ran out while the server was down are failed first.
+  await printing.start();
   const http = await listen(
     {
       router: new Router('/api/v1', allRoutes),
@@ -57,7 +61,10 @@ export async function startApp(
     services,
     http,
     async close() {
+      // The listener first: waiting long-polls are woken by its shutdown signal and answer
+      // 204; then the sweeps stop, and the database closes last.
       await http.close();
+      await printing.stop();
       await storage.close();
     },
   };

@@ -3,6 +3,7 @@ import { customerRoutes } from './customers/routes.ts';
 import { documentationRoutes } from './docs/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { offerRoutes } from './offers/routes.ts';
+import { printingRoutes } from './printing/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
 
@@ -16,6 +17,7 @@ export const apiRoutes: AnyRoute[] = [
   ...productRoutes,
   ...stockRoutes,
   ...offerRoutes,
+  ...printingRoutes,
 ];
 
 export const allRoutes: AnyRoute[] = [...apiRoutes, ...documentationRoutes(apiRoutes)];

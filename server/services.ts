@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import type { PrintingService } from './printing/service.ts';
 import type { Storage } from './storage/database.ts';
 import type { Clock } from './time.ts';
 
@@ -12,4 +13,6 @@ export interface Services {
   clock: Clock;
   config: ServerConfig;
   log: Logger;
+  /** The print queue: long-poll notifier, lease and expiry sweeps, agent identities. */
+  printing: PrintingService;
 }

@@ -89,12 +89,12 @@ const insertAddress = db.prepare(
 );
 
 class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly errors?: Record<string, string[]>,
-  ) {
+  readonly status: number;
+  readonly errors: Record<string, string[]> | undefined;
+  constructor(status: number, message: string, errors?: Record<string, string[]>) {
     super(message);
+    this.status = status;
+    this.errors = errors;
   }
 }
 

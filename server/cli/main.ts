@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerServe } from './commands/serve.ts';
 import { UsageError } from './options.ts';
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     });
   registerServe(program);
   registerRecordCommands(program);
+  registerJobCommands(program);
   return program;
 }
 

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type DatabaseTarget, databaseTarget, readEnvironment } from '../config.ts';
-import { openStorage, type Storage } from '../storage/database.ts';
-import { migrateToLatest } from '../storage/migrate.ts';
+import type { Storage } from '../storage/database.ts';
 
 /** A usage error: one line on stderr and exit code 2, with nothing written. */
 export class UsageError extends Error {}
@@ -69,6 +68,9 @@ export async function withStorage<T>(
   if (existing && target.kind === 'sqlite' && !existsSync(target.file)) {
     throw new UsageError(`no database at ${target.file}; create a company there first`);
   }
+  // Loaded here, not above: --help and usage errors answer without loading Kysely.
+  const { openStorage } = await import('../storage/database.ts');
+  const { migrateToLatest } = await import('../storage/migrate.ts');
   const storage = openStorage(target);
   try {
     await migrateToLatest(storage);

@@ -11,7 +11,7 @@ import { normalizeDigits } from '../../shared/customers.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
 import { invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
-import { type Storage, violatesUnique } from '../storage/database.ts';
+import { onUniqueViolation, type Storage } from '../storage/database.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
@@ -24,10 +24,7 @@ type AddressRow = Selectable<CustomerTables['customer_addresses']>;
 const codeTaken = () => invalidField('code', 'The code has already been taken.');
 
 /** The unique index settles races that `assertCodeFree` cannot see (concurrent writers). */
-function codeRaceAsTaken(error: unknown): never {
-  if (violatesUnique(error, 'customers', ['company_id', 'code'])) throw codeTaken();
-  throw error;
-}
+const codeRaceAsTaken = onUniqueViolation('customers', ['company_id', 'code'], codeTaken);
 
 function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
   return {

@@ -5,10 +5,13 @@
 export class RateLimiter {
   private readonly windows = new Map<number, { startsAt: number; count: number }>();
 
-  constructor(
-    readonly limitPerMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  readonly limitPerMinute: number;
+  private readonly now: () => number;
+
+  constructor(limitPerMinute: number, now: () => number = Date.now) {
+    this.limitPerMinute = limitPerMinute;
+    this.now = now;
+  }
 
   /** Counts one request; says whether it may go on and what the headers should tell. */
   take(key: number): { allowed: boolean; remaining: number; resetInSeconds: number } {

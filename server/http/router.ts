@@ -25,11 +25,10 @@ export class Router {
    */
   private readonly patternsByFirst = new Map<string, CompiledPath[]>();
   private readonly patternsAnyFirst: CompiledPath[] = [];
+  readonly prefix: string;
 
-  constructor(
-    readonly prefix: string,
-    routes: readonly AnyRoute[],
-  ) {
+  constructor(prefix: string, routes: readonly AnyRoute[]) {
+    this.prefix = prefix;
     const byPath = new Map<string, CompiledPath>();
     for (const route of routes) {
       let compiled = byPath.get(route.path);

@@ -61,6 +61,12 @@ export async function priceOffer(
   companyId: number,
   input: OfferInput,
   prefix = '',
+  /**
+   * PostgreSQL, when the lines are saved: hold the products until the transaction ends, so
+   * that one deleted meanwhile is either gone before (422) or deleted after (its lines keep
+   * their copies), never a foreign-key fault.
+   */
+  lockProducts = false,
 ): Promise<PricedOffer> {
   const errors: Record<string, string[]> = {};
   const customer = await db
@@ -74,12 +80,13 @@ export async function priceOffer(
       `The selected ${prefix ? `${prefix}customer_id` : 'customer id'} is invalid.`,
     ];
   const ids = [...new Set(input.items.map((item) => item.product_id))];
-  const products = await db
+  let productQuery = db
     .selectFrom('products')
     .select(['id', 'code', 'name', 'price_cents', 'manage_stock'])
     .where('company_id', '=', companyId)
-    .where('id', 'in', ids)
-    .execute();
+    .where('id', 'in', ids);
+  if (lockProducts) productQuery = productQuery.forKeyShare();
+  const products = await productQuery.execute();
   const byId = new Map(products.map((p) => [p.id, p]));
   input.items.forEach((item, index) => {
     const key = `${prefix}items.${index}.product_id`;
@@ -252,13 +259,26 @@ async function withItems(db: Db, rows: OfferRow[]): Promise<OfferRecord[]> {
   return rows.map((row) => toRecord(row, byOffer.get(row.id) ?? []));
 }
 
-async function getOfferRow(db: Db, companyId: number, id: number): Promise<OfferRow> {
-  const row = await db
+/**
+ * `lock` (PostgreSQL; SQLite runs one writer at a time): hold the row until the transaction
+ * ends, so that writes of one offer run one after another. Two PATCHes replacing the lines
+ * would otherwise each delete the lines they saw and insert their own, leaving both sets;
+ * a status change could also slip past another's check. `NO KEY UPDATE`: the lines'
+ * reference to the offer does not wait on it.
+ */
+async function getOfferRow(
+  db: Db,
+  companyId: number,
+  id: number,
+  { lock = false }: { lock?: boolean } = {},
+): Promise<OfferRow> {
+  let query = db
     .selectFrom('offers')
     .selectAll()
     .where('company_id', '=', companyId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (lock) query = query.forNoKeyUpdate();
+  const row = await query.executeTakeFirst();
   if (!row) throw notFound('Offer');
   return row;
 }
@@ -303,7 +323,7 @@ export async function createOffer(
   now: Date,
 ): Promise<OfferRecord> {
   return storage.db.transaction().execute(async (trx) => {
-    const priced = await priceOffer(trx, companyId, input);
+    const priced = await priceOffer(trx, companyId, input, '', storage.dialect === 'postgres');
     const stamp = isoNow(now);
     const row = await trx
       .insertInto('offers')
@@ -343,7 +363,9 @@ export async function updateOffer(
   now: Date,
 ): Promise<OfferRecord> {
   return storage.db.transaction().execute(async (trx) => {
-    const existing = await getOfferRow(trx, companyId, id);
+    const existing = await getOfferRow(trx, companyId, id, {
+      lock: storage.dialect === 'postgres',
+    });
     const status: OfferStatus = input.status ?? existing.status;
     if (status !== existing.status && !offerTransitions[existing.status].includes(status)) {
       throw conflict(`An offer cannot go from ${existing.status} to ${status}.`);
@@ -354,13 +376,19 @@ export async function updateOffer(
     }
     const columns: Partial<OfferRow> = { status, updated_at: isoNow(now) };
     if (input.items || mode === 'replace') {
-      const priced = await priceOffer(trx, companyId, {
-        customer_id: input.customer_id ?? existing.customer_id,
-        items: input.items!,
-        discount:
-          input.discount ??
-          (mode === 'patch' ? fromCents(Number(existing.discount_cents)) : undefined),
-      });
+      const priced = await priceOffer(
+        trx,
+        companyId,
+        {
+          customer_id: input.customer_id ?? existing.customer_id,
+          items: input.items!,
+          discount:
+            input.discount ??
+            (mode === 'patch' ? fromCents(Number(existing.discount_cents)) : undefined),
+        },
+        '',
+        storage.dialect === 'postgres',
+      );
       await replaceLines(trx, id, priced.lines);
       Object.assign(columns, {
         customer_id: priced.customer_id,
@@ -405,7 +433,9 @@ async function assertCustomer(db: Db, companyId: number, customerId: number) {
 /** Any offer but an accepted one may be deleted (an accepted offer is a commitment). */
 export async function deleteOffer(storage: Storage, companyId: number, id: number) {
   await storage.db.transaction().execute(async (trx) => {
-    const existing = await getOfferRow(trx, companyId, id);
+    const existing = await getOfferRow(trx, companyId, id, {
+      lock: storage.dialect === 'postgres',
+    });
     if (existing.status === 'accepted') {
       throw conflict('An accepted offer cannot be deleted.');
     }

@@ -22,7 +22,7 @@ export async function updatePrices(
   ];
   const codes = [...new Set(input.items.flatMap((item) => (item.code ? [item.code] : [])))];
   return storage.db.transaction().execute(async (trx) => {
-    const found = await trx
+    let select = trx
       .selectFrom('products')
       .select(['id', 'code'])
       .where('company_id', '=', companyId)
@@ -31,8 +31,12 @@ export async function updatePrices(
         if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
         if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
         return eb.or(any);
-      })
-      .execute();
+      });
+    // PostgreSQL: lock the rows in id order before the UPDATE, which would lock them in the
+    // items' order: two bulks naming the same products in opposite orders would deadlock
+    // (one aborted, a 500). SQLite runs one writer at a time.
+    if (storage.dialect === 'postgres') select = select.orderBy('id').forNoKeyUpdate();
+    const found = await select.execute();
     const byId = new Set(found.map((row) => row.id));
     const byCode = new Map(found.map((row) => [row.code, row.id]));
     const errors: Record<string, string[]> = {};

@@ -15,7 +15,7 @@ import { fromMilli, toMilli } from '../../shared/quantity.ts';
 import { conflict, invalid, invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
 import { balancesOf, stockOf } from '../stock/balances.ts';
-import type { Storage } from '../storage/database.ts';
+import { type Dialect, onUniqueViolation, type Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { ProductTables } from './tables.ts';
@@ -24,6 +24,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 type ProductRow = Selectable<ProductTables['products']>;
 
 const codeTaken = () => invalidField('code', 'The code has already been taken.');
+/** The unique index settles races that `assertCodeFree` cannot see (concurrent writers). */
+const codeRaceAsTaken = onUniqueViolation('products', ['company_id', 'code'], codeTaken);
 
 function groupBy<T, K>(rows: T[], keyOf: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -124,6 +126,35 @@ export async function getProductRow(
   by: { id: number } | { code: string },
 ): Promise<ProductRow> {
   const row = await findProductRow(db, companyId, by);
+  if (!row) throw notFound('Product');
+  return row;
+}
+
+/**
+ * The product row, locked on PostgreSQL until the transaction ends (SQLite runs one writer
+ * at a time anyway): writes to one product's lists (categories, images, components), which
+ * delete and re-insert rows, then run one after another instead of colliding on a key.
+ * `FOR NO KEY UPDATE`, not `FOR UPDATE`: inserting a row that references the product (a
+ * balance, a link) takes a key-share lock on it, which `FOR UPDATE` would block, and two
+ * such waits across transactions make a deadlock.
+ */
+export async function lockProductRow(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  companyId: number,
+  id: number,
+  /** `delete`: the strongest lock, taken first, for the delete to come (see `deleteProduct`). */
+  purpose: 'change' | 'delete' = 'change',
+): Promise<ProductRow> {
+  let query = trx
+    .selectFrom('products')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id);
+  if (dialect === 'postgres') {
+    query = purpose === 'delete' ? query.forUpdate() : query.forNoKeyUpdate();
+  }
+  const row = await query.executeTakeFirst();
   if (!row) throw notFound('Product');
   return row;
 }
@@ -310,34 +341,37 @@ export async function createProduct(
   input: ProductInput,
   now: Date,
 ): Promise<ProductRecord> {
-  return storage.db.transaction().execute(async (trx) => {
-    await assertCodeFree(trx, companyId, input.code);
-    await assertCategoriesExist(trx, companyId, input.categories ?? []);
-    if (input.assembly) await assertComponentsValid(trx, companyId, undefined, input.assembly);
-    const stamp = isoNow(now);
-    const row = await trx
-      .insertInto('products')
-      .values({
-        company_id: companyId,
-        ncm: null,
-        ...columnsOf(input),
-        code: input.code,
-        name: input.name,
-        unit: input.unit,
-        price_cents: toCents(input.price),
-        manage_stock: input.manage_stock ? 1 : 0,
-        type: input.type ?? 'SIMPLE',
-        condition: input.condition ?? 'NOT_SPECIFIED',
-        created_at: stamp,
-        updated_at: stamp,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await replaceCategories(trx, row.id, input.categories ?? []);
-    await replaceImageRows(trx, row.id, input.images ?? []);
-    await replaceComponents(trx, row.id, input.assembly ?? null);
-    return getProduct(trx, companyId, { id: row.id });
-  });
+  return storage.db
+    .transaction()
+    .execute(async (trx) => {
+      await assertCodeFree(trx, companyId, input.code);
+      await assertCategoriesExist(trx, companyId, input.categories ?? []);
+      if (input.assembly) await assertComponentsValid(trx, companyId, undefined, input.assembly);
+      const stamp = isoNow(now);
+      const row = await trx
+        .insertInto('products')
+        .values({
+          company_id: companyId,
+          ncm: null,
+          ...columnsOf(input),
+          code: input.code,
+          name: input.name,
+          unit: input.unit,
+          price_cents: toCents(input.price),
+          manage_stock: input.manage_stock ? 1 : 0,
+          type: input.type ?? 'SIMPLE',
+          condition: input.condition ?? 'NOT_SPECIFIED',
+          created_at: stamp,
+          updated_at: stamp,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await replaceCategories(trx, row.id, input.categories ?? []);
+      await replaceImageRows(trx, row.id, input.images ?? []);
+      await replaceComponents(trx, row.id, input.assembly ?? null);
+      return getProduct(trx, companyId, { id: row.id });
+    })
+    .catch(codeRaceAsTaken);
 }
 
 /**
@@ -354,44 +388,50 @@ export async function updateProduct(
   mode: 'replace' | 'patch',
   now: Date,
 ): Promise<ProductRecord> {
-  return storage.db.transaction().execute(async (trx) => {
-    const existing = await getProductRow(trx, companyId, { id });
-    if (input.code !== undefined) await assertCodeFree(trx, companyId, input.code, id);
-    if (input.categories) await assertCategoriesExist(trx, companyId, input.categories);
-    const type: ProductType = input.type ?? (mode === 'replace' ? 'SIMPLE' : existing.type);
-    let assembly: AssemblyInput | null | undefined = input.assembly;
-    if (mode === 'patch') {
-      if (type === 'ASSEMBLY' && assembly === undefined && existing.type !== 'ASSEMBLY') {
-        throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+  return storage.db
+    .transaction()
+    .execute(async (trx) => {
+      const existing = await lockProductRow(trx, storage.dialect, companyId, id);
+      if (input.code !== undefined) await assertCodeFree(trx, companyId, input.code, id);
+      if (input.categories) await assertCategoriesExist(trx, companyId, input.categories);
+      const type: ProductType = input.type ?? (mode === 'replace' ? 'SIMPLE' : existing.type);
+      let assembly: AssemblyInput | null | undefined = input.assembly;
+      if (mode === 'patch') {
+        if (type === 'ASSEMBLY' && assembly === undefined && existing.type !== 'ASSEMBLY') {
+          throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+        }
+        if (type === 'ASSEMBLY' && assembly === null) {
+          throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+        }
+        if (type !== 'ASSEMBLY' && assembly) {
+          throw invalidField(
+            'assembly',
+            'The assembly field is prohibited unless type is ASSEMBLY.',
+          );
+        }
+        if (type !== 'ASSEMBLY') assembly = null;
       }
-      if (type === 'ASSEMBLY' && assembly === null) {
-        throw invalidField('assembly', 'The assembly field is required when type is ASSEMBLY.');
+      if (assembly) await assertComponentsValid(trx, companyId, id, assembly);
+      const defaults =
+        mode === 'replace'
+          ? { ncm: null, type: 'SIMPLE' as const, condition: 'NOT_SPECIFIED' as const }
+          : {};
+      await trx
+        .updateTable('products')
+        .set({ ...defaults, ...columnsOf(input), updated_at: isoNow(now) })
+        .where('company_id', '=', companyId)
+        .where('id', '=', id)
+        .execute();
+      const categories = input.categories ?? (mode === 'replace' ? [] : undefined);
+      if (categories) await replaceCategories(trx, id, categories);
+      const images = input.images ?? (mode === 'replace' ? [] : undefined);
+      if (images) await replaceImageRows(trx, id, images);
+      if (assembly !== undefined || mode === 'replace') {
+        await replaceComponents(trx, id, assembly ?? null);
       }
-      if (type !== 'ASSEMBLY' && assembly) {
-        throw invalidField('assembly', 'The assembly field is prohibited unless type is ASSEMBLY.');
-      }
-      if (type !== 'ASSEMBLY') assembly = null;
-    }
-    if (assembly) await assertComponentsValid(trx, companyId, id, assembly);
-    const defaults =
-      mode === 'replace'
-        ? { ncm: null, type: 'SIMPLE' as const, condition: 'NOT_SPECIFIED' as const }
-        : {};
-    await trx
-      .updateTable('products')
-      .set({ ...defaults, ...columnsOf(input), updated_at: isoNow(now) })
-      .where('company_id', '=', companyId)
-      .where('id', '=', id)
-      .execute();
-    const categories = input.categories ?? (mode === 'replace' ? [] : undefined);
-    if (categories) await replaceCategories(trx, id, categories);
-    const images = input.images ?? (mode === 'replace' ? [] : undefined);
-    if (images) await replaceImageRows(trx, id, images);
-    if (assembly !== undefined || mode === 'replace') {
-      await replaceComponents(trx, id, assembly ?? null);
-    }
-    return getProduct(trx, companyId, { id });
-  });
+      return getProduct(trx, companyId, { id });
+    })
+    .catch(codeRaceAsTaken);
 }
 
 /**
@@ -401,7 +441,10 @@ export async function updateProduct(
  */
 export async function deleteProduct(storage: Storage, companyId: number, id: number) {
   await storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id });
+    // Before anything else: writers that reference the product (stock, offers) hold it with a
+    // key-share lock from their start, so this waits for them, or they for it, and no one
+    // holds half of what the other needs.
+    await lockProductRow(trx, storage.dialect, companyId, id, 'delete');
     const usedBy = await trx
       .selectFrom('product_components as pc')
       .innerJoin('products as p', 'p.id', 'pc.assembly_id')
@@ -435,21 +478,26 @@ export async function syncCategory(
   productIds: number[],
 ): Promise<{ category_id: number; product_ids: number[] }> {
   return storage.db.transaction().execute(async (trx) => {
-    const category = await trx
+    let select = trx
       .selectFrom('categories')
       .select('id')
       .where('company_id', '=', companyId)
-      .where('id', '=', categoryId)
-      .executeTakeFirst();
+      .where('id', '=', categoryId);
+    // PostgreSQL: one sync of a category at a time. Two at once would both delete the old
+    // links and insert their own, and the second insert of a link breaks the primary key.
+    if (storage.dialect === 'postgres') select = select.forNoKeyUpdate();
+    const category = await select.executeTakeFirst();
     if (!category) throw notFound('Category');
     const unique = [...new Set(productIds)];
     if (unique.length > 0) {
-      const found = await trx
+      let select = trx
         .selectFrom('products')
         .select('id')
         .where('company_id', '=', companyId)
-        .where('id', 'in', unique)
-        .execute();
+        .where('id', 'in', unique);
+      // Their links change too: lock the products, in id order (see `lockProductRow`).
+      if (storage.dialect === 'postgres') select = select.orderBy('id').forNoKeyUpdate();
+      const found = await select.execute();
       const known = new Set(found.map((row) => row.id));
       const errors: Record<string, string[]> = {};
       productIds.forEach((id, index) => {
@@ -479,7 +527,7 @@ export async function addImage(
   now: Date,
 ): Promise<ImageRecord> {
   return storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id: productId });
+    await lockProductRow(trx, storage.dialect, companyId, productId);
     const last = await trx
       .selectFrom('product_images')
       .select([
@@ -510,7 +558,7 @@ export async function replaceImages(
   now: Date,
 ): Promise<ImageRecord[]> {
   return storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id: productId });
+    await lockProductRow(trx, storage.dialect, companyId, productId);
     await replaceImageRows(trx, productId, images);
     await touch(trx, productId, now);
     const rows = await trx
@@ -531,7 +579,7 @@ export async function deleteImage(
   now: Date,
 ): Promise<void> {
   await storage.db.transaction().execute(async (trx) => {
-    await getProductRow(trx, companyId, { id: productId });
+    await lockProductRow(trx, storage.dialect, companyId, productId);
     const result = await trx
       .deleteFrom('product_images')
       .where('product_id', '=', productId)

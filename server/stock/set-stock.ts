@@ -90,7 +90,14 @@ export async function setStock(
       .where(isAnyOf(storage.dialect, 'product_id', distinctProducts));
     // PostgreSQL: lock the balances read, so a concurrent writer cannot slip in between the
     // "before" a movement records and the write. SQLite runs one writer at a time anyway.
-    if (storage.dialect === 'postgres') read = read.forUpdate();
+    if (storage.dialect === 'postgres') {
+      read = read
+        .orderBy('product_id')
+        .orderBy('warehouse_id')
+        .orderBy('location_id')
+        .orderBy('lot_id')
+        .forUpdate();
+    }
     const rows = await read.execute();
     for (const row of rows) {
       current.set(
@@ -113,13 +120,9 @@ export async function setStock(
       finalBalances.set(key, r);
       return [r.productId, r.warehouseId, r.locationId, r.lotId, before, r.milli, r.observation];
     });
-    const balances = [...finalBalances.values()].map((r) => [
-      r.productId,
-      r.warehouseId,
-      r.locationId,
-      r.lotId,
-      r.milli,
-    ]);
+    const balances = [...finalBalances.values()]
+      .sort(bySlot)
+      .map((r) => [r.productId, r.warehouseId, r.locationId, r.lotId, r.milli]);
     const slotColumns = [
       ['product_id', 'integer'],
       ['warehouse_id', 'integer'],
@@ -158,6 +161,25 @@ export async function setStock(
   });
 }
 
+/*
+ * Lock order. Concurrent transactions that write the same rows must take their locks in
+ * one order, or PostgreSQL finds a deadlock and aborts one of them (a 500): two bulks
+ * naming the same products in opposite orders would each hold a row the other waits for.
+ * So the balances are locked in key order, and new lots, locations and balances are
+ * inserted in key order (an insert into a unique index waits on a concurrent insert of the
+ * same key).
+ */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function bySlot(a: Resolved, b: Resolved): number {
+  return (
+    a.productId - b.productId ||
+    a.warehouseId - b.warehouseId ||
+    a.locationId - b.locationId ||
+    a.lotId - b.lotId
+  );
+}
+
 type Fail = (index: number, field: string, message: string) => void;
 type Trx = Transaction<Database>;
 
@@ -170,7 +192,7 @@ async function resolveProducts(
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(changes.flatMap((c) => (c.product_id ? [c.product_id] : [])))];
   const codes = [...new Set(changes.flatMap((c) => (c.product_code ? [c.product_code] : [])))];
-  const rows = await trx
+  let query = trx
     .selectFrom('products')
     .select(['id', 'code', 'manage_stock'])
     .where('company_id', '=', companyId)
@@ -179,8 +201,13 @@ async function resolveProducts(
       if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
       if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
       return eb.or(any);
-    })
-    .execute();
+    });
+  // PostgreSQL: the stock of a product changes one transaction at a time, so each movement's
+  // "before" is what the previous one left, even for a balance that does not exist yet (no
+  // row to lock). Also, a product deleted meanwhile is either gone before (422) or deleted
+  // after, never a foreign-key fault. In id order, like every writer locking several products.
+  if (storage.dialect === 'postgres') query = query.orderBy('id').forNoKeyUpdate();
+  const rows = await query.execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
   const byCode = new Map(rows.map((row) => [row.code, row]));
   return changes.map((change, index) => {
@@ -318,7 +345,10 @@ async function createLocations(
     .where(isAnyOf(dialect, 'code', [...new Set(list.map((w) => w.code))]))
     .execute();
   for (const row of rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
-  const missing = [...wanted].filter(([key]) => !known.has(key)).map(([, value]) => value);
+  const missing = [...wanted]
+    .filter(([key]) => !known.has(key))
+    .map(([, value]) => value)
+    .sort((a, b) => a.warehouse_id - b.warehouse_id || compareText(a.code, b.code));
   if (missing.length > 0) {
     const created = await sql<{ id: number; warehouse_id: number; code: string }>`
       insert into stock_locations (company_id, warehouse_id, code, created_at)
@@ -368,7 +398,10 @@ async function createLots(
     .where(isAnyOf(dialect, 'number', [...new Set(list.map((w) => w.number))]))
     .execute();
   for (const row of rows) known.set(`${row.product_id}:${row.number}`, row.id);
-  const missing = [...wanted].filter(([key]) => !known.has(key)).map(([, value]) => value);
+  const missing = [...wanted]
+    .filter(([key]) => !known.has(key))
+    .map(([, value]) => value)
+    .sort((a, b) => a.product_id - b.product_id || compareText(a.number, b.number));
   if (missing.length > 0) {
     const created = await sql<{ id: number; product_id: number; number: string }>`
       insert into stock_lots (company_id, product_id, number, created_at)

@@ -1,17 +1,24 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import {
+  type DialectAdapter,
   Kysely,
   PostgresDialect,
+  SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
   type SqliteStatement,
 } from 'kysely';
-import pg from 'pg';
+import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
-import { runPreparedDirectly } from './prepared.ts';
+import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
+
+// Each driver is loaded when a database of its kind is opened, not before: a CLI command on
+// SQLite never pays for loading `pg`, nor one on PostgreSQL for the SQLite binding.
+const require = createRequire(import.meta.url);
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -38,7 +45,8 @@ export function openStorage(target: DatabaseTarget): Storage {
 
 function openSqlite(file: string): Storage {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const raw = new BetterSqlite3(file);
+  const Sqlite = require('better-sqlite3') as typeof BetterSqlite3;
+  const raw = new Sqlite(file);
   // WAL: readers never wait for the writer. synchronous=NORMAL keeps every committed
   // transaction across a process crash (kill -9); only a power loss can lose the last ones.
   raw.pragma('journal_mode = WAL');
@@ -48,12 +56,15 @@ function openSqlite(file: string): Storage {
   raw.pragma('busy_timeout = 5000');
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
   const statements = withStatementCache(raw);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({
+    dialect: new TransactionalDdlSqliteDialect({ database: statements }),
+  });
   runPreparedDirectly(db, {
     get inTransaction() {
       return raw.inTransaction;
     },
-    prepare: (sqlText) => statements.prepare(sqlText) as unknown as BetterSqlite3.Statement,
+    prepare: (sqlText) =>
+      statements.prepare(sqlText) as unknown as ReturnType<DirectSqlite['prepare']>,
   });
   return {
     db,
@@ -62,6 +73,24 @@ function openSqlite(file: string): Storage {
     externalChangeMark: () => dataVersion.get() as number,
     close: () => db.destroy(),
   };
+}
+
+/**
+ * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its
+ * migrator would run each migration statement by statement: a process killed in the middle
+ * of one (kill -9 on a first start) would leave a half-made schema that the next start
+ * cannot migrate. Saying so makes the pending migrations one transaction: all or nothing.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
 }
 
 /**
@@ -86,6 +115,7 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
 }
 
 function openPostgres(url: string): Storage {
+  const pg = require('pg') as typeof PgModule;
   // int8 (count(*), sums) comes back as a string by default; our values fit in a double.
   pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -116,4 +146,19 @@ export function violatesUnique(error: unknown, table: string, columns: string[])
     return String(e.message).includes(`UNIQUE constraint failed: ${names}`);
   }
   return false;
+}
+
+/**
+ * A `.catch` handler for a write guarded by a unique index: the index's refusal becomes
+ * `refusal()` (the same 422 the check before the write gives), anything else is rethrown.
+ */
+export function onUniqueViolation(
+  table: string,
+  columns: string[],
+  refusal: () => Error,
+): (error: unknown) => never {
+  return (error) => {
+    if (violatesUnique(error, table, columns)) throw refusal();
+    throw error;
+  };
 }

@@ -6,6 +6,7 @@ import * as catalog from './migrations/003_catalog.ts';
 import * as products from './migrations/004_products.ts';
 import * as stock from './migrations/005_stock.ts';
 import * as offers from './migrations/006_offers.ts';
+import * as printing from './migrations/007_printing.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '004_products': products,
   '005_stock': stock,
   '006_offers': offers,
+  '007_printing': printing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

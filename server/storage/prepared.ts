@@ -5,7 +5,10 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** Stands, in a query compiled once, for the parameter a call gives at run time. */
 class Slot {
-  constructor(readonly name: string) {}
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
+  }
 }
 
 /** What prepared queries need of an SQLite connection to run on it directly. */

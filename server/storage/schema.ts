@@ -35,6 +35,7 @@ export interface CoreTables {
 
 import type { CustomerTables } from '../customers/tables.ts';
 import type { OfferTables } from '../offers/tables.ts';
+import type { PrintingTables } from '../printing/tables.ts';
 import type { ProductTables } from '../products/tables.ts';
 import type { StockTables } from '../stock/tables.ts';
 
@@ -43,4 +44,5 @@ export interface Database
     CustomerTables,
     ProductTables,
     StockTables,
-    OfferTables {}
+    OfferTables,
+    PrintingTables {}

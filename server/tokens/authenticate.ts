@@ -26,11 +26,12 @@ interface CachedToken {
 export class TokenAuthenticator {
   private readonly cache = new Map<string, CachedToken>();
   private mark: number;
+  private readonly storage: Storage;
+  private readonly clock: Clock;
 
-  constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-  ) {
+  constructor(storage: Storage, clock: Clock) {
+    this.storage = storage;
+    this.clock = clock;
     this.mark = storage.externalChangeMark();
   }
 

@@ -479,3 +479,31 @@ describe('serve', () => {
     }
   });
 });
+
+describe('start-up', () => {
+  it('runs the same without native type stripping (the tsx fallback of older Node versions)', async () => {
+    const db = join(dir, 'fallback.sqlite');
+    const run = await new Promise<Run>((done) => {
+      execFile(
+        process.execPath,
+        [
+          '--no-experimental-strip-types',
+          bin,
+          'company',
+          'create',
+          '--name',
+          'Via tsx',
+          '--db',
+          db,
+        ],
+        { env: cleanEnv(), timeout: 20_000 },
+        (error, stdout, stderr) => {
+          done({ code: error ? -1 : 0, stdout, stderr });
+        },
+      );
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('1\n');
+    expect(await ok('company', 'create', '--name', 'Native', '--db', db)).toBe('2\n');
+  });
+});

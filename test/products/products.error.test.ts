@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onUniqueViolation } from '../../server/storage/database.ts';
 import { type Tenant, tenant } from '../helpers/catalog.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -164,6 +165,47 @@ describe('product rules that need the database', () => {
       body: body({ code: first.code }),
     });
     expect(answer.status).toBe(201);
+  });
+
+  it('concurrent creates with one code: one 201, the rest 422, never a 500', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        server.request('POST', '/products', { token: acme.token, body: body({ code: 'RACE' }) }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([
+      201, 422, 422, 422, 422, 422, 422, 422,
+    ]);
+  });
+
+  it("the unique index's own refusal (a writer the check did not see) reads as the code taken", async () => {
+    const first = await acme.product();
+    const storage = server.app.services.storage;
+    // As another process (the CLI, a second server) would: straight past the check.
+    const duplicate = storage.db
+      .insertInto('products')
+      .values({
+        company_id: acme.companyId,
+        code: first.code,
+        name: 'Duplicate',
+        type: 'SIMPLE',
+        condition: 'NOT_SPECIFIED',
+        unit: 'UN',
+        price_cents: 1,
+        ncm: null,
+        manage_stock: 1,
+        created_at: first.created_at,
+        updated_at: first.created_at,
+      })
+      .execute();
+    const refused = await duplicate
+      .catch(onUniqueViolation('products', ['company_id', 'code'], () => new Error('taken')))
+      .catch((error: Error) => error.message);
+    expect(refused).toBe('taken');
+    const unrelated = await duplicate
+      .catch(onUniqueViolation('customers', ['company_id', 'code'], () => new Error('taken')))
+      .catch((error: Error) => error.message);
+    expect(unrelated).toMatch(/UNIQUE constraint failed: products\.company_id, products\.code/);
   });
 
   it('refuses on PUT and PATCH a code another product holds', async () => {

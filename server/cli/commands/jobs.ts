@@ -1,0 +1,123 @@
+import { readFileSync, statSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import {
+  type ContentType,
+  contentTypeSchema,
+  contentTypes,
+  routeNameSchema,
+} from '../../../shared/printing.ts';
+import { companyExists } from '../../companies/companies.ts';
+import { createJob } from '../../printing/jobs.ts';
+import {
+  positiveInt,
+  print,
+  text,
+  UsageError,
+  withDatabaseOptions,
+  withStorage,
+} from '../options.ts';
+
+/** What the extension says the file is, when --content-type is not given. */
+const contentTypeByExtension: Record<string, ContentType> = {
+  '.pdf': 'application/pdf',
+  '.zpl': 'application/vnd.zebra.zpl',
+  '.txt': 'text/plain',
+  '.escpos': 'application/vnd.escpos',
+  '.bin': 'application/vnd.escpos',
+};
+
+/** The largest document POST /printing/jobs takes (16 MiB of JSON, base64 inside). */
+export const maxDocumentBytes = 12 * 1024 * 1024;
+
+function routeName(value: string): string {
+  if (!routeNameSchema.safeParse(value).success) {
+    throw new InvalidArgumentError(
+      '--route must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".',
+    );
+  }
+  return value;
+}
+
+function contentType(value: string): ContentType {
+  const parsed = contentTypeSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new InvalidArgumentError(`--content-type must be one of ${contentTypes.join(', ')}.`);
+  }
+  return parsed.data;
+}
+
+function copies(value: string): number {
+  const n = positiveInt('--copies')(value);
+  if (n > 99) throw new InvalidArgumentError('--copies must be at most 99.');
+  return n;
+}
+
+function readDocument(path: string): Buffer {
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new UsageError(`--file ${path} is not a file`);
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `cannot read --file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
+  }
+  if (size === 0) throw new UsageError(`--file ${path} is empty`);
+  if (size > maxDocumentBytes) {
+    throw new UsageError(`--file ${path} is larger than ${maxDocumentBytes / 1024 / 1024} MiB`);
+  }
+  return readFileSync(path);
+}
+
+/** `job create`: queues a print job from a file, as POST /printing/jobs would. */
+export function registerJobCommands(program: Command): void {
+  const job = program.command('job').description('print jobs');
+  withDatabaseOptions(
+    job
+      .command('create')
+      .description('queue a print job from a file; prints its id')
+      .requiredOption('--company <id>', 'company id', positiveInt('--company'))
+      .requiredOption('--route <name>', 'route to print on (receipts, labels, a4, ...)', routeName)
+      .requiredOption('--file <path>', 'the document to print')
+      .option('--copies <n>', 'copies, 1 to 99 (default 1)', copies)
+      .option(
+        '--content-type <type>',
+        `${contentTypes.join(' | ')} (default: from the extension .pdf .zpl .txt .escpos .bin)`,
+        contentType,
+      )
+      .option('--title <title>', 'title shown in the history', text('--title', 255)),
+  ).action(async (options) => {
+    const type: ContentType | undefined =
+      options.contentType ?? contentTypeByExtension[extname(options.file).toLowerCase()];
+    if (!type) {
+      throw new UsageError(
+        `cannot tell the content type of ${options.file} from its extension; give --content-type`,
+      );
+    }
+    const content = readDocument(options.file);
+    const created = await withStorage(options, async (storage) => {
+      if (!(await companyExists(storage, options.company))) {
+        throw new UsageError(`no company with id ${options.company}`);
+      }
+      return createJob(
+        storage,
+        options.company,
+        {
+          route: options.route,
+          title: options.title,
+          content_type: type,
+          content,
+          copies: options.copies ?? 1,
+          priority: 5,
+          options: {},
+        },
+        new Date(),
+      );
+    });
+    print(String(created.id));
+  });
+}

@@ -1,0 +1,246 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type {
+  AgentConfig,
+  AgentRecord,
+  HeartbeatBody,
+  HeartbeatResult,
+  PrinterInfo,
+  PrintRoute,
+  RegisterAgentBody,
+} from '../../shared/printing.ts';
+import type { ServerConfig } from '../config.ts';
+import { conflict } from '../http/errors.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Database } from '../storage/schema.ts';
+import { isoNow } from '../time.ts';
+import type { PrintingTables } from './tables.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+type AgentRow = Selectable<PrintingTables['print_agents']>;
+
+/** What the routes need to know about the calling agent; immutable once registered. */
+export interface AgentRef {
+  rowId: number;
+  companyId: number;
+  uuid: string;
+}
+
+/** An agent counts as online while its last heartbeat is within this many intervals. */
+export const onlineHeartbeats = 3;
+
+export function toAgentRecord(row: AgentRow, now: Date, heartbeatSeconds: number): AgentRecord {
+  const seen = row.last_seen_at ? Date.parse(row.last_seen_at) : null;
+  return {
+    id: row.uuid,
+    name: row.name,
+    hostname: row.hostname,
+    platform: row.platform,
+    version: row.version,
+    printers: JSON.parse(row.printers) as PrinterInfo[],
+    paused: Boolean(row.paused),
+    online: seen !== null && now.getTime() - seen <= onlineHeartbeats * heartbeatSeconds * 1000,
+    last_seen_at: row.last_seen_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function findAgentRow(db: Db, uuid: string): Promise<AgentRow | undefined> {
+  return db.selectFrom('print_agents').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+}
+
+const takenElsewhere = () =>
+  conflict('This agent UUID is registered to another company; the agent must generate a new UUID.');
+
+/** Idempotent per uuid: creates the agent, or refreshes what it says about itself. */
+export async function registerAgent(
+  storage: Storage,
+  companyId: number,
+  input: RegisterAgentBody,
+  now: Date,
+): Promise<{ row: AgentRow; created: boolean }> {
+  const stamp = isoNow(now);
+  return storage.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('print_agents')
+      .values({
+        company_id: companyId,
+        uuid: input.uuid.toLowerCase(),
+        name: input.name,
+        hostname: input.hostname,
+        platform: input.platform,
+        version: input.version,
+        printers: JSON.stringify(input.printers),
+        paused: 0,
+        last_seen_at: stamp,
+        created_at: stamp,
+        updated_at: stamp,
+      })
+      // Two registrations racing (PostgreSQL): the loser updates what the winner wrote.
+      .onConflict((oc) => oc.column('uuid').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { row: inserted, created: true };
+    const existing = await findAgentRow(trx, input.uuid.toLowerCase());
+    if (!existing || existing.company_id !== companyId) throw takenElsewhere();
+    const row = await trx
+      .updateTable('print_agents')
+      .set({
+        name: input.name,
+        hostname: input.hostname,
+        platform: input.platform,
+        version: input.version,
+        printers: JSON.stringify(input.printers),
+        last_seen_at: stamp,
+        updated_at: stamp,
+      })
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { row, created: false };
+  });
+}
+
+/** Presence, printers and paused flag; extends the leases of the jobs the agent still holds. */
+export async function recordHeartbeat(
+  storage: Storage,
+  agent: AgentRef,
+  input: HeartbeatBody,
+  now: Date,
+  leaseSeconds: number,
+): Promise<HeartbeatResult> {
+  const stamp = isoNow(now);
+  const lease = isoNow(new Date(now.getTime() + leaseSeconds * 1000));
+  return storage.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('print_agents')
+      .set({
+        last_seen_at: stamp,
+        ...(input.printers !== undefined ? { printers: JSON.stringify(input.printers) } : {}),
+        ...(input.paused !== undefined ? { paused: input.paused ? 1 : 0 } : {}),
+        // Presence alone is not a change of the record; what the agent says about itself is.
+        ...(input.printers !== undefined || input.paused !== undefined
+          ? { updated_at: stamp }
+          : {}),
+      })
+      .where('id', '=', agent.rowId)
+      .execute();
+    const held = [...new Set(input.held_job_ids)];
+    let extended: number[] = [];
+    if (held.length > 0) {
+      // A lease already past its end is lost even before the sweep marks the job failed:
+      // the agent is told to let the job go rather than print it late.
+      const rows = await trx
+        .updateTable('print_jobs')
+        .set({ lease_expires_at: lease })
+        .where('company_id', '=', agent.companyId)
+        .where('agent_id', '=', agent.uuid)
+        .where('status', '=', 'claimed')
+        .where('lease_expires_at', '>', stamp)
+        .where('id', 'in', held)
+        .returning('id')
+        .execute();
+      extended = rows.map((row) => row.id).sort((a, b) => a - b);
+    }
+    const kept = new Set(extended);
+    return {
+      server_time: stamp,
+      extended_job_ids: extended,
+      released_job_ids: held.filter((id) => !kept.has(id)).sort((a, b) => a - b),
+      lease_expires_at: extended.length > 0 ? lease : null,
+    };
+  });
+}
+
+export async function listAgentRoutes(db: Db, agentRowId: number): Promise<PrintRoute[]> {
+  const rows = await db
+    .selectFrom('print_routes')
+    .select(['name', 'printer', 'enabled', 'options'])
+    .where('agent_id', '=', agentRowId)
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => ({
+    name: row.name,
+    printer: row.printer,
+    enabled: Boolean(row.enabled),
+    options: JSON.parse(row.options),
+  }));
+}
+
+export async function enabledRouteNames(db: Db, agentRowId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('print_routes')
+    .select('name')
+    .where('agent_id', '=', agentRowId)
+    .where('enabled', '=', 1)
+    .execute();
+  return rows.map((row) => row.name);
+}
+
+/** Replaces the agent's routes with exactly these. */
+export async function replaceAgentRoutes(
+  storage: Storage,
+  agent: AgentRef,
+  routes: PrintRoute[],
+): Promise<PrintRoute[]> {
+  return storage.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('print_routes').where('agent_id', '=', agent.rowId).execute();
+    if (routes.length > 0) {
+      await trx
+        .insertInto('print_routes')
+        .values(
+          routes.map((route, position) => ({
+            company_id: agent.companyId,
+            agent_id: agent.rowId,
+            position,
+            name: route.name,
+            printer: route.printer,
+            enabled: route.enabled ? 1 : 0,
+            options: JSON.stringify(route.options),
+          })),
+        )
+        .execute();
+    }
+    return listAgentRoutes(trx, agent.rowId);
+  });
+}
+
+export async function agentConfigOf(
+  storage: Storage,
+  agent: AgentRef,
+  company: { id: number; name: string },
+  config: ServerConfig,
+  now: Date,
+): Promise<AgentConfig> {
+  const db = storage.db;
+  const row = await db
+    .selectFrom('print_agents')
+    .selectAll()
+    .where('id', '=', agent.rowId)
+    .executeTakeFirstOrThrow();
+  const routes = await listAgentRoutes(db, agent.rowId);
+  const served = await db
+    .selectFrom('print_routes')
+    .select('name')
+    .distinct()
+    .where('company_id', '=', agent.companyId)
+    .execute();
+  const queued = await db
+    .selectFrom('print_jobs')
+    .select('route')
+    .distinct()
+    .where('company_id', '=', agent.companyId)
+    .execute();
+  const names = new Set([...served.map((r) => r.name), ...queued.map((r) => r.route)]);
+  return {
+    company,
+    agent: toAgentRecord(row, now, config.heartbeatSeconds),
+    routes,
+    route_names: [...names].sort(),
+    intervals: {
+      long_poll_wait_seconds: config.longPollWaitSeconds,
+      heartbeat_seconds: config.heartbeatSeconds,
+      lease_seconds: config.leaseSeconds,
+    },
+  };
+}

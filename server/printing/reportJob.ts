@@ -1,0 +1,161 @@
+import type { JobRecord } from '../../shared/printing.ts';
+import { conflict } from '../http/errors.ts';
+import type { Storage } from '../storage/database.ts';
+import { isoNow } from '../time.ts';
+import type { AgentRef } from './agents.ts';
+import { type Db, getJobRow, type JobRow, toJobRecord } from './jobs.ts';
+import { ReusableQuery } from './reusable.ts';
+
+function notHolder(row: JobRow, agent: AgentRef, action: string) {
+  if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
+    return conflict(`Job ${row.id} is held by another agent; only its holder may ${action} it.`);
+  }
+  if (row.agent_id !== agent.uuid) {
+    return conflict(`Job ${row.id} is ${row.status} and not held by this agent.`);
+  }
+  return conflict(`Job ${row.id} is ${row.status}: there is no claim to ${action}.`);
+}
+
+/** The confirm's UPDATE, compiled once: it runs once per printed job. */
+const confirmStatement = new ReusableQuery<
+  JobRow,
+  { jobId: number; companyId: number; agentUuid: string; printer: string | null; now: string }
+>((storage, slot) =>
+  storage.db
+    .updateTable('print_jobs')
+    .set({
+      status: 'printed',
+      printer: slot('printer'),
+      printed_at: slot('now'),
+      lease_expires_at: null,
+      updated_at: slot('now'),
+    })
+    .where('id', '=', slot('jobId'))
+    .where('company_id', '=', slot('companyId'))
+    .where('agent_id', '=', slot('agentUuid'))
+    .where('status', '=', 'claimed')
+    .returningAll(),
+);
+
+const eventStatement = new ReusableQuery<
+  never,
+  {
+    companyId: number;
+    jobId: number;
+    from: JobRow['status'];
+    to: JobRow['status'];
+    agentUuid: string;
+    message: string | null;
+    at: string;
+  }
+>((storage, slot) =>
+  storage.db.insertInto('print_job_events').values({
+    company_id: slot('companyId'),
+    job_id: slot('jobId'),
+    from_status: slot('from'),
+    to_status: slot('to'),
+    agent_id: slot('agentUuid'),
+    message: slot('message'),
+    at: slot('at'),
+  }),
+);
+
+/**
+ * The holder says the job printed. The happy path is one conditional UPDATE; only when it
+ * changes nothing do we read the job to say why (or to answer a repeat confirm with 200).
+ * A claim whose lease has run out but that the sweep has not failed yet is still accepted:
+ * the paper did come out.
+ */
+export async function confirmJob(
+  storage: Storage,
+  agent: AgentRef,
+  jobId: number,
+  printer: string | undefined,
+  now: Date,
+): Promise<JobRecord> {
+  const stamp = isoNow(now);
+  return storage.db.transaction().execute(async (trx) => {
+    const confirmed = await trx.executeQuery(
+      confirmStatement.with(storage, {
+        jobId,
+        companyId: agent.companyId,
+        agentUuid: agent.uuid,
+        printer: printer ?? null,
+        now: stamp,
+      }),
+    );
+    const row = confirmed.rows[0];
+    if (row) {
+      await transition(
+        trx,
+        storage,
+        row,
+        'claimed',
+        agent,
+        printer ? `printed on ${printer}` : null,
+      );
+      return toJobRecord(row);
+    }
+    const current = await getJobRow(trx, agent.companyId, jobId);
+    // Confirming twice is harmless: the same answer, nothing changes.
+    if (current.status === 'printed' && current.agent_id === agent.uuid) {
+      return toJobRecord(current);
+    }
+    throw notHolder(current, agent, 'confirm');
+  });
+}
+
+/** The holder says the job failed: `failed`, with the agent's message and code. */
+export async function reportJobError(
+  storage: Storage,
+  agent: AgentRef,
+  jobId: number,
+  error: { message: string; code?: string | undefined },
+  now: Date,
+): Promise<JobRecord> {
+  const stamp = isoNow(now);
+  return storage.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('print_jobs')
+      .set({
+        status: 'failed',
+        error_message: error.message,
+        error_code: error.code ?? null,
+        lease_expires_at: null,
+        updated_at: stamp,
+      })
+      .where('id', '=', jobId)
+      .where('company_id', '=', agent.companyId)
+      .where('agent_id', '=', agent.uuid)
+      .where('status', '=', 'claimed')
+      .returningAll()
+      .executeTakeFirst();
+    if (row) {
+      await transition(trx, storage, row, 'claimed', agent, error.message);
+      return toJobRecord(row);
+    }
+    const current = await getJobRow(trx, agent.companyId, jobId);
+    throw notHolder(current, agent, 'report an error on');
+  });
+}
+
+async function transition(
+  db: Db,
+  storage: Storage,
+  row: JobRow,
+  from: JobRow['status'],
+  agent: AgentRef,
+  message: string | null,
+): Promise<void> {
+  await db.executeQuery(
+    eventStatement.with(storage, {
+      companyId: row.company_id,
+      jobId: row.id,
+      from,
+      to: row.status,
+      agentUuid: agent.uuid,
+      message,
+      at: row.updated_at,
+    }),
+  );
+}

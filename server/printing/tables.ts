@@ -1,0 +1,82 @@
+import type { Generated } from 'kysely';
+import type { ContentType, JobStatus } from '../../shared/printing.ts';
+
+/** The print queue's tables (migration 007_printing). */
+export interface PrintingTables {
+  print_agents: {
+    id: Generated<number>;
+    company_id: number;
+    /** The UUID the agent generated once; unique across companies. */
+    uuid: string;
+    name: string;
+    hostname: string;
+    platform: string;
+    version: string;
+    /** JSON array of `{name, is_default}`. */
+    printers: string;
+    /** 0 or 1. */
+    paused: number;
+    last_seen_at: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  print_routes: {
+    id: Generated<number>;
+    company_id: number;
+    agent_id: number;
+    position: number;
+    name: string;
+    printer: string;
+    /** 0 or 1 (SQLite binds no booleans). */
+    enabled: number;
+    /** JSON object of print options. */
+    options: string;
+  };
+  /** Content, stored once per company and sha256: reprints and repeats reuse it. */
+  print_documents: {
+    id: Generated<number>;
+    company_id: number;
+    sha256: string;
+    size: number;
+    content: Buffer;
+    created_at: string;
+  };
+  print_jobs: {
+    id: Generated<number>;
+    company_id: number;
+    document_id: number;
+    route: string;
+    title: string | null;
+    status: JobStatus;
+    content_type: ContentType;
+    size: number;
+    sha256: string;
+    copies: number;
+    priority: number;
+    /** JSON object of print options. */
+    options: string;
+    attempts: number;
+    /** UUID of the agent that holds (or last held) the job. */
+    agent_id: string | null;
+    printer: string | null;
+    error_message: string | null;
+    error_code: string | null;
+    reprint_of: number | null;
+    created_at: string;
+    updated_at: string;
+    claimed_at: string | null;
+    printed_at: string | null;
+    expires_at: string | null;
+    lease_expires_at: string | null;
+  };
+  print_job_events: {
+    id: Generated<number>;
+    company_id: number;
+    job_id: number;
+    from_status: JobStatus | null;
+    to_status: JobStatus;
+    agent_id: string | null;
+    message: string | null;
+    at: string;
+  };
+}
