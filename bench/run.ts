@@ -2,15 +2,18 @@
  * `npm run bench`: ShopDesk against the Fastify + better-sqlite3 baseline and a bare
  * node:http ceiling, side by side in one run. Each server runs in its own process; this
  * process only generates load (autocannon). Scenarios run one server at a time, each with
- * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 3), BENCH_WARMUP (4),
+ * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 3), BENCH_WARMUP (3),
  * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
- * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning).
+ * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
+ * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does).
  */
 import { deepStrictEqual } from 'node:assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { catalogueScenarios } from './lib/catalogue.ts';
 import {
   averageOf,
@@ -26,7 +29,7 @@ import { startCeiling, startFastify, startShopDesk } from './servers/index.ts';
 
 const settings: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
-  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 4),
+  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 3),
   seconds: Number(process.env.BENCH_SECONDS ?? 3),
 };
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -202,6 +205,25 @@ async function main(): Promise<void> {
     await Promise.all(servers.map((server) => server.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
+  await printQueueBench();
+}
+
+/**
+ * The print queue's own bench (bench/printing.ts: claim+confirm throughput with zero
+ * duplicates, enqueue→claim latency), at a size that keeps the whole run near 3 minutes.
+ * It starts its own server; the customers' servers are stopped by then.
+ */
+async function printQueueBench(): Promise<void> {
+  const script = fileURLToPath(new URL('./printing.ts', import.meta.url));
+  if (process.env.BENCH_PRINTING === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
+  console.log('\nPrint queue (bench/printing.ts --jobs 2000 --samples 150):\n');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, '--jobs', '2000', '--samples', '150'],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/printing.ts exited with ${code}`);
 }
 
 await main();
