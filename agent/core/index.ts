@@ -1,20 +1,43 @@
-import type { AgentControl, LogLine } from './status.ts';
-
-/*
- * PLACEHOLDER from the electron-app branch, so that branch type-checks and bundles before the
- * agent core lands. At merge, the core's own agent/core/index.ts replaces this file whole
- * (take theirs); agent/electron/main/agent-host.ts is the only importer.
+/**
+ * The print agent's core, plain Node (no Electron): what the headless CLI and the Electron
+ * shell use.
  */
-
-export interface AgentRuntimeOptions {
-  serverUrl: string;
-  token: string;
-  stateDir: string;
-  /** Route name → OS printer name (or `folder:DIR`). */
-  routes: Record<string, string>;
-  log?: (line: LogLine) => void;
-}
-
-export function createAgentRuntime(_options: AgentRuntimeOptions): AgentControl {
-  throw new Error('The agent core is not merged into this build yet.');
-}
+export {
+  AgentApiClient,
+  type AgentApiClientOptions,
+  ApiError,
+  ServerUnreachableError,
+  UnexpectedResponseError,
+} from './api-client.ts';
+export {
+  type AgentCommandOptions,
+  agentRuntimeOptionsFrom,
+  defaultStateDir,
+  parseRouteArgument,
+  runAgentCommand,
+  UsageError,
+} from './cli.ts';
+export { interruptedJobError, JobJournal, type JournalEntry } from './journal.ts';
+export { type OutboxReport, ReportOutbox } from './outbox.ts';
+export type {
+  PrintableJob,
+  PrinterBackend,
+  PrintFailureCode,
+  PrintOutcome,
+} from './printers/backend.ts';
+export {
+  CupsBackend,
+  createPrinterBackend,
+  FolderBackend,
+  PrinterBackendByName,
+  WindowsBackend,
+} from './printers/index.ts';
+export {
+  AgentRuntime,
+  type AgentRuntimeOptions,
+  agentVersion,
+  createAgentRuntime,
+  type JobResult,
+  type RuntimeLogLine,
+} from './runtime.ts';
+export type { AgentControl, AgentStatus, ConnectionState, LogLine, RecentJob } from './status.ts';

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerAgentCommand } from './commands/agent.ts';
 import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerServe } from './commands/serve.ts';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerRecordCommands(program);
   registerJobCommands(program);
+  registerAgentCommand(program);
   return program;
 }
 

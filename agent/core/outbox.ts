@@ -1,0 +1,190 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { JobRecord } from '../../shared/printing.ts';
+import {
+  readJsonRecords,
+  removeCrashLeftovers,
+  removeFileDurably,
+  writeFileAtomic,
+} from './atomic-file.ts';
+
+/**
+ * The report outbox: every confirm and error report is written here first and removed only
+ * once the server took it, so that reports survive the server being away and the agent
+ * being restarted (product.md: offline). One file per job: a job has one report.
+ */
+export const outboxReportSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('confirm'),
+    job_id: z.number().int().min(1),
+    printer: z.string().nullable(),
+    queued_at: z.string(),
+  }),
+  z.object({
+    kind: z.literal('error'),
+    job_id: z.number().int().min(1),
+    message: z.string().min(1),
+    code: z.string(),
+    queued_at: z.string(),
+  }),
+]);
+export type OutboxReport = z.infer<typeof outboxReportSchema>;
+
+/** What became of one delivery attempt. */
+export type DeliveryResult =
+  /** The server took it (2xx), or a 409 showed the job already in the reported state. */
+  | { result: 'delivered'; note?: string }
+  /** The server will never take it (409 for another state, 404, 422): kept no longer. */
+  | { result: 'refused'; note: string }
+  /** Not now (network, 5xx, 429, 401): try again later. */
+  | { result: 'later'; error: unknown };
+
+export class ReportOutbox {
+  readonly dir: string;
+  private readonly reports = new Map<number, OutboxReport>();
+
+  constructor(stateDir: string) {
+    this.dir = join(stateDir, 'outbox');
+  }
+
+  /** Loads what the previous run could not deliver; at start-up, before any add. */
+  async load(onBadRecord: (file: string, error: unknown) => void): Promise<number> {
+    await removeCrashLeftovers(this.dir);
+    const stored = await readJsonRecords(
+      this.dir,
+      (value) => outboxReportSchema.parse(value),
+      onBadRecord,
+    );
+    for (const report of stored) this.reports.set(report.job_id, report);
+    return this.reports.size;
+  }
+
+  get size(): number {
+    return this.reports.size;
+  }
+
+  has(jobId: number): boolean {
+    return this.reports.has(jobId);
+  }
+
+  /** Oldest first, so the server hears about jobs in the order they ended. */
+  pending(): OutboxReport[] {
+    return [...this.reports.values()].sort((a, b) => a.queued_at.localeCompare(b.queued_at));
+  }
+
+  /**
+   * Persists a report; resolves once it is on disk. A job already holding a report keeps the
+   * first one: crash recovery may offer a report again for a job that had one.
+   */
+  async add(report: OutboxReport): Promise<boolean> {
+    if (this.reports.has(report.job_id)) return false;
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.pathOf(report.job_id), JSON.stringify(report));
+    this.reports.set(report.job_id, report);
+    return true;
+  }
+
+  /**
+   * Sends pending reports in order until one has to wait (the server is away: sending the
+   * rest now would fail the same way). Returns how many left the outbox.
+   */
+  async deliver(
+    send: (report: OutboxReport) => Promise<DeliveryResult>,
+    onResult: (report: OutboxReport, result: DeliveryResult) => void = () => {},
+  ): Promise<{ removed: number; waiting: number; lastError: unknown }> {
+    let removed = 0;
+    for (const report of this.pending()) {
+      const result = await send(report);
+      onResult(report, result);
+      if (result.result === 'later') {
+        return { removed, waiting: this.reports.size, lastError: result.error };
+      }
+      await removeFileDurably(this.pathOf(report.job_id));
+      this.reports.delete(report.job_id);
+      removed++;
+    }
+    return { removed, waiting: this.reports.size, lastError: null };
+  }
+
+  private pathOf(jobId: number): string {
+    return join(this.dir, `${jobId}.json`);
+  }
+}
+
+/** The part of the API client a delivery needs. */
+export interface ReportSender {
+  confirmJob(jobId: number, body: { printer?: string }): Promise<JobRecord>;
+  reportJobError(jobId: number, body: { message: string; code?: string }): Promise<JobRecord>;
+  getJob(jobId: number): Promise<JobRecord>;
+}
+
+/** Error shape the sender throws for an HTTP answer (see ApiError). */
+interface HttpFailure {
+  status: number;
+  message: string;
+}
+
+function httpStatusOf(error: unknown): HttpFailure | null {
+  if (
+    error !== null &&
+    typeof error === 'object' &&
+    'status' in error &&
+    typeof error.status === 'number' &&
+    'message' in error &&
+    typeof error.message === 'string'
+  ) {
+    return { status: error.status, message: error.message };
+  }
+  return null;
+}
+
+/**
+ * Delivers one report and classifies the answer. A 409 is a state conflict that retrying
+ * cannot fix; reading the job tells whether it means "already done" (a report that reached
+ * the server before a crash or a lost answer) or "not yours any more" (the lease ran out).
+ */
+export async function sendReport(
+  sender: ReportSender,
+  report: OutboxReport,
+): Promise<DeliveryResult> {
+  try {
+    if (report.kind === 'confirm') {
+      await sender.confirmJob(report.job_id, report.printer ? { printer: report.printer } : {});
+    } else {
+      await sender.reportJobError(report.job_id, { message: report.message, code: report.code });
+    }
+    return { result: 'delivered' };
+  } catch (error) {
+    const failure = httpStatusOf(error);
+    if (failure === null || failure.status >= 500 || failure.status === 429) {
+      return { result: 'later', error };
+    }
+    // 401/403: the token may be mended in the settings; the report must not be lost meanwhile.
+    if (failure.status === 401 || failure.status === 403 || failure.status === 408) {
+      return { result: 'later', error };
+    }
+    if (failure.status === 409) {
+      const wanted = report.kind === 'confirm' ? 'printed' : 'failed';
+      try {
+        const job = await sender.getJob(report.job_id);
+        if (job.status === wanted) {
+          return { result: 'delivered', note: `job ${report.job_id} was already ${wanted}` };
+        }
+        return {
+          result: 'refused',
+          note: `server refused the ${report.kind} report of job ${report.job_id}: it is ${job.status} (${failure.message})`,
+        };
+      } catch (readError) {
+        const readFailure = httpStatusOf(readError);
+        if (readFailure === null || readFailure.status >= 500 || readFailure.status === 429) {
+          return { result: 'later', error: readError };
+        }
+      }
+    }
+    return {
+      result: 'refused',
+      note: `server refused the ${report.kind} report of job ${report.job_id}: ${failure.status} ${failure.message}`,
+    };
+  }
+}

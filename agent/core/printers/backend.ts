@@ -1,0 +1,57 @@
+import type { ContentType, PrinterInfo, PrintOptions } from '../../../shared/printing.ts';
+
+/** What a back-end needs to know about the job beside its bytes. */
+export interface PrintableJob {
+  id: number;
+  title: string | null;
+  content_type: ContentType;
+  copies: number;
+}
+
+/**
+ * What became of one print. Failure is data, not an exception: the runtime reports
+ * `code` and `message` to the server as the job's error, so the message is written for the
+ * shop person who reads it there.
+ */
+export type PrintOutcome =
+  | { ok: true; printer: string; spoolerJobId: string | null }
+  | { ok: false; code: PrintFailureCode; message: string; spoolerJobId: string | null };
+
+export type PrintFailureCode =
+  | 'invalid_printer'
+  | 'invalid_options'
+  | 'spooler_rejected'
+  | 'printer_stopped'
+  | 'job_aborted'
+  | 'job_canceled'
+  | 'job_stopped'
+  | 'print_timeout'
+  | 'write_failed'
+  | 'printer_error'
+  | 'no_route'
+  | 'document_mismatch';
+
+/** One way of getting a document onto paper (or into a folder). */
+export interface PrinterBackend {
+  listPrinters(): Promise<PrinterInfo[]>;
+  print(
+    job: PrintableJob,
+    document: Uint8Array,
+    printer: string,
+    options: PrintOptions,
+  ): Promise<PrintOutcome>;
+}
+
+export function failure(
+  code: PrintFailureCode,
+  message: string,
+  spoolerJobId: string | null = null,
+): PrintOutcome {
+  return { ok: false, code, message, spoolerJobId };
+}
+
+/** Control characters would let a title forge extra lines in spooler logs and banners. */
+export function plainTitle(job: PrintableJob): string {
+  const title = (job.title ?? '').replace(/[\p{Cc}\p{Cf}]/gu, ' ').trim();
+  return (title === '' ? `job ${job.id}` : title).slice(0, 255);
+}

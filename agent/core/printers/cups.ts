@@ -1,0 +1,277 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  type PrinterInfo,
+  type PrintOptions,
+  printOptionsSchema,
+  rawContentTypes,
+} from '../../../shared/printing.ts';
+import {
+  failure,
+  type PrintableJob,
+  type PrinterBackend,
+  type PrintOutcome,
+  plainTitle,
+} from './backend.ts';
+import { type IppAttributes, IppClient, jobStates } from './ipp.ts';
+
+/**
+ * CUPS back-end (Linux, macOS): `lp` run with an argument array, never through a shell,
+ * then the job followed over IPP until CUPS says it completed, failed or the printer
+ * stopped. We do not use the `unix-print` package: it builds one shell command string out
+ * of the printer name, title and options, so a title like `$(touch pwned)` would run.
+ */
+
+/** Runs a program with arguments, no shell. Injected so tests can fake it. */
+export type RunFile = (
+  file: string,
+  args: readonly string[],
+  options: { timeout: number },
+) => Promise<{ stdout: string; stderr: string }>;
+
+const execFileAsync = promisify(execFile);
+
+export const runFile: RunFile = async (file, args, options) => {
+  const { stdout, stderr } = await execFileAsync(file, args, {
+    timeout: options.timeout,
+    // CUPS translates its messages; the parsers below read the C locale's.
+    env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+    maxBuffer: 4 * 1024 * 1024,
+    windowsHide: true,
+  });
+  return { stdout: String(stdout), stderr: String(stderr) };
+};
+
+/**
+ * CUPS printer names: 1–127 printable characters without space, tab, "/", "\\", "#", quotes
+ * or "," (cupsd rejects them). A leading "-" would read as an option, so it is refused too.
+ */
+const cupsPrinterName = /^(?!-)[^\s/\\#'",?\p{Cc}]{1,127}$/u;
+
+export function isValidCupsPrinterName(name: string): boolean {
+  return cupsPrinterName.test(name);
+}
+
+const sidesByDuplex = {
+  none: 'one-sided',
+  'long-edge': 'two-sided-long-edge',
+  'short-edge': 'two-sided-short-edge',
+} as const;
+// RFC 8011 §5.2.10 orientation-requested: 3 portrait, 4 landscape.
+const orientationRequested = { portrait: '3', landscape: '4' } as const;
+const mediaByPaper = { a4: 'A4', a5: 'A5', a6: 'A6', letter: 'Letter', legal: 'Legal' } as const;
+
+/** The `lp` arguments for a job, file path last. Options are re-validated: they came over the network. */
+export function lpArguments(
+  job: PrintableJob,
+  printer: string,
+  options: PrintOptions,
+  file: string,
+): string[] {
+  const checked = printOptionsSchema.parse(options);
+  const args = ['-d', printer, '-n', String(job.copies), '-t', plainTitle(job)];
+  if (rawContentTypes.includes(job.content_type)) {
+    args.push('-o', 'raw');
+  } else {
+    if (checked.paper) args.push('-o', `media=${mediaByPaper[checked.paper]}`);
+    if (checked.duplex) args.push('-o', `sides=${sidesByDuplex[checked.duplex]}`);
+    if (checked.orientation) {
+      args.push('-o', `orientation-requested=${orientationRequested[checked.orientation]}`);
+    }
+    if (checked.fit) args.push('-o', 'fit-to-page');
+    if (checked.pages) args.push('-o', `page-ranges=${checked.pages}`);
+  }
+  args.push(file);
+  return args;
+}
+
+/** `request id is PDF-12 (1 file(s))` → `{ name: 'PDF-12', number: 12 }`. */
+export function parseLpRequestId(stdout: string): { name: string; number: number } | null {
+  const match = /request id is (\S+)-(\d+)/.exec(stdout);
+  if (!match) return null;
+  return { name: `${match[1]}-${match[2]}`, number: Number(match[2]) };
+}
+
+/** `lpstat -e` lists destinations, `lpstat -d` names the default one. */
+export function parsePrinters(destinations: string, defaultLine: string): PrinterInfo[] {
+  const defaultName = /system default destination: (\S+)/.exec(defaultLine)?.[1] ?? null;
+  return destinations
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((name) => ({ name, is_default: name === defaultName }));
+}
+
+/** Consecutive failed IPP reads after which a job's state counts as unknown. */
+const maxUnreadablePolls = 8;
+
+export interface CupsBackendOptions {
+  /** How long a job may take from `lp` to completed before it is cancelled and failed. */
+  completionTimeoutMs?: number;
+  pollIntervalMs?: number;
+  /** The scheduler's HTTP address for IPP. */
+  cupsUrl?: string;
+  runFile?: RunFile;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+export class CupsBackend implements PrinterBackend {
+  private readonly completionTimeoutMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly ipp: IppClient;
+  private readonly run: RunFile;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+
+  constructor(options: CupsBackendOptions = {}) {
+    this.completionTimeoutMs = options.completionTimeoutMs ?? 5 * 60_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.ipp = new IppClient(options.cupsUrl);
+    this.run = options.runFile ?? runFile;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.now = options.now ?? Date.now;
+  }
+
+  async listPrinters(): Promise<PrinterInfo[]> {
+    const [destinations, defaults] = await Promise.all([
+      this.run('lpstat', ['-e'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
+      this.run('lpstat', ['-d'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
+    ]);
+    return parsePrinters(destinations.stdout, defaults.stdout);
+  }
+
+  async print(
+    job: PrintableJob,
+    document: Uint8Array,
+    printer: string,
+    options: PrintOptions,
+  ): Promise<PrintOutcome> {
+    if (!isValidCupsPrinterName(printer)) {
+      return failure('invalid_printer', `"${printer}" is not a valid CUPS printer name`);
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'shopdesk-print-'));
+    try {
+      const file = join(dir, `job-${job.id}`);
+      const handle = await open(file, 'wx', 0o600);
+      try {
+        await handle.writeFile(document);
+      } finally {
+        await handle.close();
+      }
+      let args: string[];
+      try {
+        args = lpArguments(job, printer, options, file);
+      } catch (error) {
+        return failure('invalid_options', `the job's print options are not valid: ${error}`);
+      }
+      let stdout: string;
+      try {
+        ({ stdout } = await this.run('lp', args, { timeout: 60_000 }));
+      } catch (error) {
+        return failure('spooler_rejected', `lp refused the job: ${commandError(error)}`);
+      }
+      const requestId = parseLpRequestId(stdout);
+      if (requestId === null) {
+        return failure('spooler_rejected', `lp gave no job id: ${stdout.trim()}`);
+      }
+      // lp has copied the document into the spool by now: the temp file can go.
+      return await this.followJob(printer, requestId);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Polls CUPS until the job ends; a job that cannot end (printer stopped) is cancelled. */
+  private async followJob(
+    printer: string,
+    requestId: { name: string; number: number },
+  ): Promise<PrintOutcome> {
+    const deadline = this.now() + this.completionTimeoutMs;
+    const id = requestId.name;
+    // The job may well print: the message says so, so that nobody retries blindly.
+    const unknownState = (why: string) =>
+      failure(
+        'printer_error',
+        `handed to CUPS as ${id} but its state cannot be read (${why}); check the printer before retrying`,
+        id,
+      );
+    let unreadable = 0;
+    for (;;) {
+      let job: IppAttributes;
+      try {
+        const answer = await this.ipp.getJob(requestId.number);
+        // RFC 8011 §4.1.6: 0x0400 and above are errors (0x0406 not found: history purged).
+        if (answer.statusCode >= 0x0400) {
+          return unknownState(`IPP status 0x${answer.statusCode.toString(16).padStart(4, '0')}`);
+        }
+        job = answer.attributes;
+        unreadable = 0;
+      } catch (error) {
+        // A busy scheduler may drop one request; only a scheduler that stays away is an answer.
+        if (++unreadable >= maxUnreadablePolls || this.now() >= deadline) {
+          return unknownState((error as Error).message);
+        }
+        await this.sleep(this.pollIntervalMs);
+        continue;
+      }
+      const state = jobStates[job['job-state']?.[0] as keyof typeof jobStates];
+      const reason = describe(job['job-printer-state-message'], job['job-state-reasons']);
+      if (state === 'completed') return { ok: true, printer, spoolerJobId: id };
+      if (state === 'aborted') return failure('job_aborted', `CUPS aborted ${id}: ${reason}`, id);
+      if (state === 'canceled') {
+        return failure('job_canceled', `${id} was cancelled in CUPS: ${reason}`, id);
+      }
+      if (state === 'processing-stopped') {
+        await this.cancel(id);
+        return failure('job_stopped', `CUPS stopped ${id}: ${reason}`, id);
+      }
+      const stopped = await this.printerStopReason(printer);
+      if (stopped !== null) {
+        // Cancelled so that it cannot come out later, after we reported it failed.
+        await this.cancel(id);
+        return failure('printer_stopped', `printer ${printer} is disabled: ${stopped}`, id);
+      }
+      if (this.now() >= deadline) {
+        await this.cancel(id);
+        return failure(
+          'print_timeout',
+          `${id} did not complete within ${Math.round(this.completionTimeoutMs / 1000)} s (${reason}); cancelled`,
+          id,
+        );
+      }
+      await this.sleep(this.pollIntervalMs);
+    }
+  }
+
+  /** The reason a printer is stopped (disabled), or null while it can print. */
+  private async printerStopReason(printer: string): Promise<string | null> {
+    try {
+      const { attributes } = await this.ipp.getPrinter(printer);
+      if (attributes['printer-state']?.[0] !== 5) return null;
+      return describe(attributes['printer-state-message'], attributes['printer-state-reasons']);
+    } catch {
+      return null;
+    }
+  }
+
+  private async cancel(id: string): Promise<void> {
+    await this.run('cancel', [id], { timeout: 10_000 }).catch(() => {});
+  }
+}
+
+function describe(message: unknown[] | undefined, reasons: unknown[] | undefined): string {
+  const text = typeof message?.[0] === 'string' ? message[0].trim() : '';
+  if (text !== '') return text;
+  const keywords = (reasons ?? []).filter((reason) => reason !== 'none').join(', ');
+  return keywords === '' ? 'no reason given' : keywords;
+}
+
+function commandError(error: unknown): string {
+  const stderr = (error as { stderr?: unknown }).stderr;
+  if (typeof stderr === 'string' && stderr.trim() !== '') return stderr.trim();
+  return (error as Error).message;
+}

@@ -1,0 +1,289 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { PrinterInfo, PrintOptions } from '../../../shared/printing.ts';
+import { printOptionsSchema } from '../../../shared/printing.ts';
+import {
+  failure,
+  type PrintableJob,
+  type PrinterBackend,
+  type PrintOutcome,
+  plainTitle,
+} from './backend.ts';
+
+/**
+ * Windows back-end. PDFs go through pdf-to-printer (SumatraPDF, run with an argument array).
+ * Everything else (ZPL, ESC/POS, plain text for receipt printers) goes to the spooler as a
+ * RAW document through winspool's OpenPrinter/StartDocPrinter/WritePrinter, called from a
+ * PowerShell script that is a constant of this file: the printer name, title, file path and
+ * copies reach it as environment variables, so PowerShell never parses them as code.
+ */
+
+/** The part of pdf-to-printer used here; injected in tests (no Windows there). */
+export interface PdfToPrinter {
+  print(pdf: string, options?: Record<string, unknown>): Promise<void>;
+  getPrinters(): Promise<{ name: string }[]>;
+  getDefaultPrinter(): Promise<{ name: string } | null>;
+}
+
+export type RunPowerShell = (
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+) => Promise<{ stdout: string; stderr: string }>;
+
+export const rawPrintScript = String.raw`$ErrorActionPreference = 'Stop'
+$source = @'
+using System;
+using System.ComponentModel;
+using System.Runtime.InteropServices;
+public static class ShopDeskRawPrinter {
+  [StructLayout(LayoutKind.Sequential, CharSet = CharSet.Unicode)]
+  public class DocInfo {
+    [MarshalAs(UnmanagedType.LPWStr)] public string DocName;
+    [MarshalAs(UnmanagedType.LPWStr)] public string OutputFile;
+    [MarshalAs(UnmanagedType.LPWStr)] public string DataType;
+  }
+  [DllImport("winspool.drv", CharSet = CharSet.Unicode, SetLastError = true)]
+  static extern bool OpenPrinter(string name, out IntPtr handle, IntPtr defaults);
+  [DllImport("winspool.drv", SetLastError = true)]
+  static extern bool ClosePrinter(IntPtr handle);
+  [DllImport("winspool.drv", CharSet = CharSet.Unicode, SetLastError = true)]
+  static extern int StartDocPrinter(IntPtr handle, int level, [In] DocInfo info);
+  [DllImport("winspool.drv", SetLastError = true)]
+  static extern bool EndDocPrinter(IntPtr handle);
+  [DllImport("winspool.drv", SetLastError = true)]
+  static extern bool StartPagePrinter(IntPtr handle);
+  [DllImport("winspool.drv", SetLastError = true)]
+  static extern bool EndPagePrinter(IntPtr handle);
+  [DllImport("winspool.drv", SetLastError = true)]
+  static extern bool WritePrinter(IntPtr handle, byte[] bytes, int count, out int written);
+  static Exception LastError(string what) {
+    return new Win32Exception(Marshal.GetLastWin32Error(), what);
+  }
+  public static int Send(string printer, string title, byte[] bytes, int copies) {
+    IntPtr handle;
+    if (!OpenPrinter(printer, out handle, IntPtr.Zero)) throw LastError("OpenPrinter");
+    try {
+      DocInfo info = new DocInfo();
+      info.DocName = title;
+      info.DataType = "RAW";
+      int job = StartDocPrinter(handle, 1, info);
+      if (job == 0) throw LastError("StartDocPrinter");
+      try {
+        for (int copy = 0; copy < copies; copy++) {
+          if (!StartPagePrinter(handle)) throw LastError("StartPagePrinter");
+          int written;
+          if (!WritePrinter(handle, bytes, bytes.Length, out written) || written != bytes.Length) {
+            throw LastError("WritePrinter");
+          }
+          EndPagePrinter(handle);
+        }
+      } finally {
+        EndDocPrinter(handle);
+      }
+      return job;
+    } finally {
+      ClosePrinter(handle);
+    }
+  }
+}
+'@
+Add-Type -TypeDefinition $source -Language CSharp
+$bytes = [System.IO.File]::ReadAllBytes($env:SHOPDESK_PRINT_FILE)
+$job = [ShopDeskRawPrinter]::Send($env:SHOPDESK_PRINTER, $env:SHOPDESK_TITLE, $bytes, [int]$env:SHOPDESK_COPIES)
+[Console]::Out.Write("job=$job")
+`;
+
+/** `-EncodedCommand` takes the script as base64 of UTF-16LE: no quoting of it either. */
+export const rawPrintArguments: readonly string[] = [
+  '-NoProfile',
+  '-NonInteractive',
+  '-ExecutionPolicy',
+  'Bypass',
+  '-EncodedCommand',
+  Buffer.from(rawPrintScript, 'utf16le').toString('base64'),
+];
+
+const runPowerShell: RunPowerShell = (args, env, timeoutMs) =>
+  new Promise((resolve, reject) => {
+    execFile(
+      'powershell.exe',
+      args,
+      { env: { ...process.env, ...env }, timeout: timeoutMs, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error) reject(Object.assign(error, { stderr: String(stderr) }));
+        else resolve({ stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+
+/**
+ * Inside a packaged Electron app, pdf-to-printer's directory is inside app.asar, from which
+ * Windows cannot start an .exe; electron-builder unpacks it beside, in app.asar.unpacked.
+ * (pdf-to-printer does this itself only when `process.mainModule` is set, which it is not
+ * under ES modules.)
+ */
+export function sumatraPathOutsideAsar(pdfToPrinterDir: string): string {
+  return join(pdfToPrinterDir, 'SumatraPDF-3.4.6-32.exe').replace(
+    /app\.asar(?=[\\/])/,
+    'app.asar.unpacked',
+  );
+}
+
+function resolvePdfToPrinterDir(): string {
+  return dirname(createRequire(import.meta.url).resolve('pdf-to-printer'));
+}
+
+const sideByDuplex = { none: 'simplex', 'long-edge': 'duplexlong', 'short-edge': 'duplexshort' };
+const paperSizes = { a4: 'A4', a5: 'A5', a6: 'A6', letter: 'Letter', legal: 'Legal' };
+
+/** pdf-to-printer options (SumatraPDF `-print-settings`) for a job. */
+export function pdfPrintOptions(
+  job: PrintableJob,
+  printer: string,
+  options: PrintOptions,
+  sumatraPdfPath: string,
+): Record<string, unknown> {
+  const checked = printOptionsSchema.parse(options);
+  const result: Record<string, unknown> = {
+    printer,
+    copies: job.copies,
+    silent: true,
+    sumatraPdfPath,
+  };
+  if (checked.paper) result['paperSize'] = paperSizes[checked.paper];
+  if (checked.duplex) result['side'] = sideByDuplex[checked.duplex];
+  if (checked.orientation) result['orientation'] = checked.orientation;
+  if (checked.fit !== undefined) result['scale'] = checked.fit ? 'fit' : 'noscale';
+  if (checked.pages) result['pages'] = checked.pages;
+  return result;
+}
+
+/** Windows printer names: local (`Zebra ZD421`) or shared (`\\server\Zebra`); no control characters. */
+export function isValidWindowsPrinterName(name: string): boolean {
+  return (
+    name.length >= 1 && name.length <= 255 && !/[\p{Cc},]/u.test(name) && !name.startsWith('-')
+  );
+}
+
+export interface WindowsBackendOptions {
+  pdfToPrinter?: () => Promise<PdfToPrinter>;
+  runPowerShell?: RunPowerShell;
+  pdfToPrinterDir?: () => string;
+  timeoutMs?: number;
+}
+
+export class WindowsBackend implements PrinterBackend {
+  private readonly loadPdfToPrinter: () => Promise<PdfToPrinter>;
+  private readonly runPowerShell: RunPowerShell;
+  private readonly pdfToPrinterDir: () => string;
+  private readonly timeoutMs: number;
+
+  constructor(options: WindowsBackendOptions = {}) {
+    this.loadPdfToPrinter =
+      options.pdfToPrinter ??
+      // A CommonJS bundle: its exports are the default export under ES modules.
+      (async () => (await import('pdf-to-printer')).default as unknown as PdfToPrinter);
+    this.runPowerShell = options.runPowerShell ?? runPowerShell;
+    this.pdfToPrinterDir = options.pdfToPrinterDir ?? resolvePdfToPrinterDir;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+  }
+
+  async listPrinters(): Promise<PrinterInfo[]> {
+    const pdf = await this.loadPdfToPrinter();
+    const [printers, defaultPrinter] = await Promise.all([
+      pdf.getPrinters(),
+      pdf.getDefaultPrinter().catch(() => null),
+    ]);
+    return printers.map((printer) => ({
+      name: printer.name,
+      is_default: printer.name === defaultPrinter?.name,
+    }));
+  }
+
+  async print(
+    job: PrintableJob,
+    document: Uint8Array,
+    printer: string,
+    options: PrintOptions,
+  ): Promise<PrintOutcome> {
+    if (!isValidWindowsPrinterName(printer)) {
+      return failure('invalid_printer', `"${printer}" is not a valid Windows printer name`);
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'shopdesk-print-'));
+    try {
+      const isPdf = job.content_type === 'application/pdf';
+      const file = join(dir, isPdf ? `job-${job.id}.pdf` : `job-${job.id}.bin`);
+      const handle = await open(file, 'wx', 0o600);
+      try {
+        await handle.writeFile(document);
+      } finally {
+        await handle.close();
+      }
+      return isPdf
+        ? await this.printPdf(job, file, printer, options)
+        : await this.printRaw(job, file, printer);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async printPdf(
+    job: PrintableJob,
+    file: string,
+    printer: string,
+    options: PrintOptions,
+  ): Promise<PrintOutcome> {
+    let settings: Record<string, unknown>;
+    try {
+      settings = pdfPrintOptions(
+        job,
+        printer,
+        options,
+        sumatraPathOutsideAsar(this.pdfToPrinterDir()),
+      );
+    } catch (error) {
+      return failure('invalid_options', `the job's print options are not valid: ${error}`);
+    }
+    try {
+      await (await this.loadPdfToPrinter()).print(file, settings);
+      return { ok: true, printer, spoolerJobId: null };
+    } catch (error) {
+      return failure(
+        'spooler_rejected',
+        `SumatraPDF could not print to ${printer}: ${errorText(error)}`,
+      );
+    }
+  }
+
+  private async printRaw(job: PrintableJob, file: string, printer: string): Promise<PrintOutcome> {
+    try {
+      const { stdout } = await this.runPowerShell(
+        rawPrintArguments,
+        {
+          SHOPDESK_PRINTER: printer,
+          SHOPDESK_TITLE: plainTitle(job),
+          SHOPDESK_PRINT_FILE: file,
+          SHOPDESK_COPIES: String(job.copies),
+        },
+        this.timeoutMs,
+      );
+      const spoolerJobId = /job=(\d+)/.exec(stdout)?.[1] ?? null;
+      return { ok: true, printer, spoolerJobId };
+    } catch (error) {
+      return failure(
+        'spooler_rejected',
+        `the Windows spooler refused the job for ${printer}: ${errorText(error)}`,
+      );
+    }
+  }
+}
+
+function errorText(error: unknown): string {
+  const stderr = (error as { stderr?: unknown }).stderr;
+  if (typeof stderr === 'string' && stderr.trim() !== '') return stderr.trim().split('\n')[0]!;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  agentRuntimeOptionsFrom,
+  defaultStateDir,
+  parseRouteArgument,
+  runAgentCommand,
+  UsageError,
+} from '../../agent/core/cli.ts';
+import { startStubAgentTestServer } from './helpers/agent-test-server.ts';
+import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
+import { makeStateDir } from './helpers/state-dir.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let stub: PrintQueueStub;
+let state: { dir: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  stub = await startPrintQueueStub();
+  state = await makeStateDir();
+});
+afterEach(async () => {
+  await stub.close();
+  await state.cleanup();
+});
+
+describe('shopdesk agent arguments', () => {
+  const good = { server: 'http://127.0.0.1:1', token: 't', route: ['receipts=PDF'] };
+
+  it.each([
+    [{ server: 'not a url' }, '--server must be a URL'],
+    [{ server: 'ftp://x' }, 'http:// or https://'],
+    [{ server: 'http://x/?token=abc' }, 'must not carry credentials'],
+    [{ server: 'http://user:pw@x' }, 'must not carry credentials'],
+    [{ token: ' ' }, '--token is required'],
+    [{ route: [] }, 'at least one --route'],
+    [{ route: ['receipts'] }, 'NAME=PRINTER'],
+    [{ route: ['Receipts=PDF'] }, 'route name "Receipts"'],
+    [{ route: ['a=PDF', 'a=ZPL'] }, 'given twice'],
+    [{ route: ['a=folder:'] }, 'needs a directory'],
+    [{ route: ["a=PDF'; touch pwned #"] }, 'not a valid printer name'],
+    [{ route: ['a=-oraw'] }, 'not a valid printer name'],
+  ])('refuses %j', (change, message) => {
+    expect(() => agentRuntimeOptionsFrom({ ...good, ...change, platform: 'linux' })).toThrow(
+      UsageError,
+    );
+    expect(() => agentRuntimeOptionsFrom({ ...good, ...change, platform: 'linux' })).toThrow(
+      message,
+    );
+  });
+
+  it('reads NAME=PRINTER with "=" in the printer and makes folder: paths absolute', () => {
+    expect(parseRouteArgument('a4=HP=LaserJet', 'win32')).toEqual({
+      name: 'a4',
+      printer: 'HP=LaserJet',
+    });
+    expect(parseRouteArgument('labels=folder:out/labels', 'linux')).toEqual({
+      name: 'labels',
+      printer: `folder:${join(process.cwd(), 'out/labels')}`,
+    });
+    expect(parseRouteArgument('a4=\\\\server\\HP LaserJet', 'win32').printer).toBe(
+      '\\\\server\\HP LaserJet',
+    );
+  });
+
+  it('keeps state in a per-user directory by default', () => {
+    expect(defaultStateDir('linux', { XDG_STATE_HOME: '/home/u/.local/state' })).toBe(
+      '/home/u/.local/state/shopdesk/agent',
+    );
+    expect(defaultStateDir('win32', { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' })).toContain(
+      'ShopDesk',
+    );
+  });
+
+  it('writes nothing when the arguments are bad', async () => {
+    const stateDir = join(state.dir, 'never');
+    await expect(
+      runAgentCommand({ ...good, route: ['bad name=x'], stateDir, handleSignals: false }),
+    ).rejects.toBeInstanceOf(UsageError);
+    expect(existsSync(stateDir)).toBe(false);
+  });
+});
+
+describe('runAgentCommand against a stub server', () => {
+  it('prints a line per job on stdout and stops when told', async () => {
+    // Written against AgentTestServer, so that it runs unchanged on the real server.
+    const server = await startStubAgentTestServer();
+    onTestFinished(() => server.close());
+    const out = join(state.dir, 'out');
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let printed = '';
+    let logged = '';
+    stdout.on('data', (chunk) => {
+      printed += chunk;
+    });
+    stderr.on('data', (chunk) => {
+      logged += chunk;
+    });
+    const controller = new AbortController();
+    const running = runAgentCommand({
+      server: server.url,
+      token: server.token,
+      route: [`receipts=folder:${out}`],
+      stateDir: join(state.dir, 'state'),
+      stdout,
+      stderr,
+      signal: controller.signal,
+      handleSignals: false,
+    });
+    const ok = await server.createJob({ route: 'receipts', title: 'ok', content: 'a' });
+    await waitFor('printed', async () => (await server.job(ok.id)).status === 'printed');
+    controller.abort();
+    expect(await running).toBe(0);
+    expect(printed.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^job ${ok.id} route=receipts printer=folder:\\S+ printed \\d+ ms$`),
+      ),
+    ]);
+    expect(logged).toContain('connected');
+    expect(logged).toContain('agent stopped');
+    expect(logged).not.toContain(server.token);
+    expect(await readdir(out)).toEqual([`${ok.id}-ok.pdf`]);
+  });
+
+  it('runs as a process and stops cleanly on SIGTERM', async () => {
+    const out = join(state.dir, 'out');
+    const script = `
+      import { runAgentCommand } from ${JSON.stringify(join(process.cwd(), 'agent/core/cli.ts'))};
+      const [server, token, route, stateDir] = process.argv.slice(1);
+      process.exitCode = await runAgentCommand({ server, token, route: [route], stateDir });
+    `;
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        script,
+        stub.url,
+        stub.token,
+        `labels=folder:${out}`,
+        join(state.dir, 's'),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let printed = '';
+    let logged = '';
+    child.stdout.on('data', (chunk) => {
+      printed += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      logged += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    );
+    const job = stub.createJob({
+      route: 'labels',
+      content_type: 'application/vnd.zebra.zpl',
+      content: '^XA^XZ',
+    });
+    await waitFor('printed', () => stub.job(job.id).status === 'printed', 45_000);
+    await waitFor('stdout line', () => printed.includes(`job ${job.id} `));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(logged).toContain('stopping (SIGTERM)');
+    expect(logged).toContain('agent stopped');
+    expect(printed).toMatch(
+      new RegExp(`^job ${job.id} route=labels printer=folder:\\S+ printed \\d+ ms\\n$`),
+    );
+  }, 90_000);
+});
