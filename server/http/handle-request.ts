@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { Services } from '../services.ts';
 import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
 import { readJsonBody } from './body.ts';
 import { HttpError } from './errors.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
+import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
 import type { Router } from './router.ts';
 import { parseOrThrow } from './validation.ts';
 
@@ -26,6 +26,8 @@ export interface Pipeline {
   /** Aborted when the server begins to shut down. */
   shutdown: AbortSignal;
 }
+
+const infoLevel = pino.levels.values.info!;
 
 const noCaller = undefined as unknown as Caller;
 
@@ -58,6 +60,9 @@ export async function handleRequest(
     reply.headers = { ...reply.headers, connection: 'close' };
   }
   send(response, reply, requestId, request.method === 'HEAD');
+  // Building the entry costs even when the level drops it: skip it at warn and above.
+  // (`levelVal`, not `isLevelEnabled`, which rebuilds pino's level tables on every call.)
+  if (pipeline.log.levelVal > infoLevel) return;
   // The path only: the query string may hold a credential, and bodies may hold anything.
   pipeline.log.info(
     {
@@ -98,14 +103,16 @@ async function dispatch(
   }
   const route = match.route;
   let caller = noCaller;
-  const rateHeaders: Record<string, string> = {};
+  let rateHeaders: Record<string, string> | undefined;
   if (route.access !== 'public') {
     caller = await authenticate(pipeline, request);
     setCaller(caller);
     if (pipeline.rateLimiter) {
       const quota = pipeline.rateLimiter.take(caller.tokenId);
-      rateHeaders['x-ratelimit-limit'] = String(pipeline.rateLimiter.limitPerMinute);
-      rateHeaders['x-ratelimit-remaining'] = String(quota.remaining);
+      rateHeaders = {
+        'x-ratelimit-limit': String(pipeline.rateLimiter.limitPerMinute),
+        'x-ratelimit-remaining': String(quota.remaining),
+      };
       if (!quota.allowed) {
         throw new HttpError('rate_limited', 'Too many requests; slow down and retry later.', {
           headers: { ...rateHeaders, 'retry-after': String(quota.resetInSeconds) },
@@ -125,27 +132,63 @@ async function dispatch(
   } else {
     request.resume();
   }
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!response.writableFinished) controller.abort();
-  };
-  response.once('close', onClose);
-  const signal = AbortSignal.any([controller.signal, pipeline.shutdown]);
-  const reply = await route.handler({
+  let signal: AbortSignal | undefined;
+  let release: (() => void) | undefined;
+  let baseUrl: string | undefined;
+  const context: RequestContext<unknown, unknown, unknown> = {
     params,
     query: queryValues,
     body,
     caller,
     services: pipeline.services,
     request,
-    signal,
     requestId,
-    baseUrl: `${baseOrigin(request)}${pathname}`,
     log: pipeline.log,
-  });
-  response.off('close', onClose);
-  if (caller !== noCaller) reply.headers = { ...rateHeaders, ...reply.headers };
+    // Made on first read: most handlers never look at them, and an abort signal tied to
+    // the socket costs listeners on every request.
+    get signal() {
+      if (!signal) ({ signal, release } = abortSignalOf(response, pipeline.shutdown));
+      return signal;
+    },
+    get baseUrl() {
+      baseUrl ??= `${baseOrigin(request)}${pathname}`;
+      return baseUrl;
+    },
+  };
+  let reply: Reply;
+  try {
+    reply = await route.handler(context);
+  } finally {
+    release?.();
+  }
+  if (rateHeaders) reply.headers = { ...rateHeaders, ...reply.headers };
   return reply;
+}
+
+/**
+ * Aborts when the client goes away before its answer is written, or when the server
+ * begins to shut down. `release` drops the listeners once the handler is done.
+ */
+function abortSignalOf(
+  response: ServerResponse,
+  shutdown: AbortSignal,
+): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!response.writableFinished) controller.abort();
+  };
+  const onShutdown = () => controller.abort(shutdown.reason);
+  if (shutdown.aborted) onShutdown();
+  else if (response.destroyed) onClose();
+  response.once('close', onClose);
+  shutdown.addEventListener('abort', onShutdown, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => {
+      response.off('close', onClose);
+      shutdown.removeEventListener('abort', onShutdown);
+    },
+  };
 }
 
 async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promise<Caller> {
@@ -169,6 +212,7 @@ async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promi
 
 function authorize(route: AnyRoute, caller: Caller): void {
   if (route.access === 'public' || route.access === 'token') return;
+  if (caller.permissions.has(route.access.permission)) return;
   const accepted = [route.access.permission, ...(route.access.alsoAccepts ?? [])];
   if (accepted.some((permission) => caller.permissions.has(permission))) return;
   throw new HttpError(

@@ -3,6 +3,8 @@ import type { AnyRoute, Method } from './route.ts';
 
 interface CompiledPath {
   pattern: RegExp;
+  /** The first segment when it is fixed (`customers`), else null (`/{x}/...`). */
+  first: string | null;
   names: string[];
   staticSegments: number;
   routes: Map<Method, AnyRoute>;
@@ -17,6 +19,12 @@ export type RouteMatch =
 export class Router {
   private readonly exact = new Map<string, CompiledPath>();
   private readonly patterns: CompiledPath[] = [];
+  /**
+   * The patterns that can match a path, by its first segment, in `patterns` order: a
+   * path under /customers never tries the product and stock patterns.
+   */
+  private readonly patternsByFirst = new Map<string, CompiledPath[]>();
+  private readonly patternsAnyFirst: CompiledPath[] = [];
   readonly prefix: string;
 
   constructor(prefix: string, routes: readonly AnyRoute[]) {
@@ -37,6 +45,14 @@ export class Router {
     }
     // `/customers/by-code/{code}` must win over `/customers/{customer}`.
     this.patterns.sort((a, b) => b.staticSegments - a.staticSegments);
+    const firsts = new Set(this.patterns.flatMap((compiled) => compiled.first ?? []));
+    for (const first of firsts) {
+      this.patternsByFirst.set(
+        first,
+        this.patterns.filter((compiled) => compiled.first === first || compiled.first === null),
+      );
+    }
+    this.patternsAnyFirst.push(...this.patterns.filter((compiled) => compiled.first === null));
   }
 
   match(method: string, pathname: string): RouteMatch {
@@ -46,13 +62,16 @@ export class Router {
     if (exact) return pick(exact, wanted, {});
     const rest = pathname.slice(this.prefix.length);
     let allow: string[] | undefined;
-    for (const compiled of this.patterns) {
+    const slash = rest.indexOf('/', 1);
+    const first = slash === -1 ? rest.slice(1) : rest.slice(1, slash);
+    const candidates = this.patternsByFirst.get(first) ?? this.patternsAnyFirst;
+    for (const compiled of candidates) {
       const found = compiled.pattern.exec(rest);
       if (!found) continue;
       const params: Record<string, string> = {};
-      compiled.names.forEach((name, index) => {
-        params[name] = decodeSegment(found[index + 1]!);
-      });
+      for (let index = 0; index < compiled.names.length; index++) {
+        params[compiled.names[index]!] = decodeSegment(found[index + 1]!);
+      }
       const result = pick(compiled, wanted, params);
       if (result.kind === 'found') return result;
       allow ??= result.kind === 'method_not_allowed' ? result.allow : undefined;
@@ -84,7 +103,14 @@ function compile(path: string): CompiledPath {
       return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
     })
     .join('/');
-  return { pattern: new RegExp(`^${source}$`), names, staticSegments, routes: new Map() };
+  const head = path.split('/')[1] ?? '';
+  return {
+    pattern: new RegExp(`^${source}$`),
+    first: /^\{\w+\}$/.test(head) ? null : head,
+    names,
+    staticSegments,
+    routes: new Map(),
+  };
 }
 
 /** `%E0%A4%A` is no text at all: the client sent a broken URL (400), not an unknown one. */

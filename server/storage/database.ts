@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
+import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 // Each driver is loaded when a database of its kind is opened, not before: a CLI command on
@@ -59,8 +60,16 @@ function openSqlite(file: string): Storage {
   // The CLI writes while the server runs: wait for the lock instead of failing.
   raw.pragma('busy_timeout = 5000');
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
+  const statements = withStatementCache(raw);
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(raw) }),
+    dialect: new TransactionalDdlSqliteDialect({ database: statements }),
+  });
+  runPreparedDirectly(db, {
+    get inTransaction() {
+      return raw.inTransaction;
+    },
+    prepare: (sqlText) =>
+      statements.prepare(sqlText) as unknown as ReturnType<DirectSqlite['prepare']>,
   });
   return {
     db,

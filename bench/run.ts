@@ -1,0 +1,229 @@
+/**
+ * `npm run bench`: ShopDesk against the Fastify + better-sqlite3 baseline and a bare
+ * node:http ceiling, side by side in one run. Each server runs in its own process; this
+ * process only generates load (autocannon). Scenarios run one server at a time, each with
+ * a warm-up first, in alternating rounds. Settings: BENCH_SECONDS (default 3), BENCH_WARMUP (3),
+ * BENCH_ROUNDS (3),
+ * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
+ * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
+ * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does).
+ */
+import { deepStrictEqual } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { catalogueScenarios } from './lib/catalogue.ts';
+import {
+  averageOf,
+  type LoadSettings,
+  type Measurement,
+  measure,
+  type Scenario,
+} from './lib/load.ts';
+import { sampleCustomer, seedDatabases } from './lib/seed.ts';
+import type { RunningServer } from './lib/spawn.ts';
+import { fixed, formatTable, ratio } from './lib/table.ts';
+import { startCeiling, startFastify, startShopDesk } from './servers/index.ts';
+
+const settings: LoadSettings = {
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 3),
+  seconds: Number(process.env.BENCH_SECONDS ?? 3),
+};
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const cpu = (m: Measurement) => (m.cpuUsPerRequest === null ? '—' : fixed(m.cpuUsPerRequest));
+
+interface Row {
+  scenario: string;
+  results: Record<string, Measurement>;
+}
+
+async function fetchJson(url: string, init: RequestInit = {}) {
+  const answer = await fetch(url, init);
+  const text = await answer.text();
+  return { status: answer.status, bytes: Buffer.byteLength(text), body: JSON.parse(text) };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-'));
+  const servers: RunningServer[] = [];
+  try {
+    const oursDb = join(dir, 'shopdesk.sqlite');
+    const fastifyDb = join(dir, 'fastify.sqlite');
+    const sameSqlDb = join(dir, 'fastify-same-sql.sqlite');
+    const seed = await seedDatabases([oursDb, fastifyDb, sameSqlDb]);
+    const ours = await startShopDesk(oursDb);
+    servers.push(ours);
+    const fastify = await startFastify(fastifyDb);
+    servers.push(fastify);
+
+    const auth = { authorization: `Bearer ${seed.token}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    const getPath = `/api/v1/customers/${seed.customerId}`;
+
+    // Same work, same answer: both servers must return the identical body before timing.
+    const oursGet = await fetchJson(ours.origin + getPath, { headers: auth });
+    const fastifyGet = await fetchJson(fastify.origin + getPath, { headers: auth });
+    if (oursGet.status !== 200 || fastifyGet.status !== 200) {
+      throw new Error(`GET answered ${oursGet.status} / ${fastifyGet.status}`);
+    }
+    deepStrictEqual(fastifyGet.body, oursGet.body, 'the baseline answers a different body');
+    const probe = (origin: string, code: string) =>
+      fetchJson(`${origin}/api/v1/customers`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(sampleCustomer(code)),
+      });
+    const oursPost = await probe(ours.origin, 'PROBE-1');
+    const fastifyPost = await probe(fastify.origin, 'PROBE-1');
+    if (oursPost.status !== 201 || fastifyPost.status !== 201) {
+      throw new Error(`POST answered ${oursPost.status} / ${fastifyPost.status}`);
+    }
+    const { created_at: _a, updated_at: _b, ...oursShape } = oursPost.body.data;
+    const { created_at: _c, updated_at: _d, ...fastifyShape } = fastifyPost.body.data;
+    deepStrictEqual(fastifyShape, oursShape, 'the baseline creates a different record');
+
+    const sameSql = await startFastify(sameSqlDb, true);
+    servers.push(sameSql);
+    const sameSqlGet = await fetchJson(sameSql.origin + getPath, { headers: auth });
+    deepStrictEqual(
+      sameSqlGet.body,
+      oursGet.body,
+      'the same-SQL baseline answers a different body',
+    );
+    await probe(sameSql.origin, 'PROBE-1');
+
+    if (process.env.BENCH_NO_CEILING !== '1') {
+      servers.push(await startCeiling({ get: oursGet.bytes, post: oursPost.bytes, put: 32 }));
+    }
+
+    let serial = 0;
+    const scenarios: Array<{ name: string; scenario: Scenario }> = [
+      {
+        name: 'GET /customers/{id}',
+        scenario: { method: 'GET', path: getPath, headers: auth },
+      },
+      {
+        name: 'POST /customers',
+        scenario: {
+          method: 'POST',
+          path: '/api/v1/customers',
+          headers: json,
+          // A unique code per request: the uniqueness check runs, as in real use.
+          body: () => JSON.stringify(sampleCustomer(`B-${++serial}`)),
+        },
+      },
+    ];
+
+    const rows: Row[] = [];
+    const only = process.env.BENCH_ONLY;
+    for (const { name, scenario } of scenarios) {
+      if (only && !name.includes(only)) continue;
+      const runs: Record<string, Measurement[]> = {};
+      // Rounds alternate the servers, so a slow moment of the machine hits them all alike.
+      for (let round = 0; round < rounds; round++) {
+        for (const server of servers) {
+          // Warm-up once: later rounds find the JIT and the caches already hot.
+          const warmup = round === 0 ? settings.warmupSeconds : 0;
+          const result = await measure(server.origin, server.child.pid, scenario, {
+            ...settings,
+            warmupSeconds: warmup,
+          });
+          if (result.failures > 0) {
+            throw new Error(`${name} on ${server.name}: ${result.failures} failed requests`);
+          }
+          process.stderr.write(
+            `  ${name} on ${server.name}, round ${round + 1}: ${fixed(result.requestsPerSecond)} req/s, ${cpu(result)} µs CPU/req\n`,
+          );
+          runs[server.name] = [...(runs[server.name] ?? []), result];
+        }
+      }
+      const results: Record<string, Measurement> = {};
+      for (const [server, measured] of Object.entries(runs)) results[server] = averageOf(measured);
+      rows.push({ scenario: name, results });
+    }
+
+    console.log(
+      `\nShopDesk bench — ${cpus().length} CPUs (${cpus()[0]?.model.trim()}), Node ${process.version}, ` +
+        `${settings.connections} connections, ${settings.warmupSeconds} s warm-up, then ${rounds} × ${settings.seconds} s per server (mean); ` +
+        `load average at the end ${loadavg()
+          .map((load) => load.toFixed(1))
+          .join(' ')}\n`,
+    );
+    console.log(
+      formatTable(
+        ['scenario', 'server', 'req/s', 'p99 ms', 'CPU µs/req', 'ShopDesk ÷ this (req/s)'],
+        rows.flatMap(({ scenario, results }) => {
+          const ours = results.ShopDesk!;
+          return Object.entries(results).map(([server, result]) => [
+            scenario,
+            server,
+            fixed(result.requestsPerSecond),
+            fixed(result.p99Ms, 1),
+            cpu(result),
+            server === 'ShopDesk' ? '' : ratio(ours.requestsPerSecond, result.requestsPerSecond),
+          ]);
+        }),
+        2,
+      ),
+    );
+
+    // Products and stock: ShopDesk alone, one round each after a warm-up.
+    const catalogue: Array<{ name: string; connections: number; result: Measurement }> = [];
+    for (const { name, scenario, connections } of catalogueScenarios(seed, seed.token)) {
+      if (only && !name.includes(only)) continue;
+      const result = await measure(ours.origin, ours.child.pid, scenario, {
+        ...settings,
+        connections,
+        seconds: settings.seconds * 2,
+      });
+      if (result.failures > 0) throw new Error(`${name}: ${result.failures} failed requests`);
+      process.stderr.write(`  ${name} on ShopDesk: ${fixed(result.requestsPerSecond)} req/s\n`);
+      catalogue.push({ name, connections, result });
+    }
+    if (catalogue.length > 0) {
+      console.log('\nProducts and stock, ShopDesk alone (no baseline):\n');
+      console.log(
+        formatTable(
+          ['scenario', 'connections', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'CPU µs/req'],
+          catalogue.map(({ name, connections, result }) => [
+            name,
+            String(connections),
+            fixed(result.requestsPerSecond, 1),
+            fixed(result.meanMs, 1),
+            fixed(result.p50Ms, 1),
+            fixed(result.p99Ms, 1),
+            cpu(result),
+          ]),
+        ),
+      );
+    }
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await printQueueBench();
+}
+
+/**
+ * The print queue's own bench (bench/printing.ts: claim+confirm throughput with zero
+ * duplicates, enqueue→claim latency), at a size that keeps the whole run near 3 minutes.
+ * It starts its own server; the customers' servers are stopped by then.
+ */
+async function printQueueBench(): Promise<void> {
+  const script = fileURLToPath(new URL('./printing.ts', import.meta.url));
+  if (process.env.BENCH_PRINTING === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
+  console.log('\nPrint queue (bench/printing.ts --jobs 2000 --samples 150):\n');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, '--jobs', '2000', '--samples', '150'],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/printing.ts exited with ${code}`);
+}
+
+await main();
