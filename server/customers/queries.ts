@@ -67,12 +67,7 @@ async function withAddresses(db: Db, rows: CustomerRow[]): Promise<CustomerRecor
     .orderBy('customer_id')
     .orderBy('position')
     .execute();
-  const byCustomer = new Map<number, AddressRow[]>();
-  for (const address of addresses) {
-    const list = byCustomer.get(address.customer_id) ?? [];
-    list.push(address);
-    byCustomer.set(address.customer_id, list);
-  }
+  const byCustomer = Map.groupBy(addresses, (address) => address.customer_id);
   return rows.map((row) => toRecord(row, byCustomer.get(row.id) ?? []));
 }
 

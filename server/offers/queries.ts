@@ -250,12 +250,7 @@ async function withItems(db: Db, rows: OfferRow[]): Promise<OfferRecord[]> {
     .orderBy('offer_id')
     .orderBy('position')
     .execute();
-  const byOffer = new Map<number, ItemRow[]>();
-  for (const item of items) {
-    const list = byOffer.get(item.offer_id) ?? [];
-    list.push(item);
-    byOffer.set(item.offer_id, list);
-  }
+  const byOffer = Map.groupBy(items, (item) => item.offer_id);
   return rows.map((row) => toRecord(row, byOffer.get(row.id) ?? []));
 }
 
