@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { announceQueued, type JobRow, toJobRecord } from './jobs.ts';
+import { announceQueued, type Db, type JobRow, toJobRecord } from './jobs.ts';
 import { ReusableQuery } from './reusable.ts';
 
 export interface Claim {
@@ -49,6 +49,58 @@ const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) =>
     .where('status', '=', 'queued')
     .returningAll();
 });
+
+/**
+ * SQLite: the pick, then the UPDATE of that one row by id (still guarded by `status =
+ * 'queued'`), in one `BEGIN IMMEDIATE` transaction. SQLite ran the single UPDATE with the
+ * pick as its subquery about twice as slow as the two statements (measured in one
+ * transaction over 5,000 queued jobs: ~110–160 µs against ~55–90 µs).
+ */
+const sqlitePickStatement = new ReusableQuery<{ id: number }, ClaimValues>((storage, slot) =>
+  sqlitePick(storage, slot),
+);
+
+const claimByIdStatement = new ReusableQuery<JobRow, ClaimValues & { jobId: number }>(
+  (storage, slot) =>
+    storage.db
+      .updateTable('print_jobs')
+      .set((eb) => ({
+        status: 'claimed',
+        agent_id: slot('agentUuid'),
+        claimed_at: slot('now'),
+        lease_expires_at: slot('lease'),
+        updated_at: slot('now'),
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', '=', slot('jobId'))
+      .where('status', '=', sql.lit('queued'))
+      .returningAll(),
+);
+
+const begin = CompiledQuery.raw('begin immediate');
+const commit = CompiledQuery.raw('commit');
+const rollback = CompiledQuery.raw('rollback');
+
+/**
+ * SQLite: a transaction that takes the write lock at its start (waiting for it under
+ * `busy_timeout`), so that its first statement, a read, cannot be overtaken by another
+ * process's commit before its write (a deferred transaction would then fail with
+ * SQLITE_BUSY instead of waiting).
+ */
+async function immediateTransaction<T>(storage: Storage, work: (db: Db) => Promise<T>): Promise<T> {
+  return storage.db.connection().execute(async (db) => {
+    await db.executeQuery(begin);
+    let result: T;
+    try {
+      result = await work(db);
+    } catch (error) {
+      await db.executeQuery(rollback);
+      throw error;
+    }
+    await db.executeQuery(commit);
+    return result;
+  });
+}
 
 /**
  * SQLite: for each enabled route of the agent, that route's best queued job straight from
@@ -181,45 +233,60 @@ export async function claimNextJob(
   now: Date,
   leaseSeconds: number,
 ): Promise<Claim | undefined> {
-  const stamp = isoNow(now);
-  const lease = isoNow(new Date(now.getTime() + leaseSeconds * 1000));
+  const values: ClaimValues = {
+    companyId: agent.companyId,
+    agentRowId: agent.rowId,
+    agentUuid: agent.uuid,
+    now: isoNow(now),
+    lease: isoNow(new Date(now.getTime() + leaseSeconds * 1000)),
+  };
+  if (storage.dialect === 'sqlite') {
+    return immediateTransaction(storage, async (db) => {
+      const picked = await db.executeQuery(sqlitePickStatement.with(storage, values));
+      const jobId = picked.rows[0]?.id;
+      if (jobId === undefined) return undefined;
+      const claimed = await db.executeQuery(claimByIdStatement.with(storage, { ...values, jobId }));
+      return finishClaim(storage, db, values, claimed.rows[0]);
+    });
+  }
   return storage.db.transaction().execute(async (trx) => {
-    const claimed = await trx.executeQuery(
-      claimStatement.with(storage, {
-        companyId: agent.companyId,
-        agentRowId: agent.rowId,
-        agentUuid: agent.uuid,
-        now: stamp,
-        lease,
-      }),
-    );
-    const row = claimed.rows[0];
-    if (!row) return undefined;
-    const event = await trx.executeQuery(
-      claimEvent.with(storage, {
-        companyId: agent.companyId,
-        jobId: row.id,
-        agentUuid: agent.uuid,
-        now: stamp,
-      }),
-    );
-    const document = await trx.executeQuery(
-      documentContent.with(storage, { documentId: row.document_id }),
-    );
-    const record = toJobRecord(row);
-    return {
-      eventId: event.rows[0]!.id,
-      job: {
-        ...record,
-        document: {
-          content_type: record.content_type,
-          size: record.size,
-          sha256: record.sha256,
-          content_base64: Buffer.from(document.rows[0]!.content).toString('base64'),
-        },
-      },
-    };
+    const claimed = await trx.executeQuery(claimStatement.with(storage, values));
+    return finishClaim(storage, trx, values, claimed.rows[0]);
   });
+}
+
+/** The claim's event and the document, in the claim's transaction. */
+async function finishClaim(
+  storage: Storage,
+  db: Db,
+  values: ClaimValues,
+  row: JobRow | undefined,
+): Promise<Claim | undefined> {
+  if (!row) return undefined;
+  const event = await db.executeQuery(
+    claimEvent.with(storage, {
+      companyId: values.companyId,
+      jobId: row.id,
+      agentUuid: values.agentUuid,
+      now: values.now,
+    }),
+  );
+  const document = await db.executeQuery(
+    documentContent.with(storage, { documentId: row.document_id }),
+  );
+  const record = toJobRecord(row);
+  return {
+    eventId: event.rows[0]!.id,
+    job: {
+      ...record,
+      document: {
+        content_type: record.content_type,
+        size: record.size,
+        sha256: record.sha256,
+        content_base64: Buffer.from(document.rows[0]!.content).toString('base64'),
+      },
+    },
+  };
 }
 
 /**
