@@ -29,12 +29,11 @@ const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
 type Slot = <K extends keyof ClaimValues & string>(name: K) => ClaimValues[K];
 
 /**
- * The claim, in one statement: the subquery picks the job (per dialect, below) and the
+ * PostgreSQL: the claim in one statement: the subquery picks the job (below) and the
  * outer `status = 'queued'` re-checks it, so two claimers can never both win one job.
  */
 const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) => {
-  const next =
-    storage.dialect === 'postgres' ? postgresPick(storage, slot) : sqlitePick(storage, slot);
+  const next = postgresPick(storage, slot);
   return storage.db
     .updateTable('print_jobs')
     .set((eb) => ({
@@ -56,9 +55,20 @@ const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) =>
  * pick as its subquery about twice as slow as the two statements (measured in one
  * transaction over 5,000 queued jobs: ~110–160 µs against ~55–90 µs).
  */
-const sqlitePickStatement = new ReusableQuery<{ id: number }, ClaimValues>((storage, slot) =>
-  sqlitePick(storage, slot),
+const sqlitePickStatement = new ReusableQuery<{ id: number; priority: number }, ClaimValues>(
+  (storage, slot) => routeBests(storage, slot).select(['j.id', 'j.priority']),
 );
+
+/** The best of the routes' bests: the highest priority, then the oldest. */
+function bestOf(rows: { id: number; priority: number }[]): number | undefined {
+  let best = rows[0];
+  for (const row of rows) {
+    if (row.priority > best!.priority || (row.priority === best!.priority && row.id < best!.id)) {
+      best = row;
+    }
+  }
+  return best?.id;
+}
 
 const claimByIdStatement = new ReusableQuery<JobRow, ClaimValues & { jobId: number }>(
   (storage, slot) =>
@@ -104,10 +114,11 @@ async function immediateTransaction<T>(storage: Storage, work: (db: Db) => Promi
 
 /**
  * SQLite: for each enabled route of the agent, that route's best queued job straight from
- * the partial queue index, and the best of those few (no sort of the queue). SQLite has a
- * single writer, so the pick needs no lock.
+ * the partial queue index (no sort of the queue). SQLite has a single writer, so the pick
+ * needs no lock. The best of those few is chosen in JavaScript (`bestOf`): with ORDER BY
+ * ... LIMIT 1 SQLite built a temporary b-tree for every claim.
  */
-function sqlitePick(storage: Storage, slot: Slot) {
+function routeBests(storage: Storage, slot: Slot) {
   return storage.db
     .selectFrom('print_routes as r')
     .innerJoin('print_jobs as j', (join) =>
@@ -127,12 +138,8 @@ function sqlitePick(storage: Storage, slot: Slot) {
         return eb('j.id', '=', best);
       }),
     )
-    .select('j.id')
     .where('r.agent_id', '=', asInteger(slot('agentRowId')))
-    .where('r.enabled', '=', 1)
-    .orderBy('j.priority', 'desc')
-    .orderBy('j.id')
-    .limit(1);
+    .where('r.enabled', '=', sql.lit(1));
 }
 
 /**
@@ -243,7 +250,7 @@ export async function claimNextJob(
   if (storage.dialect === 'sqlite') {
     return immediateTransaction(storage, async (db) => {
       const picked = await db.executeQuery(sqlitePickStatement.with(storage, values));
-      const jobId = picked.rows[0]?.id;
+      const jobId = bestOf(picked.rows);
       if (jobId === undefined) return undefined;
       const claimed = await db.executeQuery(claimByIdStatement.with(storage, { ...values, jobId }));
       return finishClaim(storage, db, values, claimed.rows[0]);
