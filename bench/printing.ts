@@ -1,6 +1,6 @@
 /**
  * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]
- * [--postgres URL]`.
+ * [--postgres URL] [--cpu-prof DIR]`.
  *
  * Starts the real server (startApp on a temporary SQLite file, or with `--postgres` on a
  * fresh database created on that PostgreSQL server and dropped after; no rate limit,
@@ -106,10 +106,16 @@ async function run(): Promise<void> {
       waiters: { type: 'string', default: '50' },
       samples: { type: 'string', default: '300' },
       postgres: { type: 'string' },
+      // A directory: the server child writes a V8 CPU profile there when it exits.
+      'cpu-prof': { type: 'string' },
     },
   });
+  const profile = values['cpu-prof'];
   const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: profile
+      ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${profile}`]
+      : process.execArgv,
     env: values.postgres ? { ...process.env, BENCH_POSTGRES: values.postgres } : process.env,
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
@@ -123,7 +129,10 @@ async function run(): Promise<void> {
     await latency(client, Number(values.waiters), Number(values.samples));
   } finally {
     await dispatcher.close();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.disconnect();
+    // The profile is written as the child exits.
+    if (profile) await exited;
   }
 }
 

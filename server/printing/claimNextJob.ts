@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { announceQueued, type JobRow, toJobRecord } from './jobs.ts';
+import { announceQueued, type Db, type JobRow, toJobRecord } from './jobs.ts';
 import { ReusableQuery } from './reusable.ts';
 
 export interface Claim {
@@ -29,12 +29,11 @@ const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
 type Slot = <K extends keyof ClaimValues & string>(name: K) => ClaimValues[K];
 
 /**
- * The claim, in one statement: the subquery picks the job (per dialect, below) and the
+ * PostgreSQL: the claim in one statement: the subquery picks the job (below) and the
  * outer `status = 'queued'` re-checks it, so two claimers can never both win one job.
  */
 const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) => {
-  const next =
-    storage.dialect === 'postgres' ? postgresPick(storage, slot) : sqlitePick(storage, slot);
+  const next = postgresPick(storage, slot);
   return storage.db
     .updateTable('print_jobs')
     .set((eb) => ({
@@ -51,11 +50,75 @@ const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) =>
 });
 
 /**
- * SQLite: for each enabled route of the agent, that route's best queued job straight from
- * the partial queue index, and the best of those few (no sort of the queue). SQLite has a
- * single writer, so the pick needs no lock.
+ * SQLite: the pick, then the UPDATE of that one row by id (still guarded by `status =
+ * 'queued'`), in one `BEGIN IMMEDIATE` transaction. SQLite ran the single UPDATE with the
+ * pick as its subquery about twice as slow as the two statements (measured in one
+ * transaction over 5,000 queued jobs: ~110–160 µs against ~55–90 µs).
  */
-function sqlitePick(storage: Storage, slot: Slot) {
+const sqlitePickStatement = new ReusableQuery<{ id: number; priority: number }, ClaimValues>(
+  (storage, slot) => routeBests(storage, slot).select(['j.id', 'j.priority']),
+);
+
+/** The best of the routes' bests: the highest priority, then the oldest. */
+function bestOf(rows: { id: number; priority: number }[]): number | undefined {
+  let best = rows[0];
+  for (const row of rows) {
+    if (row.priority > best!.priority || (row.priority === best!.priority && row.id < best!.id)) {
+      best = row;
+    }
+  }
+  return best?.id;
+}
+
+const claimByIdStatement = new ReusableQuery<JobRow, ClaimValues & { jobId: number }>(
+  (storage, slot) =>
+    storage.db
+      .updateTable('print_jobs')
+      .set((eb) => ({
+        status: 'claimed',
+        agent_id: slot('agentUuid'),
+        claimed_at: slot('now'),
+        lease_expires_at: slot('lease'),
+        updated_at: slot('now'),
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', '=', slot('jobId'))
+      .where('status', '=', sql.lit('queued'))
+      .returningAll(),
+);
+
+const begin = CompiledQuery.raw('begin immediate');
+const commit = CompiledQuery.raw('commit');
+const rollback = CompiledQuery.raw('rollback');
+
+/**
+ * SQLite: a transaction that takes the write lock at its start (waiting for it under
+ * `busy_timeout`), so that its first statement, a read, cannot be overtaken by another
+ * process's commit before its write (a deferred transaction would then fail with
+ * SQLITE_BUSY instead of waiting).
+ */
+async function immediateTransaction<T>(storage: Storage, work: (db: Db) => Promise<T>): Promise<T> {
+  return storage.db.connection().execute(async (db) => {
+    await db.executeQuery(begin);
+    let result: T;
+    try {
+      result = await work(db);
+    } catch (error) {
+      await db.executeQuery(rollback);
+      throw error;
+    }
+    await db.executeQuery(commit);
+    return result;
+  });
+}
+
+/**
+ * SQLite: for each enabled route of the agent, that route's best queued job straight from
+ * the partial queue index (no sort of the queue). SQLite has a single writer, so the pick
+ * needs no lock. The best of those few is chosen in JavaScript (`bestOf`): with ORDER BY
+ * ... LIMIT 1 SQLite built a temporary b-tree for every claim.
+ */
+function routeBests(storage: Storage, slot: Slot) {
   return storage.db
     .selectFrom('print_routes as r')
     .innerJoin('print_jobs as j', (join) =>
@@ -75,12 +138,8 @@ function sqlitePick(storage: Storage, slot: Slot) {
         return eb('j.id', '=', best);
       }),
     )
-    .select('j.id')
     .where('r.agent_id', '=', asInteger(slot('agentRowId')))
-    .where('r.enabled', '=', 1)
-    .orderBy('j.priority', 'desc')
-    .orderBy('j.id')
-    .limit(1);
+    .where('r.enabled', '=', sql.lit(1));
 }
 
 /**
@@ -181,45 +240,60 @@ export async function claimNextJob(
   now: Date,
   leaseSeconds: number,
 ): Promise<Claim | undefined> {
-  const stamp = isoNow(now);
-  const lease = isoNow(new Date(now.getTime() + leaseSeconds * 1000));
+  const values: ClaimValues = {
+    companyId: agent.companyId,
+    agentRowId: agent.rowId,
+    agentUuid: agent.uuid,
+    now: isoNow(now),
+    lease: isoNow(new Date(now.getTime() + leaseSeconds * 1000)),
+  };
+  if (storage.dialect === 'sqlite') {
+    return immediateTransaction(storage, async (db) => {
+      const picked = await db.executeQuery(sqlitePickStatement.with(storage, values));
+      const jobId = bestOf(picked.rows);
+      if (jobId === undefined) return undefined;
+      const claimed = await db.executeQuery(claimByIdStatement.with(storage, { ...values, jobId }));
+      return finishClaim(storage, db, values, claimed.rows[0]);
+    });
+  }
   return storage.db.transaction().execute(async (trx) => {
-    const claimed = await trx.executeQuery(
-      claimStatement.with(storage, {
-        companyId: agent.companyId,
-        agentRowId: agent.rowId,
-        agentUuid: agent.uuid,
-        now: stamp,
-        lease,
-      }),
-    );
-    const row = claimed.rows[0];
-    if (!row) return undefined;
-    const event = await trx.executeQuery(
-      claimEvent.with(storage, {
-        companyId: agent.companyId,
-        jobId: row.id,
-        agentUuid: agent.uuid,
-        now: stamp,
-      }),
-    );
-    const document = await trx.executeQuery(
-      documentContent.with(storage, { documentId: row.document_id }),
-    );
-    const record = toJobRecord(row);
-    return {
-      eventId: event.rows[0]!.id,
-      job: {
-        ...record,
-        document: {
-          content_type: record.content_type,
-          size: record.size,
-          sha256: record.sha256,
-          content_base64: Buffer.from(document.rows[0]!.content).toString('base64'),
-        },
-      },
-    };
+    const claimed = await trx.executeQuery(claimStatement.with(storage, values));
+    return finishClaim(storage, trx, values, claimed.rows[0]);
   });
+}
+
+/** The claim's event and the document, in the claim's transaction. */
+async function finishClaim(
+  storage: Storage,
+  db: Db,
+  values: ClaimValues,
+  row: JobRow | undefined,
+): Promise<Claim | undefined> {
+  if (!row) return undefined;
+  const event = await db.executeQuery(
+    claimEvent.with(storage, {
+      companyId: values.companyId,
+      jobId: row.id,
+      agentUuid: values.agentUuid,
+      now: values.now,
+    }),
+  );
+  const document = await db.executeQuery(
+    documentContent.with(storage, { documentId: row.document_id }),
+  );
+  const record = toJobRecord(row);
+  return {
+    eventId: event.rows[0]!.id,
+    job: {
+      ...record,
+      document: {
+        content_type: record.content_type,
+        size: record.size,
+        sha256: record.sha256,
+        content_base64: Buffer.from(document.rows[0]!.content).toString('base64'),
+      },
+    },
+  };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
+import { startCheckpointer } from './checkpointer.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
 
@@ -59,6 +60,12 @@ function openSqlite(file: string): Storage {
   raw.pragma('foreign_keys = ON');
   // The CLI writes while the server runs: wait for the lock instead of failing.
   raw.pragma('busy_timeout = 5000');
+  // Checkpoints run on their own thread (checkpointer.ts), off the request path; the
+  // writer's own automatic checkpoint stays as a bound on the WAL (~40 MB), should that
+  // thread fall behind under a sustained write load (or be gone).
+  const checkpointer =
+    file === ':memory:' ? undefined : startCheckpointer(file, require.resolve('better-sqlite3'));
+  if (checkpointer) raw.pragma('wal_autocheckpoint = 10000');
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
   const statements = withStatementCache(raw);
   const db = new Kysely<Database>({
@@ -76,7 +83,10 @@ function openSqlite(file: string): Storage {
     dialect: 'sqlite',
     like: 'like',
     externalChangeMark: () => dataVersion.get() as number,
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 

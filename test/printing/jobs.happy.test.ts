@@ -100,6 +100,18 @@ describe('print jobs: create, claim, confirm', () => {
     expect(order).toEqual([high1.id, high2.id, mid.id, low.id]);
   });
 
+  it('across its routes, hands out the highest priority first, then the oldest', async () => {
+    const agent = await registerAgent(server, company, ['across-x', 'across-y']);
+    const x5 = await createJob(server, integrator, { route: 'across-x', priority: 5 });
+    const y9 = await createJob(server, integrator, { route: 'across-y', priority: 9 });
+    const y5 = await createJob(server, integrator, { route: 'across-y', priority: 5 });
+    const x9 = await createJob(server, integrator, { route: 'across-x', priority: 9 });
+    const order: number[] = [];
+    for (let i = 0; i < 4; i++) order.push((await agent.next()).body.data.id);
+    expect(order).toEqual([y9.id, x9.id, x5.id, y5.id]);
+    expect((await agent.next()).status).toBe(204);
+  });
+
   it('claims only from enabled routes of the calling agent', async () => {
     const agent = await registerAgent(server, company, []);
     await agent.call('PUT', '/printing/routes', {

@@ -105,17 +105,29 @@ describe('POST /printing/jobs/next long-poll', () => {
     // The signal aborts while the claim statement runs: the claim must be given back.
     const controller = new AbortController();
     const storage = server.app.services.storage;
-    const original = storage.db.transaction.bind(storage.db);
+    // The claim opens its transaction with `transaction()` (PostgreSQL) or, for its
+    // `BEGIN IMMEDIATE`, `connection()` (SQLite): the first of either aborts.
+    const transaction = storage.db.transaction.bind(storage.db);
+    const connection = storage.db.connection.bind(storage.db);
     let calls = 0;
-    storage.db.transaction = (() => {
+    const abortOnFirst = () => {
       if (calls++ === 0) queueMicrotask(() => controller.abort());
-      return original();
+    };
+    storage.db.transaction = (() => {
+      abortOnFirst();
+      return transaction();
     }) as typeof storage.db.transaction;
+    storage.db.connection = (() => {
+      abortOnFirst();
+      return connection();
+    }) as typeof storage.db.connection;
     try {
       const claimed = await printing.nextJob(ref, 0, controller.signal);
       expect(claimed).toBeUndefined();
+      expect(calls).toBeGreaterThan(0);
     } finally {
-      storage.db.transaction = original;
+      storage.db.transaction = transaction;
+      storage.db.connection = connection;
     }
     const read = await server.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
     expect(read.body.data).toMatchObject({
