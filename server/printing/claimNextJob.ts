@@ -1,10 +1,11 @@
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import type { Storage } from '../storage/database.ts';
+import { prepared } from '../storage/prepared.ts';
+import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
 import { announceQueued, type Db, type JobRow, toJobRecord } from './jobs.ts';
-import { ReusableQuery } from './reusable.ts';
 
 export interface Claim {
   job: ClaimedJob;
@@ -26,22 +27,20 @@ type ClaimValues = {
  */
 const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
 
-type Slot = <K extends keyof ClaimValues & string>(name: K) => ClaimValues[K];
-
 /**
  * PostgreSQL: the claim in one statement: the subquery picks the job (below) and the
  * outer `status = 'queued'` re-checks it, so two claimers can never both win one job.
  */
-const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) => {
-  const next = postgresPick(storage, slot);
-  return storage.db
+const claimStatement = prepared<ClaimValues, JobRow>((db, p) => {
+  const next = postgresPick(db, p);
+  return db
     .updateTable('print_jobs')
     .set((eb) => ({
       status: 'claimed',
-      agent_id: slot('agentUuid'),
-      claimed_at: slot('now'),
-      lease_expires_at: slot('lease'),
-      updated_at: slot('now'),
+      agent_id: p.agentUuid,
+      claimed_at: p.now,
+      lease_expires_at: p.lease,
+      updated_at: p.now,
       attempts: eb('attempts', '+', 1),
     }))
     .where('id', '=', next)
@@ -55,8 +54,8 @@ const claimStatement = new ReusableQuery<JobRow, ClaimValues>((storage, slot) =>
  * pick as its subquery about twice as slow as the two statements (measured in one
  * transaction over 5,000 queued jobs: ~110–160 µs against ~55–90 µs).
  */
-const sqlitePickStatement = new ReusableQuery<{ id: number; priority: number }, ClaimValues>(
-  (storage, slot) => routeBests(storage, slot).select(['j.id', 'j.priority']),
+const sqlitePickStatement = prepared<ClaimValues, { id: number; priority: number }>((db, p) =>
+  routeBests(db, p).select(['j.id', 'j.priority']),
 );
 
 /** The best of the routes' bests: the highest priority, then the oldest. */
@@ -70,21 +69,20 @@ function bestOf(rows: { id: number; priority: number }[]): number | undefined {
   return best?.id;
 }
 
-const claimByIdStatement = new ReusableQuery<JobRow, ClaimValues & { jobId: number }>(
-  (storage, slot) =>
-    storage.db
-      .updateTable('print_jobs')
-      .set((eb) => ({
-        status: 'claimed',
-        agent_id: slot('agentUuid'),
-        claimed_at: slot('now'),
-        lease_expires_at: slot('lease'),
-        updated_at: slot('now'),
-        attempts: eb('attempts', '+', 1),
-      }))
-      .where('id', '=', slot('jobId'))
-      .where('status', '=', sql.lit('queued'))
-      .returningAll(),
+const claimByIdStatement = prepared<ClaimValues & { jobId: number }, JobRow>((db, p) =>
+  db
+    .updateTable('print_jobs')
+    .set((eb) => ({
+      status: 'claimed',
+      agent_id: p.agentUuid,
+      claimed_at: p.now,
+      lease_expires_at: p.lease,
+      updated_at: p.now,
+      attempts: eb('attempts', '+', 1),
+    }))
+    .where('id', '=', p.jobId)
+    .where('status', '=', sql.lit('queued'))
+    .returningAll(),
 );
 
 const begin = CompiledQuery.raw('begin immediate');
@@ -118,27 +116,27 @@ async function immediateTransaction<T>(storage: Storage, work: (db: Db) => Promi
  * needs no lock. The best of those few is chosen in JavaScript (`bestOf`): with ORDER BY
  * ... LIMIT 1 SQLite built a temporary b-tree for every claim.
  */
-function routeBests(storage: Storage, slot: Slot) {
-  return storage.db
+function routeBests(db: Kysely<Database>, p: ClaimValues) {
+  return db
     .selectFrom('print_routes as r')
     .innerJoin('print_jobs as j', (join) =>
       join.on((eb) => {
         const best = eb
           .selectFrom('print_jobs as c')
           .select('c.id')
-          .where('c.company_id', '=', asInteger(slot('companyId')))
+          .where('c.company_id', '=', asInteger(p.companyId))
           // A literal, so that SQLite uses the partial index of queued jobs.
           .where('c.status', '=', sql.lit('queued'))
           .whereRef('c.route', '=', 'r.name')
           // A job past its expiry is not handed out, even before the sweep expires it.
-          .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))
+          .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
           .orderBy('c.priority', 'desc')
           .orderBy('c.id')
           .limit(1);
         return eb('j.id', '=', best);
       }),
     )
-    .where('r.agent_id', '=', asInteger(slot('agentRowId')))
+    .where('r.agent_id', '=', asInteger(p.agentRowId))
     .where('r.enabled', '=', sql.lit(1));
 }
 
@@ -158,20 +156,20 @@ function routeBests(storage: Storage, slot: Slot) {
  * BY` for every claim: 195 against 502 jobs/s in bench/printing.ts with 5,000 queued).
  * COALESCE evaluates the second subquery only when the first is null.
  */
-function postgresPick(storage: Storage, slot: Slot) {
+function postgresPick(db: Kysely<Database>, p: ClaimValues) {
   const queued = () =>
-    storage.db
+    db
       .selectFrom('print_jobs as c')
       .select('c.id')
-      .where('c.company_id', '=', asInteger(slot('companyId')))
+      .where('c.company_id', '=', asInteger(p.companyId))
       .where('c.status', '=', sql.lit('queued'))
-      .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]))
+      .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
       .orderBy('c.priority', 'desc')
       .orderBy('c.id')
       .limit(1);
-  const agentRoutes = storage.db
+  const agentRoutes = db
     .selectFrom('print_routes as r')
-    .where('r.agent_id', '=', asInteger(slot('agentRowId')))
+    .where('r.agent_id', '=', asInteger(p.agentRowId))
     .where('r.enabled', '=', 1);
   const bestRoute = agentRoutes
     .innerJoin('print_jobs as j', (join) =>
@@ -182,12 +180,10 @@ function postgresPick(storage: Storage, slot: Slot) {
           eb
             .selectFrom('print_jobs as c')
             .select('c.id')
-            .where('c.company_id', '=', asInteger(slot('companyId')))
+            .where('c.company_id', '=', asInteger(p.companyId))
             .where('c.status', '=', sql.lit('queued'))
             .whereRef('c.route', '=', 'r.name')
-            .where((w) =>
-              w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', slot('now'))]),
-            )
+            .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
             .orderBy('c.priority', 'desc')
             .orderBy('c.id')
             .limit(1),
@@ -206,27 +202,26 @@ function postgresPick(storage: Storage, slot: Slot) {
   return sql<number>`coalesce((${fast}), (${fallback}))`;
 }
 
-const claimEvent = new ReusableQuery<
-  { id: number },
-  { companyId: number; jobId: number; agentUuid: string; now: string }
->((storage, slot) =>
-  storage.db
+const claimEvent = prepared<
+  { companyId: number; jobId: number; agentUuid: string; now: string },
+  { id: number }
+>((db, p) =>
+  db
     .insertInto('print_job_events')
     .values({
-      company_id: slot('companyId'),
-      job_id: slot('jobId'),
+      company_id: p.companyId,
+      job_id: p.jobId,
       from_status: 'queued',
       to_status: 'claimed',
-      agent_id: slot('agentUuid'),
+      agent_id: p.agentUuid,
       message: null,
-      at: slot('now'),
+      at: p.now,
     })
     .returning('id'),
 );
 
-const documentContent = new ReusableQuery<{ content: Buffer }, { documentId: number }>(
-  (storage, slot) =>
-    storage.db.selectFrom('print_documents').select('content').where('id', '=', slot('documentId')),
+const documentContent = prepared<{ documentId: number }, { content: Buffer }>((db, p) =>
+  db.selectFrom('print_documents').select('content').where('id', '=', p.documentId),
 );
 
 /**
@@ -249,29 +244,28 @@ export async function claimNextJob(
   };
   if (storage.dialect === 'sqlite') {
     return immediateTransaction(storage, async (db) => {
-      const picked = await db.executeQuery(sqlitePickStatement.with(storage, values));
+      const picked = await db.executeQuery(sqlitePickStatement.compile(db, values));
       const jobId = bestOf(picked.rows);
       if (jobId === undefined) return undefined;
-      const claimed = await db.executeQuery(claimByIdStatement.with(storage, { ...values, jobId }));
-      return finishClaim(storage, db, values, claimed.rows[0]);
+      const claimed = await db.executeQuery(claimByIdStatement.compile(db, { ...values, jobId }));
+      return finishClaim(db, values, claimed.rows[0]);
     });
   }
   return storage.db.transaction().execute(async (trx) => {
-    const claimed = await trx.executeQuery(claimStatement.with(storage, values));
-    return finishClaim(storage, trx, values, claimed.rows[0]);
+    const claimed = await trx.executeQuery(claimStatement.compile(trx, values));
+    return finishClaim(trx, values, claimed.rows[0]);
   });
 }
 
 /** The claim's event and the document, in the claim's transaction. */
 async function finishClaim(
-  storage: Storage,
   db: Db,
   values: ClaimValues,
   row: JobRow | undefined,
 ): Promise<Claim | undefined> {
   if (!row) return undefined;
   const event = await db.executeQuery(
-    claimEvent.with(storage, {
+    claimEvent.compile(db, {
       companyId: values.companyId,
       jobId: row.id,
       agentUuid: values.agentUuid,
@@ -279,7 +273,7 @@ async function finishClaim(
     }),
   );
   const document = await db.executeQuery(
-    documentContent.with(storage, { documentId: row.document_id }),
+    documentContent.compile(db, { documentId: row.document_id }),
   );
   const record = toJobRecord(row);
   return {

@@ -1,10 +1,10 @@
 import type { JobRecord } from '../../shared/printing.ts';
 import { conflict } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
+import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
 import { type Db, getJobRow, type JobRow, toJobRecord } from './jobs.ts';
-import { ReusableQuery } from './reusable.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
   if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
@@ -17,28 +17,27 @@ function notHolder(row: JobRow, agent: AgentRef, action: string) {
 }
 
 /** The confirm's UPDATE, compiled once: it runs once per printed job. */
-const confirmStatement = new ReusableQuery<
-  JobRow,
-  { jobId: number; companyId: number; agentUuid: string; printer: string | null; now: string }
->((storage, slot) =>
-  storage.db
+const confirmStatement = prepared<
+  { jobId: number; companyId: number; agentUuid: string; printer: string | null; now: string },
+  JobRow
+>((db, p) =>
+  db
     .updateTable('print_jobs')
     .set({
       status: 'printed',
-      printer: slot('printer'),
-      printed_at: slot('now'),
+      printer: p.printer,
+      printed_at: p.now,
       lease_expires_at: null,
-      updated_at: slot('now'),
+      updated_at: p.now,
     })
-    .where('id', '=', slot('jobId'))
-    .where('company_id', '=', slot('companyId'))
-    .where('agent_id', '=', slot('agentUuid'))
+    .where('id', '=', p.jobId)
+    .where('company_id', '=', p.companyId)
+    .where('agent_id', '=', p.agentUuid)
     .where('status', '=', 'claimed')
     .returningAll(),
 );
 
-const eventStatement = new ReusableQuery<
-  never,
+const eventStatement = prepared<
   {
     companyId: number;
     jobId: number;
@@ -47,16 +46,17 @@ const eventStatement = new ReusableQuery<
     agentUuid: string;
     message: string | null;
     at: string;
-  }
->((storage, slot) =>
-  storage.db.insertInto('print_job_events').values({
-    company_id: slot('companyId'),
-    job_id: slot('jobId'),
-    from_status: slot('from'),
-    to_status: slot('to'),
-    agent_id: slot('agentUuid'),
-    message: slot('message'),
-    at: slot('at'),
+  },
+  never
+>((db, p) =>
+  db.insertInto('print_job_events').values({
+    company_id: p.companyId,
+    job_id: p.jobId,
+    from_status: p.from,
+    to_status: p.to,
+    agent_id: p.agentUuid,
+    message: p.message,
+    at: p.at,
   }),
 );
 
@@ -75,25 +75,17 @@ export async function confirmJob(
 ): Promise<JobRecord> {
   const stamp = isoNow(now);
   return storage.db.transaction().execute(async (trx) => {
-    const confirmed = await trx.executeQuery(
-      confirmStatement.with(storage, {
-        jobId,
-        companyId: agent.companyId,
-        agentUuid: agent.uuid,
-        printer: printer ?? null,
-        now: stamp,
-      }),
-    );
-    const row = confirmed.rows[0];
+    // In the transaction that holds the connection: on SQLite, straight on it.
+    const confirmed = await confirmStatement(trx, {
+      jobId,
+      companyId: agent.companyId,
+      agentUuid: agent.uuid,
+      printer: printer ?? null,
+      now: stamp,
+    });
+    const row = confirmed[0];
     if (row) {
-      await transition(
-        trx,
-        storage,
-        row,
-        'claimed',
-        agent,
-        printer ? `printed on ${printer}` : null,
-      );
+      await transition(trx, row, 'claimed', agent, printer ? `printed on ${printer}` : null);
       return toJobRecord(row);
     }
     const current = await getJobRow(trx, agent.companyId, jobId);
@@ -131,7 +123,7 @@ export async function reportJobError(
       .returningAll()
       .executeTakeFirst();
     if (row) {
-      await transition(trx, storage, row, 'claimed', agent, error.message);
+      await transition(trx, row, 'claimed', agent, error.message);
       return toJobRecord(row);
     }
     const current = await getJobRow(trx, agent.companyId, jobId);
@@ -141,21 +133,18 @@ export async function reportJobError(
 
 async function transition(
   db: Db,
-  storage: Storage,
   row: JobRow,
   from: JobRow['status'],
   agent: AgentRef,
   message: string | null,
 ): Promise<void> {
-  await db.executeQuery(
-    eventStatement.with(storage, {
-      companyId: row.company_id,
-      jobId: row.id,
-      from,
-      to: row.status,
-      agentUuid: agent.uuid,
-      message,
-      at: row.updated_at,
-    }),
-  );
+  await eventStatement(db, {
+    companyId: row.company_id,
+    jobId: row.id,
+    from,
+    to: row.status,
+    agentUuid: agent.uuid,
+    message,
+    at: row.updated_at,
+  });
 }

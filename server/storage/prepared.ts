@@ -1,4 +1,11 @@
-import type { Compilable, CompiledQuery, Kysely, Transaction } from 'kysely';
+import {
+  type Compilable,
+  type CompiledQuery,
+  type Kysely,
+  PostgresAdapter,
+  type Transaction,
+} from 'kysely';
+import type { Dialect } from './database.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -42,39 +49,64 @@ const slots = new Proxy({} as Record<string, Slot>, {
   get: (_target, name) => new Slot(String(name)),
 });
 
+/** A query compiled once, run with each call's parameters (see `prepared`). */
+export interface Prepared<Params extends object, Row> {
+  /**
+   * Runs the query on `db` (or the transaction) with `params`: straight on the SQLite
+   * connection when that is safe (see `runPreparedDirectly`), otherwise through Kysely.
+   */
+  (db: Db, params: Params): Row[] | Promise<Row[]>;
+  /**
+   * The compiled query with `params` in place, for a caller that must run it itself on a
+   * given connection or transaction (`db.executeQuery(...)`), such as one taken with
+   * `db.connection()` that holds its own `BEGIN IMMEDIATE`.
+   */
+  compile(db: Db, params: Params): CompiledQuery<Row>;
+}
+
 /**
  * A query built and compiled once per dialect, then run with each call's parameters.
  * Building and compiling a Kysely query costs more than running an SQLite point read, and
- * hot paths (reading a customer, creating one) would pay it on every request.
+ * hot paths (reading a customer, creating one, claiming a print job) would pay it on every
+ * request.
  *
  * `build` gets placeholders in place of its parameters, so it must use each one only as
  * a value (`where('id', '=', p.id)`, `values({ name: p.name })`) and never branch on it
- * or spread it: the query's shape must not depend on the parameters.
+ * or spread it: the query's shape must not depend on the parameters. It may branch on
+ * `dialect`, which it is given: the query is compiled once for each database.
  */
 export function prepared<Params extends object, Row>(
-  build: (db: Kysely<Database>, params: Params) => Compilable<Row>,
-): (db: Db, params: Params) => Row[] | Promise<Row[]> {
+  build: (db: Kysely<Database>, params: Params, dialect: Dialect) => Compilable<Row>,
+): Prepared<Params, Row> {
   // Keyed by the dialect adapter: a Kysely instance and its transactions share it.
   const compiled = new WeakMap<object, CompiledQuery<Row>>();
-  // Not async: the direct path answers at once, without a promise; callers await either.
-  return (db, params) => {
-    const adapter = db.getExecutor().adapter;
+  const withParams = (db: Db, adapter: object, params: Params): CompiledQuery<Row> => {
     let query = compiled.get(adapter);
     if (!query) {
-      query = build(db, slots as Params).compile();
+      const dialect: Dialect = adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+      query = build(db, slots as Params, dialect).compile();
       compiled.set(adapter, query);
     }
     const values = params as Record<string, unknown>;
     const parameters = query.parameters.map((value) =>
       value instanceof Slot ? values[value.name] : value,
     );
+    return { ...query, parameters };
+  };
+  // Not async: the direct path answers at once, without a promise; callers await either.
+  const run = (db: Db, params: Params): Row[] | Promise<Row[]> => {
+    const adapter = db.getExecutor().adapter;
+    const query = withParams(db, adapter, params);
     const direct = directConnections.get(adapter);
     if (direct && (db.isTransaction || !direct.inTransaction)) {
       const statement = direct.prepare(query.sql);
-      if (statement.reader) return statement.all(parameters) as Row[];
-      statement.run(parameters);
+      if (statement.reader) return statement.all(query.parameters) as Row[];
+      statement.run(query.parameters);
       return [];
     }
-    return db.executeQuery<Row>({ ...query, parameters }).then((result) => result.rows);
+    return db.executeQuery<Row>(query).then((result) => result.rows);
   };
+  return Object.assign(run, {
+    compile: (db: Db, params: Params) => withParams(db, db.getExecutor().adapter, params),
+  });
 }

@@ -1,11 +1,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CompiledQuery } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCompany } from '../../server/companies/companies.ts';
 import { createCustomer, findCustomer } from '../../server/customers/queries.ts';
 import { openStorage, type Storage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
+import { prepared } from '../../server/storage/prepared.ts';
+
+const nameOf = prepared((db, p: { id: number }, dialect) =>
+  db
+    .selectFrom('customers')
+    .select((eb) => ['name', eb.val(dialect).as('dialect')])
+    .where('id', '=', p.id),
+);
 
 // Prepared queries on SQLite skip Kysely's connection mutex when they safely can; these
 // prove they never read into, or write into, another request's open transaction.
@@ -67,5 +76,33 @@ describe('prepared queries on SQLite', () => {
     });
     expect(inside?.name).toBe('Mine');
     expect((await findCustomer(storage.db, companyId, customerId))?.name).toBe('Mine');
+  });
+
+  it('builds for the dialect, and compile fills in the values for a given connection', async () => {
+    const query = nameOf.compile(storage.db, { id: customerId });
+    expect(query.parameters).toEqual(['sqlite', customerId]);
+    expect(await nameOf(storage.db, { id: customerId })).toEqual([
+      { name: 'Original', dialect: 'sqlite' },
+    ]);
+  });
+
+  it('on a connection holding its own BEGIN IMMEDIATE, runs on that connection', async () => {
+    const seen = await storage.db.connection().execute(async (db) => {
+      await db.executeQuery(CompiledQuery.raw('begin immediate'));
+      try {
+        await db
+          .updateTable('customers')
+          .set({ name: 'Held' })
+          .where('id', '=', customerId)
+          .execute();
+        const direct = await nameOf(db, { id: customerId });
+        const compiled = await db.executeQuery(nameOf.compile(db, { id: customerId }));
+        return [direct[0]?.name, compiled.rows[0]?.name];
+      } finally {
+        await db.executeQuery(CompiledQuery.raw('rollback'));
+      }
+    });
+    expect(seen).toEqual(['Held', 'Held']);
+    expect((await findCustomer(storage.db, companyId, customerId))?.name).toBe('Original');
   });
 });
