@@ -47,9 +47,10 @@ function cupsPdfOutDir(): string {
 
 /**
  * A TCP listener standing in for a label printer's port 9100. Each connection's bytes are
- * collected. While `holding`, a connection is read but not closed, so the CUPS job stays
- * "processing" (the socket backend waits for the printer to close): a job in the spooler's
- * hands for as long as the test wants.
+ * collected. While `holding`, a new connection is not read at all: a document larger than
+ * the socket buffers then keeps CUPS's socket backend blocked mid-write, so the CUPS job stays
+ * "processing" — in the spooler's hands for as long as the test wants, whatever the backend
+ * does once it has sent everything.
  */
 interface RawPrinter {
   server: Server;
@@ -70,9 +71,12 @@ async function startRawPrinter(): Promise<RawPrinter> {
       socket.on('error', () => {});
       socket.on('end', () => {
         printer.received.push(Buffer.concat(chunks));
-        if (printer.holding) printer.held.push(socket);
-        else socket.end();
+        socket.end();
       });
+      if (printer.holding) {
+        socket.pause();
+        printer.held.push(socket);
+      }
     }),
     port: 0,
     connections: 0,
@@ -81,7 +85,7 @@ async function startRawPrinter(): Promise<RawPrinter> {
     held: [],
     releaseHeld() {
       printer.holding = false;
-      for (const socket of printer.held.splice(0)) socket.end();
+      for (const socket of printer.held.splice(0)) socket.resume();
     },
   };
   await new Promise<void>((resolve) => printer.server.listen(0, '127.0.0.1', resolve));
@@ -239,7 +243,12 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
     });
 
     heldPrinter.holding = true;
-    const label = Buffer.from(`^XA^FDcrash ${suffix}^FS^XZ\r\n`, 'latin1');
+    // 10 MiB: more than loopback's socket buffers hold while the printer reads nothing.
+    const label = Buffer.concat([
+      Buffer.from(`^XA^FDcrash ${suffix}`, 'latin1'),
+      Buffer.alloc(10 * 1024 * 1024, 'x'),
+      Buffer.from('^FS^XZ\r\n', 'latin1'),
+    ]);
     const job = await server.createJob({
       route: 'held',
       title: 'Crash',
@@ -257,7 +266,7 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
       () =>
         existsSync(journalFile) &&
         JSON.parse(readFileSync(journalFile, 'utf8')).state === 'spooling' &&
-        heldPrinter.received.length === 1,
+        heldPrinter.held.length === 1,
       // Generous: on a loaded machine cupsd may take a while to start the job.
       60_000,
     ).catch(async (error: Error) => {
@@ -276,7 +285,9 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
     expect(first.stdout()).toBe('');
 
     // The page did come out in the end: the printer closes, CUPS completes the job.
+    expect(heldPrinter.received).toHaveLength(0);
     heldPrinter.releaseHeld();
+    await waitFor('the page out at the printer', () => heldPrinter.received.length === 1, 30_000);
     expect(heldPrinter.received[0]!.equals(label)).toBe(true);
 
     const second = spawnShopdesk(agentArgs);
