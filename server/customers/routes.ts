@@ -13,7 +13,7 @@ import {
 import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
 import { notFound } from '../http/errors.ts';
 import { offsetOf, pageReply } from '../http/pagination.ts';
-import { created, defineRoute, noContent, ok } from '../http/route.ts';
+import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
 import {
   addRelationship,
   createCustomer,
@@ -126,50 +126,32 @@ export const customerRoutes = [
       return created(customer, `${baseUrl}/${customer.id}`);
     },
   }),
-  defineRoute({
-    method: 'PUT',
+  ...replaceAndPatchRoutes({
     path: '/customers/{customer}',
     access: { permission: 'customers.update' },
-    operationId: 'replaceCustomer',
-    summary: 'Replace a customer',
-    description: 'Validates like create; optional fields left out become empty.',
     tag,
     params: customerParams,
-    body: customerInput,
     responses: one,
-    async handler({ params, body, caller, services }) {
-      const customer = await updateCustomer(
+    replace: {
+      operationId: 'replaceCustomer',
+      summary: 'Replace a customer',
+      description: 'Validates like create; optional fields left out become empty.',
+      body: customerInput,
+    },
+    patch: {
+      operationId: 'updateCustomer',
+      summary: 'Change some fields of a customer',
+      body: customerPatch,
+    },
+    update: ({ params, body, caller, services }, mode) =>
+      updateCustomer(
         services.storage,
         caller.companyId,
         params.customer,
         body,
-        'replace',
+        mode,
         services.clock.now(),
-      );
-      return ok(customer);
-    },
-  }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/customers/{customer}',
-    access: { permission: 'customers.update' },
-    operationId: 'updateCustomer',
-    summary: 'Change some fields of a customer',
-    tag,
-    params: customerParams,
-    body: customerPatch,
-    responses: one,
-    async handler({ params, body, caller, services }) {
-      const customer = await updateCustomer(
-        services.storage,
-        caller.companyId,
-        params.customer,
-        body,
-        'patch',
-        services.clock.now(),
-      );
-      return ok(customer);
-    },
+      ),
   }),
   defineRoute({
     method: 'GET',

@@ -88,3 +88,52 @@ export const created = (data: unknown, location: string): Reply => ({
 export const noContent = (): Reply => ({ status: 204 });
 
 export const defaultBodyLimit = 1024 * 1024;
+
+interface UpdateOperation<B extends z.ZodType> {
+  operationId: string;
+  summary: string;
+  description?: string;
+  body: B;
+}
+
+/**
+ * PUT and PATCH of one record: the same path, permission, parameters and answer, two body
+ * schemas (PUT validates like create; PATCH only what is sent) and one update function that
+ * is told which of the two it serves.
+ */
+export function replaceAndPatchRoutes<
+  P extends z.ZodType,
+  R extends z.ZodType,
+  M extends z.ZodType,
+>(spec: {
+  path: string;
+  access: Access;
+  tag: string;
+  params: P;
+  responses: Record<number, ResponseSpec>;
+  replace: UpdateOperation<R>;
+  patch: UpdateOperation<M>;
+  update: (
+    context: RequestContext<z.output<P>, unknown, z.output<R> | z.output<M>>,
+    mode: 'replace' | 'patch',
+  ) => Promise<unknown>;
+}): AnyRoute[] {
+  const route = (
+    method: 'PUT' | 'PATCH',
+    operation: UpdateOperation<z.ZodType>,
+    mode: 'replace' | 'patch',
+  ): AnyRoute => ({
+    method,
+    path: spec.path,
+    access: spec.access,
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.description !== undefined && { description: operation.description }),
+    tag: spec.tag,
+    params: spec.params,
+    body: operation.body,
+    responses: spec.responses,
+    handler: async (context) => ok(await spec.update(context, mode)),
+  });
+  return [route('PUT', spec.replace, 'replace'), route('PATCH', spec.patch, 'patch')];
+}

@@ -11,7 +11,7 @@ import {
   quoteRecord,
 } from '../../shared/offers.ts';
 import { pageReply } from '../http/pagination.ts';
-import { created, defineRoute, noContent, ok } from '../http/route.ts';
+import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
 import {
   createOffer,
   deleteOffer,
@@ -118,53 +118,33 @@ export const offerRoutes = [
       return ok(await getOffer(services.storage.db, caller.companyId, params.offer));
     },
   }),
-  defineRoute({
-    method: 'PUT',
+  ...replaceAndPatchRoutes({
     path: '/offers/{offer}',
     access: { permission: 'offers.update' },
-    operationId: 'replaceOffer',
-    summary: 'Replace an offer',
-    description: `Validates like create, plus an optional \`status\`. Lines are priced anew. ${statuses}`,
     tag,
     params: offerParams,
-    body: offerReplace,
     responses: one,
-    async handler({ params, body, caller, services }) {
-      return ok(
-        await updateOffer(
-          services.storage,
-          caller.companyId,
-          params.offer,
-          body,
-          'replace',
-          services.clock.now(),
-        ),
-      );
+    replace: {
+      operationId: 'replaceOffer',
+      summary: 'Replace an offer',
+      description: `Validates like create, plus an optional \`status\`. Lines are priced anew. ${statuses}`,
+      body: offerReplace,
     },
-  }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/offers/{offer}',
-    access: { permission: 'offers.update' },
-    operationId: 'updateOffer',
-    summary: 'Change an offer or its status',
-    description: `Only what is sent changes; \`items\`, when sent, replace every line. ${statuses}`,
-    tag,
-    params: offerParams,
-    body: offerPatch,
-    responses: one,
-    async handler({ params, body, caller, services }) {
-      return ok(
-        await updateOffer(
-          services.storage,
-          caller.companyId,
-          params.offer,
-          body,
-          'patch',
-          services.clock.now(),
-        ),
-      );
+    patch: {
+      operationId: 'updateOffer',
+      summary: 'Change an offer or its status',
+      description: `Only what is sent changes; \`items\`, when sent, replace every line. ${statuses}`,
+      body: offerPatch,
     },
+    update: ({ params, body, caller, services }, mode) =>
+      updateOffer(
+        services.storage,
+        caller.companyId,
+        params.offer,
+        body,
+        mode,
+        services.clock.now(),
+      ),
   }),
   defineRoute({
     method: 'DELETE',

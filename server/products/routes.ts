@@ -19,7 +19,7 @@ import {
   productSearchQuery,
 } from '../../shared/products.ts';
 import { pageReply } from '../http/pagination.ts';
-import { created, defineRoute, noContent, ok } from '../http/route.ts';
+import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
 import { updatePrices } from './bulk-prices.ts';
 import {
   addImage,
@@ -123,53 +123,33 @@ export const productRoutes = [
       return created(product, `${baseUrl}/${product.id}`);
     },
   }),
-  defineRoute({
-    method: 'PUT',
+  ...replaceAndPatchRoutes({
     path: '/products/{product}',
     access: { permission: 'products.update' },
-    operationId: 'replaceProduct',
-    summary: 'Replace a product',
-    description: `Validates like create; optional fields left out return to their defaults (lists become empty). ${assemblyNote}`,
     tag,
     params: productParams,
-    body: productInput,
     responses: one,
-    async handler({ params, body, caller, services }) {
-      return ok(
-        await updateProduct(
-          services.storage,
-          caller.companyId,
-          params.product,
-          body,
-          'replace',
-          services.clock.now(),
-        ),
-      );
+    replace: {
+      operationId: 'replaceProduct',
+      summary: 'Replace a product',
+      description: `Validates like create; optional fields left out return to their defaults (lists become empty). ${assemblyNote}`,
+      body: productInput,
     },
-  }),
-  defineRoute({
-    method: 'PATCH',
-    path: '/products/{product}',
-    access: { permission: 'products.update' },
-    operationId: 'updateProduct',
-    summary: 'Change some fields of a product',
-    description: `Lists sent (categories, images, assembly) replace the whole list. ${assemblyNote}`,
-    tag,
-    params: productParams,
-    body: productPatch,
-    responses: one,
-    async handler({ params, body, caller, services }) {
-      return ok(
-        await updateProduct(
-          services.storage,
-          caller.companyId,
-          params.product,
-          body,
-          'patch',
-          services.clock.now(),
-        ),
-      );
+    patch: {
+      operationId: 'updateProduct',
+      summary: 'Change some fields of a product',
+      description: `Lists sent (categories, images, assembly) replace the whole list. ${assemblyNote}`,
+      body: productPatch,
     },
+    update: ({ params, body, caller, services }, mode) =>
+      updateProduct(
+        services.storage,
+        caller.companyId,
+        params.product,
+        body,
+        mode,
+        services.clock.now(),
+      ),
   }),
   defineRoute({
     method: 'DELETE',
