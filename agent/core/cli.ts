@@ -6,7 +6,9 @@ import type { PrinterBackend } from './printers/backend.ts';
 import { isValidCupsPrinterName } from './printers/cups.ts';
 import { folderPrinterPrefix, isFolderPrinter } from './printers/folder.ts';
 import { isValidWindowsPrinterName } from './printers/windows.ts';
-import { AgentRuntime, type AgentRuntimeOptions, type RuntimeLogLine } from './runtime.ts';
+import { AgentRuntime } from './runtime/agent-runtime.ts';
+import type { AgentRuntimeOptions } from './runtime/runtime-context.ts';
+import type { RuntimeLogLine } from './status.ts';
 
 /**
  * `shopdesk agent --server URL --token TOKEN --route NAME=PRINTER … [--state-dir DIR]`

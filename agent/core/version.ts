@@ -1,0 +1,1 @@
+export const agentVersion = '0.1.0';
