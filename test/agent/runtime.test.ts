@@ -55,6 +55,11 @@ describe('AgentRuntime against a stub server', () => {
     await runtime.start();
     await connected(runtime);
     const agentId = runtime.status().agentId!;
+    // It registers with the package's version, as the server reads it from package.json.
+    const { version } = JSON.parse(
+      await readFile(join(import.meta.dirname, '../../package.json'), 'utf8'),
+    ) as { version: string };
+    expect(stub.agents.get(agentId)?.version).toBe(version);
     expect(stub.routes.get(agentId)).toEqual([
       { name: 'receipts', printer: `folder:${output.dir}`, enabled: true, options: {} },
     ]);
