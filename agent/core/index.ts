@@ -14,8 +14,8 @@ export {
   agentRuntimeOptionsFrom,
   defaultStateDir,
   parseRouteArgument,
+  type RouteArgument,
   runAgentCommand,
-  UsageError,
 } from './cli.ts';
 export { interruptedJobError, JobJournal, type JournalEntry } from './journal.ts';
 export { type OutboxReport, ReportOutbox } from './outbox.ts';
