@@ -6,7 +6,7 @@ import { writeFileAtomic } from './atomic-file.ts';
 
 /**
  * The agent's identity: a UUID generated once and kept in `<state dir>/agent.json`, so that
- * the server sees the same agent across restarts (product.md: agent identity).
+ * the server sees the same agent across restarts (docs/printing.md, "Agents and X-Agent-Id").
  */
 const agentFile = z.object({ uuid: z.uuid(), created_at: z.string() });
 export type AgentIdentity = z.infer<typeof agentFile>;

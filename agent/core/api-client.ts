@@ -152,7 +152,7 @@ export class AgentApiClient {
   }
 
   async register(body: RegisterAgentBody, signal?: AbortSignal): Promise<AgentRecord> {
-    // Idempotent per uuid (product.md): safe to repeat.
+    // Idempotent per uuid (docs/printing.md): safe to repeat.
     return this.call({
       method: 'POST',
       path: '/printing/register',
@@ -216,7 +216,7 @@ export class AgentApiClient {
   }
 
   async confirmJob(jobId: number, body: { printer?: string }, signal?: AbortSignal) {
-    // Confirming twice is harmless (product.md).
+    // Confirming twice is harmless (docs/printing.md).
     return this.jobCall(jobId, 'confirm', body, true, signal);
   }
 

@@ -2,17 +2,19 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { routeNameSchema } from '../../shared/printing.ts';
+import { UsageError } from '../../shared/usage-error.ts';
 import type { PrinterBackend } from './printers/backend.ts';
 import { isValidCupsPrinterName } from './printers/cups.ts';
 import { folderPrinterPrefix, isFolderPrinter } from './printers/folder.ts';
 import { isValidWindowsPrinterName } from './printers/windows.ts';
-import { AgentRuntime, type AgentRuntimeOptions, type RuntimeLogLine } from './runtime.ts';
+import { AgentRuntime } from './runtime/agent-runtime.ts';
+import type { AgentRuntimeOptions } from './runtime/runtime-context.ts';
+import type { RuntimeLogLine } from './status.ts';
 
 /**
  * `shopdesk agent --server URL --token TOKEN --route NAME=PRINTER … [--state-dir DIR]`
- * (product.md, operator command line). The team's CLI parses the flags and calls
- * runAgentCommand; bad arguments throw UsageError, which the CLI prints as one line on
- * stderr with exit code 2.
+ * (docs/agent.md, "Running it"). The team's CLI parses the flags and calls runAgentCommand;
+ * bad arguments throw UsageError, which the CLI prints as one line on stderr with exit code 2.
  */
 export interface AgentCommandOptions {
   server: string;
@@ -34,11 +36,8 @@ export interface AgentCommandOptions {
   env?: Record<string, string | undefined>;
 }
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-export interface RouteMapping {
+/** The route a `--route NAME=PRINTER` argument names. */
+export interface RouteArgument {
   name: string;
   printer: string;
 }
@@ -47,7 +46,7 @@ export interface RouteMapping {
 export function parseRouteArgument(
   value: string,
   platform: NodeJS.Platform = process.platform,
-): RouteMapping {
+): RouteArgument {
   const equals = value.indexOf('=');
   if (equals <= 0) throw new UsageError(`--route must be NAME=PRINTER, got "${value}"`);
   const name = value.slice(0, equals);
@@ -102,7 +101,7 @@ export function agentRuntimeOptionsFrom(options: AgentCommandOptions): AgentRunt
     throw new UsageError('--server must be an http:// or https:// URL');
   }
   if (url.username || url.password || url.search) {
-    // Credentials belong in the Authorization header only (product.md).
+    // Credentials belong in the Authorization header only (docs/reference.md).
     throw new UsageError(
       '--server must not carry credentials or a query; pass the token with --token',
     );

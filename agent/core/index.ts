@@ -14,8 +14,8 @@ export {
   agentRuntimeOptionsFrom,
   defaultStateDir,
   parseRouteArgument,
+  type RouteArgument,
   runAgentCommand,
-  UsageError,
 } from './cli.ts';
 export { interruptedJobError, JobJournal, type JournalEntry } from './journal.ts';
 export { type OutboxReport, ReportOutbox } from './outbox.ts';
@@ -32,12 +32,15 @@ export {
   PrinterBackendByName,
   WindowsBackend,
 } from './printers/index.ts';
-export {
-  AgentRuntime,
-  type AgentRuntimeOptions,
-  agentVersion,
-  createAgentRuntime,
-  type JobResult,
-  type RuntimeLogLine,
-} from './runtime.ts';
-export type { AgentControl, AgentStatus, ConnectionState, LogLine, RecentJob } from './status.ts';
+export { AgentRuntime, createAgentRuntime } from './runtime/agent-runtime.ts';
+export type { AgentRuntimeOptions } from './runtime/runtime-context.ts';
+export type {
+  AgentControl,
+  AgentStatus,
+  ConnectionState,
+  JobResult,
+  LogLine,
+  RecentJob,
+  RuntimeLogLine,
+} from './status.ts';
+export { agentVersion } from './version.ts';

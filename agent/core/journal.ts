@@ -12,8 +12,8 @@ import {
  * The job journal: one small file per job the agent holds, written *before* the document
  * goes to the spooler and again when the spooler is done with it. After a crash an entry
  * still in `spooling` means "the printer may or may not have printed it": the runtime
- * reports it as `agent_interrupted` and never prints it again by itself (product.md: at
- * most once). Entries in `printed`/`failed` whose report had not reached the outbox yet are
+ * reports it as `agent_interrupted` and never prints it again by itself (at most once;
+ * docs/agent.md, "Crash behaviour"). Entries in `printed`/`failed` whose report had not reached the outbox yet are
  * reported as what they were.
  */
 export const journalEntrySchema = z.object({

@@ -12,7 +12,7 @@ import {
 /**
  * The report outbox: every confirm and error report is written here first and removed only
  * once the server took it, so that reports survive the server being away and the agent
- * being restarted (product.md: offline). One file per job: a job has one report.
+ * being restarted (docs/agent.md, "The outbox"). One file per job: a job has one report.
  */
 export const outboxReportSchema = z.discriminatedUnion('kind', [
   z.object({

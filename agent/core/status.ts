@@ -37,6 +37,22 @@ export interface LogLine {
   message: string;
 }
 
+/** What the runtime says about one job once it is done with it (a line on the CLI's stdout). */
+export interface JobResult {
+  jobId: number;
+  route: string;
+  title: string | null;
+  printer: string | null;
+  result: 'printed' | 'failed';
+  ms: number;
+  error: { code: string; message: string } | null;
+}
+
+/** A log line; job lines also carry the job's result (structurally still a LogLine). */
+export interface RuntimeLogLine extends LogLine {
+  job?: JobResult;
+}
+
 /** The surface the Electron shell drives; `AgentRuntime` in agent/core implements it. */
 export interface AgentControl {
   start(): Promise<void>;

@@ -7,7 +7,7 @@ import { type BuildOptions, build } from 'esbuild';
  * Bundles the Electron app into one directory that electron-builder packs as is:
  *   main.js        the main process, ESM, with the agent core and its JS dependencies inlined
  *   preload.cjs    CommonJS: a sandboxed preload can require only `electron`
- *   renderer/      index.html, styles.css and renderer.js (an IIFE for the browser)
+ *   renderer/      index.html, styles.css (its parts inlined) and renderer.js (an IIFE)
  *   icons/         window and tray pictures
  * Run: `npx tsx agent/electron/bundle.ts [outDir]` (npm run agent:build).
  */
@@ -63,11 +63,15 @@ export async function bundleAgentApp(
       platform: 'browser',
       format: 'iife',
     }),
+    // The sheet's parts (renderer/styles/) become one file: one request, nothing to @import.
+    build({
+      ...common,
+      entryPoints: [join(appDir, 'renderer', 'styles.css')],
+      outfile: join(outDir, 'renderer', 'styles.css'),
+    }),
   ]);
 
-  for (const file of ['index.html', 'styles.css']) {
-    cpSync(join(appDir, 'renderer', file), join(outDir, 'renderer', file));
-  }
+  cpSync(join(appDir, 'renderer', 'index.html'), join(outDir, 'renderer', 'index.html'));
   const iconsDir = join(outDir, 'icons');
   mkdirSync(iconsDir, { recursive: true });
   cpSync(join(appDir, 'build', 'icon.png'), join(iconsDir, 'icon.png'));

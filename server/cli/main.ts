@@ -1,9 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { UsageError } from '../../shared/usage-error.ts';
 import { registerAgentCommand } from './commands/agent.ts';
 import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerServe } from './commands/serve.ts';
-import { UsageError } from './options.ts';
 
 /** The `shopdesk` operator command line (product.md lists it; tests call it). */
 export function buildProgram(): Command {

@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
+import { UsageError } from '../../shared/usage-error.ts';
 import { type DatabaseTarget, databaseTarget, readEnvironment } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
-
-/** A usage error: one line on stderr and exit code 2, with nothing written. */
-export class UsageError extends Error {}
 
 export function positiveInt(name: string) {
   return (value: string): number => {

@@ -131,4 +131,21 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
     expect(agent.stderr()).toContain('stopping (SIGTERM)');
     expect(await serve.kill('SIGTERM')).toBe(0);
   }, 90_000);
+
+  it.each([
+    [['--server', 'not-a-url', '--token', 't', '--route', 'a=PDF'], '--server must be a URL'],
+    [['--server', 'http://127.0.0.1:9', '--token', 't'], 'at least one --route'],
+  ])('refuses bad arguments %j with one line on stderr and exit code 2', async (args, message) => {
+    const dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-usage-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const stateDir = join(dir, 'agent-state');
+    const agent = spawnShopdesk(['agent', ...args, '--state-dir', stateDir]);
+    cleanups.push(() => agent.kill('SIGKILL'));
+    expect(await agent.exited).toBe(2);
+    expect(agent.stderr()).toMatch(/^error: [^\n]+\n$/);
+    expect(agent.stderr()).toContain(message);
+    expect(agent.stdout()).toBe('');
+    // Refused before anything is written.
+    await expect(readdir(stateDir)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 });

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime.ts';
+import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import {
   deleteQueue,
   lpadmin,

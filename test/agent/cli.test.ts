@@ -9,8 +9,8 @@ import {
   defaultStateDir,
   parseRouteArgument,
   runAgentCommand,
-  UsageError,
 } from '../../agent/core/cli.ts';
+import { UsageError } from '../../shared/usage-error.ts';
 import { startStubAgentTestServer } from './helpers/agent-test-server.ts';
 import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';

@@ -3,12 +3,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobJournal } from '../../agent/core/journal.ts';
-import {
-  AgentRuntime,
-  type AgentRuntimeOptions,
-  type RuntimeLogLine,
-} from '../../agent/core/runtime.ts';
-import type { AgentStatus } from '../../agent/core/status.ts';
+import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
+import type { AgentStatus, RuntimeLogLine } from '../../agent/core/status.ts';
 import { HeldPrinterBackend } from './helpers/fake-backend.ts';
 import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
@@ -58,6 +55,11 @@ describe('AgentRuntime against a stub server', () => {
     await runtime.start();
     await connected(runtime);
     const agentId = runtime.status().agentId!;
+    // It registers with the package's version, as the server reads it from package.json.
+    const { version } = JSON.parse(
+      await readFile(join(import.meta.dirname, '../../package.json'), 'utf8'),
+    ) as { version: string };
+    expect(stub.agents.get(agentId)?.version).toBe(version);
     expect(stub.routes.get(agentId)).toEqual([
       { name: 'receipts', printer: `folder:${output.dir}`, enabled: true, options: {} },
     ]);
@@ -159,6 +161,17 @@ describe('AgentRuntime against a stub server', () => {
     });
     expect(secondBackend.prints).toHaveLength(0);
     expect(await readdir(join(state.dir, 'journal'))).toEqual([]);
+    // Its job line and recent entry are those of any failed job.
+    expect(second.logs.find((line) => line.job?.jobId === job.id)?.message).toMatch(
+      new RegExp(
+        `^job ${job.id} route=receipts printer=folder:\\S+ failed \\d+ ms: agent stopped while printing; check the printer, then retry or reprint \\(agent_interrupted\\)$`,
+      ),
+    );
+    expect(second.runtime.status().recentJobs[0]).toMatchObject({
+      id: job.id,
+      status: 'failed',
+      error: 'agent stopped while printing; check the printer, then retry or reprint',
+    });
 
     // A person asks for it again: then, and only then, it prints.
     await second.runtime.retry(job.id);
@@ -169,7 +182,7 @@ describe('AgentRuntime against a stub server', () => {
   it('after kill -9 in the middle of a print, reports the job as interrupted at the next start', async () => {
     // The agent runs in its own process, with a printer that never finishes, and is killed.
     const script = `
-      import { AgentRuntime } from ${JSON.stringify(join(process.cwd(), 'agent/core/runtime.ts'))};
+      import { AgentRuntime } from ${JSON.stringify(join(process.cwd(), 'agent/core/runtime/agent-runtime.ts'))};
       import { HeldPrinterBackend } from ${JSON.stringify(join(process.cwd(), 'test/agent/helpers/fake-backend.ts'))};
       const [serverUrl, token, stateDir] = process.argv.slice(1);
       const backend = new HeldPrinterBackend();

@@ -157,6 +157,15 @@ export default { app, ${names.join(', ')}, session, shell, safeStorage };`,
     expect(main).not.toMatch(/from ["']electron-store["']/);
     expect(main).toContain('ZodError');
   });
+
+  it("inlines the package's version, which the agent registers with", () => {
+    // main.js does not sit where package.json is relative to agent/core/version.ts: the
+    // version must be in the bundle, not read from disk at run time.
+    const main = readFileSync(join(outDir, 'main.js'), 'utf8');
+    const { version } = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8'));
+    expect(main).toContain(`version: ${JSON.stringify(version)}`);
+    expect(main).not.toMatch(/require\(["'][^"']*package\.json["']\)/);
+  });
 });
 
 describe('packing with electron-builder (stand-in Electron binary)', () => {

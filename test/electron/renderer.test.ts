@@ -217,6 +217,24 @@ describe('settings window in Chromium with a fake bridge', () => {
     );
   });
 
+  it('applies every part of the style sheet, inlined into the one styles.css', async () => {
+    const applied = await page.evaluate(() => {
+      const style = (selector: string) => getComputedStyle(document.querySelector(selector)!);
+      return {
+        base: style(':root').getPropertyValue('--accent').trim(),
+        layout: style('.topbar').display,
+        controls: style('#pause-toggle').borderRadius,
+        views: style('#log').backgroundColor,
+      };
+    });
+    expect(applied).toEqual({
+      base: '#1f6feb',
+      layout: 'flex',
+      controls: '6px',
+      views: 'rgb(20, 24, 31)',
+    });
+  });
+
   it('tests and saves the server address and token', async () => {
     await page.locator('#server-url').fill('https://shop.example.com');
     await page.locator('#token').fill('sd_agent_7Hq2x9');

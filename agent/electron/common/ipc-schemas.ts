@@ -27,16 +27,17 @@ export const tokenSchema = z
   .max(4096)
   .regex(/^[\x21-\x7e]+$/, 'The token is one word of printable characters.');
 
-export const routeMappingSchema = z
+/** The settings' routes: route name → the printer it prints on (`{receipts: 'EPSON_TM_T20'}`). */
+export const printerByRouteSchema = z
   .record(routeNameSchema, printerNameSchema)
   .refine((routes) => Object.keys(routes).length <= 100, 'At most 100 routes.');
-export type RouteMapping = z.infer<typeof routeMappingSchema>;
+export type PrinterByRoute = z.infer<typeof printerByRouteSchema>;
 
 /** A change of settings from the window; fields left out stay as they are. */
 export const settingsPatchSchema = z.strictObject({
   serverUrl: serverUrlSchema.optional(),
   token: tokenSchema.optional(),
-  routes: routeMappingSchema.optional(),
+  routes: printerByRouteSchema.optional(),
   startAtLogin: z.boolean().optional(),
 });
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;

@@ -1,6 +1,6 @@
 import type { PrinterInfo } from '../../../shared/printing.ts';
 import type { AgentStatus, LogLine } from '../../core/status.ts';
-import type { ConnectionTestRequest, RouteMapping, SettingsPatch } from './ipc-schemas.ts';
+import type { ConnectionTestRequest, PrinterByRoute, SettingsPatch } from './ipc-schemas.ts';
 
 /**
  * The one list of IPC channels between the settings window and the main process. No Electron
@@ -37,14 +37,14 @@ export const eventChannels = [
 export type EventChannel = (typeof eventChannels)[number];
 export type InvokeChannel = Exclude<IpcChannel, EventChannel>;
 
-export type { ConnectionTestRequest, RouteMapping, SettingsPatch };
+export type { ConnectionTestRequest, PrinterByRoute, SettingsPatch };
 
 /** How well the saved token is protected; the window shows the warning when there is one. */
 export type TokenProtection = 'os-encryption' | 'basic-text' | 'memory-only';
 
 export interface SettingsView {
   serverUrl: string;
-  routes: RouteMapping;
+  routes: PrinterByRoute;
   startAtLogin: boolean;
   /** The token itself never leaves the main process. */
   hasToken: boolean;

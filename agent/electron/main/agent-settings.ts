@@ -1,7 +1,12 @@
 import { safeStorage } from 'electron';
 import ElectronStore from 'electron-store';
 import { z } from 'zod';
-import type { RouteMapping, SettingsPatch, SettingsView, TokenProtection } from '../common/ipc.ts';
+import type {
+  PrinterByRoute,
+  SettingsPatch,
+  SettingsView,
+  TokenProtection,
+} from '../common/ipc.ts';
 import type { AgentConnectionConfig } from './agent-supervisor.ts';
 
 /** What settings.json holds. The token is only ever there encrypted (base64 of safeStorage). */
@@ -116,7 +121,7 @@ export class AgentSettings {
     return { serverUrl, token, routes };
   }
 
-  routes(): RouteMapping {
+  routes(): PrinterByRoute {
     return this.#read().routes;
   }
 

@@ -7,7 +7,7 @@ export function apiBaseUrl(serverUrl: string): string {
 
 /**
  * Checks an address and token before they are saved: `GET /me` needs a valid token and no
- * named permission (reference: authentication), so it tells "unreachable" from "token
+ * named permission (docs/reference.md, authentication), so it tells "unreachable" from "token
  * refused" without side effects on the print queue.
  */
 export async function testServerConnection(

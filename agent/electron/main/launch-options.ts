@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { routeMappingSchema, serverUrlSchema, tokenSchema } from '../common/ipc-schemas.ts';
+import { printerByRouteSchema, serverUrlSchema, tokenSchema } from '../common/ipc-schemas.ts';
 import { hiddenFlag } from './start-at-login.ts';
 
 /**
@@ -12,7 +12,7 @@ import { hiddenFlag } from './start-at-login.ts';
 export const provisioningFileSchema = z.strictObject({
   server: serverUrlSchema.optional(),
   token: tokenSchema.optional(),
-  routes: routeMappingSchema.optional(),
+  routes: printerByRouteSchema.optional(),
   startAtLogin: z.boolean().optional(),
   autoUpdate: z.boolean().optional(),
 });
@@ -96,7 +96,7 @@ export function parseLaunchArguments(
       }
       pairs[route.slice(0, at)] = route.slice(at + 1);
     }
-    const routes = routeMappingSchema.safeParse(pairs);
+    const routes = printerByRouteSchema.safeParse(pairs);
     if (!routes.success) problems.push(`--route: ${routes.error.issues[0]?.message}`);
     else if (!malformed) flags.routes = routes.data;
   }

@@ -54,7 +54,7 @@ function jobLabel(job: RecentJob): string {
 function jobMenu(job: RecentJob): TrayMenuItem {
   const submenu: TrayMenuItem[] = [];
   if (job.error) submenu.push(item(menuText(job.error.slice(0, 80)), null, false));
-  // Retry and reprint follow the queue's transitions (product.md): retry re-queues a failed
+  // Retry and reprint follow the queue's transitions (docs/printing.md): retry re-queues a failed
   // or expired job under the same id; reprint makes a new job from a printed or failed one.
   if (job.status === 'failed' || job.status === 'expired') {
     submenu.push(item('Retry', { kind: 'retry', jobId: job.id }));

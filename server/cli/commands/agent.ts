@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { text, UsageError } from '../options.ts';
+import { text } from '../options.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -22,18 +22,14 @@ export function registerAgentCommand(program: Command): void {
     .option('--state-dir <dir>', 'where the agent keeps its id, journal and outbox')
     .option('--name <name>', 'how the agent shows on the server', text('--name', 255))
     .action(async (options) => {
-      const core = await import('../../../agent/core/cli.ts');
-      try {
-        await core.runAgentCommand({
-          server: options.server,
-          token: options.token,
-          route: options.route,
-          ...(options.stateDir ? { stateDir: options.stateDir } : {}),
-          ...(options.name ? { name: options.name } : {}),
-        });
-      } catch (error) {
-        if (error instanceof core.UsageError) throw new UsageError(error.message);
-        throw error;
-      }
+      // Its UsageError is shared/usage-error.ts's, which main.ts prints with exit code 2.
+      const { runAgentCommand } = await import('../../../agent/core/cli.ts');
+      await runAgentCommand({
+        server: options.server,
+        token: options.token,
+        route: options.route,
+        ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+        ...(options.name ? { name: options.name } : {}),
+      });
     });
 }

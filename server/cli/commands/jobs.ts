@@ -8,16 +8,10 @@ import {
   contentTypes,
   routeNameSchema,
 } from '../../../shared/printing.ts';
+import { UsageError } from '../../../shared/usage-error.ts';
 import { companyExists } from '../../companies/companies.ts';
 import { createJob } from '../../printing/jobs.ts';
-import {
-  positiveInt,
-  print,
-  text,
-  UsageError,
-  withDatabaseOptions,
-  withStorage,
-} from '../options.ts';
+import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
 
 /** What the extension says the file is, when --content-type is not given. */
 const contentTypeByExtension: Record<string, ContentType> = {

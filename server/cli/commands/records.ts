@@ -1,17 +1,11 @@
 import type { Command } from 'commander';
+import { UsageError } from '../../../shared/usage-error.ts';
 import { companyExists, createCompany } from '../../companies/companies.ts';
 import { createCategory } from '../../products/categories.ts';
 import { createWarehouse } from '../../stock/warehouses.ts';
 import type { Storage } from '../../storage/database.ts';
 import { issueToken, listTokens, parsePermissionList, revokeToken } from '../../tokens/tokens.ts';
-import {
-  positiveInt,
-  print,
-  text,
-  UsageError,
-  withDatabaseOptions,
-  withStorage,
-} from '../options.ts';
+import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
 
 async function requireCompany(storage: Storage, id: number): Promise<void> {
   if (!(await companyExists(storage, id))) throw new UsageError(`no company with id ${id}`);

@@ -1,0 +1,249 @@
+import { type PrinterInfo, type PrintRoute, printRouteSchema } from '../../../shared/printing.ts';
+import { loadOrCreateIdentity } from '../agent-identity.ts';
+import { AgentApiClient } from '../api-client.ts';
+import { backoffDelay, sleep } from '../backoff.ts';
+import { JobJournal } from '../journal.ts';
+import { ReportOutbox } from '../outbox.ts';
+import { createPrinterBackend } from '../printers/index.ts';
+import type { AgentControl, AgentStatus, RuntimeLogLine } from '../status.ts';
+import { agentVersion } from '../version.ts';
+import { connect } from './connect.ts';
+import { heartbeatLoop } from './heartbeat-loop.ts';
+import { deliverReports, outboxLoop } from './outbox-loop.ts';
+import { pollLoop } from './poll-loop.ts';
+import { rememberJobRecord } from './recent-jobs.ts';
+import { recoverJournal } from './recover-journal.ts';
+import { type AgentRuntimeOptions, type RuntimeContext, requireClient } from './runtime-context.ts';
+import { RuntimeStatus } from './runtime-status.ts';
+import { Wakeup } from './wakeup.ts';
+
+const fallbackIntervals = { long_poll_wait_seconds: 25, heartbeat_seconds: 30, lease_seconds: 120 };
+
+/**
+ * The headless print agent: registers, saves its routes, heartbeats, long-polls for jobs,
+ * prints each through a PrinterBackend and reports through the durable outbox. One job is
+ * printed at a time, in the order the server hands them out.
+ *
+ * This file is the lifecycle (start, stop, pause, resume) and what the Electron shell asks
+ * of it; each loop and the handling of one job live in their own files beside it and share a
+ * RuntimeContext. Order of a job (what makes it at-most-once): claim → journal `spooling` →
+ * spooler → journal `printed|failed` → outbox → journal entry removed → outbox delivered.
+ */
+export class AgentRuntime implements AgentControl {
+  private readonly context: RuntimeContext;
+  private lifetime = new AbortController();
+  private loops: Promise<unknown>[] = [];
+
+  constructor(options: AgentRuntimeOptions) {
+    const now = options.now ?? (() => new Date());
+    this.context = {
+      options,
+      // Bad routes are an operator error: refuse them now rather than have the server 422 later.
+      routes: options.routes.map((route) => printRouteSchema.parse(route)),
+      backend: options.backend ?? createPrinterBackend(),
+      journal: new JobJournal(options.stateDir),
+      outbox: new ReportOutbox(options.stateDir),
+      now,
+      reconnect: options.reconnect ?? { baseMs: 1000, maxMs: 30_000 },
+      status: new RuntimeStatus(options.serverUrl, now, options.recentJobsLimit ?? 50),
+      inHand: new Set(),
+      pollWakeup: new Wakeup(),
+      outboxWakeup: new Wakeup(),
+      intervals: fallbackIntervals,
+      identity: null,
+      client: null,
+    };
+  }
+
+  /**
+   * Loads the identity, recovers what a crash left, then connects in the background:
+   * resolves without waiting for the server, which may be away.
+   */
+  async start(): Promise<void> {
+    const { context } = this;
+    const { options, status, outbox } = context;
+    if (status.state.connection !== 'stopped') return;
+    this.lifetime = new AbortController();
+    status.setConnection('starting');
+    const identity = await loadOrCreateIdentity(options.stateDir, context.now());
+    context.identity = identity;
+    status.state.agentId = identity.uuid;
+    await outbox.load((file, error) =>
+      status.log('error', `outbox record ${file} is unreadable and was left as is: ${error}`),
+    );
+    await recoverJournal(context);
+    status.state.pendingReports = outbox.size;
+    context.client = new AgentApiClient({
+      serverUrl: options.serverUrl,
+      token: options.token,
+      agentId: identity.uuid,
+      userAgent: `shopdesk-agent/${agentVersion}`,
+      ...options.client,
+    });
+    status.log('info', `agent ${identity.uuid} starting; server ${options.serverUrl}`);
+    status.emit();
+    this.loops = [this.run()];
+  }
+
+  async stop(): Promise<void> {
+    const { context } = this;
+    const { status } = context;
+    if (status.state.connection === 'stopped') return;
+    this.lifetime.abort(new Error('agent stopping'));
+    context.pollWakeup.wake();
+    context.outboxWakeup.wake();
+    // The loops end at once, except the poll loop, which first finishes the job in hand.
+    const grace = context.options.stopGraceMs ?? 30_000;
+    const graceOver = new AbortController();
+    const finished = await Promise.race([
+      Promise.allSettled(this.loops).then(() => true),
+      sleep(grace, graceOver.signal).then(
+        () => false,
+        () => true,
+      ),
+    ]);
+    // A pending grace timer would keep the process alive after a clean stop.
+    graceOver.abort();
+    if (!finished) {
+      status.log(
+        'warn',
+        `a job was still printing after ${grace} ms; it stays in the journal and is reported as interrupted at the next start`,
+      );
+    } else if (context.outbox.size > 0 && context.client) {
+      // One last, short try so that a clean stop leaves nothing behind when the server is up.
+      await deliverReports(context, AbortSignal.timeout(5000)).catch(() => {});
+    }
+    await context.client?.close().catch(() => {});
+    context.client = null;
+    status.setConnection('stopped');
+    status.log('info', 'agent stopped');
+  }
+
+  pause(): void {
+    const { status } = this.context;
+    if (status.state.paused) return;
+    status.state.paused = true;
+    status.log('info', 'paused: no new jobs are taken');
+    status.emit();
+  }
+
+  resume(): void {
+    const { status } = this.context;
+    if (!status.state.paused) return;
+    status.state.paused = false;
+    this.context.pollWakeup.wake();
+    status.log('info', 'resumed');
+    status.emit();
+  }
+
+  status(): AgentStatus {
+    return this.context.status.snapshot();
+  }
+
+  async retry(jobId: number): Promise<void> {
+    const job = await requireClient(this.context).retryJob(jobId);
+    this.context.status.log('info', `job ${jobId} queued again (retry)`);
+    rememberJobRecord(this.context.status, job);
+  }
+
+  async reprint(jobId: number): Promise<void> {
+    const job = await requireClient(this.context).reprintJob(jobId);
+    this.context.status.log('info', `job ${jobId} reprinted as job ${job.id}`);
+    rememberJobRecord(this.context.status, job);
+  }
+
+  /** Prints a short text page on a route's printer, locally: no server job is involved. */
+  async testPrint(routeName: string): Promise<void> {
+    const { status } = this.context;
+    const route = this.context.routes.find((candidate) => candidate.name === routeName);
+    if (!route) throw new Error(`no route named ${routeName}`);
+    const text = [
+      'ShopDesk test page',
+      `route:   ${route.name}`,
+      `printer: ${route.printer}`,
+      `agent:   ${status.state.agentId ?? '(not started)'}`,
+      `time:    ${this.context.now().toISOString()}`,
+      '',
+    ].join('\n');
+    const outcome = await this.context.backend.print(
+      { id: 0, title: `ShopDesk test page (${route.name})`, content_type: 'text/plain', copies: 1 },
+      Buffer.from(text, 'utf8'),
+      route.printer,
+      route.options,
+    );
+    if (!outcome.ok) {
+      status.log(
+        'error',
+        `test page on route ${route.name} (${route.printer}) failed: ${outcome.message}`,
+      );
+      throw new Error(outcome.message);
+    }
+    status.log('info', `test page printed on route ${route.name} (${route.printer})`);
+  }
+
+  async listPrinters(): Promise<PrinterInfo[]> {
+    const { status } = this.context;
+    const printers = await this.context.backend.listPrinters();
+    status.state.printers = printers;
+    status.emit();
+    return printers;
+  }
+
+  onStatus(listener: (status: AgentStatus) => void): () => void {
+    return this.context.status.onStatus(listener);
+  }
+
+  onLog(listener: (line: RuntimeLogLine) => void): () => void {
+    return this.context.status.onLog(listener);
+  }
+
+  /** Replaces the route mapping (settings screen) and saves it on the server. */
+  async updateRoutes(routes: AgentRuntimeOptions['routes']): Promise<void> {
+    const parsed = routes.map((route) => printRouteSchema.parse(route));
+    // The poll waiting now still serves the old routes; the next one serves these.
+    this.context.routes = await requireClient(this.context).putRoutes(parsed, this.lifetime.signal);
+  }
+
+  /** The routes as last saved or read from the server. */
+  currentRoutes(): PrintRoute[] {
+    return structuredClone(this.context.routes);
+  }
+
+  /** Connects (register, routes, config), then runs the three loops until stop(). */
+  private async run(): Promise<void> {
+    const { context } = this;
+    const signal = this.lifetime.signal;
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      try {
+        await connect(context, signal);
+        break;
+      } catch (error) {
+        if (signal.aborted) return;
+        context.status.noteFailure(error);
+        await sleep(backoffDelay(context.reconnect, attempt), signal).catch(() => {});
+      }
+    }
+    if (signal.aborted) return;
+    await Promise.allSettled([
+      heartbeatLoop(context, signal),
+      pollLoop(context, signal),
+      outboxLoop(context, signal),
+    ]);
+  }
+}
+
+/**
+ * The Electron shell's entry (agent/electron/main/agent-host.ts): routes as the settings
+ * window keeps them, route name → printer.
+ */
+export function createAgentRuntime(options: {
+  serverUrl: string;
+  token: string;
+  stateDir: string;
+  routes: Record<string, string>;
+}): AgentRuntime {
+  return new AgentRuntime({
+    ...options,
+    routes: Object.entries(options.routes).map(([name, printer]) => ({ name, printer })),
+  });
+}

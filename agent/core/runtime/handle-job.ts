@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import type { ClaimedJob } from '../../../shared/printing.ts';
+import type { OutboxReport } from '../outbox.ts';
+import type { PrintFailureCode, PrintOutcome } from '../printers/backend.ts';
+import { announceJobResult } from './job-lines.ts';
+import { rememberJob } from './recent-jobs.ts';
+import type { RuntimeContext } from './runtime-context.ts';
+
+/**
+ * Prints one claimed job and leaves its report in the outbox. Be careful about what can
+ * throw here: whatever happens, the job must end up reported, or journalled as spooling.
+ *
+ * Order (what makes it at-most-once): journal `spooling` → spooler → journal `printed|failed`
+ * → outbox → journal entry removed. A crash anywhere leaves enough on disk to report the job,
+ * and never to print it again.
+ */
+export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promise<void> {
+  const { status, inHand, journal, outbox } = context;
+  const started = performance.now();
+  const route = context.routes.find(
+    (candidate) => candidate.name === job.route && candidate.enabled,
+  );
+  const printer = route?.printer ?? null;
+  inHand.add(job.id);
+  status.state.printing = inHand.size;
+  rememberJob(status, {
+    id: job.id,
+    route: job.route,
+    title: job.title,
+    status: 'printing',
+    printer,
+    error: null,
+  });
+
+  let outcome: PrintOutcome;
+  let journalled = false;
+  const document = Buffer.from(job.document.content_base64, 'base64');
+  const digest = createHash('sha256').update(document).digest('hex');
+  try {
+    if (route === undefined || printer === null) {
+      outcome = refuse('no_route', `this agent has no enabled route named ${job.route}`);
+    } else if (
+      document.length !== job.document.size ||
+      digest !== job.document.sha256.toLowerCase()
+    ) {
+      // Never print a document that is not what the integrator sent.
+      outcome = refuse('document_mismatch', 'the document does not match its size and sha256');
+    } else {
+      const entry = await journal.beginSpooling(
+        { job_id: job.id, route: job.route, title: job.title, printer },
+        context.now(),
+      );
+      journalled = true;
+      outcome = await context.backend
+        .print(job, document, printer, { ...route.options, ...job.options })
+        .catch((error: unknown) => refuse('printer_error', (error as Error).message));
+      await journal.finish(
+        entry,
+        outcome.ok
+          ? { state: 'printed' }
+          : { state: 'failed', error: { code: outcome.code, message: outcome.message } },
+        context.now(),
+      );
+    }
+    const at = context.now().toISOString();
+    const report: OutboxReport = outcome.ok
+      ? { kind: 'confirm', job_id: job.id, printer: outcome.printer, queued_at: at }
+      : {
+          kind: 'error',
+          job_id: job.id,
+          code: outcome.code,
+          message: outcome.message,
+          queued_at: at,
+        };
+    await outbox.add(report);
+    if (journalled) await journal.remove(job.id);
+  } catch (error) {
+    // The disk refused the journal or the outbox. If the journal says spooling, the next
+    // start reports the job; if nothing was spooled, the lease expiry reports it.
+    status.log(
+      'error',
+      `job ${job.id}: could not record its progress: ${(error as Error).message}`,
+    );
+    inHand.delete(job.id);
+    status.state.printing = inHand.size;
+    status.emit();
+    return;
+  }
+
+  inHand.delete(job.id);
+  status.state.printing = inHand.size;
+  status.state.pendingReports = outbox.size;
+  announceJobResult(status, {
+    jobId: job.id,
+    route: job.route,
+    title: job.title,
+    printer,
+    result: outcome.ok ? 'printed' : 'failed',
+    ms: Math.round(performance.now() - started),
+    error: outcome.ok ? null : { code: outcome.code, message: outcome.message },
+  });
+  context.outboxWakeup.wake();
+}
+
+function refuse(code: PrintFailureCode, message: string): PrintOutcome {
+  return { ok: false, code, message, spoolerJobId: null };
+}

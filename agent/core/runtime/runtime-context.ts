@@ -1,0 +1,59 @@
+import type { AgentConfig, PrintOptions, PrintRoute } from '../../../shared/printing.ts';
+import type { AgentIdentity } from '../agent-identity.ts';
+import type { AgentApiClient, AgentApiClientOptions } from '../api-client.ts';
+import type { BackoffPolicy } from '../backoff.ts';
+import type { JobJournal } from '../journal.ts';
+import type { ReportOutbox } from '../outbox.ts';
+import type { PrinterBackend } from '../printers/backend.ts';
+import type { RuntimeStatus } from './runtime-status.ts';
+import type { Wakeup } from './wakeup.ts';
+
+export interface AgentRuntimeOptions {
+  serverUrl: string;
+  token: string;
+  stateDir: string;
+  /** Route → printer mapping from the command line or the settings; saved on the server. */
+  routes: Array<{ name: string; printer: string; enabled?: boolean; options?: PrintOptions }>;
+  agentName?: string;
+  hostname?: string;
+  backend?: PrinterBackend;
+  /** Passed to the API client (tests shorten backoffs). */
+  client?: Partial<AgentApiClientOptions>;
+  /** Backoff of the loops while the server is away. */
+  reconnect?: BackoffPolicy;
+  /** How long stop() waits for the job in hand before leaving it to the journal. */
+  stopGraceMs?: number;
+  now?: () => Date;
+  recentJobsLimit?: number;
+}
+
+/**
+ * What the parts of one AgentRuntime share: the start-up, the loops and the handling of a job
+ * each get it as their first argument. `AgentRuntime` alone creates it.
+ */
+export interface RuntimeContext {
+  readonly options: AgentRuntimeOptions;
+  readonly backend: PrinterBackend;
+  readonly journal: JobJournal;
+  readonly outbox: ReportOutbox;
+  readonly now: () => Date;
+  readonly reconnect: BackoffPolicy;
+  readonly status: RuntimeStatus;
+  /** Jobs claimed and not yet reported: heartbeats hold their leases. */
+  readonly inHand: Set<number>;
+  /** Wakes the poll loop: on resume and on stop. */
+  readonly pollWakeup: Wakeup;
+  /** Wakes the outbox loop: a new report, a heartbeat that got through, stop. */
+  readonly outboxWakeup: Wakeup;
+  /** The routes served; the server's copy once connected. */
+  routes: PrintRoute[];
+  intervals: AgentConfig['intervals'];
+  identity: AgentIdentity | null;
+  /** Set from start() to stop(). */
+  client: AgentApiClient | null;
+}
+
+export function requireClient(context: RuntimeContext): AgentApiClient {
+  if (context.client === null) throw new Error('the agent is not started');
+  return context.client;
+}
