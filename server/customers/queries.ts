@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type {
   AddressInput,
   CustomerInput,
@@ -12,12 +12,11 @@ import { fromCents, toCents } from '../../shared/money.ts';
 import { invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
 import { onUniqueViolation, type Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
-import type { Database } from '../storage/schema.ts';
+import type { CustomerTables } from '../storage/tables/customers.ts';
 import { isoNow } from '../time.ts';
-import type { CustomerTables } from './tables.ts';
 
-type Db = Kysely<Database> | Transaction<Database>;
 type CustomerRow = Selectable<CustomerTables['customers']>;
 type AddressRow = Selectable<CustomerTables['customer_addresses']>;
 

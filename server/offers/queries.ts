@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import { fromCents, maxMoney, toCents } from '../../shared/money.ts';
 import {
   editableStatuses,
@@ -16,12 +16,11 @@ import { conflict, HttpError, invalid, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
 import { availableMilli } from '../stock/balances.ts';
 import type { Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Db } from '../storage/db.ts';
+import type { OfferTables } from '../storage/tables/offers.ts';
 import { isoNow } from '../time.ts';
 import { fromBasisPoints, lineTotalCents, toBasisPoints } from './pricing.ts';
-import type { OfferTables } from './tables.ts';
 
-type Db = Kysely<Database> | Transaction<Database>;
 type OfferRow = Selectable<OfferTables['offers']>;
 type ItemRow = Selectable<OfferTables['offer_items']>;
 

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import type {
   AgentConfig,
   AgentRecord,
@@ -11,11 +11,10 @@ import type {
 import type { ServerConfig } from '../config.ts';
 import { conflict } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Db } from '../storage/db.ts';
+import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
-import type { PrintingTables } from './tables.ts';
 
-type Db = Kysely<Database> | Transaction<Database>;
 type AgentRow = Selectable<PrintingTables['print_agents']>;
 
 /** What the routes need to know about the calling agent; immutable once registered. */

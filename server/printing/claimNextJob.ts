@@ -1,11 +1,12 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { announceQueued, type Db, type JobRow, toJobRecord } from './jobs.ts';
+import { announceQueued, type JobRow, toJobRecord } from './jobs.ts';
 
 export interface Claim {
   job: ClaimedJob;

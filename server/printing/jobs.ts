@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type {
   ContentType,
   HistoryQuery,
@@ -10,13 +10,12 @@ import type {
 } from '../../shared/printing.ts';
 import { notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
-import type { Dialect, Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Db, Dialect } from '../storage/db.ts';
+import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
 import { jobsChannel, noticeOf } from './notifier.ts';
-import type { PrintingTables } from './tables.ts';
 
-export type Db = Kysely<Database> | Transaction<Database>;
 export type JobRow = Selectable<PrintingTables['print_jobs']>;
 
 export function toJobRecord(row: JobRow): JobRecord {

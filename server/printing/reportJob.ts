@@ -1,10 +1,11 @@
 import type { JobRecord } from '../../shared/printing.ts';
 import { conflict } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { type Db, getJobRow, type JobRow, toJobRecord } from './jobs.ts';
+import { getJobRow, type JobRow, toJobRecord } from './jobs.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
   if (row.status === 'claimed' && row.agent_id !== agent.uuid) {

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Selectable, sql, type Transaction } from 'kysely';
 import { fromCents, toCents } from '../../shared/money.ts';
 import {
   type AssemblyInput,
@@ -15,12 +15,12 @@ import { fromMilli, toMilli } from '../../shared/quantity.ts';
 import { conflict, invalid, invalidField, notFound } from '../http/errors.ts';
 import { offsetOf } from '../http/pagination.ts';
 import { balancesOf, stockOf } from '../stock/balances.ts';
-import { type Dialect, onUniqueViolation, type Storage } from '../storage/database.ts';
+import { onUniqueViolation, type Storage } from '../storage/database.ts';
+import type { Db, Dialect } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
+import type { ProductTables } from '../storage/tables/products.ts';
 import { isoNow } from '../time.ts';
-import type { ProductTables } from './tables.ts';
 
-type Db = Kysely<Database> | Transaction<Database>;
 type ProductRow = Selectable<ProductTables['products']>;
 
 const codeTaken = () => invalidField('code', 'The code has already been taken.');

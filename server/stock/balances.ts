@@ -1,9 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { ProductStock, StockBalanceRecord } from '../../shared/products.ts';
 import { fromMilli } from '../../shared/quantity.ts';
-import type { Database } from '../storage/schema.ts';
-
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Db } from '../storage/db.ts';
 
 /**
  * The balances of some products, by product id, in a stable order (warehouse code, then
