@@ -9,10 +9,10 @@ import type {
 } from '../../shared/customers.ts';
 import { normalizeDigits } from '../../shared/customers.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
-import { invalidField, notFound } from '../http/errors.ts';
-import { offsetOf } from '../http/pagination.ts';
+import { invalidField, NotFound, unknownReference } from '../domain-errors.ts';
 import { onUniqueViolation, type Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { offsetOf } from '../storage/pages.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { CustomerTables } from '../storage/tables/customers.ts';
 import { isoNow } from '../time.ts';
@@ -131,17 +131,17 @@ export async function findCustomer(
 
 export async function getCustomer(db: Db, companyId: number, id: number): Promise<CustomerRecord> {
   const customer = await findCustomer(db, companyId, id);
-  if (!customer) throw notFound('Customer');
+  if (!customer) throw new NotFound('Customer');
   return customer;
 }
 
 /** By code (unique) or by document (the oldest customer with that tax id). */
-export async function findCustomerBy(
+export async function getCustomerBy(
   db: Db,
   companyId: number,
   column: 'code' | 'taxvat',
   value: string,
-): Promise<CustomerRecord | undefined> {
+): Promise<CustomerRecord> {
   const row = await db
     .selectFrom('customers')
     .selectAll()
@@ -149,8 +149,8 @@ export async function findCustomerBy(
     .where(column, '=', value)
     .orderBy('id')
     .executeTakeFirst();
-  if (!row) return undefined;
-  return (await withAddresses(db, [row]))[0];
+  if (!row) throw new NotFound('Customer');
+  return (await withAddresses(db, [row]))[0]!;
 }
 
 export async function listCustomers(
@@ -422,7 +422,7 @@ export async function addRelationship(
       throw invalidField(field, 'A customer cannot be related to itself.');
     }
     const related = await findCustomer(trx, companyId, input.related_customer_id);
-    if (!related) throw invalidField(field, 'The selected related customer id is invalid.');
+    if (!related) throw unknownReference(field);
     const [parent, child] =
       input.direction === 'parent' ? [related.id, customerId] : [customerId, related.id];
     const existing = await trx
@@ -475,5 +475,5 @@ export async function removeRelationship(
     .where('parent_id', '=', parent)
     .where('child_id', '=', child)
     .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw notFound('Relationship');
+  if (Number(result.numDeletedRows) === 0) throw new NotFound('Relationship');
 }

@@ -11,14 +11,14 @@ import {
   relationshipRecord,
 } from '../../shared/customers.ts';
 import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
-import { notFound } from '../http/errors.ts';
-import { offsetOf, pageReply } from '../http/pagination.ts';
+import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
+import { offsetOf } from '../storage/pages.ts';
 import {
   addRelationship,
   createCustomer,
-  findCustomerBy,
   getCustomer,
+  getCustomerBy,
   listCustomers,
   listRelationships,
   removeRelationship,
@@ -56,14 +56,7 @@ export const customerRoutes = [
     params: customerCodeParams,
     responses: one,
     async handler({ params, caller, services }) {
-      const found = await findCustomerBy(
-        services.storage.db,
-        caller.companyId,
-        'code',
-        params.code,
-      );
-      if (!found) throw notFound('Customer');
-      return ok(found);
+      return ok(await getCustomerBy(services.storage.db, caller.companyId, 'code', params.code));
     },
   }),
   defineRoute({
@@ -77,14 +70,9 @@ export const customerRoutes = [
     params: customerDocumentParams,
     responses: one,
     async handler({ params, caller, services }) {
-      const found = await findCustomerBy(
-        services.storage.db,
-        caller.companyId,
-        'taxvat',
-        params.document,
+      return ok(
+        await getCustomerBy(services.storage.db, caller.companyId, 'taxvat', params.document),
       );
-      if (!found) throw notFound('Customer');
-      return ok(found);
     },
   }),
   defineRoute({

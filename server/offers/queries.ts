@@ -12,11 +12,18 @@ import {
   type QuoteWarning,
 } from '../../shared/offers.ts';
 import { fromMilli, toMilli } from '../../shared/quantity.ts';
-import { conflict, HttpError, invalid, notFound } from '../http/errors.ts';
-import { offsetOf } from '../http/pagination.ts';
+import {
+  Conflict,
+  FieldErrors,
+  InvalidFields,
+  invalidField,
+  NotFound,
+  unknownReference,
+} from '../domain-errors.ts';
 import { availableMilli } from '../stock/balances.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { offsetOf } from '../storage/pages.ts';
 import type { OfferTables } from '../storage/tables/offers.ts';
 import { isoNow } from '../time.ts';
 import { fromBasisPoints, lineTotalCents, toBasisPoints } from './pricing.ts';
@@ -67,17 +74,14 @@ export async function priceOffer(
    */
   lockProducts = false,
 ): Promise<PricedOffer> {
-  const errors: Record<string, string[]> = {};
+  const errors = new FieldErrors();
   const customer = await db
     .selectFrom('customers')
     .select('id')
     .where('company_id', '=', companyId)
     .where('id', '=', input.customer_id)
     .executeTakeFirst();
-  if (!customer)
-    errors[`${prefix}customer_id`] = [
-      `The selected ${prefix ? `${prefix}customer_id` : 'customer id'} is invalid.`,
-    ];
+  if (!customer) errors.unknown(`${prefix}customer_id`);
   const ids = [...new Set(input.items.map((item) => item.product_id))];
   let productQuery = db
     .selectFrom('products')
@@ -87,11 +91,12 @@ export async function priceOffer(
   if (lockProducts) productQuery = productQuery.forKeyShare();
   const products = await productQuery.execute();
   const byId = new Map(products.map((p) => [p.id, p]));
-  input.items.forEach((item, index) => {
-    const key = `${prefix}items.${index}.product_id`;
-    if (!byId.has(item.product_id)) errors[key] = [`The selected ${key} is invalid.`];
-  });
-  if (Object.keys(errors).length > 0) throw invalid(errors);
+  errors.unknownIds(
+    input.items.map((item) => item.product_id),
+    new Set(byId.keys()),
+    (index) => `${prefix}items.${index}.product_id`,
+  );
+  errors.throwIfAny();
 
   const lines: PricedLine[] = input.items.map((item) => {
     const product = byId.get(item.product_id)!;
@@ -112,10 +117,10 @@ export async function priceOffer(
   lines.forEach((line, index) => {
     if (line.total_cents > maxMoneyCents) {
       const key = `${prefix}items.${index}.quantity`;
-      errors[key] = [`The line total of ${key} must not be greater than ${maxMoney}.`];
+      errors.add(key, `The line total of ${key} must not be greater than ${maxMoney}.`);
     }
   });
-  if (Object.keys(errors).length > 0) throw invalid(errors);
+  errors.throwIfAny();
   const totals = totalsOf(lines, input.discount, prefix);
   const warnings = await stockWarnings(db, companyId, lines, byId);
   return {
@@ -131,17 +136,15 @@ export async function priceOffer(
 function totalsOf(lines: { total_cents: number }[], discount: number | undefined, prefix: string) {
   const subtotal = lines.reduce((sum, line) => sum + line.total_cents, 0);
   if (subtotal > maxMoneyCents) {
-    const key = `${prefix}items`;
-    throw invalid({ [key]: [`The subtotal must not be greater than ${maxMoney}.`] });
+    throw invalidField(`${prefix}items`, `The subtotal must not be greater than ${maxMoney}.`);
   }
   const discountCents = toCents(discount ?? 0);
   if (discountCents > subtotal) {
     const key = `${prefix}discount`;
-    throw invalid({
-      [key]: [
-        `The ${prefix ? key : 'discount'} field must not be greater than the subtotal (${fromCents(subtotal)}).`,
-      ],
-    });
+    throw invalidField(
+      key,
+      `The ${prefix ? key : 'discount'} field must not be greater than the subtotal (${fromCents(subtotal)}).`,
+    );
   }
   return {
     subtotal_cents: subtotal,
@@ -212,11 +215,11 @@ export async function priceOffers(db: Db, companyId: number, inputs: OfferInput[
     try {
       quotes.push(quoteRecordOf(await priceOffer(db, companyId, input, `offers.${index}.`)));
     } catch (error) {
-      if (!(error instanceof HttpError) || !error.errors) throw error;
+      if (!(error instanceof InvalidFields)) throw error;
       Object.assign(errors, error.errors);
     }
   }
-  if (Object.keys(errors).length > 0) throw invalid(errors);
+  if (Object.keys(errors).length > 0) throw new InvalidFields(errors);
   return quotes;
 }
 
@@ -273,7 +276,7 @@ async function getOfferRow(
     .where('id', '=', id);
   if (lock) query = query.forNoKeyUpdate();
   const row = await query.executeTakeFirst();
-  if (!row) throw notFound('Offer');
+  if (!row) throw new NotFound('Offer');
   return row;
 }
 
@@ -362,11 +365,11 @@ export async function updateOffer(
     });
     const status: OfferStatus = input.status ?? existing.status;
     if (status !== existing.status && !offerTransitions[existing.status].includes(status)) {
-      throw conflict(`An offer cannot go from ${existing.status} to ${status}.`);
+      throw new Conflict(`An offer cannot go from ${existing.status} to ${status}.`);
     }
     const changesContent = contentFields.some((field) => input[field] !== undefined);
     if ((changesContent || mode === 'replace') && !editableStatuses.includes(existing.status)) {
-      throw conflict(`An offer that is ${existing.status} cannot be changed.`);
+      throw new Conflict(`An offer that is ${existing.status} cannot be changed.`);
     }
     const columns: Partial<OfferRow> = { status, updated_at: isoNow(now) };
     if (input.items || mode === 'replace') {
@@ -421,7 +424,7 @@ async function assertCustomer(db: Db, companyId: number, customerId: number) {
     .where('company_id', '=', companyId)
     .where('id', '=', customerId)
     .executeTakeFirst();
-  if (!found) throw invalid({ customer_id: ['The selected customer id is invalid.'] });
+  if (!found) throw unknownReference('customer_id');
 }
 
 /** Any offer but an accepted one may be deleted (an accepted offer is a commitment). */
@@ -431,7 +434,7 @@ export async function deleteOffer(storage: Storage, companyId: number, id: numbe
       lock: storage.dialect === 'postgres',
     });
     if (existing.status === 'accepted') {
-      throw conflict('An accepted offer cannot be deleted.');
+      throw new Conflict('An accepted offer cannot be deleted.');
     }
     await trx.deleteFrom('offers').where('id', '=', id).execute();
   });

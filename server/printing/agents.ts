@@ -9,7 +9,7 @@ import type {
   RegisterAgentBody,
 } from '../../shared/printing.ts';
 import type { ServerConfig } from '../config.ts';
-import { conflict } from '../http/errors.ts';
+import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import type { PrintingTables } from '../storage/tables/printing.ts';
@@ -49,7 +49,9 @@ export async function findAgentRow(db: Db, uuid: string): Promise<AgentRow | und
 }
 
 const takenElsewhere = () =>
-  conflict('This agent UUID is registered to another company; the agent must generate a new UUID.');
+  new Conflict(
+    'This agent UUID is registered to another company; the agent must generate a new UUID.',
+  );
 
 /** Idempotent per uuid: creates the agent, or refreshes what it says about itself. */
 export async function registerAgent(

@@ -12,11 +12,11 @@ import {
   type ProductType,
 } from '../../shared/products.ts';
 import { fromMilli, toMilli } from '../../shared/quantity.ts';
-import { conflict, invalid, invalidField, notFound } from '../http/errors.ts';
-import { offsetOf } from '../http/pagination.ts';
+import { Conflict, FieldErrors, invalidField, NotFound } from '../domain-errors.ts';
 import { balancesOf, stockOf } from '../stock/balances.ts';
 import { onUniqueViolation, type Storage } from '../storage/database.ts';
 import type { Db, Dialect } from '../storage/db.ts';
+import { offsetOf } from '../storage/pages.ts';
 import type { Database } from '../storage/schema.ts';
 import type { ProductTables } from '../storage/tables/products.ts';
 import { isoNow } from '../time.ts';
@@ -126,7 +126,7 @@ export async function getProductRow(
   by: { id: number } | { code: string },
 ): Promise<ProductRow> {
   const row = await findProductRow(db, companyId, by);
-  if (!row) throw notFound('Product');
+  if (!row) throw new NotFound('Product');
   return row;
 }
 
@@ -155,7 +155,7 @@ export async function lockProductRow(
     query = purpose === 'delete' ? query.forUpdate() : query.forNoKeyUpdate();
   }
   const row = await query.executeTakeFirst();
-  if (!row) throw notFound('Product');
+  if (!row) throw new NotFound('Product');
   return row;
 }
 
@@ -216,13 +216,9 @@ async function assertCategoriesExist(db: Db, companyId: number, ids: number[]) {
     .where('company_id', '=', companyId)
     .where('id', 'in', ids)
     .execute();
-  const known = new Set(found.map((row) => row.id));
-  const errors: Record<string, string[]> = {};
-  ids.forEach((id, index) => {
-    if (!known.has(id))
-      errors[`categories.${index}`] = [`The selected categories.${index} is invalid.`];
-  });
-  if (Object.keys(errors).length > 0) throw invalid(errors);
+  const errors = new FieldErrors();
+  errors.unknownIds(ids, new Set(found.map((row) => row.id)), (index) => `categories.${index}`);
+  errors.throwIfAny();
 }
 
 /**
@@ -243,19 +239,16 @@ async function assertComponentsValid(
     .where('company_id', '=', companyId)
     .where('id', 'in', ids)
     .execute();
-  const known = new Set(found.map((row) => row.id));
-  const errors: Record<string, string[]> = {};
+  const errors = new FieldErrors();
   const key = (index: number) => `assembly.components.${index}.product_id`;
-  ids.forEach((id, index) => {
-    if (!known.has(id)) errors[key(index)] = [`The selected ${key(index)} is invalid.`];
-  });
-  if (Object.keys(errors).length > 0) throw invalid(errors);
+  errors.unknownIds(ids, new Set(found.map((row) => row.id)), key);
+  errors.throwIfAny();
   if (selfId === undefined) return; // a new product is nobody's component yet
   const loop = 'A product cannot contain itself, even through another assembly.';
   for (const [index, id] of ids.entries()) {
-    if (id === selfId || (await contains(db, id, selfId))) errors[key(index)] = [loop];
+    if (id === selfId || (await contains(db, id, selfId))) errors.add(key(index), loop);
   }
-  if (Object.keys(errors).length > 0) throw invalid(errors);
+  errors.throwIfAny();
 }
 
 /** Whether `assemblyId` holds `productId` at any depth. */
@@ -453,7 +446,7 @@ export async function deleteProduct(storage: Storage, companyId: number, id: num
       .orderBy('p.code')
       .execute();
     if (usedBy.length > 0) {
-      throw conflict(
+      throw new Conflict(
         `The product is a component of ${usedBy.map((row) => row.code).join(', ')}; remove it from those assemblies first.`,
       );
     }
@@ -487,7 +480,7 @@ export async function syncCategory(
     // links and insert their own, and the second insert of a link breaks the primary key.
     if (storage.dialect === 'postgres') select = select.forNoKeyUpdate();
     const category = await select.executeTakeFirst();
-    if (!category) throw notFound('Category');
+    if (!category) throw new NotFound('Category');
     const unique = [...new Set(productIds)];
     if (unique.length > 0) {
       let select = trx
@@ -498,13 +491,10 @@ export async function syncCategory(
       // Their links change too: lock the products, in id order (see `lockProductRow`).
       if (storage.dialect === 'postgres') select = select.orderBy('id').forNoKeyUpdate();
       const found = await select.execute();
+      const errors = new FieldErrors();
       const known = new Set(found.map((row) => row.id));
-      const errors: Record<string, string[]> = {};
-      productIds.forEach((id, index) => {
-        const key = `product_ids.${index}`;
-        if (!known.has(id)) errors[key] = [`The selected ${key} is invalid.`];
-      });
-      if (Object.keys(errors).length > 0) throw invalid(errors);
+      errors.unknownIds(productIds, known, (index) => `product_ids.${index}`);
+      errors.throwIfAny();
     }
     await trx.deleteFrom('product_categories').where('category_id', '=', categoryId).execute();
     if (unique.length > 0) {
@@ -585,7 +575,7 @@ export async function deleteImage(
       .where('product_id', '=', productId)
       .where('id', '=', imageId)
       .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound('Image');
+    if (Number(result.numDeletedRows) === 0) throw new NotFound('Image');
     await touch(trx, productId, now);
   });
 }

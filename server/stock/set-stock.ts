@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { toMilli } from '../../shared/quantity.ts';
 import type { StockUpdateInput } from '../../shared/stock.ts';
-import { invalid } from '../http/errors.ts';
+import { FieldErrors } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Dialect } from '../storage/db.ts';
 import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
@@ -44,18 +44,16 @@ export async function setStock(
   now: Date,
 ): Promise<number[]> {
   return storage.db.transaction().execute(async (trx) => {
-    const errors: Record<string, string[]> = {};
-    const fail = (index: number, field: string, message: string) => {
-      const key = keyOf(index, field);
-      errors[key] = [
-        message.replaceAll(':attribute', key.includes('.') ? key : key.replaceAll('_', ' ')),
-      ];
+    const errors = new FieldErrors();
+    const refusal: Refusal = {
+      unknown: (index, field) => errors.unknown(keyOf(index, field)),
+      refuse: (index, field, message) => errors.add(keyOf(index, field), message),
     };
-    const productIds = await resolveProducts(storage, trx, companyId, changes, fail);
-    const warehouseIds = await resolveWarehouses(trx, companyId, changes, fail);
-    const locationIds = await resolveLocationIds(trx, companyId, changes, warehouseIds, fail);
-    const lotIds = await resolveLotIds(trx, companyId, changes, productIds, fail);
-    if (Object.keys(errors).length > 0) throw invalid(errors);
+    const productIds = await resolveProducts(storage, trx, companyId, changes, refusal);
+    const warehouseIds = await resolveWarehouses(trx, companyId, changes, refusal);
+    const locationIds = await resolveLocationIds(trx, companyId, changes, warehouseIds, refusal);
+    const lotIds = await resolveLotIds(trx, companyId, changes, productIds, refusal);
+    errors.throwIfAny();
 
     const stamp = isoNow(now);
     await createLocations(
@@ -181,7 +179,12 @@ function bySlot(a: Resolved, b: Resolved): number {
   );
 }
 
-type Fail = (index: number, field: string, message: string) => void;
+/** How a resolver refuses the field of a change (`keyOf` names it). */
+interface Refusal {
+  /** The value names no record of the company (or not of the change's warehouse/product). */
+  unknown(index: number, field: string): void;
+  refuse(index: number, field: string, message: string): void;
+}
 type Trx = Transaction<Database>;
 
 async function resolveProducts(
@@ -189,7 +192,7 @@ async function resolveProducts(
   trx: Trx,
   companyId: number,
   changes: StockChange[],
-  fail: Fail,
+  refusal: Refusal,
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(changes.flatMap((c) => (c.product_id ? [c.product_id] : [])))];
   const codes = [...new Set(changes.flatMap((c) => (c.product_code ? [c.product_code] : [])))];
@@ -217,11 +220,11 @@ async function resolveProducts(
       ? byId.get(change.product_id)
       : byCode.get(change.product_code ?? '');
     if (!row) {
-      fail(index, field, 'The selected :attribute is invalid.');
+      refusal.unknown(index, field);
       return undefined;
     }
     if (!row.manage_stock) {
-      fail(
+      refusal.refuse(
         index,
         field,
         `The product ${row.code} does not manage stock: set its manage_stock to true first.`,
@@ -236,7 +239,7 @@ async function resolveWarehouses(
   trx: Trx,
   companyId: number,
   changes: StockChange[],
-  fail: Fail,
+  refusal: Refusal,
 ): Promise<(number | undefined)[]> {
   const warehouses = await findWarehouses(trx, companyId, {
     ids: changes.flatMap((c) => (c.warehouse_id ? [c.warehouse_id] : [])),
@@ -247,11 +250,11 @@ async function resolveWarehouses(
   return changes.map((change, index) => {
     if (change.warehouse_id !== undefined) {
       if (byId.has(change.warehouse_id)) return change.warehouse_id;
-      fail(index, 'warehouse_id', 'The selected :attribute is invalid.');
+      refusal.unknown(index, 'warehouse_id');
       return undefined;
     }
     const id = byCode.get(change.warehouse_code ?? '');
-    if (id === undefined) fail(index, 'warehouse_code', 'The selected :attribute is invalid.');
+    if (id === undefined) refusal.unknown(index, 'warehouse_code');
     return id;
   });
 }
@@ -262,7 +265,7 @@ async function resolveLocationIds(
   companyId: number,
   changes: StockChange[],
   warehouseIds: (number | undefined)[],
-  fail: Fail,
+  refusal: Refusal,
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(changes.flatMap((c) => (c.location_id ? [c.location_id] : [])))];
   const rows =
@@ -279,7 +282,7 @@ async function resolveLocationIds(
     if (change.location_id === undefined) return undefined;
     const warehouse = warehouseIds[index];
     if (warehouse !== undefined && warehouseOf.get(change.location_id) !== warehouse) {
-      fail(index, 'location_id', 'The selected :attribute is invalid.');
+      refusal.unknown(index, 'location_id');
     }
     return change.location_id;
   });
@@ -291,7 +294,7 @@ async function resolveLotIds(
   companyId: number,
   changes: StockChange[],
   productIds: (number | undefined)[],
-  fail: Fail,
+  refusal: Refusal,
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(changes.flatMap((c) => (c.lot_id ? [c.lot_id] : [])))];
   const rows =
@@ -308,7 +311,7 @@ async function resolveLotIds(
     if (change.lot_id === undefined) return undefined;
     const product = productIds[index];
     if (product !== undefined && productOf.get(change.lot_id) !== product) {
-      fail(index, 'lot_id', 'The selected :attribute is invalid.');
+      refusal.unknown(index, 'lot_id');
     }
     return change.lot_id;
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresJobNotifier } from '../../server/printing/pgNotifier.ts';
+import { PostgresJobNotifier } from '../../server/printing/pg-notifier.ts';
 import type { JobRecord } from '../../shared/printing.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
