@@ -13,17 +13,9 @@ import {
 import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
 import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
-import { offsetOf } from '../storage/pages.ts';
-import {
-  addRelationship,
-  createCustomer,
-  getCustomer,
-  getCustomerBy,
-  listCustomers,
-  listRelationships,
-  removeRelationship,
-  updateCustomer,
-} from './queries.ts';
+import { getCustomer, getCustomerBy, listCustomers } from './read-customers.ts';
+import { addRelationship, listRelationships, removeRelationship } from './relationships.ts';
+import { createCustomer, updateCustomer } from './save-customer.ts';
 
 const tag = 'Customers';
 const one = { 200: { description: 'The customer.', schema: dataOf(customerRecord) } };
@@ -154,9 +146,13 @@ export const customerRoutes = [
       200: { description: 'A page of relationships.', schema: pageOf(relationshipRecord) },
     },
     async handler({ params, query, caller, services, baseUrl }) {
-      const all = await listRelationships(services.storage.db, caller.companyId, params.customer);
-      const start = offsetOf(query);
-      return pageReply(all.slice(start, start + query.per_page), all.length, query, baseUrl);
+      const { rows, total } = await listRelationships(
+        services.storage.db,
+        caller.companyId,
+        params.customer,
+        query,
+      );
+      return pageReply(rows, total, query, baseUrl);
     },
   }),
   defineRoute({
