@@ -11,7 +11,7 @@ import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from
 import type { Router } from './router.ts';
 import { parseOrThrow } from './validation.ts';
 
-/** Query parameters that carry credentials; the reference forbids credentials in URLs. */
+/** Query parameters that carry credentials, which never belong in a URL (docs/reference.md). */
 const credentialParameters = new Set(['access_token', 'token', 'api_token', 'api_key']);
 
 /** `Access_Token=` and `token[]=` carry a credential just as well as `access_token=`. */

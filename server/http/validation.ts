@@ -5,7 +5,7 @@ type Issue = z.core.$ZodIssue & { input?: unknown };
 
 /**
  * Turns zod's issues into Laravel's validation messages ("The name field is required."),
- * keyed by dotted paths (`addresses.0.zipcode`), as integrators of the reference expect.
+ * keyed by dotted paths (`addresses.0.zipcode`), as integrators expect (docs/reference.md).
  * Schemas with a custom rule write `:attribute` where the field's name goes.
  */
 export function validationErrors(issues: readonly Issue[]): Record<string, string[]> {

@@ -9,7 +9,7 @@ import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import { findWarehouses } from './warehouses.ts';
 
-/** One stock update: the product (by id or code) and the reference's stock payload. */
+/** One stock update: the product (by id or code) and the stock payload of docs/reference.md. */
 export interface StockChange extends StockUpdateInput {
   product_id?: number | undefined;
   product_code?: string | undefined;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-/** The `shopdesk` operator command line, run as operators run it (product.md). */
+/** The `shopdesk` operator command line, run as operators run it (docs/reference.md). */
 
 const bin = resolve(import.meta.dirname, '../../bin/shopdesk.js');
 const dir = mkdtempSync(join(tmpdir(), 'shopdesk-cli-'));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-/** Customers and their relationships, the way an integrator uses them (product.md). */
+/** Customers and their relationships, the way an integrator uses them (docs/reference.md). */
 
 let server: TestServer;
 beforeAll(async () => {
@@ -69,7 +69,7 @@ describe('create and read', () => {
     expect(data.addresses).toHaveLength(2);
     expect(data.addresses[0]).toMatchObject({ ...address, complement: null });
     expect(data.addresses[1]).toMatchObject({ number: '2', complement: 'fundos' });
-    // ISO 8601 UTC to the second (product.md).
+    // ISO 8601 UTC to the second (docs/reference.md).
     expect(data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // RFC 9110 §15.3.2: 201 names the new resource in Location.
     const location = answer.headers.get('location');
@@ -201,7 +201,7 @@ describe('list', () => {
     expect(answer.body.meta).toMatchObject({ current_page: 9, from: null, to: null, total: 18 });
   });
 
-  it('per_page 100 is the maximum; 101 is a 422 (product.md)', async () => {
+  it('per_page 100 is the maximum; 101 is a 422', async () => {
     const max = await co.get('/customers?per_page=100');
     expect(max.status).toBe(200);
     expect(max.body.data).toHaveLength(18);

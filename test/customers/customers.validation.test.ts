@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
- * Every rule of the reference's customer and address tables (integration-api-v1.md,
- * "Customer (create payload)" and "Address item"), checked through the real pipeline:
+ * Every rule of the customer and address payloads (docs/reference.md), checked through the
+ * real pipeline:
  * 422, `success: false`, the exact `errors` key and Laravel's message.
  */
 
@@ -401,14 +401,14 @@ describe('POST /customers accepts values on the bounds', () => {
     expect(answer.body.data.addresses[0].city).toBe('Recife');
   });
 
-  it('stores taxvat digits-only (product.md)', async () => {
+  it('stores taxvat digits-only', async () => {
     const answer = await create({ ...valid, code: freshCode(), taxvat: '12.345.678/0001-90' });
     expect(answer.status).toBe(201);
     expect(answer.body.data.taxvat).toBe('12345678000190');
   });
 });
 
-describe('PUT validates like create; PATCH only what is sent (product.md)', () => {
+describe('PUT validates like create; PATCH only what is sent', () => {
   let id: number;
   beforeAll(async () => {
     const answer = await create({ ...valid, code: freshCode() });
@@ -487,7 +487,7 @@ describe('PUT validates like create; PATCH only what is sent (product.md)', () =
   });
 });
 
-describe('code is unique per company (product.md)', () => {
+describe('code is unique per company', () => {
   it('a second customer with the same code in the same company is a 422', async () => {
     const code = freshCode();
     expect((await create({ ...valid, code })).status).toBe(201);

@@ -10,7 +10,7 @@ import { issueToken, revokeToken } from '../../server/tokens/tokens.ts';
 import { type Answer, captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
- * Each row of product.md's "HTTP conventions" status table, through the real pipeline.
+ * Each status of the HTTP conventions (docs/reference.md, docs/http.md), through the real pipeline.
  * Every error body is `{success: false, message, ...}`.
  */
 

@@ -87,7 +87,7 @@ const rejected: [rule: string, override: Record<string, unknown>, key: string][]
   ],
 ];
 
-describe('POST /products refuses each rule of the reference with 422 on its field', () => {
+describe('POST /products refuses each rule of the payload with 422 on its field', () => {
   it.each(rejected)('%s', async (_rule, override, key) => {
     const answer = await server.request('POST', '/products', {
       token: acme.token,
