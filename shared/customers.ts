@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idParam, pageQuery, timestamp } from './http.ts';
 import { moneySchema } from './money.ts';
 
-/** Contracts of customers and suppliers (reference: customer and address tables). */
+/** Contracts of customers and suppliers (docs/reference.md: customer and address payloads). */
 
 export const customerTypes = ['F', 'J'] as const;
 export const customerStatuses = ['active', 'inactive'] as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Body of every error answer (product.md, HTTP conventions). */
+/** Body of every error answer (docs/reference.md, HTTP conventions; codes in errors.ts). */
 export const errorBody = z.object({
   success: z.literal(false),
   message: z.string(),
@@ -45,7 +45,7 @@ export function pageOf<T extends z.ZodType>(record: T) {
 }
 
 /**
- * Integer path parameter of the reference (`integer >= 1`), written in decimal digits only:
+ * Integer path parameter (`integer >= 1`, docs/reference.md), written in decimal digits only:
  * `1e0`, `0x10` or `1.0` name no record (404) rather than aliasing customer 1 or 16.
  */
 export const idParam = z.preprocess(

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Money travels as JSON numbers with at most two decimals and is computed in integer
- * cents, never in floating point (product.md).
+ * cents, never in floating point (docs/reference.md).
  */
 export const maxMoney = 999_999_999_999.99;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Permissions named by the reference, plus our two printing extensions (product.md). */
+/** The API's permissions, plus our two printing extensions (docs/reference.md). */
 export const permissions = [
   'customers.read',
   'customers.create',

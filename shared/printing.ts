@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { idParam, pageQuery, timestamp } from './http.ts';
 
 /**
- * Contracts of the print queue (reference: print-agent group; product.md: print queue).
+ * Contracts of the print queue (docs/reference.md: the print-agent routes and the print
+ * queue's contract).
  * The server validates requests with these and the agent validates responses with them.
  */
 

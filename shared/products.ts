@@ -3,7 +3,7 @@ import { idParam, pageQuery, timestamp } from './http.ts';
 import { moneySchema } from './money.ts';
 import { positiveQuantitySchema } from './quantity.ts';
 
-/** Contracts of products and services (reference: product create payload table). */
+/** Contracts of products and services (docs/reference.md: the product payload). */
 
 export const productTypes = ['SIMPLE', 'ASSEMBLY', 'VARIATION'] as const;
 export const productConditions = ['NOT_SPECIFIED', 'NEW', 'USED'] as const;

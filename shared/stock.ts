@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { atMostOne, exactlyOne, maxBulkItems, stockBalanceRecord } from './products.ts';
 import { quantitySchema } from './quantity.ts';
 
-/** Contracts of stock (reference: stock update payload table and its three rules). */
+/** Contracts of stock (docs/reference.md: the stock update payload and its three rules). */
 
 export const stockUpdateFields = {
   quantity: quantitySchema,

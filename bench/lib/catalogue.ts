@@ -11,7 +11,7 @@ export interface CatalogueScenario {
 /**
  * Products and stock, measured on ShopDesk alone (the Fastify baseline covers customers):
  * a search that returns a page of 15 products with their stock, a 1,000-item bulk stock
- * update (product.md: "in well under a second"; our target 50 ms), then a create. The
+ * update ("in well under a second" is the product's promise; our target 50 ms), then a create. The
  * search runs first: `%q%` scans the catalogue, so it is timed on the seeded 1,000
  * products, not on those the create scenario adds.
  */

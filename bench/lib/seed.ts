@@ -1,8 +1,8 @@
 import { copyFileSync } from 'node:fs';
 import { createCompany } from '../../server/companies/companies.ts';
-import { createCustomer } from '../../server/customers/queries.ts';
+import { createCustomer } from '../../server/customers/save-customer.ts';
 import { createCategory } from '../../server/products/categories.ts';
-import { createProduct } from '../../server/products/queries.ts';
+import { createProduct } from '../../server/products/save-product.ts';
 import { createWarehouse } from '../../server/stock/warehouses.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';

@@ -5,7 +5,7 @@ import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerServe } from './commands/serve.ts';
 
-/** The `shopdesk` operator command line (product.md lists it; tests call it). */
+/** The `shopdesk` operator command line (docs/reference.md lists its commands; tests call it). */
 export function buildProgram(): Command {
   const program = new Command('shopdesk')
     .description('ShopDesk integration API and print agent')

@@ -11,19 +11,11 @@ import {
   relationshipRecord,
 } from '../../shared/customers.ts';
 import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
-import { notFound } from '../http/errors.ts';
-import { offsetOf, pageReply } from '../http/pagination.ts';
+import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
-import {
-  addRelationship,
-  createCustomer,
-  findCustomerBy,
-  getCustomer,
-  listCustomers,
-  listRelationships,
-  removeRelationship,
-  updateCustomer,
-} from './queries.ts';
+import { getCustomer, getCustomerBy, listCustomers } from './read-customers.ts';
+import { addRelationship, listRelationships, removeRelationship } from './relationships.ts';
+import { createCustomer, updateCustomer } from './save-customer.ts';
 
 const tag = 'Customers';
 const one = { 200: { description: 'The customer.', schema: dataOf(customerRecord) } };
@@ -56,14 +48,7 @@ export const customerRoutes = [
     params: customerCodeParams,
     responses: one,
     async handler({ params, caller, services }) {
-      const found = await findCustomerBy(
-        services.storage.db,
-        caller.companyId,
-        'code',
-        params.code,
-      );
-      if (!found) throw notFound('Customer');
-      return ok(found);
+      return ok(await getCustomerBy(services.storage.db, caller.companyId, 'code', params.code));
     },
   }),
   defineRoute({
@@ -77,14 +62,9 @@ export const customerRoutes = [
     params: customerDocumentParams,
     responses: one,
     async handler({ params, caller, services }) {
-      const found = await findCustomerBy(
-        services.storage.db,
-        caller.companyId,
-        'taxvat',
-        params.document,
+      return ok(
+        await getCustomerBy(services.storage.db, caller.companyId, 'taxvat', params.document),
       );
-      if (!found) throw notFound('Customer');
-      return ok(found);
     },
   }),
   defineRoute({
@@ -166,9 +146,13 @@ export const customerRoutes = [
       200: { description: 'A page of relationships.', schema: pageOf(relationshipRecord) },
     },
     async handler({ params, query, caller, services, baseUrl }) {
-      const all = await listRelationships(services.storage.db, caller.companyId, params.customer);
-      const start = offsetOf(query);
-      return pageReply(all.slice(start, start + query.per_page), all.length, query, baseUrl);
+      const { rows, total } = await listRelationships(
+        services.storage.db,
+        caller.companyId,
+        params.customer,
+        query,
+      );
+      return pageReply(rows, total, query, baseUrl);
     },
   }),
   defineRoute({

@@ -1,5 +1,6 @@
 import { type ErrorCode, errorRegistry } from '../../shared/errors.ts';
 import type { ErrorBody } from '../../shared/http.ts';
+import type { DomainError } from '../domain-errors.ts';
 
 /** An error meant for the client: its code fixes the status; the message is for a person. */
 export class HttpError extends Error {
@@ -27,17 +28,17 @@ export class HttpError extends Error {
   }
 }
 
-export const notFound = (what = 'Record') => new HttpError('not_found', `${what} not found.`);
-
-export const conflict = (message: string) => new HttpError('conflict', message);
-
-/** A 422 on one or more fields, with Laravel's message shape. */
-export function invalid(errors: Record<string, string[]>): HttpError {
-  const messages = Object.values(errors).flat();
-  const first = messages[0] ?? errorRegistry.validation_failed.message;
-  const more = messages.length - 1;
-  const message = more > 0 ? `${first} (and ${more} more error${more === 1 ? '' : 's'})` : first;
-  return new HttpError('validation_failed', message, { errors });
+/**
+ * The one place where a refusal of a domain operation (or of the request schemas, which
+ * refuse fields the same way) becomes an answer: its registry code, hence its status.
+ */
+export function httpErrorOf(error: DomainError): HttpError {
+  switch (error.kind) {
+    case 'not_found':
+      return new HttpError('not_found', error.message);
+    case 'conflict':
+      return new HttpError('conflict', error.message);
+    case 'invalid_fields':
+      return new HttpError('validation_failed', error.message, { errors: error.errors });
+  }
 }
-
-export const invalidField = (field: string, message: string) => invalid({ [field]: [message] });

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type Logger } from 'pino';
+import { isDomainError } from '../domain-errors.ts';
 import type { Services } from '../services.ts';
 import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
 import { readJsonBody } from './body.ts';
-import { HttpError } from './errors.ts';
+import { HttpError, httpErrorOf } from './errors.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
 import type { Router } from './router.ts';
 import { parseOrThrow } from './validation.ts';
 
-/** Query parameters that carry credentials; the reference forbids credentials in URLs. */
+/** Query parameters that carry credentials, which never belong in a URL (docs/reference.md). */
 const credentialParameters = new Set(['access_token', 'token', 'api_token', 'api_key']);
 
 /** `Access_Token=` and `token[]=` carry a credential just as well as `access_token=`. */
@@ -252,9 +253,9 @@ function errorReply(
   method: string,
   pathname: string,
 ): Reply {
-  if (error instanceof HttpError) {
-    return { status: error.status, body: error.toBody(), headers: error.headers };
-  }
+  const known =
+    error instanceof HttpError ? error : isDomainError(error) ? httpErrorOf(error) : undefined;
+  if (known) return { status: known.status, body: known.toBody(), headers: known.headers };
   // Unexpected: the details go to the log for IT, a generic message to the client.
   log.error({ req_id: requestId, method, path: pathname, err: error }, 'unexpected error');
   const internal = new HttpError('internal', `Server error. Quote request id ${requestId}.`);

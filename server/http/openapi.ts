@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ErrorEntry, errorCodes, errorRegistry } from '../../shared/errors.ts';
 import { errorBody } from '../../shared/http.ts';
 import type { AnyRoute } from './route.ts';
 
@@ -9,57 +10,31 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
-const errorResponses: Record<string, { description: string; example: string }> = {
-  BadRequest: {
-    description: 'Malformed JSON, or a credential in the URL.',
-    example: 'malformed_json',
-  },
-  Unauthenticated: {
-    description: 'Missing, unknown, expired or revoked token.',
-    example: 'unauthenticated',
-  },
-  Forbidden: { description: "The token lacks the route's permission.", example: 'forbidden' },
-  NotFound: { description: 'No such record in this company.', example: 'not_found' },
-  Conflict: { description: 'The record is not in a state that allows this.', example: 'conflict' },
-  PayloadTooLarge: {
-    description: 'The body is over the size limit.',
-    example: 'payload_too_large',
-  },
-  UnsupportedMediaType: {
-    description: 'The body is not application/json.',
-    example: 'unsupported_media_type',
-  },
-  ValidationFailed: {
-    description: 'Validation failed; `errors` maps fields to messages.',
-    example: 'validation_failed',
-  },
-  RateLimited: {
-    description: 'Over the rate limit for this token; see Retry-After.',
-    example: 'rate_limited',
-  },
-  ServerError: {
-    description: 'Unexpected fault; the body never carries details.',
-    example: 'internal',
-  },
+/** The error responses of the document, from the registry: one per status that has one. */
+const errorResponses = errorCodes.flatMap((code) => {
+  const entry: ErrorEntry = errorRegistry[code];
+  return entry.response ? [{ code, status: entry.status, ...entry.response }] : [];
+});
+
+const ref = (status: number) => {
+  const response = errorResponses.find((candidate) => candidate.status === status);
+  if (!response) throw new Error(`shared/errors.ts documents no response for status ${status}`);
+  return { $ref: `#/components/responses/${response.name}` };
 };
 
-const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
-
+/** The error statuses a route can answer, from what it declares (see docs/http.md). */
 function errorsOf(route: AnyRoute): Record<string, unknown> {
-  const responses: Record<string, unknown> = {};
-  if (route.body) responses['400'] = ref('BadRequest');
-  if (route.access !== 'public') responses['401'] = ref('Unauthenticated');
-  if (typeof route.access === 'object') responses['403'] = ref('Forbidden');
-  if (route.params || route.access !== 'public') responses['404'] = ref('NotFound');
-  if (route.responses[409]) responses['409'] = ref('Conflict');
-  if (route.body) {
-    responses['413'] = ref('PayloadTooLarge');
-    responses['415'] = ref('UnsupportedMediaType');
-  }
-  if (route.body || route.query) responses['422'] = ref('ValidationFailed');
-  if (route.access !== 'public') responses['429'] = ref('RateLimited');
-  responses['500'] = ref('ServerError');
-  return responses;
+  const statuses: number[] = [];
+  if (route.body) statuses.push(400);
+  if (route.access !== 'public') statuses.push(401);
+  if (typeof route.access === 'object') statuses.push(403);
+  if (route.params || route.access !== 'public') statuses.push(404);
+  if (route.responses[409]) statuses.push(409);
+  if (route.body) statuses.push(413, 415);
+  if (route.body || route.query) statuses.push(422);
+  if (route.access !== 'public') statuses.push(429);
+  statuses.push(500);
+  return Object.fromEntries(statuses.map((status) => [String(status), ref(status)]));
 }
 
 function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query'): unknown[] {
@@ -153,14 +128,14 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
       },
       schemas: { Error: jsonSchema(errorBody, 'output') },
       responses: Object.fromEntries(
-        Object.entries(errorResponses).map(([name, { description, example }]) => [
+        errorResponses.map(({ name, description, code }) => [
           name,
           {
             description,
             content: {
               'application/json': {
                 schema: { $ref: '#/components/schemas/Error' },
-                example: { success: false, message: description, code: example },
+                example: { success: false, message: description, code },
               },
             },
           },

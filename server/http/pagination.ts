@@ -50,5 +50,3 @@ export function pageReply<T>(
   };
   return { status: 200, body };
 }
-
-export const offsetOf = (page: PageQuery) => (page.page - 1) * page.per_page;

@@ -9,7 +9,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Who may call a route: nobody needs a token (`public`), any valid token (`token`), or a
- * token holding one of the permissions listed (the first is the one the reference names).
+ * token holding one of the permissions listed (the first is the one docs/reference.md names).
  */
 export type Access = 'public' | 'token' | { permission: Permission; alsoAccepts?: Permission[] };
 
@@ -47,7 +47,7 @@ export interface RouteSpec<
   B extends z.ZodType = z.ZodType,
 > {
   method: Method;
-  /** Relative to /api/v1, with `{name}` path parameters as in the reference. */
+  /** Relative to /api/v1, with `{name}` path parameters as in docs/reference.md. */
   path: string;
   access: Access;
   operationId: string;

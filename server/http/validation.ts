@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import { HttpError, invalid } from './errors.ts';
+import { InvalidFields } from '../domain-errors.ts';
 
 type Issue = z.core.$ZodIssue & { input?: unknown };
 
 /**
  * Turns zod's issues into Laravel's validation messages ("The name field is required."),
- * keyed by dotted paths (`addresses.0.zipcode`), as integrators of the reference expect.
+ * keyed by dotted paths (`addresses.0.zipcode`), as integrators expect (docs/reference.md).
  * Schemas with a custom rule write `:attribute` where the field's name goes.
  */
 export function validationErrors(issues: readonly Issue[]): Record<string, string[]> {
@@ -131,13 +131,12 @@ function typeWords(expected: string): string {
   }
 }
 
-/** Parses with the schema or throws the 422 that says which fields are wrong and why. */
+/**
+ * Parses with the schema or throws the fields that are wrong and why: the same refusal as a
+ * domain operation's (`InvalidFields`), so one mapping answers both with 422.
+ */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  throw invalid(validationErrors(result.error.issues as Issue[]));
-}
-
-export function isHttpError(error: unknown): error is HttpError {
-  return error instanceof HttpError;
+  throw new InvalidFields(validationErrors(result.error.issues as Issue[]));
 }

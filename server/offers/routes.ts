@@ -12,16 +12,10 @@ import {
 } from '../../shared/offers.ts';
 import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
-import {
-  createOffer,
-  deleteOffer,
-  getOffer,
-  listOffers,
-  priceOffer,
-  priceOffers,
-  quoteRecordOf,
-  updateOffer,
-} from './queries.ts';
+import { deleteOffer } from './delete-offer.ts';
+import { priceOffer, priceOffers, quoteRecordOf } from './price-offer.ts';
+import { getOffer, listOffers } from './read-offers.ts';
+import { createOffer, updateOffer } from './save-offer.ts';
 
 const tag = 'Offers';
 const one = { 200: { description: 'The offer.', schema: dataOf(offerRecord) } };

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import type {
   AgentConfig,
   AgentRecord,
@@ -9,13 +9,12 @@ import type {
   RegisterAgentBody,
 } from '../../shared/printing.ts';
 import type { ServerConfig } from '../config.ts';
-import { conflict } from '../http/errors.ts';
+import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Db } from '../storage/db.ts';
+import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
-import type { PrintingTables } from './tables.ts';
 
-type Db = Kysely<Database> | Transaction<Database>;
 type AgentRow = Selectable<PrintingTables['print_agents']>;
 
 /** What the routes need to know about the calling agent; immutable once registered. */
@@ -50,7 +49,9 @@ export async function findAgentRow(db: Db, uuid: string): Promise<AgentRow | und
 }
 
 const takenElsewhere = () =>
-  conflict('This agent UUID is registered to another company; the agent must generate a new UUID.');
+  new Conflict(
+    'This agent UUID is registered to another company; the agent must generate a new UUID.',
+  );
 
 /** Idempotent per uuid: creates the agent, or refreshes what it says about itself. */
 export async function registerAgent(

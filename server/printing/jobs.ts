@@ -1,22 +1,18 @@
-import { createHash } from 'node:crypto';
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import type {
-  ContentType,
   HistoryQuery,
   JobDetail,
   JobRecord,
   JobStatus,
   PrintOptions,
 } from '../../shared/printing.ts';
-import { notFound } from '../http/errors.ts';
-import { offsetOf } from '../http/pagination.ts';
-import type { Dialect, Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import { NotFound } from '../domain-errors.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
+import { offsetOf } from '../storage/pages.ts';
+import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
-import { jobsChannel, noticeOf } from './notifier.ts';
-import type { PrintingTables } from './tables.ts';
 
-export type Db = Kysely<Database> | Transaction<Database>;
 export type JobRow = Selectable<PrintingTables['print_jobs']>;
 
 export function toJobRecord(row: JobRow): JobRecord {
@@ -95,7 +91,7 @@ export async function findJobRow(
 
 export async function getJobRow(db: Db, companyId: number, id: number): Promise<JobRow> {
   const row = await findJobRow(db, companyId, id);
-  if (!row) throw notFound('Print job');
+  if (!row) throw new NotFound('Print job');
   return row;
 }
 
@@ -117,120 +113,6 @@ export async function getJobDetail(db: Db, companyId: number, id: number): Promi
       at: e.at,
     })),
   };
-}
-
-export interface NewJob {
-  route: string;
-  title?: string | undefined;
-  content_type: ContentType;
-  content: Buffer;
-  copies: number;
-  priority: number;
-  options: PrintOptions;
-  expires_in?: number | undefined;
-}
-
-/** Stores the content once per company (by sha256) and returns its row id. */
-async function storeDocument(db: Db, companyId: number, content: Buffer, stamp: string) {
-  const sha256 = createHash('sha256').update(content).digest('hex');
-  await db
-    .insertInto('print_documents')
-    .values({ company_id: companyId, sha256, size: content.length, content, created_at: stamp })
-    .onConflict((oc) => oc.columns(['company_id', 'sha256']).doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('print_documents')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('sha256', '=', sha256)
-    .executeTakeFirstOrThrow();
-  return { documentId: row.id, sha256, size: content.length };
-}
-
-export async function insertJob(
-  db: Db,
-  companyId: number,
-  job: Omit<NewJob, 'content'> & {
-    document: { documentId: number; sha256: string; size: number };
-    reprintOf?: number;
-    expiresAt?: string | null;
-  },
-  now: Date,
-  message: string | null,
-): Promise<JobRow> {
-  const stamp = isoNow(now);
-  const expiresAt =
-    job.expiresAt !== undefined
-      ? job.expiresAt
-      : job.expires_in === undefined
-        ? null
-        : isoNow(new Date(now.getTime() + job.expires_in * 1000));
-  const row = await db
-    .insertInto('print_jobs')
-    .values({
-      company_id: companyId,
-      document_id: job.document.documentId,
-      route: job.route,
-      title: job.title ?? null,
-      status: 'queued',
-      content_type: job.content_type,
-      size: job.document.size,
-      sha256: job.document.sha256,
-      copies: job.copies,
-      priority: job.priority,
-      options: JSON.stringify(job.options),
-      attempts: 0,
-      agent_id: null,
-      printer: null,
-      error_message: null,
-      error_code: null,
-      reprint_of: job.reprintOf ?? null,
-      created_at: stamp,
-      updated_at: stamp,
-      claimed_at: null,
-      printed_at: null,
-      expires_at: expiresAt,
-      lease_expires_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await recordTransitions(db, [
-    { companyId, jobId: row.id, from: null, to: 'queued', agentId: null, message, at: stamp },
-  ]);
-  return row;
-}
-
-/**
- * Inside the transaction that makes a job claimable: on PostgreSQL, NOTIFY every server
- * instance listening on `shopdesk_jobs`. PostgreSQL delivers it when (and only if) the
- * transaction commits, so no waiter is woken before the job can be claimed. On SQLite the
- * caller wakes the in-process notifier once the transaction has returned.
- */
-export async function announceQueued(
-  db: Db,
-  dialect: Dialect,
-  companyId: number,
-  route: string,
-  jobId: number,
-): Promise<void> {
-  if (dialect !== 'postgres') return;
-  await sql`select pg_notify(${jobsChannel}, ${noticeOf(companyId, route, jobId)})`.execute(db);
-}
-
-/** A new queued job; the caller wakes the route's waiting agents once this commits. */
-export async function createJob(
-  storage: Storage,
-  companyId: number,
-  input: NewJob,
-  now: Date,
-): Promise<JobRecord> {
-  const row = await storage.db.transaction().execute(async (trx) => {
-    const document = await storeDocument(trx, companyId, input.content, isoNow(now));
-    const row = await insertJob(trx, companyId, { ...input, document }, now, null);
-    await announceQueued(trx, storage.dialect, companyId, row.route, row.id);
-    return row;
-  });
-  return toJobRecord(row);
 }
 
 /** Newest first; `since` compares with the creation time. */

@@ -6,10 +6,10 @@
  * with `passOn`, so no queued job is left with its agents asleep.
  *
  * The in-process implementation serves one server on SQLite. On PostgreSQL
- * (`PostgresJobNotifier`, pgNotifier.ts) the transaction that queues a job also runs
- * `pg_notify('shopdesk_jobs', '<company>:<route>:<job>')` (`announceQueued` in jobs.ts), and
- * each instance's LISTEN connection hands what it hears to its local waiters the same way
- * (docs/printing.md).
+ * (`PostgresJobNotifier`, pg-notifier.ts) the transaction that queues a job also runs
+ * `pg_notify('shopdesk_jobs', '<company>:<route>:<job>')` (`queueInTransaction` in
+ * print-queue.ts), and each instance's LISTEN connection hands what it hears to its local
+ * waiters the same way (docs/printing.md).
  */
 export interface JobNotifier {
   /**

@@ -1,7 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { dataOf, pageOf } from '../../shared/http.ts';
 import {
   agentConfig,
+  agentIdHeader,
   agentRecord,
   claimedJob,
   confirmJobBody,
@@ -18,19 +20,30 @@ import {
   registerAgentBody,
   reportErrorBody,
 } from '../../shared/printing.ts';
-import { invalidField } from '../http/errors.ts';
+import { invalidField } from '../domain-errors.ts';
+import { HttpError } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
-import { type Access, type AnyRoute, created, defineRoute, noContent, ok } from '../http/route.ts';
 import {
+  type Access,
+  type AnyRoute,
+  created,
+  defineRoute,
+  noContent,
+  ok,
+  type RequestContext,
+} from '../http/route.ts';
+import {
+  type AgentRef,
   agentConfigOf,
   recordHeartbeat,
   registerAgent,
   replaceAgentRoutes,
   toAgentRecord,
 } from './agents.ts';
-import { createJob, getJobDetail, listHistory } from './jobs.ts';
-import { confirmJob, reportJobError } from './reportJob.ts';
-import { reprintJob, retryJob } from './requeueJob.ts';
+import { createJob } from './create-job.ts';
+import { getJobDetail, listHistory } from './jobs.ts';
+import { confirmJob, reportJobError } from './report-job.ts';
+import { reprintJob, retryJob } from './requeue-job.ts';
 
 const tag = 'Print queue';
 const agentOnly: Access = { permission: 'printing.agent' };
@@ -40,6 +53,38 @@ const agentHeaderNote =
 const oneJob = { 200: { description: 'The job.', schema: dataOf(jobRecord) } };
 const jobUrl = (baseUrl: string, id: number) =>
   `${baseUrl.slice(0, baseUrl.indexOf('/printing/'))}/printing/jobs/${id}`;
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The X-Agent-Id header: missing or not a UUID is the request's fault (400). */
+function agentIdOf(request: IncomingMessage): string {
+  const header = request.headers[agentIdHeader];
+  const uuid = Array.isArray(header) ? header[0] : header;
+  if (!uuid) {
+    throw new HttpError(
+      'bad_request',
+      'The X-Agent-Id header is required: send the UUID the agent registered with POST /printing/register.',
+    );
+  }
+  if (!uuidPattern.test(uuid)) {
+    throw new HttpError('bad_request', 'The X-Agent-Id header must be a UUID.');
+  }
+  return uuid;
+}
+
+type AgentContext = Pick<
+  RequestContext<unknown, unknown, unknown>,
+  'request' | 'caller' | 'services'
+>;
+
+/** The registered agent that X-Agent-Id names, in the caller's company (else 409). */
+const callingAgent = ({ request, caller, services }: AgentContext): Promise<AgentRef> =>
+  services.printing.requireAgent(agentIdOf(request), caller.companyId);
+
+/** Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold. */
+async function checkOptionalAgent(context: AgentContext): Promise<void> {
+  if (context.request.headers[agentIdHeader] !== undefined) await callingAgent(context);
+}
 
 export const printingRoutes: AnyRoute[] = [
   defineRoute({
@@ -84,7 +129,7 @@ export const printingRoutes: AnyRoute[] = [
     body: heartbeatBody.default({ held_job_ids: [] }),
     responses: { 200: { description: 'Leases extended.', schema: dataOf(heartbeatResult) } },
     async handler({ body, caller, services, request }) {
-      const agent = await services.printing.requireAgent(request, caller.companyId);
+      const agent = await callingAgent({ request, caller, services });
       const result = await recordHeartbeat(
         services.storage,
         agent,
@@ -105,7 +150,7 @@ export const printingRoutes: AnyRoute[] = [
     tag,
     responses: { 200: { description: 'The configuration.', schema: dataOf(agentConfig) } },
     async handler({ caller, services, request }) {
-      const agent = await services.printing.requireAgent(request, caller.companyId);
+      const agent = await callingAgent({ request, caller, services });
       const config = await agentConfigOf(
         services.storage,
         agent,
@@ -132,7 +177,7 @@ export const printingRoutes: AnyRoute[] = [
       },
     },
     async handler({ body, caller, services, request }) {
-      const agent = await services.printing.requireAgent(request, caller.companyId);
+      const agent = await callingAgent({ request, caller, services });
       const routes = await replaceAgentRoutes(services.storage, agent, body.routes);
       services.printing.routesChanged(agent);
       return ok({ routes });
@@ -166,12 +211,11 @@ export const printingRoutes: AnyRoute[] = [
         );
       }
       const job = await createJob(
-        services.storage,
+        services.printing.queue,
         caller.companyId,
         { ...rest, content },
         services.clock.now(),
       );
-      services.printing.notifier.jobQueued(caller.companyId, job.route);
       return created(job, `${baseUrl}/${job.id}`);
     },
   }),
@@ -189,7 +233,7 @@ export const printingRoutes: AnyRoute[] = [
       204: { description: 'No job came within `wait`.' },
     },
     async handler({ body, caller, services, request, signal }) {
-      const agent = await services.printing.requireAgent(request, caller.companyId);
+      const agent = await callingAgent({ request, caller, services });
       const job = await services.printing.nextJob(agent, body.wait, signal);
       if (job) return ok(job);
       // Woken by shutdown: answer, and close the connection so the server can stop now.
@@ -209,7 +253,7 @@ export const printingRoutes: AnyRoute[] = [
     query: historyQuery,
     responses: { 200: { description: 'A page of jobs.', schema: pageOf(jobRecord) } },
     async handler({ query, caller, services, request, baseUrl }) {
-      await services.printing.optionalAgent(request, caller.companyId);
+      await checkOptionalAgent({ request, caller, services });
       const { rows, total } = await listHistory(services.storage, caller.companyId, query);
       const { page: _page, per_page: _perPage, ...filters } = query;
       return pageReply(rows, total, query, baseUrl, filters);
@@ -226,7 +270,7 @@ export const printingRoutes: AnyRoute[] = [
     params: jobParams,
     responses: { 200: { description: 'The job and its events.', schema: dataOf(jobDetail) } },
     async handler({ params, caller, services, request }) {
-      await services.printing.optionalAgent(request, caller.companyId);
+      await checkOptionalAgent({ request, caller, services });
       return ok(await getJobDetail(services.storage.db, caller.companyId, params.job));
     },
   }),
@@ -241,15 +285,14 @@ export const printingRoutes: AnyRoute[] = [
     params: jobParams,
     responses: oneJob,
     async handler({ params, caller, services, request }) {
-      const agent = await services.printing.requireAgent(request, caller.companyId);
+      const agent = await callingAgent({ request, caller, services });
       const job = await retryJob(
-        services.storage,
+        services.printing.queue,
         caller.companyId,
         params.job,
         agent.uuid,
         services.clock.now(),
       );
-      services.printing.notifier.jobQueued(caller.companyId, job.route);
       return ok(job);
     },
   }),
@@ -270,14 +313,13 @@ export const printingRoutes: AnyRoute[] = [
       },
     },
     async handler({ params, caller, services, request, baseUrl }) {
-      await services.printing.requireAgent(request, caller.companyId);
+      await callingAgent({ request, caller, services });
       const job = await reprintJob(
-        services.storage,
+        services.printing.queue,
         caller.companyId,
         params.job,
         services.clock.now(),
       );
-      services.printing.notifier.jobQueued(caller.companyId, job.route);
       return created(job, jobUrl(baseUrl, job.id));
     },
   }),
@@ -293,7 +335,7 @@ export const printingRoutes: AnyRoute[] = [
     body: confirmJobBody.default({}),
     responses: oneJob,
     async handler({ params, body, caller, services, request }) {
-      const agent = await services.printing.requireAgent(request, caller.companyId);
+      const agent = await callingAgent({ request, caller, services });
       return ok(
         await confirmJob(services.storage, agent, params.job, body.printer, services.clock.now()),
       );
@@ -311,7 +353,7 @@ export const printingRoutes: AnyRoute[] = [
     body: reportErrorBody,
     responses: oneJob,
     async handler({ params, body, caller, services, request }) {
-      const agent = await services.printing.requireAgent(request, caller.companyId);
+      const agent = await callingAgent({ request, caller, services });
       return ok(
         await reportJobError(services.storage, agent, params.job, body, services.clock.now()),
       );

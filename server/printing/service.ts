@@ -1,15 +1,15 @@
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { agentIdHeader, type ClaimedJob } from '../../shared/printing.ts';
+import type { ClaimedJob } from '../../shared/printing.ts';
 import type { ServerConfig } from '../config.ts';
-import { conflict, HttpError } from '../http/errors.ts';
+import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Clock } from '../time.ts';
 import { type AgentRef, enabledRouteNames, findAgentRow } from './agents.ts';
-import { claimNextJob, undoClaim } from './claimNextJob.ts';
+import { claimNextJob, undoClaim } from './claim-next-job.ts';
 import { InProcessJobNotifier, type JobNotifier } from './notifier.ts';
-import { PostgresJobNotifier } from './pgNotifier.ts';
-import { type SweepResult, sweepJobs } from './sweepJobs.ts';
+import { PostgresJobNotifier } from './pg-notifier.ts';
+import type { PrintQueue } from './print-queue.ts';
+import { type SweepResult, sweepJobs } from './sweep-jobs.ts';
 
 export interface PrintingDeps {
   storage: Storage;
@@ -30,8 +30,6 @@ function defaultNotifier({ storage, log }: PrintingDeps): JobNotifier {
   return new InProcessJobNotifier();
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** How often leases and expiries are swept. */
 export const sweepIntervalMs = 5000;
 
@@ -45,6 +43,8 @@ export const externalWriteCheckMs = 250;
  */
 export class PrintingService {
   readonly notifier: JobNotifier;
+  /** For the operations that queue a job: they wake this process's waiters themselves. */
+  readonly queue: PrintQueue;
   private readonly agents = new Map<string, AgentRef>();
   /** Per agent row id, its waiting long-polls, told when the agent's routes change. */
   private readonly routeWatchers = new Map<number, Set<() => void>>();
@@ -57,6 +57,7 @@ export class PrintingService {
   constructor(deps: PrintingDeps) {
     this.deps = deps;
     this.notifier = deps.notifier ?? defaultNotifier(deps);
+    this.queue = { storage: deps.storage, notifier: this.notifier };
   }
 
   /** Sweeps once now (jobs that ran out while the server was down), then on a timer. */
@@ -133,33 +134,19 @@ export class PrintingService {
     for (const watcher of [...(this.routeWatchers.get(agent.rowId) ?? [])]) watcher();
   }
 
-  /** The registered agent that the X-Agent-Id header names, in the caller's company. */
-  async requireAgent(request: IncomingMessage, companyId: number): Promise<AgentRef> {
-    const header = request.headers[agentIdHeader];
-    const uuid = Array.isArray(header) ? header[0] : header;
-    if (!uuid) {
-      throw new HttpError(
-        'bad_request',
-        'The X-Agent-Id header is required: send the UUID the agent registered with POST /printing/register.',
-      );
-    }
-    if (!uuidPattern.test(uuid)) {
-      throw new HttpError('bad_request', 'The X-Agent-Id header must be a UUID.');
-    }
+  /**
+   * The agent registered with this UUID (as the route read it from X-Agent-Id), in the
+   * caller's company.
+   */
+  async requireAgent(uuid: string, companyId: number): Promise<AgentRef> {
     const agent = await this.lookupAgent(uuid.toLowerCase());
     // Another company's agent reads as unknown: its existence is not revealed.
     if (!agent || agent.companyId !== companyId) {
-      throw conflict(
+      throw new Conflict(
         'No agent with this X-Agent-Id is registered for this company: register it with POST /printing/register first.',
       );
     }
     return agent;
-  }
-
-  /** The X-Agent-Id header when a route accepts but does not require it (integrators). */
-  async optionalAgent(request: IncomingMessage, companyId: number): Promise<AgentRef | null> {
-    if (request.headers[agentIdHeader] === undefined) return null;
-    return this.requireAgent(request, companyId);
   }
 
   private async lookupAgent(uuid: string): Promise<AgentRef | undefined> {
@@ -221,10 +208,8 @@ export class PrintingService {
         const claim = await claimNextJob(storage, agent, clock.now(), config.leaseSeconds);
         if (claim) {
           if (signal.aborted) {
-            // Queued again (announced by the undo's transaction on PostgreSQL).
-            if (await undoClaim(storage, agent, claim)) {
-              notifier.jobQueued(agent.companyId, claim.job.route);
-            }
+            // Queued again; the undo wakes the route's waiters itself.
+            await undoClaim(this.queue, agent, claim);
             if (used !== claim.job.route) passOn(used);
             return undefined;
           }

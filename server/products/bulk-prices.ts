@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { toCents } from '../../shared/money.ts';
 import type { BulkPriceInput } from '../../shared/products.ts';
-import { invalid } from '../http/errors.ts';
+import { FieldErrors } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
 import { isoNow } from '../time.ts';
@@ -39,18 +39,17 @@ export async function updatePrices(
     const found = await select.execute();
     const byId = new Set(found.map((row) => row.id));
     const byCode = new Map(found.map((row) => [row.code, row.id]));
-    const errors: Record<string, string[]> = {};
+    const errors = new FieldErrors();
     const cents = new Map<number, number>();
     input.items.forEach((item, index) => {
       const id = item.product_id ?? byCode.get(item.code ?? '');
-      const key = item.product_id ? `items.${index}.product_id` : `items.${index}.code`;
       if (id === undefined || !byId.has(id)) {
-        errors[key] = [`The selected ${key} is invalid.`];
+        errors.unknown(item.product_id ? `items.${index}.product_id` : `items.${index}.code`);
         return;
       }
       cents.set(id, toCents(item.price));
     });
-    if (Object.keys(errors).length > 0) throw invalid(errors);
+    errors.throwIfAny();
     const prices = [...cents].map(([id, price]) => [id, price]);
     // One UPDATE ... FROM over the items as a JSON table (SQLite 3.33+, PostgreSQL). The
     // unary + keeps SQLite from walking the company's index and scanning the JSON per row:

@@ -21,17 +21,11 @@ import {
 import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
 import { updatePrices } from './bulk-prices.ts';
-import {
-  addImage,
-  createProduct,
-  deleteImage,
-  deleteProduct,
-  getProduct,
-  listProducts,
-  replaceImages,
-  syncCategory,
-  updateProduct,
-} from './queries.ts';
+import { syncCategory } from './categories.ts';
+import { deleteProduct } from './delete-product.ts';
+import { addImage, deleteImage, replaceImages } from './images.ts';
+import { getProduct, listProducts } from './read-products.ts';
+import { createProduct, updateProduct } from './save-product.ts';
 
 const tag = 'Products';
 const one = { 200: { description: 'The product.', schema: dataOf(productRecord) } };

@@ -1,9 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { ProductStock, StockBalanceRecord } from '../../shared/products.ts';
 import { fromMilli } from '../../shared/quantity.ts';
-import type { Database } from '../storage/schema.ts';
-
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Db } from '../storage/db.ts';
 
 /**
  * The balances of some products, by product id, in a stable order (warehouse code, then
@@ -14,8 +11,7 @@ export async function balancesOf(
   companyId: number,
   productIds: number[],
 ): Promise<Map<number, StockBalanceRecord[]>> {
-  const byProduct = new Map<number, StockBalanceRecord[]>();
-  if (productIds.length === 0) return byProduct;
+  if (productIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('stock_balances as b')
     .innerJoin('warehouses as w', 'w.id', 'b.warehouse_id')
@@ -39,21 +35,24 @@ export async function balancesOf(
     .orderBy('b.location_id')
     .orderBy('b.lot_id')
     .execute();
-  for (const row of rows) {
-    const list = byProduct.get(row.product_id) ?? [];
-    list.push({
-      warehouse_id: row.warehouse_id,
-      warehouse_code: row.warehouse_code,
-      location_id: row.location_id ?? null,
-      location_code: row.location_code ?? null,
-      lot_id: row.lot_id ?? null,
-      lot_number: row.lot_number ?? null,
-      quantity: fromMilli(Number(row.quantity_milli)),
-      updated_at: row.updated_at,
-    });
-    byProduct.set(row.product_id, list);
-  }
-  return byProduct;
+  const byProduct = Map.groupBy(rows, (row) => row.product_id);
+  return new Map(
+    [...byProduct].map(([productId, balances]) => [
+      productId,
+      balances.map(
+        (row): StockBalanceRecord => ({
+          warehouse_id: row.warehouse_id,
+          warehouse_code: row.warehouse_code,
+          location_id: row.location_id ?? null,
+          location_code: row.location_code ?? null,
+          lot_id: row.lot_id ?? null,
+          lot_number: row.lot_number ?? null,
+          quantity: fromMilli(Number(row.quantity_milli)),
+          updated_at: row.updated_at,
+        }),
+      ),
+    ]),
+  );
 }
 
 /** The stock as a product record shows it: the total (summed in milli) and each balance. */

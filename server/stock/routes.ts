@@ -9,11 +9,12 @@ import {
   stockUpdateInput,
 } from '../../shared/stock.ts';
 import { defineRoute, ok } from '../http/route.ts';
-import { getProductRow } from '../products/queries.ts';
+import { getProductRow } from '../products/read-products.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Caller } from '../tokens/authenticate.ts';
 import { balancesOf, stockOf } from './balances.ts';
-import { type StockChange, setStock } from './set-stock.ts';
+import type { StockChange } from './resolve-changes.ts';
+import { setStock } from './set-stock.ts';
 
 const tag = 'Stock';
 const stockRules =

@@ -1,18 +1,18 @@
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { toMilli } from '../../shared/quantity.ts';
-import type { StockUpdateInput } from '../../shared/stock.ts';
-import { invalid } from '../http/errors.ts';
-import type { Dialect, Storage } from '../storage/database.ts';
+import { FieldErrors } from '../domain-errors.ts';
+import type { Storage } from '../storage/database.ts';
 import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
-import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
-import { findWarehouses } from './warehouses.ts';
-
-/** One stock update: the product (by id or code) and the reference's stock payload. */
-export interface StockChange extends StockUpdateInput {
-  product_id?: number | undefined;
-  product_code?: string | undefined;
-}
+import { createLocations, createLots } from './lots-and-locations.ts';
+import {
+  type Refusal,
+  resolveLocationIds,
+  resolveLotIds,
+  resolveProducts,
+  resolveWarehouses,
+  type StockChange,
+} from './resolve-changes.ts';
 
 interface Resolved {
   productId: number;
@@ -31,7 +31,7 @@ interface Resolved {
  * Every change writes a movement (before, after, observation, token, time), even when the
  * quantity does not change: the log shows every call that set a balance. Locations by code
  * (per warehouse) and lots by number (per product) are created on first use; unknown ids
- * are 422. `keyOf(index, field)` names a field in errors (`items.3.warehouse_id` in bulk,
+ * are refused on their field (`InvalidFields`). `keyOf(index, field)` names a field in errors (`items.3.warehouse_id` in bulk,
  * `warehouse_id` for one product).
  */
 export async function setStock(
@@ -43,18 +43,16 @@ export async function setStock(
   now: Date,
 ): Promise<number[]> {
   return storage.db.transaction().execute(async (trx) => {
-    const errors: Record<string, string[]> = {};
-    const fail = (index: number, field: string, message: string) => {
-      const key = keyOf(index, field);
-      errors[key] = [
-        message.replaceAll(':attribute', key.includes('.') ? key : key.replaceAll('_', ' ')),
-      ];
+    const errors = new FieldErrors();
+    const refusal: Refusal = {
+      unknown: (index, field) => errors.unknown(keyOf(index, field)),
+      refuse: (index, field, message) => errors.add(keyOf(index, field), message),
     };
-    const productIds = await resolveProducts(storage, trx, companyId, changes, fail);
-    const warehouseIds = await resolveWarehouses(trx, companyId, changes, fail);
-    const locationIds = await resolveLocationIds(trx, companyId, changes, warehouseIds, fail);
-    const lotIds = await resolveLotIds(trx, companyId, changes, productIds, fail);
-    if (Object.keys(errors).length > 0) throw invalid(errors);
+    const productIds = await resolveProducts(storage, trx, companyId, changes, refusal);
+    const warehouseIds = await resolveWarehouses(trx, companyId, changes, refusal);
+    const locationIds = await resolveLocationIds(trx, companyId, changes, warehouseIds, refusal);
+    const lotIds = await resolveLotIds(trx, companyId, changes, productIds, refusal);
+    errors.throwIfAny();
 
     const stamp = isoNow(now);
     await createLocations(
@@ -169,7 +167,6 @@ export async function setStock(
  * inserted in key order (an insert into a unique index waits on a concurrent insert of the
  * same key).
  */
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function bySlot(a: Resolved, b: Resolved): number {
   return (
@@ -178,249 +175,4 @@ function bySlot(a: Resolved, b: Resolved): number {
     a.locationId - b.locationId ||
     a.lotId - b.lotId
   );
-}
-
-type Fail = (index: number, field: string, message: string) => void;
-type Trx = Transaction<Database>;
-
-async function resolveProducts(
-  storage: Storage,
-  trx: Trx,
-  companyId: number,
-  changes: StockChange[],
-  fail: Fail,
-): Promise<(number | undefined)[]> {
-  const ids = [...new Set(changes.flatMap((c) => (c.product_id ? [c.product_id] : [])))];
-  const codes = [...new Set(changes.flatMap((c) => (c.product_code ? [c.product_code] : [])))];
-  let query = trx
-    .selectFrom('products')
-    .select(['id', 'code', 'manage_stock'])
-    .where('company_id', '=', companyId)
-    .where((eb) => {
-      const any = [];
-      if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
-      if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
-      return eb.or(any);
-    });
-  // PostgreSQL: the stock of a product changes one transaction at a time, so each movement's
-  // "before" is what the previous one left, even for a balance that does not exist yet (no
-  // row to lock). Also, a product deleted meanwhile is either gone before (422) or deleted
-  // after, never a foreign-key fault. In id order, like every writer locking several products.
-  if (storage.dialect === 'postgres') query = query.orderBy('id').forNoKeyUpdate();
-  const rows = await query.execute();
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const byCode = new Map(rows.map((row) => [row.code, row]));
-  return changes.map((change, index) => {
-    const field = change.product_id ? 'product_id' : 'product_code';
-    const row = change.product_id
-      ? byId.get(change.product_id)
-      : byCode.get(change.product_code ?? '');
-    if (!row) {
-      fail(index, field, 'The selected :attribute is invalid.');
-      return undefined;
-    }
-    if (!row.manage_stock) {
-      fail(
-        index,
-        field,
-        `The product ${row.code} does not manage stock: set its manage_stock to true first.`,
-      );
-      return undefined;
-    }
-    return row.id;
-  });
-}
-
-async function resolveWarehouses(
-  trx: Trx,
-  companyId: number,
-  changes: StockChange[],
-  fail: Fail,
-): Promise<(number | undefined)[]> {
-  const warehouses = await findWarehouses(trx, companyId, {
-    ids: changes.flatMap((c) => (c.warehouse_id ? [c.warehouse_id] : [])),
-    codes: changes.flatMap((c) => (c.warehouse_code ? [c.warehouse_code] : [])),
-  });
-  const byId = new Set(warehouses.map((w) => w.id));
-  const byCode = new Map(warehouses.map((w) => [w.code, w.id]));
-  return changes.map((change, index) => {
-    if (change.warehouse_id !== undefined) {
-      if (byId.has(change.warehouse_id)) return change.warehouse_id;
-      fail(index, 'warehouse_id', 'The selected :attribute is invalid.');
-      return undefined;
-    }
-    const id = byCode.get(change.warehouse_code ?? '');
-    if (id === undefined) fail(index, 'warehouse_code', 'The selected :attribute is invalid.');
-    return id;
-  });
-}
-
-/** `location_id` must be a location of the change's warehouse. */
-async function resolveLocationIds(
-  trx: Trx,
-  companyId: number,
-  changes: StockChange[],
-  warehouseIds: (number | undefined)[],
-  fail: Fail,
-): Promise<(number | undefined)[]> {
-  const ids = [...new Set(changes.flatMap((c) => (c.location_id ? [c.location_id] : [])))];
-  const rows =
-    ids.length === 0
-      ? []
-      : await trx
-          .selectFrom('stock_locations')
-          .select(['id', 'warehouse_id'])
-          .where('company_id', '=', companyId)
-          .where('id', 'in', ids)
-          .execute();
-  const warehouseOf = new Map(rows.map((row) => [row.id, row.warehouse_id]));
-  return changes.map((change, index) => {
-    if (change.location_id === undefined) return undefined;
-    const warehouse = warehouseIds[index];
-    if (warehouse !== undefined && warehouseOf.get(change.location_id) !== warehouse) {
-      fail(index, 'location_id', 'The selected :attribute is invalid.');
-    }
-    return change.location_id;
-  });
-}
-
-/** `lot_id` must be a lot of the change's product. */
-async function resolveLotIds(
-  trx: Trx,
-  companyId: number,
-  changes: StockChange[],
-  productIds: (number | undefined)[],
-  fail: Fail,
-): Promise<(number | undefined)[]> {
-  const ids = [...new Set(changes.flatMap((c) => (c.lot_id ? [c.lot_id] : [])))];
-  const rows =
-    ids.length === 0
-      ? []
-      : await trx
-          .selectFrom('stock_lots')
-          .select(['id', 'product_id'])
-          .where('company_id', '=', companyId)
-          .where('id', 'in', ids)
-          .execute();
-  const productOf = new Map(rows.map((row) => [row.id, row.product_id]));
-  return changes.map((change, index) => {
-    if (change.lot_id === undefined) return undefined;
-    const product = productIds[index];
-    if (product !== undefined && productOf.get(change.lot_id) !== product) {
-      fail(index, 'lot_id', 'The selected :attribute is invalid.');
-    }
-    return change.lot_id;
-  });
-}
-
-/**
- * Fills `locationIds` for changes naming a location by code, creating missing ones. The
- * upsert returns the row a concurrent request created in the meantime instead of failing.
- */
-async function createLocations(
-  dialect: Dialect,
-  trx: Trx,
-  companyId: number,
-  changes: StockChange[],
-  warehouseIds: (number | undefined)[],
-  locationIds: (number | undefined)[],
-  stamp: string,
-) {
-  const wanted = new Map<string, { warehouse_id: number; code: string }>();
-  changes.forEach((change, index) => {
-    if (change.location_code === undefined) return;
-    const warehouse_id = warehouseIds[index]!;
-    wanted.set(`${warehouse_id}:${change.location_code}`, {
-      warehouse_id,
-      code: change.location_code,
-    });
-  });
-  if (wanted.size === 0) return;
-  const known = new Map<string, number>();
-  const list = [...wanted.values()];
-  const rows = await trx
-    .selectFrom('stock_locations')
-    .select(['id', 'warehouse_id', 'code'])
-    .where(isAnyOf(dialect, 'warehouse_id', [...new Set(list.map((w) => w.warehouse_id))]))
-    .where(isAnyOf(dialect, 'code', [...new Set(list.map((w) => w.code))]))
-    .execute();
-  for (const row of rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
-  const missing = [...wanted]
-    .filter(([key]) => !known.has(key))
-    .map(([, value]) => value)
-    .sort((a, b) => a.warehouse_id - b.warehouse_id || compareText(a.code, b.code));
-  if (missing.length > 0) {
-    const created = await sql<{ id: number; warehouse_id: number; code: string }>`
-      insert into stock_locations (company_id, warehouse_id, code, created_at)
-      select cast(${companyId} as integer), j.warehouse_id, j.code, cast(${stamp} as varchar(32))
-      from ${jsonTable(
-        dialect,
-        [
-          ['warehouse_id', 'integer'],
-          ['code', 'text'],
-        ],
-        missing.map((m) => [m.warehouse_id, m.code]),
-      )} as j
-      where true
-      on conflict (warehouse_id, code) do update set code = excluded.code
-      returning id, warehouse_id, code`.execute(trx);
-    for (const row of created.rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
-  }
-  changes.forEach((change, index) => {
-    if (change.location_code === undefined) return;
-    locationIds[index] = known.get(`${warehouseIds[index]}:${change.location_code}`);
-  });
-}
-
-/** Fills `lotIds` for changes naming a lot by number, creating missing ones. */
-async function createLots(
-  dialect: Dialect,
-  trx: Trx,
-  companyId: number,
-  changes: StockChange[],
-  productIds: (number | undefined)[],
-  lotIds: (number | undefined)[],
-  stamp: string,
-) {
-  const wanted = new Map<string, { product_id: number; number: string }>();
-  changes.forEach((change, index) => {
-    if (change.lot_number === undefined) return;
-    const product_id = productIds[index]!;
-    wanted.set(`${product_id}:${change.lot_number}`, { product_id, number: change.lot_number });
-  });
-  if (wanted.size === 0) return;
-  const known = new Map<string, number>();
-  const list = [...wanted.values()];
-  const rows = await trx
-    .selectFrom('stock_lots')
-    .select(['id', 'product_id', 'number'])
-    .where(isAnyOf(dialect, 'product_id', [...new Set(list.map((w) => w.product_id))]))
-    .where(isAnyOf(dialect, 'number', [...new Set(list.map((w) => w.number))]))
-    .execute();
-  for (const row of rows) known.set(`${row.product_id}:${row.number}`, row.id);
-  const missing = [...wanted]
-    .filter(([key]) => !known.has(key))
-    .map(([, value]) => value)
-    .sort((a, b) => a.product_id - b.product_id || compareText(a.number, b.number));
-  if (missing.length > 0) {
-    const created = await sql<{ id: number; product_id: number; number: string }>`
-      insert into stock_lots (company_id, product_id, number, created_at)
-      select cast(${companyId} as integer), j.product_id, j.number, cast(${stamp} as varchar(32))
-      from ${jsonTable(
-        dialect,
-        [
-          ['product_id', 'integer'],
-          ['number', 'text'],
-        ],
-        missing.map((m) => [m.product_id, m.number]),
-      )} as j
-      where true
-      on conflict (product_id, number) do update set number = excluded.number
-      returning id, product_id, number`.execute(trx);
-    for (const row of created.rows) known.set(`${row.product_id}:${row.number}`, row.id);
-  }
-  changes.forEach((change, index) => {
-    if (change.lot_number === undefined) return;
-    lotIds[index] = known.get(`${productIds[index]}:${change.lot_number}`);
-  });
 }

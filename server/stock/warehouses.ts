@@ -1,6 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 
 export async function createWarehouse(
@@ -30,7 +29,7 @@ export async function createWarehouse(
 
 /** The company's warehouses among those named by id or by code (one query). */
 export async function findWarehouses(
-  db: Kysely<Database> | Transaction<Database>,
+  db: Db,
   companyId: number,
   names: { ids: number[]; codes: string[] },
 ): Promise<{ id: number; code: string }[]> {

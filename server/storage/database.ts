@@ -14,14 +14,13 @@ import {
 import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
 import { startCheckpointer } from './checkpointer.ts';
+import type { Dialect } from './db.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 // Each driver is loaded when a database of its kind is opened, not before: a CLI command on
 // SQLite never pays for loading `pg`, nor one on PostgreSQL for the SQLite binding.
 const require = createRequire(import.meta.url);
-
-export type Dialect = 'sqlite' | 'postgres';
 
 /**
  * The storage every domain module works through: one Kysely instance over SQLite (embedded

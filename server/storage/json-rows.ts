@@ -1,5 +1,5 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { Dialect } from './database.ts';
+import type { Dialect } from './db.ts';
 
 /**
  * Set-based statements whose SQL text does not grow with the number of rows: the rows

@@ -1,14 +1,6 @@
-import {
-  type Compilable,
-  type CompiledQuery,
-  type Kysely,
-  PostgresAdapter,
-  type Transaction,
-} from 'kysely';
-import type { Dialect } from './database.ts';
+import { type Compilable, type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import type { Db, Dialect } from './db.ts';
 import type { Database } from './schema.ts';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Stands, in a query compiled once, for the parameter a call gives at run time. */
 class Slot {

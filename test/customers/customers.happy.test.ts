@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { freshCompany } from './fresh-company.ts';
 
-/** Customers and their relationships, the way an integrator uses them (product.md). */
+/** Customers, the way an integrator uses them (docs/reference.md). */
 
 let server: TestServer;
 beforeAll(async () => {
@@ -18,25 +19,10 @@ const address = {
   number: '1000',
 };
 
-/** A company of its own, so that lists count only what the test made. */
-async function freshCompany() {
-  const token = await server.token(await server.createCompany(), '*');
-  const create = async (body: Record<string, unknown>) => {
-    const answer = await server.request('POST', '/customers', {
-      token,
-      body: { type: 'F', ...body },
-    });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-    return answer.body.data as { id: number; [key: string]: unknown };
-  };
-  const get = (path: string) => server.request('GET', path, { token });
-  return { token, create, get };
-}
-
 describe('create and read', () => {
   let co: Awaited<ReturnType<typeof freshCompany>>;
   beforeAll(async () => {
-    co = await freshCompany();
+    co = await freshCompany(server);
   });
 
   it('POST answers 201 with the record in data and a Location that reads it back', async () => {
@@ -69,7 +55,7 @@ describe('create and read', () => {
     expect(data.addresses).toHaveLength(2);
     expect(data.addresses[0]).toMatchObject({ ...address, complement: null });
     expect(data.addresses[1]).toMatchObject({ number: '2', complement: 'fundos' });
-    // ISO 8601 UTC to the second (product.md).
+    // ISO 8601 UTC to the second (docs/reference.md).
     expect(data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // RFC 9110 §15.3.2: 201 names the new resource in Location.
     const location = answer.headers.get('location');
@@ -119,7 +105,7 @@ describe('list', () => {
   let since: string;
 
   beforeAll(async () => {
-    co = await freshCompany();
+    co = await freshCompany(server);
     for (let n = 1; n <= 17; n++) {
       const made = await co.create({
         name: `Cliente ${String(n).padStart(2, '0')}`,
@@ -201,7 +187,7 @@ describe('list', () => {
     expect(answer.body.meta).toMatchObject({ current_page: 9, from: null, to: null, total: 18 });
   });
 
-  it('per_page 100 is the maximum; 101 is a 422 (product.md)', async () => {
+  it('per_page 100 is the maximum; 101 is a 422', async () => {
     const max = await co.get('/customers?per_page=100');
     expect(max.status).toBe(200);
     expect(max.body.data).toHaveLength(18);
@@ -250,7 +236,7 @@ describe('list', () => {
 describe('PUT replaces, PATCH changes only what is sent', () => {
   let co: Awaited<ReturnType<typeof freshCompany>>;
   beforeAll(async () => {
-    co = await freshCompany();
+    co = await freshCompany(server);
   });
 
   it('PATCH keeps every field not sent and moves updated_at', async () => {
@@ -342,138 +328,5 @@ describe('PUT replaces, PATCH changes only what is sent', () => {
       body: { name: 'Ninguém' },
     });
     expect(patch.status).toBe(404);
-  });
-});
-
-describe('relationships', () => {
-  let co: Awaited<ReturnType<typeof freshCompany>>;
-  let holding: number;
-  let branch: number;
-  let shop: number;
-  let loner: number;
-
-  const link = (customer: number, related: number, direction: string) =>
-    server.request('POST', `/customers/${customer}/relationships`, {
-      token: co.token,
-      body: { related_customer_id: related, direction },
-    });
-  const unlink = (customer: number, direction: string, related: number) =>
-    server.request('DELETE', `/customers/${customer}/relationships/${direction}/${related}`, {
-      token: co.token,
-    });
-  const related = async (customer: number) => {
-    const answer = await co.get(`/customers/${customer}/relationships`);
-    expect(answer.status).toBe(200);
-    return answer.body.data.map((r: { direction: string; related_customer_id: number }) => [
-      r.direction,
-      r.related_customer_id,
-    ]);
-  };
-
-  beforeAll(async () => {
-    co = await freshCompany();
-    holding = (await co.create({ name: 'Holding', code: 'H', type: 'J' })).id;
-    branch = (await co.create({ name: 'Filial', code: 'B', type: 'J' })).id;
-    shop = (await co.create({ name: 'Loja', code: 'S', type: 'J' })).id;
-    loner = (await co.create({ name: 'Sozinho', code: 'L' })).id;
-  });
-
-  it('links a parent (201, Location) and a child; both sides see the link', async () => {
-    const parent = await link(branch, holding, 'parent');
-    expect(parent.status).toBe(201);
-    expect(parent.body.data).toMatchObject({
-      customer_id: branch,
-      related_customer_id: holding,
-      direction: 'parent',
-      related_customer: { id: holding, code: 'H', name: 'Holding' },
-    });
-    expect(parent.headers.get('location')).toBe(
-      `${server.api}/customers/${branch}/relationships/parent/${holding}`,
-    );
-    const child = await link(branch, shop, 'child');
-    expect(child.status).toBe(201);
-    expect(await related(branch)).toEqual([
-      ['parent', holding],
-      ['child', shop],
-    ]);
-    expect(await related(holding)).toEqual([['child', branch]]);
-    expect(await related(shop)).toEqual([['parent', branch]]);
-    expect(await related(loner)).toEqual([]);
-  });
-
-  it('the list is a Laravel page', async () => {
-    const answer = await co.get(`/customers/${branch}/relationships?per_page=1&page=2`);
-    expect(answer.status).toBe(200);
-    expect(answer.body.data).toHaveLength(1);
-    expect(answer.body.meta).toMatchObject({
-      total: 2,
-      per_page: 1,
-      current_page: 2,
-      last_page: 2,
-    });
-  });
-
-  it.each([
-    ['a self-link', () => [loner, loner, 'child'], 'A customer cannot be related to itself.'],
-    ['a duplicate', () => [branch, holding, 'parent'], 'These customers are already related.'],
-    [
-      'the same pair the other way round',
-      () => [holding, branch, 'parent'],
-      'These customers are already related.',
-    ],
-    [
-      'a cycle (the grandchild as parent of the top)',
-      () => [holding, shop, 'parent'],
-      'This relationship would create a cycle.',
-    ],
-    [
-      'a cycle seen from below',
-      () => [shop, holding, 'child'],
-      'This relationship would create a cycle.',
-    ],
-    [
-      'an unknown related customer',
-      () => [loner, 999999, 'parent'],
-      'The selected related customer id is invalid.',
-    ],
-  ] as [string, () => [number, number, string], string][])(
-    '%s is a 422',
-    async (_what, args, message) => {
-      const [customer, other, direction] = args();
-      const answer = await link(customer, other, direction);
-      expect(answer.status).toBe(422);
-      expect(answer.body.success).toBe(false);
-      expect(answer.body.errors).toEqual({ related_customer_id: [message] });
-    },
-  );
-
-  it('a bad direction is a 422 on direction', async () => {
-    const answer = await link(loner, holding, 'sibling');
-    expect(answer.status).toBe(422);
-    expect(answer.body.errors).toEqual({ direction: ['The selected direction is invalid.'] });
-  });
-
-  it('DELETE by direction: the wrong direction is a 404, the right one 204 and gone', async () => {
-    const wrong = await unlink(branch, 'child', holding);
-    expect(wrong.status).toBe(404);
-    expect(await related(branch)).toHaveLength(2);
-    const gone = await unlink(branch, 'parent', holding);
-    expect(gone.status).toBe(204);
-    expect(gone.body).toBe('');
-    expect(await related(branch)).toEqual([['child', shop]]);
-    expect(await related(holding)).toEqual([]);
-    expect((await unlink(branch, 'parent', holding)).status).toBe(404);
-    // From the child's side, the same link is its parent.
-    expect((await unlink(shop, 'parent', branch)).status).toBe(204);
-    expect(await related(branch)).toEqual([]);
-  });
-
-  it('a bad direction in the path is a 404', async () => {
-    expect((await unlink(branch, 'sibling', shop)).status).toBe(404);
-  });
-
-  it('once unlinked, the former cycle may be linked the other way', async () => {
-    expect((await link(holding, shop, 'parent')).status).toBe(201);
-    expect(await related(holding)).toEqual([['parent', shop]]);
   });
 });

@@ -7,7 +7,7 @@ import type { AnyRoute } from '../../server/http/route.ts';
 import { apiRoutes } from '../../server/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-/** The OpenAPI 3.1.0 document is generated from the route table (product.md): check it. */
+/** The OpenAPI 3.1.0 document comes from the route table (docs/architecture.md): check it. */
 
 const root = resolve(import.meta.dirname, '../..');
 const redocly = join(root, 'node_modules/.bin/redocly');
@@ -120,7 +120,7 @@ describe('GET /api/v1/openapi.json', () => {
     },
   );
 
-  it('documents ids as integers >= 1, as the reference does', () => {
+  it('documents ids as integers >= 1, as docs/reference.md does', () => {
     const get = document.paths['/api/v1/customers/{customer}'].get;
     const customer = get.parameters.find((p: { name: string }) => p.name === 'customer');
     expect(customer.schema).toMatchObject({ type: 'integer', minimum: 1 });

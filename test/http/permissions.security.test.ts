@@ -7,8 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * The permission matrix, read from the route table itself: a route added later is covered
- * without touching this file (integration-api-v1.md, Authentication 2; product.md: 403
- * names the permission).
+ * without touching this file (docs/reference.md: permissions; a 403 names the permission).
  */
 
 type Guarded = AnyRoute & { access: { permission: Permission; alsoAccepts?: Permission[] } };
@@ -57,7 +56,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('the permission matrix', () => {
-  it('covers every customer route of the reference, at least', () => {
+  it('covers every customer route of docs/reference.md, at least', () => {
     expect(customerId).toBe(1);
     const customerRoutes = guarded.filter((route) => route.path.startsWith('/customers'));
     // GET list, by-code, by-document, by id, POST, PUT, PATCH, relationships list/create/delete.

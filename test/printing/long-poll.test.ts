@@ -98,10 +98,7 @@ describe('POST /printing/jobs/next long-poll', () => {
     const agent = await registerAgent(server, company, ['undo']);
     const job = await createJob(server, integrator, { route: 'undo' });
     const printing = server.app.services.printing;
-    const ref = await printing.requireAgent(
-      { headers: { 'x-agent-id': agent.uuid } } as never,
-      company,
-    );
+    const ref = await printing.requireAgent(agent.uuid, company);
     // The signal aborts while the claim statement runs: the claim must be given back.
     const controller = new AbortController();
     const storage = server.app.services.storage;

@@ -5,17 +5,24 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresJobNotifier } from '../../server/printing/pgNotifier.ts';
+import { PostgresJobNotifier } from '../../server/printing/pg-notifier.ts';
 import type { JobRecord } from '../../shared/printing.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createJob, integratorToken, registerAgent, type TestAgent } from './helpers.ts';
+import { createJob, integratorToken, registerAgent } from './helpers.ts';
+import {
+  notifierOf,
+  through,
+  until,
+  untilWaiting,
+  wait,
+  wellUnderTheWait,
+} from './two-instances.ts';
 
 /**
  * The print queue on a real PostgreSQL, with two server instances on one fresh database:
  * claims across instances (FOR UPDATE SKIP LOCKED), LISTEN/NOTIFY wake-ups from one
- * instance (or the CLI) to a long-poll on the other, the LISTEN connection's recovery, and
- * the state machine and sweeps on PostgreSQL.
+ * instance (or the CLI) to a long-poll on the other, and the LISTEN connection's recovery.
  */
 
 const run = promisify(execFile);
@@ -46,44 +53,6 @@ afterAll(async () => {
   await two?.close();
   await database?.drop();
 });
-
-const notifierOf = (server: TestServer) =>
-  server.app.services.printing.notifier as PostgresJobNotifier;
-
-/** The agent's calls made through another instance (same token, same X-Agent-Id). */
-function through(server: TestServer, agent: TestAgent) {
-  return {
-    // biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies by path.
-    call: <T = any>(method: string, path: string, body?: unknown) =>
-      server.request<T>(method, path, {
-        token: agent.token,
-        body,
-        headers: { 'x-agent-id': agent.uuid },
-      }),
-    next: (wait = 0) =>
-      server.request('POST', '/printing/jobs/next', {
-        token: agent.token,
-        body: { wait },
-        headers: { 'x-agent-id': agent.uuid },
-      }),
-  };
-}
-
-/** Resolves once a long-poll waits on the server's notifier (never a fixed sleep). */
-const untilWaiting = (server: TestServer) =>
-  until('waiting', () => notifierOf(server).hasWaiters());
-
-async function until(what: string, condition: () => boolean): Promise<void> {
-  const deadline = performance.now() + 5000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`not ${what} after 5 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-const wait = 10;
-/** "Well under the wait": a wake-up, not the last claim attempt when the wait ends. */
-const wellUnderTheWait = (wait * 1000) / 2;
 
 describe('print queue on PostgreSQL, two instances', () => {
   it('uses the LISTEN/NOTIFY notifier on both instances', () => {
@@ -350,122 +319,5 @@ describe('print queue on PostgreSQL, two instances', () => {
       const saved = config.body.data.routes.map((route: { name: string }) => route.name);
       expect(sets).toContainEqual(saved);
     }
-  });
-
-  describe('state machine on PostgreSQL, across instances', () => {
-    it('confirm by the holder; 409 for another agent; confirm twice is harmless', async () => {
-      const holder = await registerAgent(one, company, ['states'], agentToken);
-      const other = await registerAgent(two, company, ['states'], agentToken);
-      const job = await createJob(two, integrator, { route: 'states' });
-      const claimed = await holder.next();
-      expect(claimed.status).toBe(200);
-      expect(claimed.body.data).toMatchObject({ id: job.id, status: 'claimed', attempts: 1 });
-      expect((await other.next()).status).toBe(204);
-      for (const action of ['confirm', 'error']) {
-        const refused = await other.call('POST', `/printing/jobs/${job.id}/${action}`, {
-          message: 'not mine',
-        });
-        expect(refused.status, action).toBe(409);
-      }
-      // The holder confirms through the other instance.
-      const confirmed = await through(two, holder).call(
-        'POST',
-        `/printing/jobs/${job.id}/confirm`,
-        { printer: 'EPSON' },
-      );
-      expect(confirmed.status).toBe(200);
-      expect(confirmed.body.data).toMatchObject({ status: 'printed', printer: 'EPSON' });
-      const again = await holder.call('POST', `/printing/jobs/${job.id}/confirm`, {});
-      expect(again.status).toBe(200);
-      expect(again.body.data).toEqual(confirmed.body.data);
-      expect((await other.call('POST', `/printing/jobs/${job.id}/retry`)).status).toBe(409);
-    });
-
-    it('error, retry (same id), reprint (a new job) — and the waiters of the other instance hear of them', async () => {
-      const agent = await registerAgent(one, company, ['requeue'], agentToken);
-      const job = await createJob(one, integrator, { route: 'requeue' });
-      expect((await agent.next()).status).toBe(200);
-      const failed = await agent.call('POST', `/printing/jobs/${job.id}/error`, {
-        message: 'paper jam',
-        code: 'jam',
-      });
-      expect(failed.status).toBe(200);
-      expect(failed.body.data).toMatchObject({
-        status: 'failed',
-        error: { message: 'paper jam', code: 'jam' },
-      });
-      expect(
-        (await agent.call('POST', `/printing/jobs/${job.id}/error`, { message: 'x' })).status,
-      ).toBe(409);
-
-      // Retried through instance A while the agent waits on instance B.
-      const onTwo = through(two, agent);
-      let waiting = onTwo.next(wait);
-      await untilWaiting(two);
-      let sent = performance.now();
-      const retried = await agent.call('POST', `/printing/jobs/${job.id}/retry`);
-      expect(retried.status).toBe(200);
-      expect(retried.body.data).toMatchObject({ id: job.id, status: 'queued', error: null });
-      let answer = await waiting;
-      expect(performance.now() - sent).toBeLessThan(wellUnderTheWait);
-      expect(answer.status).toBe(200);
-      expect(answer.body.data).toMatchObject({ id: job.id, attempts: 2 });
-      expect((await agent.call('POST', `/printing/jobs/${job.id}/retry`)).status).toBe(409);
-      expect((await agent.call('POST', `/printing/jobs/${job.id}/reprint`)).status).toBe(409);
-      expect((await onTwo.call('POST', `/printing/jobs/${job.id}/confirm`, {})).status).toBe(200);
-
-      waiting = onTwo.next(wait);
-      await untilWaiting(two);
-      sent = performance.now();
-      const reprint = await agent.call('POST', `/printing/jobs/${job.id}/reprint`);
-      expect(reprint.status).toBe(201);
-      expect(reprint.body.data).toMatchObject({ status: 'queued', reprint_of: job.id });
-      expect(reprint.body.data.id).not.toBe(job.id);
-      answer = await waiting;
-      expect(performance.now() - sent).toBeLessThan(wellUnderTheWait);
-      expect(answer.status).toBe(200);
-      expect(answer.body.data).toMatchObject({ id: reprint.body.data.id, reprint_of: job.id });
-
-      const detail = await two.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
-      expect(detail.body.data.events.map((e: { to: string }) => e.to)).toEqual([
-        'queued',
-        'claimed',
-        'failed',
-        'queued',
-        'claimed',
-        'printed',
-      ]);
-    });
-
-    it('a lease that runs out fails the job on the sweep; expired jobs expire; either instance may sweep', async () => {
-      const agent = await registerAgent(two, company, ['lease'], agentToken);
-      const job = await createJob(one, integrator, { route: 'lease' });
-      const stale = await createJob(one, integrator, { route: 'lease-idle', expires_in: 5 });
-      expect((await agent.next()).body.data.id).toBe(job.id);
-      // Instance A's clock has not moved: its sweep finds nothing due.
-      expect(await one.app.services.printing.sweep()).toEqual({ leaseExpired: [], expired: [] });
-      two.clock.advance((two.app.services.config.leaseSeconds + 1) * 1000);
-      const swept = await two.app.services.printing.sweep();
-      expect(swept.leaseExpired).toContain(job.id);
-      expect(swept.expired).toContain(stale.id);
-      const read = await one.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
-      expect(read.body.data).toMatchObject({
-        status: 'failed',
-        error: { code: 'lease_expired' },
-      });
-      expect((await agent.call('POST', `/printing/jobs/${job.id}/confirm`, {})).status).toBe(409);
-      const expired = await one.request('GET', `/printing/jobs/${stale.id}`, { token: integrator });
-      expect(expired.body.data.status).toBe('expired');
-      // Swept once: a second sweep, on either instance, has nothing left to do.
-      one.clock.advance((one.app.services.config.leaseSeconds + 1) * 1000);
-      const results = await Promise.all([
-        one.app.services.printing.sweep(),
-        two.app.services.printing.sweep(),
-      ]);
-      for (const result of results) {
-        expect(result.leaseExpired).not.toContain(job.id);
-        expect(result.expired).not.toContain(stale.id);
-      }
-    });
   });
 });

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from './helpers.ts';
 
 /**
- * product.md: queued → claimed → printed | failed; queued → expired; failed | expired →
+ * docs/reference.md: queued → claimed → printed | failed; queued → expired; failed | expired →
  * queued by retry (same id); printed | failed → a new queued job by reprint. Any other
  * transition is 409. One test per allowed and per refused transition.
  */

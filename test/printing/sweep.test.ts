@@ -7,8 +7,8 @@ import { startApp } from '../../server/app.ts';
 import { createCompany } from '../../server/companies/companies.ts';
 import { defaultServerConfig } from '../../server/config.ts';
 import { registerAgent, replaceAgentRoutes } from '../../server/printing/agents.ts';
-import { claimNextJob } from '../../server/printing/claimNextJob.ts';
-import { createJob } from '../../server/printing/jobs.ts';
+import { claimNextJob } from '../../server/printing/claim-next-job.ts';
+import { createJob } from '../../server/printing/create-job.ts';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.ts';
 import { createJob as createJobOverHttp, integratorToken } from './helpers.ts';
 
@@ -64,7 +64,7 @@ describe('sweeps', () => {
         { name: 'receipts', printer: 'p', enabled: true, options: {} },
       ]);
       const job = await createJob(
-        storage,
+        first.services.printing.queue,
         company,
         {
           route: 'receipts',

@@ -29,7 +29,7 @@ function payload(override: Payload = {}): Payload {
   return base;
 }
 
-// Reference, stock update payload: each bound and rule, and the keys it must be reported on.
+// The stock update payload (docs/reference.md): each bound and rule, and its error keys.
 const rejected: [rule: string, override: Payload, keys: string[]][] = [
   ['quantity is required', { quantity: undefined }, ['quantity']],
   ['quantity is a number', { quantity: '1' }, ['quantity']],

@@ -13,7 +13,7 @@ import { permissions } from '../../shared/permissions.ts';
 import type { Answer } from '../helpers/server.ts';
 
 /**
- * Durability (product.md, "What good looks like"): the server survives `kill -9` under
+ * Durability (docs/storage.md): the server survives `kill -9` under
  * write load with every acknowledged write intact. The real `shopdesk serve` runs as a child
  * process on an SQLite file; concurrent clients create customers and set stock (single and
  * bulk) while it is killed, twice; after each restart every write that got a 2xx must read

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { routeNameSchema } from '../../../shared/printing.ts';
-import { type InvokeChannel, ipcChannels } from './ipc.ts';
+import { type InvokeChannel, ipcChannels } from './ipc-channels.ts';
 
-/** The zod schemas of the IPC arguments (channels in ipc.ts); the main process checks with them. */
+/**
+ * The zod schemas of the IPC arguments (channels in ipc-channels.ts); the main process
+ * checks with them.
+ */
 const printerNameSchema = z.string().trim().min(1).max(255);
 const jobIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** What the user typed as the server address: http(s) only, no credentials in it. */

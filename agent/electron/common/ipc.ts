@@ -1,41 +1,20 @@
 import type { PrinterInfo } from '../../../shared/printing.ts';
 import type { AgentStatus, LogLine } from '../../core/status.ts';
+import { ipcChannels } from './ipc-channels.ts';
 import type { ConnectionTestRequest, PrinterByRoute, SettingsPatch } from './ipc-schemas.ts';
 
 /**
- * The one list of IPC channels between the settings window and the main process. No Electron
- * import here, and no zod either (the preload and the renderer bundle this file): the argument
- * schema of each invoke channel is in ipc-schemas.ts, which only the main process loads.
- *
- * `invoke` channels carry a request from the window and answer it; the main process validates
- * the arguments of every one before it does anything. `event` channels carry pushes from the
- * main process to the window.
+ * What each IPC channel (ipc-channels.ts) carries between the settings window and the main
+ * process, and the bridge the preload exposes. No Electron and no zod here: the preload and
+ * the renderer bundle this file.
  */
-export const ipcChannels = {
-  getSnapshot: 'app:get-snapshot',
-  saveSettings: 'settings:save',
-  testConnection: 'settings:test-connection',
-  listPrinters: 'printers:list',
-  retryJob: 'jobs:retry',
-  reprintJob: 'jobs:reprint',
-  testPrint: 'jobs:test-print',
-  pauseAgent: 'agent:pause',
-  resumeAgent: 'agent:resume',
-  openLogs: 'logs:open',
-  statusChanged: 'agent:status-changed',
-  logAppended: 'agent:log-appended',
-  settingsChanged: 'settings:changed',
-} as const;
-
-export type IpcChannel = (typeof ipcChannels)[keyof typeof ipcChannels];
-
-export const eventChannels = [
-  ipcChannels.statusChanged,
-  ipcChannels.logAppended,
-  ipcChannels.settingsChanged,
-] as const;
-export type EventChannel = (typeof eventChannels)[number];
-export type InvokeChannel = Exclude<IpcChannel, EventChannel>;
+export {
+  type EventChannel,
+  eventChannels,
+  type InvokeChannel,
+  type IpcChannel,
+  ipcChannels,
+} from './ipc-channels.ts';
 
 export type { ConnectionTestRequest, PrinterByRoute, SettingsPatch };
 

@@ -10,7 +10,8 @@ import {
 } from '../../../shared/printing.ts';
 import { UsageError } from '../../../shared/usage-error.ts';
 import { companyExists } from '../../companies/companies.ts';
-import { createJob } from '../../printing/jobs.ts';
+import { createJob } from '../../printing/create-job.ts';
+import { InProcessJobNotifier } from '../../printing/notifier.ts';
 import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
 
 /** What the extension says the file is, when --content-type is not given. */
@@ -97,8 +98,10 @@ export function registerJobCommands(program: Command): void {
       if (!(await companyExists(storage, options.company))) {
         throw new UsageError(`no company with id ${options.company}`);
       }
+      // No agent waits in this process: the server hears of the job through NOTIFY
+      // (PostgreSQL) or its watch of SQLite's data_version, so this notifier wakes nobody.
       return createJob(
-        storage,
+        { storage, notifier: new InProcessJobNotifier() },
         options.company,
         {
           route: options.route,

@@ -1,11 +1,13 @@
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { CompiledQuery, type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { announceQueued, type Db, type JobRow, toJobRecord } from './jobs.ts';
+import { type JobRow, toJobRecord } from './jobs.ts';
+import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 
 export interface Claim {
   job: ClaimedJob;
@@ -27,26 +29,50 @@ type ClaimValues = {
  */
 const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
 
+/** What a claim writes on the job, in either dialect's UPDATE. */
+const claimedColumns = (p: ClaimValues) => (eb: ExpressionBuilder<Database, 'print_jobs'>) => ({
+  status: 'claimed' as const,
+  agent_id: p.agentUuid,
+  claimed_at: p.now,
+  lease_expires_at: p.lease,
+  updated_at: p.now,
+  attempts: eb('attempts', '+', 1),
+});
+
+/**
+ * The best job of the company that may be handed out now: queued and not past its expiry
+ * (not handed out even before the sweep expires it); the highest priority, then the oldest.
+ * One row, to be narrowed to some route by the caller. The literal status lets SQLite use
+ * the partial index of queued jobs.
+ */
+function bestQueuedJob(db: Kysely<Database>, p: ClaimValues) {
+  return db
+    .selectFrom('print_jobs as c')
+    .select('c.id')
+    .where('c.company_id', '=', asInteger(p.companyId))
+    .where('c.status', '=', sql.lit('queued'))
+    .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
+    .orderBy('c.priority', 'desc')
+    .orderBy('c.id')
+    .limit(1);
+}
+
+/** The best job of the route `r` (a row of print_routes in the outer query). */
+const bestOfRoute = (db: Kysely<Database>, p: ClaimValues) =>
+  bestQueuedJob(db, p).where('c.route', '=', sql.ref<string>('r.name'));
+
 /**
  * PostgreSQL: the claim in one statement: the subquery picks the job (below) and the
  * outer `status = 'queued'` re-checks it, so two claimers can never both win one job.
  */
-const claimStatement = prepared<ClaimValues, JobRow>((db, p) => {
-  const next = postgresPick(db, p);
-  return db
+const claimStatement = prepared<ClaimValues, JobRow>((db, p) =>
+  db
     .updateTable('print_jobs')
-    .set((eb) => ({
-      status: 'claimed',
-      agent_id: p.agentUuid,
-      claimed_at: p.now,
-      lease_expires_at: p.lease,
-      updated_at: p.now,
-      attempts: eb('attempts', '+', 1),
-    }))
-    .where('id', '=', next)
+    .set(claimedColumns(p))
+    .where('id', '=', postgresPick(db, p))
     .where('status', '=', 'queued')
-    .returningAll();
-});
+    .returningAll(),
+);
 
 /**
  * SQLite: the pick, then the UPDATE of that one row by id (still guarded by `status =
@@ -72,14 +98,7 @@ function bestOf(rows: { id: number; priority: number }[]): number | undefined {
 const claimByIdStatement = prepared<ClaimValues & { jobId: number }, JobRow>((db, p) =>
   db
     .updateTable('print_jobs')
-    .set((eb) => ({
-      status: 'claimed',
-      agent_id: p.agentUuid,
-      claimed_at: p.now,
-      lease_expires_at: p.lease,
-      updated_at: p.now,
-      attempts: eb('attempts', '+', 1),
-    }))
+    .set(claimedColumns(p))
     .where('id', '=', p.jobId)
     .where('status', '=', sql.lit('queued'))
     .returningAll(),
@@ -119,23 +138,7 @@ async function immediateTransaction<T>(storage: Storage, work: (db: Db) => Promi
 function routeBests(db: Kysely<Database>, p: ClaimValues) {
   return db
     .selectFrom('print_routes as r')
-    .innerJoin('print_jobs as j', (join) =>
-      join.on((eb) => {
-        const best = eb
-          .selectFrom('print_jobs as c')
-          .select('c.id')
-          .where('c.company_id', '=', asInteger(p.companyId))
-          // A literal, so that SQLite uses the partial index of queued jobs.
-          .where('c.status', '=', sql.lit('queued'))
-          .whereRef('c.route', '=', 'r.name')
-          // A job past its expiry is not handed out, even before the sweep expires it.
-          .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
-          .orderBy('c.priority', 'desc')
-          .orderBy('c.id')
-          .limit(1);
-        return eb('j.id', '=', best);
-      }),
-    )
+    .innerJoin('print_jobs as j', (join) => join.on((eb) => eb('j.id', '=', bestOfRoute(db, p))))
     .where('r.agent_id', '=', asInteger(p.agentRowId))
     .where('r.enabled', '=', sql.lit(1));
 }
@@ -157,45 +160,18 @@ function routeBests(db: Kysely<Database>, p: ClaimValues) {
  * COALESCE evaluates the second subquery only when the first is null.
  */
 function postgresPick(db: Kysely<Database>, p: ClaimValues) {
-  const queued = () =>
-    db
-      .selectFrom('print_jobs as c')
-      .select('c.id')
-      .where('c.company_id', '=', asInteger(p.companyId))
-      .where('c.status', '=', sql.lit('queued'))
-      .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
-      .orderBy('c.priority', 'desc')
-      .orderBy('c.id')
-      .limit(1);
   const agentRoutes = db
     .selectFrom('print_routes as r')
     .where('r.agent_id', '=', asInteger(p.agentRowId))
     .where('r.enabled', '=', 1);
   const bestRoute = agentRoutes
-    .innerJoin('print_jobs as j', (join) =>
-      join.on((eb) =>
-        eb(
-          'j.id',
-          '=',
-          eb
-            .selectFrom('print_jobs as c')
-            .select('c.id')
-            .where('c.company_id', '=', asInteger(p.companyId))
-            .where('c.status', '=', sql.lit('queued'))
-            .whereRef('c.route', '=', 'r.name')
-            .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
-            .orderBy('c.priority', 'desc')
-            .orderBy('c.id')
-            .limit(1),
-        ),
-      ),
-    )
+    .innerJoin('print_jobs as j', (join) => join.on((eb) => eb('j.id', '=', bestOfRoute(db, p))))
     .select('r.name')
     .orderBy('j.priority', 'desc')
     .orderBy('j.id')
     .limit(1);
-  const fast = queued().where('c.route', '=', bestRoute).forUpdate().skipLocked();
-  const fallback = queued()
+  const fast = bestQueuedJob(db, p).where('c.route', '=', bestRoute).forUpdate().skipLocked();
+  const fallback = bestQueuedJob(db, p)
     .where('c.route', 'in', agentRoutes.select('r.name'))
     .forUpdate()
     .skipLocked();
@@ -293,10 +269,15 @@ async function finishClaim(
 /**
  * Gives back a claim whose answer could not be delivered (the client went away while it
  * was being made): the job is queued again as if it had never been claimed — attempts
- * restored and the claim's event removed. Only a claim still held by that agent is undone.
+ * restored and the claim's event removed — and the agents waiting on its route are woken.
+ * Only a claim still held by that agent is undone.
  */
-export async function undoClaim(storage: Storage, agent: AgentRef, claim: Claim): Promise<boolean> {
-  return storage.db.transaction().execute(async (trx) => {
+export async function undoClaim(
+  queue: PrintQueue,
+  agent: AgentRef,
+  claim: Claim,
+): Promise<boolean> {
+  const requeued = await queueInTransaction(queue, agent.companyId, async (trx) => {
     const result = await trx
       .updateTable('print_jobs')
       .set((eb) => ({
@@ -311,9 +292,9 @@ export async function undoClaim(storage: Storage, agent: AgentRef, claim: Claim)
       .where('agent_id', '=', agent.uuid)
       .where('status', '=', 'claimed')
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return false;
+    if (Number(result.numUpdatedRows) === 0) return undefined;
     await trx.deleteFrom('print_job_events').where('id', '=', claim.eventId).execute();
-    await announceQueued(trx, storage.dialect, agent.companyId, claim.job.route, claim.job.id);
-    return true;
+    return claim.job;
   });
+  return requeued !== undefined;
 }

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { ProductCondition, ProductType } from '../../shared/products.ts';
+import type { ProductCondition, ProductType } from '../../../shared/products.ts';
 
 export interface ProductTables {
   products: {

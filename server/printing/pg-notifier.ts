@@ -12,9 +12,9 @@ export const defaultReconnectPolicy: ReconnectPolicy = { firstDelayMs: 250, maxD
 
 /**
  * The notifier of several server instances on one PostgreSQL. The transaction that queues
- * a job runs `pg_notify('shopdesk_jobs', ...)` (jobs.ts `announceQueued`), so the notice is
- * delivered only once the job is committed, and to every instance, whoever queued it (this
- * instance, another one, the CLI). Each instance keeps one connection of its own, outside
+ * a job runs `pg_notify('shopdesk_jobs', ...)` (`queueInTransaction`, print-queue.ts), so
+ * the notice is delivered only once the job is committed, and to every instance, whoever
+ * queued it (this instance, another one, the CLI). Each instance keeps one connection of its own, outside
  * the pool, in `LISTEN shopdesk_jobs`, and hands each notice to its local waiters exactly as
  * the in-process notifier does: one waiter per notice, passed on when unused. Several
  * instances each wake one waiter for the same job; `FOR UPDATE SKIP LOCKED` and the claim's

@@ -1,19 +1,22 @@
 import type { JobRecord } from '../../shared/printing.ts';
-import { conflict } from '../http/errors.ts';
+import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
-import { type Db, getJobRow, type JobRow, toJobRecord } from './jobs.ts';
+import { getJobRow, type JobRow, toJobRecord } from './jobs.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
   if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
-    return conflict(`Job ${row.id} is held by another agent; only its holder may ${action} it.`);
+    return new Conflict(
+      `Job ${row.id} is held by another agent; only its holder may ${action} it.`,
+    );
   }
   if (row.agent_id !== agent.uuid) {
-    return conflict(`Job ${row.id} is ${row.status} and not held by this agent.`);
+    return new Conflict(`Job ${row.id} is ${row.status} and not held by this agent.`);
   }
-  return conflict(`Job ${row.id} is ${row.status}: there is no claim to ${action}.`);
+  return new Conflict(`Job ${row.id} is ${row.status}: there is no claim to ${action}.`);
 }
 
 /** The confirm's UPDATE, compiled once: it runs once per printed job. */

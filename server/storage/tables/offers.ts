@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { OfferStatus } from '../../shared/offers.ts';
+import type { OfferStatus } from '../../../shared/offers.ts';
 
 export interface OfferTables {
   offers: {

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { ContentType, JobStatus } from '../../shared/printing.ts';
+import type { ContentType, JobStatus } from '../../../shared/printing.ts';
 
 /** The print queue's tables (migration 007_printing). */
 export interface PrintingTables {

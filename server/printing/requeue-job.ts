@@ -1,15 +1,9 @@
 import type { JobRecord, JobStatus } from '../../shared/printing.ts';
-import { conflict } from '../http/errors.ts';
-import type { Storage } from '../storage/database.ts';
+import { Conflict } from '../domain-errors.ts';
 import { isoNow } from '../time.ts';
-import {
-  announceQueued,
-  getJobRow,
-  insertJob,
-  type JobRow,
-  recordTransitions,
-  toJobRecord,
-} from './jobs.ts';
+import { insertJob } from './create-job.ts';
+import { getJobRow, type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
+import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 
 const retryable: readonly JobStatus[] = ['failed', 'expired'];
 const reprintable: readonly JobStatus[] = ['printed', 'failed'];
@@ -23,20 +17,21 @@ function renewedExpiry(row: JobRow, now: Date): string | null {
 
 /**
  * `failed | expired → queued`, same id: agent, printer, error and claim are cleared; an
- * expiry, if the job had one, starts again from now. Attempts keep counting.
+ * expiry, if the job had one, starts again from now. Attempts keep counting. The agents
+ * waiting on its route are woken once it has committed.
  */
 export async function retryJob(
-  storage: Storage,
+  queue: PrintQueue,
   companyId: number,
   jobId: number,
   agentId: string | null,
   now: Date,
 ): Promise<JobRecord> {
   const stamp = isoNow(now);
-  return storage.db.transaction().execute(async (trx) => {
+  const row = await queueInTransaction(queue, companyId, async (trx) => {
     const current = await getJobRow(trx, companyId, jobId);
     if (!retryable.includes(current.status)) {
-      throw conflict(
+      throw new Conflict(
         `Job ${jobId} is ${current.status}; only a failed or expired job can be retried.`,
       );
     }
@@ -60,7 +55,7 @@ export async function retryJob(
       .where('status', '=', current.status)
       .returningAll()
       .executeTakeFirst();
-    if (!row) throw conflict(`Job ${jobId} changed while it was being retried; try again.`);
+    if (!row) throw new Conflict(`Job ${jobId} changed while it was being retried; try again.`);
     await recordTransitions(trx, [
       {
         companyId,
@@ -72,26 +67,29 @@ export async function retryJob(
         at: stamp,
       },
     ]);
-    await announceQueued(trx, storage.dialect, companyId, row.route, row.id);
-    return toJobRecord(row);
+    return row;
   });
+  return toJobRecord(row);
 }
 
-/** `printed | failed →` a new queued job with the same document and `reprint_of` set. */
+/**
+ * `printed | failed →` a new queued job with the same document and `reprint_of` set; the
+ * agents waiting on its route are woken once it has committed.
+ */
 export async function reprintJob(
-  storage: Storage,
+  queue: PrintQueue,
   companyId: number,
   jobId: number,
   now: Date,
 ): Promise<JobRecord> {
-  return storage.db.transaction().execute(async (trx) => {
+  const row = await queueInTransaction(queue, companyId, async (trx) => {
     const original = await getJobRow(trx, companyId, jobId);
     if (!reprintable.includes(original.status)) {
-      throw conflict(
+      throw new Conflict(
         `Job ${jobId} is ${original.status}; only a printed or failed job can be reprinted.`,
       );
     }
-    const row = await insertJob(
+    return insertJob(
       trx,
       companyId,
       {
@@ -112,7 +110,6 @@ export async function reprintJob(
       now,
       `reprint of job ${original.id}`,
     );
-    await announceQueued(trx, storage.dialect, companyId, row.route, row.id);
-    return toJobRecord(row);
   });
+  return toJobRecord(row);
 }

@@ -1,0 +1,153 @@
+import type { Selectable } from 'kysely';
+import {
+  type CustomerListQuery,
+  type CustomerRecord,
+  normalizeDigits,
+} from '../../shared/customers.ts';
+import { fromCents } from '../../shared/money.ts';
+import { NotFound } from '../domain-errors.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
+import { offsetOf } from '../storage/pages.ts';
+import { prepared } from '../storage/prepared.ts';
+import type { CustomerTables } from '../storage/tables/customers.ts';
+import { isoNow } from '../time.ts';
+
+export type CustomerRow = Selectable<CustomerTables['customers']>;
+type AddressRow = Selectable<CustomerTables['customer_addresses']>;
+
+function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
+  return {
+    id: row.id,
+    code: row.code,
+    name: row.name,
+    type: row.type,
+    status: row.status,
+    taxvat: row.taxvat,
+    telephone: row.telephone,
+    mobile: row.mobile,
+    email: row.email,
+    credit_limit:
+      row.credit_limit_cents === null ? null : fromCents(Number(row.credit_limit_cents)),
+    addresses: addresses.map((a) => ({
+      id: a.id,
+      zipcode: a.zipcode,
+      street: a.street,
+      district: a.district,
+      city: a.city,
+      state: a.state,
+      number: a.number,
+      complement: a.complement,
+    })),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+async function withAddresses(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[]> {
+  if (rows.length === 0) return [];
+  const addresses = await db
+    .selectFrom('customer_addresses')
+    .selectAll()
+    .where(
+      'customer_id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .orderBy('customer_id')
+    .orderBy('position')
+    .execute();
+  const byCustomer = Map.groupBy(addresses, (address) => address.customer_id);
+  return rows.map((row) => toRecord(row, byCustomer.get(row.id) ?? []));
+}
+
+// Compiled once (prepared): every read of one customer (GET, and after each write) runs
+// these.
+const customerById = prepared((db, p: { companyId: number; id: number }) =>
+  db
+    .selectFrom('customers')
+    .selectAll()
+    .where('company_id', '=', p.companyId)
+    .where('id', '=', p.id),
+);
+// No ORDER BY: on SQLite any ORDER BY, even one an index satisfies, makes this read about
+// three times dearer (≈16 µs against ≈5 µs, better-sqlite3, measured); a customer has at
+// most 50 addresses, which sort in JS for nothing.
+const addressesOf = prepared((db, p: { customerId: number }) =>
+  db.selectFrom('customer_addresses').selectAll().where('customer_id', '=', p.customerId),
+);
+
+export async function findCustomer(
+  db: Db,
+  companyId: number,
+  id: number,
+): Promise<CustomerRecord | undefined> {
+  const [row] = await customerById(db, { companyId, id });
+  if (!row) return undefined;
+  const addresses = await addressesOf(db, { customerId: row.id });
+  return toRecord(
+    row,
+    addresses.sort((a, b) => a.position - b.position),
+  );
+}
+
+export async function getCustomer(db: Db, companyId: number, id: number): Promise<CustomerRecord> {
+  const customer = await findCustomer(db, companyId, id);
+  if (!customer) throw new NotFound('Customer');
+  return customer;
+}
+
+/** By code (unique) or by document (the oldest customer with that tax id). */
+export async function getCustomerBy(
+  db: Db,
+  companyId: number,
+  column: 'code' | 'taxvat',
+  value: string,
+): Promise<CustomerRecord> {
+  const row = await db
+    .selectFrom('customers')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where(column, '=', value)
+    .orderBy('id')
+    .executeTakeFirst();
+  if (!row) throw new NotFound('Customer');
+  return (await withAddresses(db, [row]))[0]!;
+}
+
+export async function listCustomers(
+  storage: Storage,
+  companyId: number,
+  query: CustomerListQuery,
+): Promise<{ rows: CustomerRecord[]; total: number }> {
+  let base = storage.db.selectFrom('customers').where('company_id', '=', companyId);
+  if (query.search) {
+    const pattern = `%${query.search}%`;
+    const like = storage.like;
+    base = base.where((eb) =>
+      eb.or([
+        eb('name', like, pattern),
+        eb('code', like, pattern),
+        eb('email', like, pattern),
+        eb('taxvat', like, pattern),
+      ]),
+    );
+  }
+  if (query.code !== undefined) base = base.where('code', '=', query.code);
+  if (query.taxvat !== undefined) base = base.where('taxvat', '=', normalizeDigits(query.taxvat));
+  if (query.type) base = base.where('type', '=', query.type);
+  if (query.status) base = base.where('status', '=', query.status);
+  if (query.updated_since) {
+    base = base.where('updated_at', '>=', isoNow(new Date(query.updated_since)));
+  }
+  const counted = await base
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  const rows = await base
+    .selectAll()
+    .orderBy('id')
+    .limit(query.per_page)
+    .offset(offsetOf(query))
+    .execute();
+  return { rows: await withAddresses(storage.db, rows), total: Number(counted.total) };
+}

@@ -1,0 +1,203 @@
+import { fromCents, maxMoney, toCents } from '../../shared/money.ts';
+import type { OfferInput, QuoteRecord, QuoteWarning } from '../../shared/offers.ts';
+import { fromMilli, toMilli } from '../../shared/quantity.ts';
+import { FieldErrors, InvalidFields, invalidField } from '../domain-errors.ts';
+import { availableMilli } from '../stock/balances.ts';
+import type { Db } from '../storage/db.ts';
+import { fromBasisPoints, lineTotalCents, toBasisPoints } from './pricing.ts';
+
+// Totals stay exact doubles (below 2^53) when capped like any money field.
+const maxMoneyCents = toCents(maxMoney);
+
+/** A line priced and ready to store. */
+export interface PricedLine {
+  product_id: number | null;
+  product_code: string;
+  product_name: string;
+  quantity_milli: number;
+  unit_price_cents: number;
+  discount_basis_points: number;
+  total_cents: number;
+}
+
+export interface PricedOffer {
+  customer_id: number;
+  lines: PricedLine[];
+  subtotal_cents: number;
+  discount_cents: number;
+  total_cents: number;
+  notes: string | null;
+  valid_until: string | null;
+  warnings: QuoteWarning[];
+}
+
+/**
+ * Prices an offer without saving it: checks the customer and products belong to the
+ * company, defaults unit prices to the products', computes each line and the totals in
+ * cents, and warns (without failing) when a stock-managed product has less stock in all
+ * warehouses than the offer asks. Errors are keyed under `prefix` (`offers.3.` in bulk).
+ */
+export async function priceOffer(
+  db: Db,
+  companyId: number,
+  input: OfferInput,
+  prefix = '',
+  /**
+   * PostgreSQL, when the lines are saved: hold the products until the transaction ends, so
+   * that one deleted meanwhile is either gone before (422) or deleted after (its lines keep
+   * their copies), never a foreign-key fault.
+   */
+  lockProducts = false,
+): Promise<PricedOffer> {
+  const errors = new FieldErrors();
+  const customer = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('id', '=', input.customer_id)
+    .executeTakeFirst();
+  if (!customer) errors.unknown(`${prefix}customer_id`);
+  const ids = [...new Set(input.items.map((item) => item.product_id))];
+  let productQuery = db
+    .selectFrom('products')
+    .select(['id', 'code', 'name', 'price_cents', 'manage_stock'])
+    .where('company_id', '=', companyId)
+    .where('id', 'in', ids);
+  if (lockProducts) productQuery = productQuery.forKeyShare();
+  const products = await productQuery.execute();
+  const byId = new Map(products.map((p) => [p.id, p]));
+  errors.unknownIds(
+    input.items.map((item) => item.product_id),
+    new Set(byId.keys()),
+    (index) => `${prefix}items.${index}.product_id`,
+  );
+  errors.throwIfAny();
+
+  const lines: PricedLine[] = input.items.map((item) => {
+    const product = byId.get(item.product_id)!;
+    const unit =
+      item.unit_price === undefined ? Number(product.price_cents) : toCents(item.unit_price);
+    const quantity = toMilli(item.quantity);
+    const basisPoints = toBasisPoints(item.discount_percent ?? 0);
+    return {
+      product_id: product.id,
+      product_code: product.code,
+      product_name: product.name,
+      quantity_milli: quantity,
+      unit_price_cents: unit,
+      discount_basis_points: basisPoints,
+      total_cents: lineTotalCents(unit, quantity, basisPoints),
+    };
+  });
+  lines.forEach((line, index) => {
+    if (line.total_cents > maxMoneyCents) {
+      const key = `${prefix}items.${index}.quantity`;
+      errors.add(key, `The line total of ${key} must not be greater than ${maxMoney}.`);
+    }
+  });
+  errors.throwIfAny();
+  const totals = totalsOf(lines, input.discount, prefix);
+  const warnings = await stockWarnings(db, companyId, lines, byId);
+  return {
+    customer_id: input.customer_id,
+    lines,
+    ...totals,
+    notes: input.notes ?? null,
+    valid_until: input.valid_until ?? null,
+    warnings,
+  };
+}
+
+export function totalsOf(
+  lines: { total_cents: number }[],
+  discount: number | undefined,
+  prefix: string,
+) {
+  const subtotal = lines.reduce((sum, line) => sum + line.total_cents, 0);
+  if (subtotal > maxMoneyCents) {
+    throw invalidField(`${prefix}items`, `The subtotal must not be greater than ${maxMoney}.`);
+  }
+  const discountCents = toCents(discount ?? 0);
+  if (discountCents > subtotal) {
+    const key = `${prefix}discount`;
+    throw invalidField(
+      key,
+      `The ${prefix ? key : 'discount'} field must not be greater than the subtotal (${fromCents(subtotal)}).`,
+    );
+  }
+  return {
+    subtotal_cents: subtotal,
+    discount_cents: discountCents,
+    total_cents: subtotal - discountCents,
+  };
+}
+
+async function stockWarnings(
+  db: Db,
+  companyId: number,
+  lines: PricedLine[],
+  products: Map<number, { id: number; code: string; manage_stock: boolean | number }>,
+): Promise<QuoteWarning[]> {
+  const requested = new Map<number, number>();
+  for (const line of lines) {
+    const product = products.get(line.product_id!);
+    if (!product?.manage_stock) continue;
+    requested.set(product.id, (requested.get(product.id) ?? 0) + line.quantity_milli);
+  }
+  const available = await availableMilli(db, companyId, [...requested.keys()]);
+  const warnings: QuoteWarning[] = [];
+  for (const [productId, milli] of requested) {
+    const have = available.get(productId) ?? 0;
+    if (have >= milli) continue;
+    const code = products.get(productId)!.code;
+    warnings.push({
+      code: 'insufficient_stock',
+      product_id: productId,
+      requested: fromMilli(milli),
+      available: fromMilli(have),
+      message: `Product ${code} has ${fromMilli(have)} in stock; the offer asks for ${fromMilli(milli)}.`,
+    });
+  }
+  return warnings;
+}
+
+export function lineRecord(line: PricedLine) {
+  return {
+    product_id: line.product_id,
+    product_code: line.product_code,
+    product_name: line.product_name,
+    quantity: fromMilli(Number(line.quantity_milli)),
+    unit_price: fromCents(Number(line.unit_price_cents)),
+    discount_percent: fromBasisPoints(line.discount_basis_points),
+    total: fromCents(Number(line.total_cents)),
+  };
+}
+
+export function quoteRecordOf(priced: PricedOffer): QuoteRecord {
+  return {
+    customer_id: priced.customer_id,
+    items: priced.lines.map(lineRecord),
+    subtotal: fromCents(priced.subtotal_cents),
+    discount: fromCents(priced.discount_cents),
+    total: fromCents(priced.total_cents),
+    notes: priced.notes,
+    valid_until: priced.valid_until,
+    warnings: priced.warnings,
+  };
+}
+
+/** Up to 100 quotes; every invalid one is reported (`offers.N.…`) before any answer. */
+export async function priceOffers(db: Db, companyId: number, inputs: OfferInput[]) {
+  const errors: Record<string, string[]> = {};
+  const quotes: QuoteRecord[] = [];
+  for (const [index, input] of inputs.entries()) {
+    try {
+      quotes.push(quoteRecordOf(await priceOffer(db, companyId, input, `offers.${index}.`)));
+    } catch (error) {
+      if (!(error instanceof InvalidFields)) throw error;
+      Object.assign(errors, error.errors);
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new InvalidFields(errors);
+  return quotes;
+}

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import type { ContentType, JobRecord, PrintOptions } from '../../shared/printing.ts';
+import type { Db } from '../storage/db.ts';
+import { isoNow } from '../time.ts';
+import { type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
+import { type PrintQueue, queueInTransaction } from './print-queue.ts';
+
+export interface NewJob {
+  route: string;
+  title?: string | undefined;
+  content_type: ContentType;
+  content: Buffer;
+  copies: number;
+  priority: number;
+  options: PrintOptions;
+  expires_in?: number | undefined;
+}
+
+/** Stores the content once per company (by sha256) and returns its row id. */
+async function storeDocument(db: Db, companyId: number, content: Buffer, stamp: string) {
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  await db
+    .insertInto('print_documents')
+    .values({ company_id: companyId, sha256, size: content.length, content, created_at: stamp })
+    .onConflict((oc) => oc.columns(['company_id', 'sha256']).doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('print_documents')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirstOrThrow();
+  return { documentId: row.id, sha256, size: content.length };
+}
+
+export async function insertJob(
+  db: Db,
+  companyId: number,
+  job: Omit<NewJob, 'content'> & {
+    document: { documentId: number; sha256: string; size: number };
+    reprintOf?: number;
+    expiresAt?: string | null;
+  },
+  now: Date,
+  message: string | null,
+): Promise<JobRow> {
+  const stamp = isoNow(now);
+  const expiresAt =
+    job.expiresAt !== undefined
+      ? job.expiresAt
+      : job.expires_in === undefined
+        ? null
+        : isoNow(new Date(now.getTime() + job.expires_in * 1000));
+  const row = await db
+    .insertInto('print_jobs')
+    .values({
+      company_id: companyId,
+      document_id: job.document.documentId,
+      route: job.route,
+      title: job.title ?? null,
+      status: 'queued',
+      content_type: job.content_type,
+      size: job.document.size,
+      sha256: job.document.sha256,
+      copies: job.copies,
+      priority: job.priority,
+      options: JSON.stringify(job.options),
+      attempts: 0,
+      agent_id: null,
+      printer: null,
+      error_message: null,
+      error_code: null,
+      reprint_of: job.reprintOf ?? null,
+      created_at: stamp,
+      updated_at: stamp,
+      claimed_at: null,
+      printed_at: null,
+      expires_at: expiresAt,
+      lease_expires_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordTransitions(db, [
+    { companyId, jobId: row.id, from: null, to: 'queued', agentId: null, message, at: stamp },
+  ]);
+  return row;
+}
+
+/** A new queued job; the agents waiting on its route are woken once it has committed. */
+export async function createJob(
+  queue: PrintQueue,
+  companyId: number,
+  input: NewJob,
+  now: Date,
+): Promise<JobRecord> {
+  const row = await queueInTransaction(queue, companyId, async (trx) => {
+    const document = await storeDocument(trx, companyId, input.content, isoNow(now));
+    return insertJob(trx, companyId, { ...input, document }, now, null);
+  });
+  return toJobRecord(row);
+}

@@ -1,0 +1,31 @@
+import type { Generated } from 'kysely';
+
+/** The tables every domain shares: companies, their tokens, warehouses and categories. */
+export interface CoreTables {
+  companies: { id: Generated<number>; name: string; created_at: string };
+  tokens: {
+    id: Generated<number>;
+    company_id: number;
+    name: string;
+    /** sha256 of the secret, hex: the secret itself is never stored. */
+    hash: string;
+    /** JSON array of permission names. */
+    permissions: string;
+    created_at: string;
+    expires_at: string | null;
+    revoked_at: string | null;
+  };
+  warehouses: {
+    id: Generated<number>;
+    company_id: number;
+    code: string;
+    name: string;
+    created_at: string;
+  };
+  categories: {
+    id: Generated<number>;
+    company_id: number;
+    name: string;
+    created_at: string;
+  };
+}

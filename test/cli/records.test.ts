@@ -1,0 +1,191 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { permissions as allPermissions } from '../../shared/permissions.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { ok, revokedAt, scratchDir, shopdesk } from './run-cli.ts';
+
+/**
+ * The records an operator makes with `shopdesk` (docs/reference.md: the operator CLI), as
+ * a running server on the same database sees them.
+ */
+
+const dir = scratchDir();
+
+describe('records: company, token, warehouse, category', () => {
+  const db = join(dir, 'records.sqlite');
+  let companyId: string;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const out = await ok('company', 'create', '--name', 'Loja CLI', '--db', db);
+    // "its id, alone": nothing else on stdout.
+    expect(out).toMatch(/^\d+\n$/);
+    companyId = out.trim();
+    // A server on the same SQLite file, as in production.
+    server = await startTestServer({ database: { kind: 'sqlite', file: db } });
+  });
+  afterAll(() => server?.close());
+
+  it('company create prints the id alone; a second company gets the next id', async () => {
+    const second = await ok('company', 'create', '--name', 'Outra', '--db', db);
+    expect(second).toBe(`${Number(companyId) + 1}\n`);
+  });
+
+  it('token create prints the token alone, and it works against the server', async () => {
+    const out = await ok(
+      'token',
+      'create',
+      '--company',
+      companyId,
+      '--permissions',
+      'customers.read,customers.create',
+      '--name',
+      'erp',
+      '--db',
+      db,
+    );
+    expect(out).toMatch(/^sd_[\w-]{20,}\n$/);
+    const token = out.trim();
+    const me = await server.request('GET', '/me', { token });
+    expect(me.status).toBe(200);
+    expect(me.body.data.company).toEqual({ id: Number(companyId), name: 'Loja CLI' });
+    expect(me.body.data.token).toMatchObject({
+      name: 'erp',
+      permissions: ['customers.read', 'customers.create'],
+    });
+    expect((await server.request('GET', '/customers', { token })).status).toBe(200);
+    // Only what was granted.
+    const refused = await server.request('PATCH', '/customers/1', { token, body: {} });
+    expect(refused.status).toBe(403);
+  });
+
+  it('* grants every permission', async () => {
+    const token = (
+      await ok('token', 'create', '--company', companyId, '--permissions', '*', '--db', db)
+    ).trim();
+    const me = await server.request('GET', '/me', { token });
+    expect(me.status).toBe(200);
+    expect([...me.body.data.token.permissions].sort()).toEqual([...allPermissions].sort());
+  });
+
+  it('--expires-in sets an expiry that the server enforces', async () => {
+    const token = (
+      await ok(
+        'token',
+        'create',
+        '--company',
+        companyId,
+        '--permissions',
+        'customers.read',
+        '--expires-in',
+        '2',
+        '--db',
+        db,
+      )
+    ).trim();
+    const me = await server.request('GET', '/me', { token });
+    expect(me.status).toBe(200);
+    const expiresAt = Date.parse(me.body.data.token.expires_at);
+    expect(Math.abs(expiresAt - (Date.now() + 2 * 86_400_000))).toBeLessThan(60_000);
+  });
+
+  it('token list shows every token of the company, never a secret', async () => {
+    const secret = (
+      await ok(
+        'token',
+        'create',
+        '--company',
+        companyId,
+        '--permissions',
+        'offers.read',
+        '--name',
+        'listed',
+        '--db',
+        db,
+      )
+    ).trim();
+    const out = await ok('token', 'list', '--company', companyId, '--db', db);
+    const lines = out.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(lines.some((line) => line.includes('listed') && line.includes('offers.read'))).toBe(
+      true,
+    );
+    expect(out).not.toContain(secret);
+    expect(out).not.toMatch(/sd_[\w-]{20,}/);
+    // Nor the stored hash: it is the secret's only stand-in.
+    expect(out).not.toMatch(/\b[0-9a-f]{64}\b/);
+  });
+
+  it('token revoke takes effect at once on a running server that has cached the token', async () => {
+    const token = (
+      await ok(
+        'token',
+        'create',
+        '--company',
+        companyId,
+        '--permissions',
+        'customers.read',
+        '--db',
+        db,
+      )
+    ).trim();
+    const me = await server.request('GET', '/me', { token });
+    expect(me.status).toBe(200);
+    // Cached now: a second request is served from the cache.
+    expect((await server.request('GET', '/customers', { token })).status).toBe(200);
+    const out = await ok('token', 'revoke', String(me.body.data.token.id), '--db', db);
+    expect(out.trim()).toBe(`revoked token ${me.body.data.token.id}`);
+    expect(revokedAt(db, me.body.data.token.id)).toMatch(/Z$/);
+    const after = await server.request('GET', '/customers', { token });
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    // Revoking again: nothing to revoke, a usage error.
+    const again = await shopdesk('token', 'revoke', String(me.body.data.token.id), '--db', db);
+    expect(again.code).toBe(2);
+  });
+
+  it('warehouse create and category create print their ids alone', async () => {
+    const warehouse = await ok(
+      'warehouse',
+      'create',
+      '--company',
+      companyId,
+      '--code',
+      'CD-01',
+      '--name',
+      'Central',
+      '--db',
+      db,
+    );
+    expect(warehouse).toMatch(/^\d+\n$/);
+    const category = await ok(
+      'category',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Bebidas',
+      '--db',
+      db,
+    );
+    expect(category).toMatch(/^\d+\n$/);
+    const rows = new BetterSqlite3(db, { readonly: true });
+    try {
+      expect(
+        rows
+          .prepare('select company_id, code, name from warehouses where id = ?')
+          .get(Number(warehouse)),
+      ).toEqual({
+        company_id: Number(companyId),
+        code: 'CD-01',
+        name: 'Central',
+      });
+      expect(
+        rows.prepare('select name from categories where id = ?').get(Number(category)),
+      ).toEqual({ name: 'Bebidas' });
+    } finally {
+      rows.close();
+    }
+  });
+});

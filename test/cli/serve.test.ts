@@ -1,0 +1,157 @@
+import { execFile } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { permissions as allPermissions } from '../../shared/permissions.ts';
+import { bin, cleanEnv, countRows, ok, type Run, scratchDir, startServe } from './run-cli.ts';
+
+/**
+ * `shopdesk serve` as operators run it (its one line, serving, a clean stop), and how the
+ * CLI starts without native type stripping.
+ */
+
+const dir = scratchDir();
+
+describe('serve', () => {
+  it('prints one line with the URL, serves, and on SIGTERM finishes the in-flight request and exits 0', async () => {
+    const db = join(dir, 'serve.sqlite');
+    await ok('company', 'create', '--name', 'Serve Co', '--db', db);
+    const token = (
+      await ok('token', 'create', '--company', '1', '--permissions', '*', '--db', db)
+    ).trim();
+    const serve = await startServe(['--db', db]);
+    try {
+      const health = await fetch(`${serve.url}/api/v1/health`);
+      expect(health.status).toBe(200);
+      expect(serve.stdout()).toMatch(
+        /^ShopDesk API listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1\n$/,
+      );
+
+      const keepAlive = new Agent({ keepAlive: true });
+      // A create whose body is still on its way when the signal comes.
+      const body = JSON.stringify({ name: 'Em voo', type: 'F', code: 'INFLIGHT' });
+      let sendRest!: () => void;
+      const inFlight = new Promise<{ status: number; text: string }>((done, fail) => {
+        const req = httpRequest(
+          `${serve.url}/api/v1/customers`,
+          {
+            method: 'POST',
+            // Keep-alive, as integrators' clients are: the server must still stop at once.
+            agent: keepAlive,
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => {
+              text += chunk.toString();
+            });
+            res.on('end', () => done({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', fail);
+        req.write(body.slice(0, 10));
+        req.flushHeaders();
+        sendRest = () => req.end(body.slice(10));
+      });
+      // Let the server take the request in before the signal (generous: CI machines are busy).
+      await new Promise((wait) => setTimeout(wait, 1000));
+      serve.child.kill('SIGTERM');
+      await new Promise((wait) => setTimeout(wait, 300));
+      sendRest();
+      const answer = await inFlight;
+      const answeredAt = Date.now();
+      expect(answer.status).toBe(201);
+      expect(JSON.parse(answer.text).data.code).toBe('INFLIGHT');
+      expect(await serve.exited).toBe(0);
+      // Not held open by the idle kept-alive connection until the forced close (10 s).
+      expect(Date.now() - answeredAt).toBeLessThan(5000);
+      keepAlive.destroy();
+      // Still only the one line on stdout.
+      expect(serve.stdout().trim().split('\n')).toHaveLength(1);
+      expect(countRows(db).customers).toBe(1);
+    } finally {
+      serve.child.kill('SIGKILL');
+    }
+  });
+
+  it('--demo on a fresh database prints tokens that work; a second start prints none', async () => {
+    const db = join(dir, 'demo.sqlite');
+    const first = await startServe(['--db', db, '--demo']);
+    let admin: string;
+    let agent: string;
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!/print agent:\s+sd_\S+/.test(first.stdout()) && Date.now() < deadline) {
+        await new Promise((wait) => setTimeout(wait, 50));
+      }
+      admin = /all permissions:\s+(sd_\S+)/.exec(first.stdout())![1]!;
+      agent = /print agent:\s+(sd_\S+)/.exec(first.stdout())![1]!;
+      const me = await fetch(`${first.url}/api/v1/me`, {
+        headers: { authorization: `Bearer ${admin}` },
+      });
+      expect(me.status).toBe(200);
+      expect((await me.json()).data.token.permissions.sort()).toEqual([...allPermissions].sort());
+      const agentMe = await fetch(`${first.url}/api/v1/me`, {
+        headers: { authorization: `Bearer ${agent}` },
+      });
+      expect((await agentMe.json()).data.token.permissions).toEqual(['printing.agent']);
+      const forbidden = await fetch(`${first.url}/api/v1/customers`, {
+        headers: { authorization: `Bearer ${agent}` },
+      });
+      expect(forbidden.status).toBe(403);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+
+    const second = await startServe(['--db', db, '--demo']);
+    try {
+      // The tokens of the first start still work on the second.
+      const me = await fetch(`${second.url}/api/v1/me`, {
+        headers: { authorization: `Bearer ${admin}` },
+      });
+      expect(me.status).toBe(200);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      expect(second.stdout()).not.toMatch(/sd_/);
+      expect(second.stdout().trim().split('\n')).toHaveLength(1);
+      expect(countRows(db).companies).toBe(1);
+      expect(countRows(db).tokens).toBe(2);
+    } finally {
+      second.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('start-up', () => {
+  it('runs the same without native type stripping (the tsx fallback of older Node versions)', async () => {
+    const db = join(dir, 'fallback.sqlite');
+    const run = await new Promise<Run>((done) => {
+      execFile(
+        process.execPath,
+        [
+          '--no-experimental-strip-types',
+          bin,
+          'company',
+          'create',
+          '--name',
+          'Via tsx',
+          '--db',
+          db,
+        ],
+        { env: cleanEnv(), timeout: 20_000 },
+        (error, stdout, stderr) => {
+          done({ code: error ? -1 : 0, stdout, stderr });
+        },
+      );
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('1\n');
+    expect(await ok('company', 'create', '--name', 'Native', '--db', db)).toBe('2\n');
+  });
+});

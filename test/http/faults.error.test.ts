@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineRoute } from '../../server/http/route.ts';
+import { Router } from '../../server/http/router.ts';
+import { type HttpServer, listen } from '../../server/http/server.ts';
+import type { Services } from '../../server/services.ts';
+import type { TokenAuthenticator } from '../../server/tokens/authenticate.ts';
+import { captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
+import { expectError } from './error-answers.ts';
+
+/**
+ * What a fault shows (docs/http.md): a 500 with a generic message and the request id,
+ * details only in the log; X-Request-Id on every answer; no token ever in the log.
+ */
+
+const customer = { name: 'Cliente Erro', type: 'F' };
+
+let server: TestServer;
+let logs: ReturnType<typeof captureLogs>;
+let companyId: number;
+let token: string;
+
+beforeAll(async () => {
+  logs = captureLogs('trace');
+  server = await startTestServer({ log: logs.log });
+  companyId = await server.createCompany('Errors Co');
+  token = await server.token(companyId, '*');
+});
+afterAll(() => server.close());
+
+describe('500: a generic message, no stack, details only in the log', () => {
+  let http: HttpServer;
+  const faultLogs = captureLogs();
+  beforeAll(async () => {
+    const routes = [
+      defineRoute({
+        method: 'GET',
+        path: '/boom',
+        access: 'public',
+        operationId: 'boom',
+        summary: 'Throws',
+        tag: 'Test',
+        responses: {},
+        handler: () => {
+          throw new Error('database password is hunter2 at /srv/secret/path.ts');
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/reject',
+        access: 'public',
+        operationId: 'reject',
+        summary: 'Rejects with a non-Error',
+        tag: 'Test',
+        responses: {},
+        handler: () => Promise.reject('a bare string with hunter2'),
+      }),
+    ];
+    http = await listen(
+      {
+        router: new Router('/api/v1', routes),
+        // Public routes only: nothing here authenticates.
+        authenticator: null as unknown as TokenAuthenticator,
+        rateLimiter: null,
+        services: {} as Services,
+        log: faultLogs.log,
+      },
+      '127.0.0.1',
+      0,
+    );
+  });
+  afterAll(() => http.close());
+
+  it.each(['/boom', '/reject'])('GET %s', async (path) => {
+    const response = await fetch(`${http.url}/api/v1${path}`, {
+      headers: { 'x-request-id': 'fault-1' },
+    });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    const body = JSON.parse(text);
+    expect(body).toEqual({
+      success: false,
+      message: 'Server error. Quote request id fault-1.',
+      code: 'internal',
+    });
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toMatch(/\bat \S+:\d+/);
+    expect(response.headers.get('x-request-id')).toBe('fault-1');
+    // IT finds the cause in the log by the request id.
+    expect(faultLogs.text()).toContain('hunter2');
+    expect(faultLogs.text()).toContain('"req_id":"fault-1"');
+  });
+
+  it('the real server answers 500 when its database is gone under it', async () => {
+    const broken = await startTestServer();
+    try {
+      const secret = await broken.token(await broken.createCompany(), '*');
+      await broken.app.services.storage.close();
+      const answer = await broken.request('GET', '/customers', { token: secret });
+      expectError(answer, 500, 'internal');
+      expect(JSON.stringify(answer.body)).not.toMatch(/sqlite|destroyed|stack/i);
+    } finally {
+      await broken.app.http.close();
+    }
+  });
+});
+
+describe('X-Request-Id', () => {
+  it('is echoed when the client sends a sane one', async () => {
+    const answer = await server.request('GET', '/health', {
+      headers: { 'x-request-id': 'my-trace.42' },
+    });
+    expect(answer.headers.get('x-request-id')).toBe('my-trace.42');
+  });
+
+  it('is echoed on errors too', async () => {
+    const answer = await server.request('GET', '/customers', {
+      headers: { 'x-request-id': 'err-7' },
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('x-request-id')).toBe('err-7');
+  });
+
+  it.each([
+    ['none', undefined],
+    ['one with spaces', 'has spaces'],
+    ['one too long', 'x'.repeat(65)],
+    ['one with a newline-like payload', 'a%0d%0ab'],
+  ])('is a fresh UUID when the client sends %s', async (_what, sent) => {
+    const answer = await server.request('GET', '/health', {
+      headers: sent === undefined ? {} : { 'x-request-id': sent },
+    });
+    expect(answer.headers.get('x-request-id')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+  });
+});
+
+describe('the logs', () => {
+  it('never contain a token, whatever the request did', async () => {
+    const secret = await server.token(companyId, ['customers.read']);
+    const unknown = 'sd_thisIsNotAKnownTokenButStillASecret';
+    await server.request('GET', '/customers', { token: secret });
+    await server.request('POST', '/customers', { token: secret, body: customer });
+    await server.request('GET', '/customers/999', { token: secret });
+    await server.request('GET', '/customers', { token: unknown });
+    await server.request('GET', '/customers?per_page=1000', { token: secret });
+    await server.request('POST', '/customers', {
+      token,
+      rawBody: `{"name": "${secret}"`,
+      headers: { 'content-type': 'application/json' },
+    });
+    const text = logs.text();
+    // The requests were logged (the capture works), with the token's id, not its secret.
+    expect(text).toContain('"status":403');
+    expect(text).toContain('"token_id"');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(unknown);
+    expect(text).not.toContain(token);
+    expect(text.toLowerCase()).not.toContain('bearer ');
+  });
+});
