@@ -133,6 +133,10 @@ function openPostgres(url: string): Storage {
   // int8 (count(*), sums) comes back as a string by default; our values fit in a double.
   pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection ended by the database (a restart, an administrator, a dropped
+  // database) is removed by the pool and replaced on next use; without a listener the pool
+  // would raise the error as an uncaught exception and stop the process.
+  pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let mark = 0;
   return {
