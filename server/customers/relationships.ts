@@ -94,7 +94,7 @@ export async function addRelationship(
   input: { related_customer_id: number; direction: 'parent' | 'child' },
   now: Date,
 ): Promise<RelationshipRecord> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     await lockRelationships(storage, trx, companyId);
     await getCustomer(trx, companyId, customerId);
     const field = 'related_customer_id';

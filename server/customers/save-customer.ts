@@ -122,9 +122,8 @@ export async function createCustomer(
   input: CustomerInput,
   now: Date,
 ): Promise<CustomerRecord> {
-  return storage.db
-    .transaction()
-    .execute(async (trx) => {
+  return storage
+    .transaction(async (trx) => {
       if (input.code) await assertCodeFree(trx, companyId, input.code);
       const stamp = isoNow(now);
       const [row] = await insertCustomer(trx, {
@@ -161,9 +160,8 @@ export async function updateCustomer(
   mode: 'replace' | 'patch',
   now: Date,
 ): Promise<CustomerRecord> {
-  return storage.db
-    .transaction()
-    .execute(async (trx) => {
+  return storage
+    .transaction(async (trx) => {
       await getCustomer(trx, companyId, id);
       if (input.code) await assertCodeFree(trx, companyId, input.code, id);
       const cleared =

@@ -4,7 +4,7 @@ import { getOfferRow } from './read-offers.ts';
 
 /** Any offer but an accepted one may be deleted (an accepted offer is a commitment). */
 export async function deleteOffer(storage: Storage, companyId: number, id: number) {
-  await storage.db.transaction().execute(async (trx) => {
+  await storage.transaction(async (trx) => {
     const existing = await getOfferRow(trx, companyId, id, {
       lock: storage.dialect === 'postgres',
     });

@@ -28,7 +28,7 @@ export async function createOffer(
   input: OfferInput,
   now: Date,
 ): Promise<OfferRecord> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const priced = await priceOffer(trx, companyId, input, '', storage.dialect === 'postgres');
     const stamp = isoNow(now);
     const row = await trx
@@ -68,7 +68,7 @@ export async function updateOffer(
   mode: 'replace' | 'patch',
   now: Date,
 ): Promise<OfferRecord> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const existing = await getOfferRow(trx, companyId, id, {
       lock: storage.dialect === 'postgres',
     });

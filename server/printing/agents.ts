@@ -61,7 +61,7 @@ export async function registerAgent(
   now: Date,
 ): Promise<{ row: AgentRow; created: boolean }> {
   const stamp = isoNow(now);
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const inserted = await trx
       .insertInto('print_agents')
       .values({
@@ -112,7 +112,7 @@ export async function recordHeartbeat(
 ): Promise<HeartbeatResult> {
   const stamp = isoNow(now);
   const lease = isoNow(new Date(now.getTime() + leaseSeconds * 1000));
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     await trx
       .updateTable('print_agents')
       .set({
@@ -189,7 +189,7 @@ export async function replaceAgentRoutes(
   agent: AgentRef,
   routes: PrintRoute[],
 ): Promise<PrintRoute[]> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     if (storage.dialect === 'postgres') {
       await trx
         .selectFrom('print_agents')

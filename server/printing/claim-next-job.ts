@@ -227,7 +227,7 @@ export async function claimNextJob(
       return finishClaim(db, values, claimed.rows[0]);
     });
   }
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const claimed = await trx.executeQuery(claimStatement.compile(trx, values));
     return finishClaim(trx, values, claimed.rows[0]);
   });

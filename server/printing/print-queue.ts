@@ -29,15 +29,17 @@ export async function queueInTransaction<T extends { id: number; route: string }
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   const { storage, notifier } = queue;
-  const queued = await storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const job = await work(trx);
-    if (job && storage.dialect === 'postgres') {
+    if (!job) return job;
+    if (storage.dialect === 'postgres') {
       await sql`select pg_notify(${jobsChannel}, ${noticeOf(companyId, job.route, job.id)})`.execute(
         trx,
       );
     }
+    // After the outermost commit: inside a larger unit of work (an idempotent request),
+    // the job becomes claimable only when that unit commits.
+    storage.afterCommit(() => notifier.jobQueued(companyId, job.route));
     return job;
   });
-  if (queued) notifier.jobQueued(companyId, queued.route);
-  return queued;
 }

@@ -77,7 +77,7 @@ export async function confirmJob(
   now: Date,
 ): Promise<JobRecord> {
   const stamp = isoNow(now);
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     // In the transaction that holds the connection: on SQLite, straight on it.
     const confirmed = await confirmStatement(trx, {
       jobId,
@@ -109,7 +109,7 @@ export async function reportJobError(
   now: Date,
 ): Promise<JobRecord> {
   const stamp = isoNow(now);
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const row = await trx
       .updateTable('print_jobs')
       .set({

@@ -19,7 +19,7 @@ export const leaseExpiredMessage =
  */
 export async function sweepJobs(storage: Storage, now: Date): Promise<SweepResult> {
   const stamp = isoNow(now);
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const lost = await trx
       .updateTable('print_jobs')
       .set({

@@ -21,7 +21,7 @@ export async function updatePrices(
     ...new Set(input.items.flatMap((item) => (item.product_id ? [item.product_id] : []))),
   ];
   const codes = [...new Set(input.items.flatMap((item) => (item.code ? [item.code] : [])))];
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     let select = trx
       .selectFrom('products')
       .select(['id', 'code'])

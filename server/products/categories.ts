@@ -22,7 +22,7 @@ export async function syncCategory(
   categoryId: number,
   productIds: number[],
 ): Promise<{ category_id: number; product_ids: number[] }> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     let select = trx
       .selectFrom('categories')
       .select('id')

@@ -8,7 +8,7 @@ import { lockProductRow } from './lock-product.ts';
  * first. Offers keep their lines (code and name were copied).
  */
 export async function deleteProduct(storage: Storage, companyId: number, id: number) {
-  await storage.db.transaction().execute(async (trx) => {
+  await storage.transaction(async (trx) => {
     // Before anything else: writers that reference the product (stock, offers) hold it with a
     // key-share lock from their start, so this waits for them, or they for it, and no one
     // holds half of what the other needs.

@@ -14,7 +14,7 @@ export async function addImage(
   input: ImageInput,
   now: Date,
 ): Promise<ImageRecord> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     await lockProductRow(trx, storage.dialect, companyId, productId);
     const last = await trx
       .selectFrom('product_images')
@@ -45,7 +45,7 @@ export async function replaceImages(
   images: ImageInput[],
   now: Date,
 ): Promise<ImageRecord[]> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     await lockProductRow(trx, storage.dialect, companyId, productId);
     await replaceImageRows(trx, productId, images);
     await touch(trx, productId, now);
@@ -66,7 +66,7 @@ export async function deleteImage(
   imageId: number,
   now: Date,
 ): Promise<void> {
-  await storage.db.transaction().execute(async (trx) => {
+  await storage.transaction(async (trx) => {
     await lockProductRow(trx, storage.dialect, companyId, productId);
     const result = await trx
       .deleteFrom('product_images')

@@ -39,9 +39,8 @@ export async function createProduct(
   input: ProductInput,
   now: Date,
 ): Promise<ProductRecord> {
-  return storage.db
-    .transaction()
-    .execute(async (trx) => {
+  return storage
+    .transaction(async (trx) => {
       await assertCodeFree(trx, companyId, input.code);
       await assertCategoriesExist(trx, companyId, input.categories ?? []);
       if (input.assembly) await assertComponentsValid(trx, companyId, undefined, input.assembly);
@@ -86,9 +85,8 @@ export async function updateProduct(
   mode: 'replace' | 'patch',
   now: Date,
 ): Promise<ProductRecord> {
-  return storage.db
-    .transaction()
-    .execute(async (trx) => {
+  return storage
+    .transaction(async (trx) => {
       const existing = await lockProductRow(trx, storage.dialect, companyId, id);
       if (input.code !== undefined) await assertCodeFree(trx, companyId, input.code, id);
       if (input.categories) await assertCategoriesExist(trx, companyId, input.categories);

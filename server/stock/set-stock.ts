@@ -42,7 +42,7 @@ export async function setStock(
   keyOf: (index: number, field: string) => string,
   now: Date,
 ): Promise<number[]> {
-  return storage.db.transaction().execute(async (trx) => {
+  return storage.transaction(async (trx) => {
     const errors = new FieldErrors();
     const refusal: Refusal = {
       unknown: (index, field) => errors.unknown(keyOf(index, field)),

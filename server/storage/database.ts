@@ -10,6 +10,7 @@ import {
   type SqliteDatabase,
   SqliteDialect,
   type SqliteStatement,
+  type Transaction,
 } from 'kysely';
 import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
@@ -17,6 +18,7 @@ import { startCheckpointer } from './checkpointer.ts';
 import type { Dialect } from './db.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
+import { Transactions } from './transactions.ts';
 
 // Each driver is loaded when a database of its kind is opened, not before: a CLI command on
 // SQLite never pays for loading `pg`, nor one on PostgreSQL for the SQLite binding.
@@ -27,7 +29,18 @@ const require = createRequire(import.meta.url);
  * default) or PostgreSQL (several server instances), so queries are written once.
  */
 export interface Storage {
-  db: Kysely<Database>;
+  /**
+   * The database; inside `transaction(...)`, that transaction, so that every query of a unit
+   * of work runs in it (`transactions.ts`).
+   */
+  readonly db: Kysely<Database>;
+  /**
+   * Runs `work` atomically: in a new transaction, or as part of the one already open in this
+   * call chain (an idempotent request answers from the same transaction as its write).
+   */
+  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** Runs `hook` once the open transaction has committed (at once when none is open). */
+  afterCommit(hook: () => void): void;
   dialect: Dialect;
   /** Case-insensitive LIKE for search filters. */
   like: 'like' | 'ilike';
@@ -44,11 +57,23 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+type OpenedStorage = Omit<Storage, 'transaction' | 'afterCommit'>;
+
 export function openStorage(target: DatabaseTarget): Storage {
-  return target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
+  const opened = target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
+  const root = opened.db;
+  const transactions = new Transactions(root);
+  return {
+    ...opened,
+    get db() {
+      return transactions.current ?? root;
+    },
+    transaction: (work) => transactions.run(work),
+    afterCommit: (hook) => transactions.afterCommit(hook),
+  };
 }
 
-function openSqlite(file: string): Storage {
+function openSqlite(file: string): OpenedStorage {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const Sqlite = require('better-sqlite3') as typeof BetterSqlite3;
   const raw = new Sqlite(file);
@@ -128,7 +153,7 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
-function openPostgres(url: string): Storage {
+function openPostgres(url: string): OpenedStorage {
   const pg = require('pg') as typeof PgModule;
   // int8 (count(*), sums) comes back as a string by default; our values fit in a double.
   pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
