@@ -92,7 +92,8 @@ export async function folderStatus(dir: string): Promise<PrinterStatus> {
       break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' || dirname(existing) === existing) {
+      // ENOTDIR: a file further up; walking up finds it and says so.
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(existing) === existing) {
         return stoppedFolder(`cannot write into ${target}: ${(error as Error).message}`);
       }
       existing = dirname(existing);
