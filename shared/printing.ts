@@ -47,9 +47,36 @@ export const printOptionsSchema = z.strictObject({
 });
 export type PrintOptions = z.infer<typeof printOptionsSchema>;
 
+/** What a printer is doing, as its agent last saw it (docs/printing.md, "Printer states"). */
+export const printerStates = ['idle', 'printing', 'stopped', 'offline', 'unknown'] as const;
+export const printerStateSchema = z.enum(printerStates);
+export type PrinterState = z.infer<typeof printerStateSchema>;
+
+/**
+ * One IPP printer-state-reasons keyword (RFC 8011 §5.4.12) as the printer gave it, its
+ * severity suffix (`-report`, `-warning`, `-error`) kept: `media-empty-error`,
+ * `offline-report`, `paused`. Keyword syntax of RFC 8011 §5.1.4.
+ */
+export const printerStateReasonSchema = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9._-]{0,254}$/,
+    'The :attribute field must be an IPP keyword: a-z first, then a-z, 0-9, ".", "_" or "-".',
+  );
+
+/**
+ * A printer as its agent reports it. The state fields are optional on input, so that an
+ * agent older than them still registers, and always present on output.
+ */
 export const printerInfoSchema = z.object({
   name: z.string().min(1).max(255),
   is_default: z.boolean().default(false),
+  state: printerStateSchema.default('unknown'),
+  reasons: z.array(printerStateReasonSchema).max(32).default([]),
+  /** CUPS's printer-is-accepting-jobs; null where the system has no such notion (Windows). */
+  accepting_jobs: z.boolean().nullable().default(null),
+  /** The system's own words about the state (IPP printer-state-message), e.g. "Paper out". */
+  message: z.string().max(1023).nullable().default(null),
 });
 export type PrinterInfo = z.infer<typeof printerInfoSchema>;
 

@@ -17,6 +17,18 @@ export interface RecentJob {
   at: string;
 }
 
+/** A printer one of the agent's enabled routes prints on that cannot print now. */
+export interface NotReadyPrinter {
+  /** The printer as the last check saw it (state `unknown` when the system does not list it). */
+  printer: PrinterInfo;
+  /** False when the system does not list the printer at all (removed, renamed, CUPS down). */
+  listed: boolean;
+  /** The enabled routes that print on it. */
+  routes: string[];
+  /** When the agent first saw it not ready (ISO 8601). */
+  since: string;
+}
+
 export interface AgentStatus {
   connection: ConnectionState;
   serverUrl: string;
@@ -27,7 +39,10 @@ export interface AgentStatus {
   /** Reports waiting in the outbox for the server. */
   pendingReports: number;
   recentJobs: RecentJob[];
+  /** Every printer the agent reports, with its state (docs/agent.md, "Printer states"). */
   printers: PrinterInfo[];
+  /** The printers of enabled routes that are not ready, in route order. */
+  notReady: NotReadyPrinter[];
   lastError: string | null;
 }
 

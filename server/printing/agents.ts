@@ -1,12 +1,13 @@
 import type { Selectable } from 'kysely';
-import type {
-  AgentConfig,
-  AgentRecord,
-  HeartbeatBody,
-  HeartbeatResult,
-  PrinterInfo,
-  PrintRoute,
-  RegisterAgentBody,
+import { z } from 'zod';
+import {
+  type AgentConfig,
+  type AgentRecord,
+  type HeartbeatBody,
+  type HeartbeatResult,
+  type PrintRoute,
+  printerInfoSchema,
+  type RegisterAgentBody,
 } from '../../shared/printing.ts';
 import type { ServerConfig } from '../config.ts';
 import { Conflict } from '../domain-errors.ts';
@@ -24,6 +25,12 @@ export interface AgentRef {
   uuid: string;
 }
 
+/**
+ * Printers as stored: validated on the way in, but rows written before the state fields
+ * existed hold only `{name, is_default}`; parsing fills in the defaults (state `unknown`).
+ */
+const storedPrinters = z.array(printerInfoSchema);
+
 /** An agent counts as online while its last heartbeat is within this many intervals. */
 export const onlineHeartbeats = 3;
 
@@ -35,7 +42,7 @@ export function toAgentRecord(row: AgentRow, now: Date, heartbeatSeconds: number
     hostname: row.hostname,
     platform: row.platform,
     version: row.version,
-    printers: JSON.parse(row.printers) as PrinterInfo[],
+    printers: storedPrinters.parse(JSON.parse(row.printers)),
     paused: Boolean(row.paused),
     online: seen !== null && now.getTime() - seen <= onlineHeartbeats * heartbeatSeconds * 1000,
     last_seen_at: row.last_seen_at,

@@ -1,9 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FolderBackend, folderFileName } from '../../agent/core/printers/folder.ts';
+import { FolderBackend, folderFileName, folderStatus } from '../../agent/core/printers/folder.ts';
 import { PrinterBackendByName } from '../../agent/core/printers/index.ts';
-import { HeldPrinterBackend } from './helpers/fake-backend.ts';
+import { HeldPrinterBackend, readyPrinter } from './helpers/fake-backend.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
 
 let out: { dir: string; cleanup: () => Promise<void> };
@@ -92,5 +92,41 @@ describe('folder back-end', () => {
     );
     expect(await readdir(out.dir)).toEqual(['1.txt']);
     expect(system.prints.map((print) => print.printer)).toEqual(['Zebra']);
+  });
+
+  it('lists the system printers, then the folder printers the routes use, with their state', async () => {
+    const system = new HeldPrinterBackend();
+    const backend = new PrinterBackendByName(system);
+    expect(await backend.listPrinters(['Zebra', `folder:${out.dir}`, `folder:${out.dir}`])).toEqual(
+      [
+        readyPrinter('Fake', { is_default: true }),
+        { ...readyPrinter(`folder:${out.dir}`), accepting_jobs: null },
+      ],
+    );
+  });
+});
+
+describe('folder printer state', () => {
+  it('is idle for a writable folder, and for one not there yet whose parent is writable', async () => {
+    const idle = { state: 'idle', reasons: [], accepting_jobs: null, message: null };
+    expect(await folderStatus(out.dir)).toEqual(idle);
+    expect(await folderStatus(join(out.dir, 'new', 'deeper'))).toEqual(idle);
+  });
+
+  it('is stopped, saying why, when the path is a file', async () => {
+    const backend = new FolderBackend();
+    await backend.print(
+      { id: 1, title: null, content_type: 'text/plain', copies: 1 },
+      Buffer.from('x'),
+      `folder:${out.dir}`,
+      {},
+    );
+    const file = join(out.dir, '1.txt');
+    expect(await folderStatus(file)).toEqual({
+      state: 'stopped',
+      reasons: ['other-error'],
+      accepting_jobs: null,
+      message: `cannot write into ${file}: ${file} is not a directory`,
+    });
   });
 });

@@ -6,7 +6,7 @@ import { JobJournal } from '../../agent/core/journal.ts';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
 import type { AgentStatus, RuntimeLogLine } from '../../agent/core/status.ts';
-import { HeldPrinterBackend } from './helpers/fake-backend.ts';
+import { HeldPrinterBackend, readyPrinter } from './helpers/fake-backend.ts';
 import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -385,8 +385,9 @@ describe('AgentRuntime against a stub server', () => {
     expect(reprinted.reprint_of).toBe(job.id);
     await waitFor('reprint printed', () => stub.job(reprinted.id).status === 'printed');
     expect(backend.prints.map((print) => print.job.id)).toEqual([job.id, reprinted.id]);
-    expect(await runtime.listPrinters()).toEqual([{ name: 'Fake', is_default: true }]);
-    expect(runtime.status().printers).toEqual([{ name: 'Fake', is_default: true }]);
+    const fake = readyPrinter('Fake', { is_default: true });
+    expect(await runtime.listPrinters()).toEqual([fake]);
+    expect(runtime.status().printers).toEqual([fake]);
   });
 
   it('does not spin when the server answers "no job" at once, whatever the wait', async () => {

@@ -23,8 +23,6 @@ function fakeWindows() {
     print: async (file, options = {}) => {
       pdfPrints.push({ file, options, document: await readFile(file) });
     },
-    getPrinters: async () => [{ name: 'Zebra ZD421' }, { name: 'HP LaserJet' }],
-    getDefaultPrinter: async () => ({ name: 'HP LaserJet' }),
   };
   const backend = new WindowsBackend({
     pdfToPrinter: async () => pdfToPrinter,
@@ -144,14 +142,6 @@ describe('Windows back-end (Windows faked: no Windows here)', () => {
     expect(outcome.ok ? '' : outcome.message).toContain('The printer name is invalid');
   });
 
-  it('lists printers with the default marked', async () => {
-    const { backend } = fakeWindows();
-    expect(await backend.listPrinters()).toEqual([
-      { name: 'Zebra ZD421', is_default: false },
-      { name: 'HP LaserJet', is_default: true },
-    ]);
-  });
-
   it('leaves a path outside app.asar as it is', () => {
     expect(sumatraPathOutsideAsar('/opt/shopdesk/node_modules/pdf-to-printer/dist')).toBe(
       '/opt/shopdesk/node_modules/pdf-to-printer/dist/SumatraPDF-3.4.6-32.exe',
@@ -163,6 +153,5 @@ describe('Windows back-end wiring', () => {
   it('loads the real pdf-to-printer module by default (its functions, not a namespace)', async () => {
     const loaded = (await import('pdf-to-printer')).default as unknown as PdfToPrinter;
     expect(typeof loaded.print).toBe('function');
-    expect(typeof loaded.getPrinters).toBe('function');
   });
 });

@@ -2,12 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { unknownPrinter } from '../../agent/core/printers/printer-status.ts';
 import type { AgentControl, AgentStatus, LogLine } from '../../agent/core/status.ts';
 import { createAgentActions } from '../../agent/electron/main/agent-actions.ts';
 import type { AgentHostOptions } from '../../agent/electron/main/agent-host.ts';
 import { AgentSupervisor } from '../../agent/electron/main/agent-supervisor.ts';
 import { AgentLogFile, redactSecrets } from '../../agent/electron/main/log-file.ts';
-import { agentStatus, recentJob } from './fixtures.ts';
+import { agentStatus, printer, recentJob } from './fixtures.ts';
 
 // The agent core is built elsewhere: these tests drive the shell against a fake AgentControl.
 const token = 'sd_agent_0f9e8d7c6b5a';
@@ -56,7 +57,7 @@ class FakeAgent implements AgentControl {
     this.calls.push(`test ${route}`);
   }
   async listPrinters() {
-    return [{ name: 'Zebra_GK420', is_default: false }];
+    return [printer('Zebra_GK420')];
   }
   onStatus(listener: (status: AgentStatus) => void) {
     this.#statusListeners.add(listener);
@@ -170,7 +171,7 @@ describe('AgentSupervisor and the window actions', () => {
       settings,
       supervisor,
       logFilePath: logFile.path,
-      listSystemPrinters: async () => [{ name: 'OS_Printer', is_default: false }],
+      listSystemPrinters: async () => [unknownPrinter('OS_Printer')],
       openPath: async () => '',
       applyStartAtLogin: vi.fn(),
       onSettingsChanged: vi.fn(),
@@ -205,13 +206,9 @@ describe('AgentSupervisor and the window actions', () => {
 
   it('lists printers from the core when it runs, from the OS before', async () => {
     const { handlers } = actions();
-    await expect(handlers['printers:list']()).resolves.toEqual([
-      { name: 'OS_Printer', is_default: false },
-    ]);
+    await expect(handlers['printers:list']()).resolves.toEqual([unknownPrinter('OS_Printer')]);
     await supervisor.configure(config);
-    await expect(handlers['printers:list']()).resolves.toEqual([
-      { name: 'Zebra_GK420', is_default: false },
-    ]);
+    await expect(handlers['printers:list']()).resolves.toEqual([printer('Zebra_GK420')]);
   });
 
   it('restarts the core when routes change, not when only start-at-login does', async () => {

@@ -1,4 +1,18 @@
 import type { AgentStatus, RecentJob } from '../../agent/core/status.ts';
+import type { PrinterInfo } from '../../shared/printing.ts';
+
+/** A printer as the core reports it: idle and accepting jobs unless `overrides` say otherwise. */
+export function printer(name: string, overrides: Partial<PrinterInfo> = {}): PrinterInfo {
+  return {
+    name,
+    is_default: false,
+    state: 'idle',
+    reasons: [],
+    accepting_jobs: true,
+    message: null,
+    ...overrides,
+  };
+}
 
 export function recentJob(overrides: Partial<RecentJob> & { id: number }): RecentJob {
   return {
@@ -21,7 +35,8 @@ export function agentStatus(overrides: Partial<AgentStatus> = {}): AgentStatus {
     printing: 0,
     pendingReports: 0,
     recentJobs: [],
-    printers: [{ name: 'EPSON_TM_T20', is_default: true }],
+    printers: [printer('EPSON_TM_T20', { is_default: true })],
+    notReady: [],
     lastError: null,
     ...overrides,
   };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../agent/core/status.ts';
 import { bundleAgentApp } from '../../agent/electron/bundle.ts';
 import type { AppSnapshot } from '../../agent/electron/common/ipc.ts';
-import { agentStatus, recentJob } from './fixtures.ts';
+import { agentStatus, printer, recentJob } from './fixtures.ts';
 
 /**
  * The real bundled window in Debian's Chromium. Electron cannot run here, so `window.shopdesk`
@@ -308,6 +308,7 @@ describe('settings window in Chromium with a fake bridge', () => {
           },
         ],
         printers: [],
+        notReady: [],
         lastError: null,
       });
     }, title);
@@ -336,6 +337,36 @@ describe('settings window in Chromium with a fake bridge', () => {
     await push({ ...connectedStatus, paused: true });
     await page.locator('#connection-pill', { hasText: 'Paused' }).waitFor();
     await page.getByRole('button', { name: 'Resume printing' }).waitFor();
+  });
+
+  it('shows a route printer that is not ready as a banner, until it is ready again', async () => {
+    const push = (status: AgentStatus) =>
+      page.evaluate((next) => {
+        (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus(next);
+      }, status);
+    await push({
+      ...connectedStatus,
+      notReady: [
+        {
+          printer: printer('EPSON_TM_T20', {
+            is_default: true,
+            state: 'stopped',
+            reasons: ['paused', 'media-empty-error'],
+            message: '<b>Paper out</b>',
+          }),
+          listed: true,
+          routes: ['receipts', 'kitchen'],
+          since: '2026-11-22T10:03:00Z',
+        },
+      ],
+    });
+    const banner = page.locator('.banner-bad', { hasText: 'EPSON_TM_T20' });
+    await expect(banner.textContent()).resolves.toBe(
+      'Printer "EPSON_TM_T20" (receipts, kitchen) is not ready: stopped, paused, out of paper: <b>Paper out</b>. Its jobs cannot print until it is.',
+    );
+    await expect(page.locator('#banners b').count()).resolves.toBe(0);
+    await push(connectedStatus);
+    await expect.poll(() => banner.count()).toBe(0);
   });
 
   it('keeps the printer pickers in place while status pushes arrive', async () => {

@@ -5,7 +5,7 @@ import {
   type TrayMenuItem,
   trayRecentJobLimit,
 } from '../../agent/electron/main/tray-menu.ts';
-import { agentStatus, recentJob } from './fixtures.ts';
+import { agentStatus, printer, recentJob } from './fixtures.ts';
 
 function find(items: TrayMenuItem[], label: string): TrayMenuItem {
   const found = items.find((item) => item.type !== 'separator' && item.label === label);
@@ -42,6 +42,23 @@ describe('buildTrayMenu', () => {
       enabled: false,
     });
     expect(menu.at(-1)).toMatchObject({ label: 'Quit' });
+  });
+
+  it('heads the menu with a printer that is not ready, "&" kept literal', () => {
+    const status = agentStatus({
+      notReady: [
+        {
+          printer: printer('Bar & Kitchen', { state: 'offline', reasons: ['offline-report'] }),
+          listed: true,
+          routes: ['kitchen'],
+          since: '2026-11-22T10:00:00Z',
+        },
+      ],
+    });
+    expect(buildTrayMenu({ status, routes: [] })[0]).toMatchObject({
+      label: 'Printer Bar && Kitchen not ready: offline',
+      enabled: false,
+    });
   });
 
   it('offers pause when printing and resume when paused', () => {

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { NotReadyPrinter } from '../../agent/core/status.ts';
 import { trayStateFor } from '../../agent/electron/main/tray-state.ts';
-import { agentStatus, recentJob } from './fixtures.ts';
+import { agentStatus, printer, recentJob } from './fixtures.ts';
+
+function notReady(name: string, overrides: Partial<NotReadyPrinter> = {}): NotReadyPrinter {
+  return {
+    printer: printer(name, { state: 'stopped', reasons: ['paused'], message: 'Paper out' }),
+    listed: true,
+    routes: ['receipts'],
+    since: '2026-11-22T10:00:00Z',
+    ...overrides,
+  };
+}
 
 describe('trayStateFor', () => {
   it('shows "not set up" with the idle picture before the server and token are saved', () => {
@@ -78,5 +89,56 @@ describe('trayStateFor', () => {
     );
     expect(state.tooltip.length).toBeLessThanOrEqual(127);
     expect(state.tooltip.endsWith('…')).toBe(true);
+  });
+
+  it('names a route printer that is not ready, before failed jobs: its jobs cannot print', () => {
+    const state = trayStateFor(
+      agentStatus({
+        notReady: [notReady('EPSON_TM_T20')],
+        recentJobs: [recentJob({ id: 1, status: 'failed' })],
+      }),
+    );
+    expect(state).toMatchObject({
+      icon: 'failed',
+      headline: 'Printer EPSON_TM_T20 not ready: stopped, paused: Paper out',
+    });
+    expect(state.tooltip).toContain('1 job failed');
+  });
+
+  it('counts several printers that are not ready, and one the PC does not list', () => {
+    const state = trayStateFor(
+      agentStatus({
+        notReady: [
+          notReady('EPSON_TM_T20'),
+          notReady('Zebra_GK420', {
+            listed: false,
+            printer: printer('Zebra_GK420', { state: 'unknown' }),
+          }),
+        ],
+      }),
+    );
+    expect(state.headline).toBe('2 printers not ready: EPSON_TM_T20, Zebra_GK420');
+    expect(
+      trayStateFor(agentStatus({ notReady: [notReady('Zebra_GK420', { listed: false })] }))
+        .headline,
+    ).toBe('Printer Zebra_GK420 not ready: not found on this computer');
+  });
+
+  it('keeps the connection problem first, and the printers in the details', () => {
+    const state = trayStateFor(
+      agentStatus({ connection: 'unreachable', notReady: [notReady('EPSON_TM_T20')] }),
+    );
+    expect(state.icon).toBe('unreachable');
+    expect(state.tooltip).toContain('1 printer not ready');
+  });
+
+  it('cuts a long printer message to fit the menu', () => {
+    const long = notReady('EPSON_TM_T20', {
+      printer: printer('EPSON_TM_T20', { state: 'stopped', message: 'x'.repeat(500) }),
+    });
+    const state = trayStateFor(agentStatus({ notReady: [long] }));
+    expect(state.headline.length).toBe(100);
+    expect(state.headline.endsWith('…')).toBe(true);
+    expect(state.tooltip.length).toBeLessThanOrEqual(127);
   });
 });

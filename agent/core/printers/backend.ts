@@ -33,7 +33,12 @@ export type PrintFailureCode =
 
 /** One way of getting a document onto paper (or into a folder). */
 export interface PrinterBackend {
-  listPrinters(): Promise<PrinterInfo[]>;
+  /**
+   * The printers with their state (docs/agent.md, "Printer states"). `routed` names the
+   * printers the routes use, for a back-end whose printers the system does not list
+   * (`folder:DIR`); the system back-ends list the system's printers and ignore it.
+   */
+  listPrinters(routed?: readonly string[]): Promise<PrinterInfo[]>;
   print(
     job: PrintableJob,
     document: Uint8Array,

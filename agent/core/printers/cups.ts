@@ -16,7 +16,8 @@ import {
   type PrintOutcome,
   plainTitle,
 } from './backend.ts';
-import { type IppAttributes, IppClient, jobStates } from './ipp.ts';
+import { type IppAttributes, IppClient, jobStates, printerStates } from './ipp.ts';
+import { cleanMessage, cleanReasons, type PrinterStatus, unknownStatus } from './printer-status.ts';
 
 /**
  * CUPS back-end (Linux, macOS): `lp` run with an argument array, never through a shell,
@@ -96,7 +97,10 @@ export function parseLpRequestId(stdout: string): { name: string; number: number
 }
 
 /** `lpstat -e` lists destinations, `lpstat -d` names the default one. */
-export function parsePrinters(destinations: string, defaultLine: string): PrinterInfo[] {
+export function parsePrinters(
+  destinations: string,
+  defaultLine: string,
+): Array<Pick<PrinterInfo, 'name' | 'is_default'>> {
   const defaultName = /system default destination: (\S+)/.exec(defaultLine)?.[1] ?? null;
   return destinations
     .split('\n')
@@ -104,6 +108,34 @@ export function parsePrinters(destinations: string, defaultLine: string): Printe
     .filter((line) => line !== '')
     .map((name) => ({ name, is_default: name === defaultName }));
 }
+
+/**
+ * A printer's state from its Get-Printer-Attributes answer (RFC 8011 §5.4.11 printer-state,
+ * §5.4.12 printer-state-reasons, §5.4.23 printer-is-accepting-jobs). A stopped queue is
+ * `stopped` even when the device is offline too: it will not print when the device comes
+ * back. Otherwise an `offline` reason (CUPS's backends say `offline-report`) makes it
+ * `offline`.
+ */
+export function printerStatusFromIpp(attributes: IppAttributes): PrinterStatus {
+  const ippState = printerStates[attributes['printer-state']?.[0] as keyof typeof printerStates];
+  const reasons = cleanReasons(attributes['printer-state-reasons']);
+  const accepting = attributes['printer-is-accepting-jobs']?.[0];
+  const offline = reasons.some((reason) => /^offline(-report|-warning|-error)?$/.test(reason));
+  let state: PrinterStatus['state'] = 'unknown';
+  if (ippState === 'stopped') state = 'stopped';
+  else if (offline) state = 'offline';
+  else if (ippState === 'processing') state = 'printing';
+  else if (ippState === 'idle') state = 'idle';
+  return {
+    state,
+    reasons,
+    accepting_jobs: typeof accepting === 'boolean' ? accepting : null,
+    message: cleanMessage(attributes['printer-state-message']?.[0]),
+  };
+}
+
+/** How many printers are asked about at once; each is one short request to the local cupsd. */
+const statusRequestsAtOnce = 4;
 
 /** Consecutive failed IPP reads after which a job's state counts as unknown. */
 const maxUnreadablePolls = 8;
@@ -136,12 +168,40 @@ export class CupsBackend implements PrinterBackend {
     this.now = options.now ?? Date.now;
   }
 
+  /** `lpstat` names the destinations; IPP gives each one's state. */
   async listPrinters(): Promise<PrinterInfo[]> {
     const [destinations, defaults] = await Promise.all([
       this.run('lpstat', ['-e'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
       this.run('lpstat', ['-d'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
     ]);
-    return parsePrinters(destinations.stdout, defaults.stdout);
+    const printers = parsePrinters(destinations.stdout, defaults.stdout);
+    const states: PrinterStatus[] = new Array(printers.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < printers.length) {
+        const index = next++;
+        states[index] = await this.printerStatus(printers[index]!.name);
+      }
+    };
+    await Promise.all(Array.from({ length: statusRequestsAtOnce }, worker));
+    return printers.map((printer, index) => ({ ...printer, ...states[index]! }));
+  }
+
+  /**
+   * One printer's state over IPP. A destination CUPS has no queue for (a network printer
+   * `lpstat -e` found but nobody printed to yet), or a scheduler that does not answer, is
+   * `unknown`.
+   */
+  async printerStatus(printer: string): Promise<PrinterStatus> {
+    // `name/instance` is an lpoptions instance of the queue `name`: same state.
+    const queue = printer.split('/')[0]!;
+    try {
+      const answer = await this.ipp.getPrinter(queue);
+      if (answer.statusCode >= 0x0400) return { ...unknownStatus, reasons: [] };
+      return printerStatusFromIpp(answer.attributes);
+    } catch {
+      return { ...unknownStatus, reasons: [] };
+    }
   }
 
   async print(

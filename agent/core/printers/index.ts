@@ -17,8 +17,13 @@ export class PrinterBackendByName implements PrinterBackend {
     this.folder = folder;
   }
 
-  listPrinters(): Promise<PrinterInfo[]> {
-    return this.system.listPrinters();
+  /** The system's printers, then the folder printers the routes use. */
+  async listPrinters(routed: readonly string[] = []): Promise<PrinterInfo[]> {
+    const [system, folders] = await Promise.all([
+      this.system.listPrinters(),
+      this.folder.listPrinters(routed.filter(isFolderPrinter)),
+    ]);
+    return [...system, ...folders];
   }
 
   print(
@@ -36,11 +41,19 @@ export function createSystemBackend(platform: NodeJS.Platform = process.platform
   return platform === 'win32' ? new WindowsBackend() : new CupsBackend();
 }
 
+/**
+ * How often the runtime reads the printers' state. CUPS answers a local IPP request in a
+ * millisecond or two; on Windows each read starts PowerShell, which costs far more.
+ */
+export function defaultPrinterCheckMs(platform: NodeJS.Platform = process.platform): number {
+  return platform === 'win32' ? 15_000 : 5_000;
+}
+
 export function createPrinterBackend(platform: NodeJS.Platform = process.platform): PrinterBackend {
   return new PrinterBackendByName(createSystemBackend(platform));
 }
 
 export type { PrintableJob, PrinterBackend, PrintOutcome } from './backend.ts';
 export { CupsBackend } from './cups.ts';
-export { FolderBackend, isFolderPrinter } from './folder.ts';
+export { FolderBackend, folderStatus, isFolderPrinter } from './folder.ts';
 export { WindowsBackend } from './windows.ts';

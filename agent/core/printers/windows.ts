@@ -12,6 +12,7 @@ import {
   type PrintOutcome,
   plainTitle,
 } from './backend.ts';
+import { listPrintersArguments, parseWindowsPrinters } from './windows-status.ts';
 
 /**
  * Windows back-end. PDFs go through pdf-to-printer (SumatraPDF, run with an argument array).
@@ -24,8 +25,6 @@ import {
 /** The part of pdf-to-printer used here; injected in tests (no Windows there). */
 export interface PdfToPrinter {
   print(pdf: string, options?: Record<string, unknown>): Promise<void>;
-  getPrinters(): Promise<{ name: string }[]>;
-  getDefaultPrinter(): Promise<{ name: string } | null>;
 }
 
 export type RunPowerShell = (
@@ -192,16 +191,15 @@ export class WindowsBackend implements PrinterBackend {
     this.timeoutMs = options.timeoutMs ?? 120_000;
   }
 
+  /** `Get-Printer` through the constant script of windows-status.ts: names, default, state. */
   async listPrinters(): Promise<PrinterInfo[]> {
-    const pdf = await this.loadPdfToPrinter();
-    const [printers, defaultPrinter] = await Promise.all([
-      pdf.getPrinters(),
-      pdf.getDefaultPrinter().catch(() => null),
-    ]);
-    return printers.map((printer) => ({
-      name: printer.name,
-      is_default: printer.name === defaultPrinter?.name,
-    }));
+    let stdout: string;
+    try {
+      ({ stdout } = await this.runPowerShell(listPrintersArguments, {}, 30_000));
+    } catch (error) {
+      throw new Error(`Get-Printer failed: ${errorText(error)}`);
+    }
+    return parseWindowsPrinters(stdout);
   }
 
   async print(

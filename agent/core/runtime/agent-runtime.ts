@@ -11,6 +11,7 @@ import { connect } from './connect.ts';
 import { heartbeatLoop } from './heartbeat-loop.ts';
 import { deliverReports, outboxLoop } from './outbox-loop.ts';
 import { pollLoop } from './poll-loop.ts';
+import { notePrinters, printerWatchLoop, readPrinters } from './printer-watch.ts';
 import { rememberJobRecord } from './recent-jobs.ts';
 import { recoverJournal } from './recover-journal.ts';
 import { type AgentRuntimeOptions, type RuntimeContext, requireClient } from './runtime-context.ts';
@@ -49,6 +50,7 @@ export class AgentRuntime implements AgentControl {
       inHand: new Set(),
       pollWakeup: new Wakeup(),
       outboxWakeup: new Wakeup(),
+      heartbeatWakeup: new Wakeup(),
       intervals: fallbackIntervals,
       identity: null,
       client: null,
@@ -92,6 +94,7 @@ export class AgentRuntime implements AgentControl {
     this.lifetime.abort(new Error('agent stopping'));
     context.pollWakeup.wake();
     context.outboxWakeup.wake();
+    context.heartbeatWakeup.wake();
     // The loops end at once, except the poll loop, which first finishes the job in hand.
     const grace = context.options.stopGraceMs ?? 30_000;
     const graceOver = new AbortController();
@@ -182,10 +185,8 @@ export class AgentRuntime implements AgentControl {
   }
 
   async listPrinters(): Promise<PrinterInfo[]> {
-    const { status } = this.context;
-    const printers = await this.context.backend.listPrinters();
-    status.state.printers = printers;
-    status.emit();
+    const printers = await readPrinters(this.context);
+    if (notePrinters(this.context, printers)) this.context.heartbeatWakeup.wake();
     return printers;
   }
 
@@ -209,7 +210,7 @@ export class AgentRuntime implements AgentControl {
     return structuredClone(this.context.routes);
   }
 
-  /** Connects (register, routes, config), then runs the three loops until stop(). */
+  /** Connects (register, routes, config), then runs the four loops until stop(). */
   private async run(): Promise<void> {
     const { context } = this;
     const signal = this.lifetime.signal;
@@ -226,6 +227,7 @@ export class AgentRuntime implements AgentControl {
     if (signal.aborted) return;
     await Promise.allSettled([
       heartbeatLoop(context, signal),
+      printerWatchLoop(context, signal),
       pollLoop(context, signal),
       outboxLoop(context, signal),
     ]);

@@ -1,5 +1,7 @@
 import { hostname as osHostname } from 'node:os';
+import type { PrinterInfo } from '../../../shared/printing.ts';
 import { agentVersion } from '../version.ts';
+import { notePrinters, readPrinters } from './printer-watch.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
 /**
@@ -9,11 +11,14 @@ import { type RuntimeContext, requireClient } from './runtime-context.ts';
 export async function connect(context: RuntimeContext, signal: AbortSignal): Promise<void> {
   const { options, status } = context;
   const client = requireClient(context);
-  const printers = await context.backend.listPrinters().catch((error: unknown) => {
+  let printers: PrinterInfo[] = [];
+  try {
+    printers = await readPrinters(context);
+    notePrinters(context, printers);
+  } catch (error) {
+    // Registered without printers; the printer watch tries again within seconds.
     status.log('warn', `could not list printers: ${(error as Error).message}`);
-    return [];
-  });
-  status.state.printers = printers;
+  }
   const hostname = (options.hostname ?? osHostname()).slice(0, 255) || 'unknown';
   await client.register(
     {
@@ -22,7 +27,7 @@ export async function connect(context: RuntimeContext, signal: AbortSignal): Pro
       hostname,
       platform: process.platform,
       version: agentVersion,
-      printers: printers.slice(0, 500),
+      printers,
     },
     signal,
   );

@@ -2,18 +2,26 @@ import { sleep } from '../backoff.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
 /**
- * Every `heartbeat_seconds`: tells the server the agent is alive, whether it is paused and
- * which jobs it holds (in hand or with a report waiting), so their leases are extended.
+ * Every `heartbeat_seconds`: tells the server the agent is alive, whether it is paused, its
+ * printers with their state, and which jobs it holds (in hand or with a report waiting), so
+ * their leases are extended. A change of the printers is sent early, debounced.
  */
 export async function heartbeatLoop(context: RuntimeContext, signal: AbortSignal): Promise<void> {
   const { status, inHand, outbox } = context;
+  // What register sent; a heartbeat is due early when the printers differ from the last sent.
+  let sent = JSON.stringify(status.state.printers);
+  const printersChanged = () => JSON.stringify(status.state.printers) !== sent;
   while (!signal.aborted) {
-    await sleep(Math.max(1, context.intervals.heartbeat_seconds) * 1000, signal).catch(() => {});
+    await nextBeat(context, printersChanged, signal);
     if (signal.aborted) return;
     try {
+      const printers = status.state.printers;
+      // Counted as sent even if this one fails: the next regular heartbeat carries the
+      // printers anyway, and a server that is away must not get an early one every second.
+      sent = JSON.stringify(printers);
       const held = [...new Set([...inHand, ...outbox.pending().map((r) => r.job_id)])];
       const result = await requireClient(context).heartbeat(
-        { paused: status.state.paused, held_job_ids: held.slice(0, 1000) },
+        { printers, paused: status.state.paused, held_job_ids: held.slice(0, 1000) },
         signal,
       );
       status.noteConnected();
@@ -30,6 +38,41 @@ export async function heartbeatLoop(context: RuntimeContext, signal: AbortSignal
     } catch (error) {
       if (signal.aborted) return;
       status.noteFailure(error);
+    }
+  }
+}
+
+/**
+ * Waits for the next heartbeat: the interval, or, once the printers changed, the debounce
+ * (1 s by default), so that a burst of changes goes out as one heartbeat. Printers are read
+ * every few seconds, which bounds early heartbeats to one per read.
+ */
+async function nextBeat(
+  context: RuntimeContext,
+  printersChanged: () => boolean,
+  signal: AbortSignal,
+): Promise<void> {
+  const deadline = Date.now() + Math.max(1, context.intervals.heartbeat_seconds) * 1000;
+  const debounceMs = context.options.printerReportDebounceMs ?? 1000;
+  while (!signal.aborted) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return;
+    if (printersChanged()) {
+      await sleep(Math.min(debounceMs, remaining), signal).catch(() => {});
+      return;
+    }
+    // The timer is cleared when the wake-up comes first: no timer outlives its wait.
+    const timer = new AbortController();
+    const onAbort = () => timer.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([
+        sleep(remaining, timer.signal).catch(() => {}),
+        context.heartbeatWakeup.wait(),
+      ]);
+    } finally {
+      timer.abort();
+      signal.removeEventListener('abort', onAbort);
     }
   }
 }

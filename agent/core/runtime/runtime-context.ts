@@ -25,6 +25,10 @@ export interface AgentRuntimeOptions {
   stopGraceMs?: number;
   now?: () => Date;
   recentJobsLimit?: number;
+  /** How often the printers' state is read (default 5 s; 15 s on Windows). */
+  printerCheckMs?: number;
+  /** A change of printer state is sent this long after it is seen (default 1 s). */
+  printerReportDebounceMs?: number;
 }
 
 /**
@@ -45,6 +49,8 @@ export interface RuntimeContext {
   readonly pollWakeup: Wakeup;
   /** Wakes the outbox loop: a new report, a heartbeat that got through, stop. */
   readonly outboxWakeup: Wakeup;
+  /** Wakes the heartbeat loop: the printers changed. */
+  readonly heartbeatWakeup: Wakeup;
   /** The routes served; the server's copy once connected. */
   routes: PrintRoute[];
   intervals: AgentConfig['intervals'];

@@ -32,6 +32,7 @@ export class RuntimeStatus {
       pendingReports: 0,
       recentJobs: [],
       printers: [],
+      notReady: [],
       lastError: null,
     };
   }

@@ -1,7 +1,8 @@
 /**
  * Wakes a loop that waits for something to do: the poll loop while paused, the outbox loop
- * while empty or backing off. A wake with nobody waiting is dropped; each loop looks at its
- * condition again before it waits.
+ * while empty or backing off, the heartbeat loop between heartbeats (the printers changed).
+ * A wake with nobody waiting is dropped; each loop looks at its condition again before it
+ * waits.
  */
 export class Wakeup {
   private waiting: (() => void) | null = null;

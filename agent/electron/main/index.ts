@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, type BrowserWindow, Notification, session, shell } from 'electron';
+import { unknownPrinter } from '../../core/printers/printer-status.ts';
 import {
   type ActionResult,
   type EventChannel,
@@ -168,8 +169,9 @@ function setupIpc(): void {
     logFilePath: join(app.getPath('logs'), 'agent.log'),
     listSystemPrinters: async () => {
       const printers = (await mainWindow?.webContents.getPrintersAsync()) ?? [];
-      // Electron no longer says which is the default; the core's own list does, once running.
-      return printers.map((printer) => ({ name: printer.name, is_default: false }));
+      // Electron no longer says which is the default, nor the state; the core's own list
+      // does, once running.
+      return printers.map((printer) => unknownPrinter(printer.name));
     },
     openPath: (path) => shell.openPath(path),
     applyStartAtLogin: setStartAtLogin,

@@ -1,3 +1,4 @@
+import { describeNotReady } from '../../core/printer-readiness.ts';
 import type { AgentStatus } from '../../core/status.ts';
 
 /** The tray pictures agent/electron/build/tray/ holds, one per state the staff must tell apart. */
@@ -21,6 +22,7 @@ export interface TrayState {
 
 const productName = 'ShopDesk Print Agent';
 const maxTooltipLength = 127;
+const maxHeadlineLength = 100;
 
 function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
@@ -34,10 +36,23 @@ function hostOf(serverUrl: string): string {
   }
 }
 
+/** One not-ready printer by name and why; several by count and names. */
+function notReadyHeadline(status: AgentStatus): string {
+  const [first, ...others] = status.notReady;
+  if (!first) return '';
+  const text =
+    others.length === 0
+      ? `Printer ${first.printer.name} not ready: ${describeNotReady(first)}`
+      : `${status.notReady.length} printers not ready: ${status.notReady.map((entry) => entry.printer.name).join(', ')}`;
+  // It heads the menu too, where a printer's own message could run long.
+  return text.length > maxHeadlineLength ? `${text.slice(0, maxHeadlineLength - 1)}…` : text;
+}
+
 /**
  * What the tray shows for a status: `null` means not set up yet. Order of precedence: a
- * connection problem hides everything else (nothing prints), then failed jobs (someone must
- * act), then paused (someone chose it), then printing, then all quiet.
+ * connection problem hides everything else (nothing prints), then a route's printer that is
+ * not ready (its jobs cannot print: someone must act), then failed jobs (someone must act),
+ * then paused (someone chose it), then printing, then all quiet.
  */
 export function trayStateFor(status: AgentStatus | null): TrayState {
   if (status === null) {
@@ -51,6 +66,10 @@ export function trayStateFor(status: AgentStatus | null): TrayState {
     details.push(plural(status.pendingReports, 'report waiting', 'reports waiting'));
   }
   const host = hostOf(status.serverUrl);
+  const notReady = status.notReady.length;
+  if (notReady > 0 && status.connection !== 'connected') {
+    details.push(plural(notReady, 'printer not ready', 'printers not ready'));
+  }
 
   switch (status.connection) {
     case 'starting':
@@ -64,6 +83,7 @@ export function trayStateFor(status: AgentStatus | null): TrayState {
     case 'connected':
       break;
   }
+  if (notReady > 0) return finish('failed', notReadyHeadline(status), details);
   if (failed > 0) return finish('failed', `Connected to ${host}`, details);
   if (status.paused) return finish('paused', 'Paused: jobs wait on the server', details);
   if (status.printing > 0) return finish('printing', `Connected to ${host}`, details);

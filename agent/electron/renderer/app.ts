@@ -1,4 +1,5 @@
 import type { PrinterInfo } from '../../../shared/printing.ts';
+import { describeNotReady } from '../../core/printer-readiness.ts';
 import type { AgentStatus, LogLine } from '../../core/status.ts';
 import {
   type ActionResult,
@@ -104,6 +105,13 @@ function renderBanners(): void {
     const waiting =
       status.pendingReports > 0 ? ` ${status.pendingReports} reports wait to be sent.` : '';
     add('bad', `The server cannot be reached. Jobs already here still print.${waiting}`);
+  }
+  for (const entry of status?.notReady ?? []) {
+    const routes = entry.routes.join(', ');
+    add(
+      'bad',
+      `Printer "${entry.printer.name}" (${routes}) is not ready: ${describeNotReady(entry)}. Its jobs cannot print until it is.`,
+    );
   }
   if (status?.paused)
     add('warn', 'Printing is paused: new jobs wait on the server until you resume.');

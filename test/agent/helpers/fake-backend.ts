@@ -5,6 +5,19 @@ import type {
 } from '../../../agent/core/printers/backend.ts';
 import type { PrinterInfo, PrintOptions } from '../../../shared/printing.ts';
 
+/** A ready printer as a back-end reports it; `overrides` change its state. */
+export function readyPrinter(name: string, overrides: Partial<PrinterInfo> = {}): PrinterInfo {
+  return {
+    name,
+    is_default: false,
+    state: 'idle',
+    reasons: [],
+    accepting_jobs: true,
+    message: null,
+    ...overrides,
+  };
+}
+
 /**
  * A printer back-end whose prints the test holds and releases, to look at the agent while a
  * job is in the spooler's hands.
@@ -36,8 +49,11 @@ export class HeldPrinterBackend implements PrinterBackend {
     this.gate = null;
   }
 
+  /** What listPrinters answers; tests change it to see the runtime report a new state. */
+  printers: PrinterInfo[] = [readyPrinter('Fake', { is_default: true })];
+
   async listPrinters(): Promise<PrinterInfo[]> {
-    return [{ name: 'Fake', is_default: true }];
+    return structuredClone(this.printers);
   }
 
   async print(job: PrintableJob, document: Uint8Array, printer: string, options: PrintOptions) {

@@ -252,6 +252,10 @@ export async function startPrintQueueStub(
     if (req.method === 'POST' && path === '/printing/heartbeat') {
       const parsed = heartbeatBody.safeParse(body ?? {});
       if (!parsed.success) return validation(parsed.error);
+      // As the server does: the printers and the paused flag are what the agent last said.
+      if (parsed.data.printers !== undefined) agent.printers = parsed.data.printers;
+      if (parsed.data.paused !== undefined) agent.paused = parsed.data.paused;
+      agent.last_seen_at = now();
       const extended: number[] = [];
       const released: number[] = [];
       for (const id of parsed.data.held_job_ids) {

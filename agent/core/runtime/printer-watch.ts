@@ -1,0 +1,117 @@
+import { type PrinterInfo, printerInfoSchema } from '../../../shared/printing.ts';
+import { sleep } from '../backoff.ts';
+import { describeNotReady, printerReadiness } from '../printer-readiness.ts';
+import { defaultPrinterCheckMs } from '../printers/index.ts';
+import type { NotReadyPrinter } from '../status.ts';
+import type { RuntimeContext } from './runtime-context.ts';
+
+/** The contract takes at most this many printers per agent. */
+const maxPrinters = 500;
+
+/**
+ * The printers with their state, as the contract takes them: each valid, each name once, at
+ * most 500. The routes' printers are passed on for the folder back-end.
+ */
+export async function readPrinters(context: RuntimeContext): Promise<PrinterInfo[]> {
+  const routed = [...new Set(context.routes.map((route) => route.printer))];
+  const printers: PrinterInfo[] = [];
+  for (const listed of await context.backend.listPrinters(routed)) {
+    const parsed = printerInfoSchema.safeParse(listed);
+    if (!parsed.success || printers.some((printer) => printer.name === parsed.data.name)) continue;
+    printers.push(parsed.data);
+    if (printers.length === maxPrinters) break;
+  }
+  return printers;
+}
+
+function routesText(routes: string[]): string {
+  return `${routes.length === 1 ? 'route' : 'routes'} ${routes.join(', ')}`;
+}
+
+/**
+ * Takes a fresh read of the printers: the status shows them, and the printers of enabled
+ * routes that stopped or came back get one log line each (not one per check). A routed
+ * printer the system no longer lists counts as not ready. Returns whether the printers
+ * changed, which the heartbeat reports early.
+ */
+export function notePrinters(context: RuntimeContext, printers: PrinterInfo[]): boolean {
+  const { status } = context;
+  const changed = JSON.stringify(printers) !== JSON.stringify(status.state.printers);
+  status.state.printers = printers;
+
+  const routesByPrinter = new Map<string, string[]>();
+  for (const route of context.routes) {
+    if (!route.enabled) continue;
+    routesByPrinter.set(route.printer, [...(routesByPrinter.get(route.printer) ?? []), route.name]);
+  }
+  const before = new Map(status.state.notReady.map((entry) => [entry.printer.name, entry]));
+  const now = status.now();
+  const notReady: NotReadyPrinter[] = [];
+  for (const [name, routes] of routesByPrinter) {
+    const printer = printers.find((candidate) => candidate.name === name);
+    if (printer && printerReadiness(printer) !== 'not-ready') continue;
+    const entry: NotReadyPrinter = {
+      printer: printer ?? {
+        name,
+        is_default: false,
+        state: 'unknown',
+        reasons: [],
+        accepting_jobs: null,
+        message: null,
+      },
+      listed: printer !== undefined,
+      routes,
+      since: before.get(name)?.since ?? now.toISOString(),
+    };
+    if (!before.has(name)) {
+      status.log(
+        'warn',
+        `printer ${name} (${routesText(routes)}) is not ready: ${describeNotReady(entry)}`,
+      );
+    }
+    notReady.push(entry);
+  }
+  for (const [name, entry] of before) {
+    const printer = printers.find((candidate) => candidate.name === name);
+    const routes = routesByPrinter.get(name);
+    if (!routes || !printer || printerReadiness(printer) !== 'ready') continue;
+    const seconds = Math.round((now.getTime() - Date.parse(entry.since)) / 1000);
+    status.log(
+      'info',
+      `printer ${name} (${routesText(routes)}) is ready again (was not ready for ${seconds} s)`,
+    );
+  }
+  const notReadyChanged = JSON.stringify(notReady) !== JSON.stringify(status.state.notReady);
+  status.state.notReady = notReady;
+  if (changed || notReadyChanged) status.emit();
+  return changed;
+}
+
+/**
+ * Reads the printers every `printerCheckMs` (5 s, 15 s on Windows). A change wakes the
+ * heartbeat loop, which reports it early. A failed read keeps the last list and is logged
+ * once until a read succeeds again.
+ */
+export async function printerWatchLoop(
+  context: RuntimeContext,
+  signal: AbortSignal,
+): Promise<void> {
+  const { status } = context;
+  const intervalMs = context.options.printerCheckMs ?? defaultPrinterCheckMs();
+  let failing = false;
+  while (!signal.aborted) {
+    await sleep(intervalMs, signal).catch(() => {});
+    if (signal.aborted) return;
+    let printers: PrinterInfo[];
+    try {
+      printers = await readPrinters(context);
+    } catch (error) {
+      if (!failing) status.log('warn', `could not read the printers: ${(error as Error).message}`);
+      failing = true;
+      continue;
+    }
+    if (failing) status.log('info', 'the printers can be read again');
+    failing = false;
+    if (notePrinters(context, printers)) context.heartbeatWakeup.wake();
+  }
+}

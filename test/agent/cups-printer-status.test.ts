@@ -1,0 +1,142 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printerReadiness } from '../../agent/core/printer-readiness.ts';
+import { CupsBackend } from '../../agent/core/printers/cups.ts';
+import type { PrinterInfo } from '../../shared/printing.ts';
+import { deleteQueue, lpadmin, startTestCups, type TestCups } from './helpers/cups.ts';
+import { waitFor } from './helpers/wait.ts';
+
+/**
+ * Printer states read from a real CUPS over IPP Get-Printer-Attributes: what the agent
+ * reports for a ready queue, a disabled one, one that refuses jobs, and a network printer
+ * that does not answer while a job waits for it.
+ */
+
+const execFileAsync = promisify(execFile);
+const suffix = randomBytes(3).toString('hex');
+const pdfQueue = `shopdesk-state-pdf-${suffix}`;
+const deadQueue = `shopdesk-state-dead-${suffix}`;
+
+let cups: TestCups;
+const backend = new CupsBackend();
+
+/** A TCP port nobody listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  await new Promise((resolve) => server.close(resolve));
+  return address.port;
+}
+
+async function listed(name: string): Promise<PrinterInfo | undefined> {
+  return (await backend.listPrinters()).find((printer) => printer.name === name);
+}
+
+beforeAll(async () => {
+  cups = await startTestCups();
+  await lpadmin([
+    '-p',
+    pdfQueue,
+    '-E',
+    '-v',
+    'cups-pdf:/',
+    '-m',
+    'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd',
+  ]);
+  await lpadmin(['-p', deadQueue, '-E', '-v', `socket://127.0.0.1:${await closedPort()}`]);
+});
+
+afterAll(async () => {
+  await execFileAsync('cancel', ['-a', deadQueue]).catch(() => {});
+  for (const queue of [pdfQueue, deadQueue]) await deleteQueue(queue);
+  await cups?.stop();
+});
+
+describe('CUPS printer states against real CUPS', () => {
+  it('reports a cups-pdf queue idle and accepting jobs', async () => {
+    expect(await listed(pdfQueue)).toEqual({
+      name: pdfQueue,
+      is_default: false,
+      state: 'idle',
+      reasons: [],
+      accepting_jobs: true,
+      message: null,
+    });
+  });
+
+  it('reports a disabled queue stopped with its reason, then idle once enabled', async () => {
+    await execFileAsync('cupsdisable', ['-r', `Paper out ${suffix}`, pdfQueue]);
+    try {
+      const stopped = await listed(pdfQueue);
+      expect(stopped).toEqual({
+        name: pdfQueue,
+        is_default: false,
+        state: 'stopped',
+        reasons: ['paused'],
+        accepting_jobs: true,
+        message: `Paper out ${suffix}`,
+      });
+      expect(printerReadiness(stopped!)).toBe('not-ready');
+    } finally {
+      await execFileAsync('cupsenable', [pdfQueue]);
+    }
+    expect(await listed(pdfQueue)).toMatchObject({ state: 'idle', reasons: [], message: null });
+  });
+
+  it('reports a queue that rejects jobs as not accepting them (cupsreject)', async () => {
+    await execFileAsync('cupsreject', ['-r', `Closed for stock-taking ${suffix}`, pdfQueue]);
+    try {
+      const rejecting = await listed(pdfQueue);
+      // CUPS keeps the queue idle; only printer-is-accepting-jobs says it.
+      expect(rejecting).toMatchObject({
+        state: 'idle',
+        reasons: [],
+        accepting_jobs: false,
+        message: `Closed for stock-taking ${suffix}`,
+      });
+      expect(printerReadiness(rejecting!)).toBe('not-ready');
+    } finally {
+      await execFileAsync('cupsaccept', [pdfQueue]);
+    }
+    expect(await listed(pdfQueue)).toMatchObject({ accepting_jobs: true });
+  });
+
+  it('reports what CUPS says of a network printer that refuses the connection while a job waits', async () => {
+    expect(await listed(deadQueue)).toMatchObject({ state: 'idle', reasons: [] });
+    await execFileAsync('lp', ['-d', deadQueue, '-o', 'raw', '-t', 'dead', '/etc/hostname']);
+    // CUPS 2.4 keeps the job processing, retries the socket every 30 s, and says so only in
+    // printer-state-message: no offline reason, so the state is `printing`.
+    const waiting = await waitFor(
+      'the socket backend to give up its first attempt',
+      async () => {
+        const printer = await listed(deadQueue);
+        return printer?.message ? printer : null;
+      },
+      30_000,
+    );
+    expect(waiting).toEqual({
+      name: deadQueue,
+      is_default: false,
+      state: 'printing',
+      reasons: [],
+      accepting_jobs: true,
+      message: 'The printer may not exist or is unavailable at this time.',
+    });
+    expect(printerReadiness(waiting)).toBe('ready');
+    await execFileAsync('cancel', ['-a', deadQueue]);
+  }, 60_000);
+
+  it('reports a name CUPS has no queue for as unknown', async () => {
+    expect(await backend.printerStatus(`shopdesk-no-such-queue-${suffix}`)).toEqual({
+      state: 'unknown',
+      reasons: [],
+      accepting_jobs: null,
+      message: null,
+    });
+  });
+});
