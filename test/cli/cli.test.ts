@@ -1,6 +1,12 @@
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
+import {
+  type ChildProcessWithoutNullStreams,
+  execFile,
+  spawn,
+  spawnSync,
+} from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -30,17 +36,32 @@ interface Run {
 }
 
 function shopdesk(...args: string[]): Promise<Run> {
+  return shopdeskWith({}, ...args);
+}
+
+function shopdeskWith(
+  how: { cwd?: string; env?: NodeJS.ProcessEnv; node?: string; nodeArgs?: string[] },
+  ...args: string[]
+): Promise<Run> {
   return new Promise((done) => {
     execFile(
-      process.execPath,
-      [bin, ...args],
-      { env: cleanEnv(), timeout: 20_000 },
+      how.node ?? process.execPath,
+      [...(how.nodeArgs ?? []), bin, ...args],
+      { env: { ...cleanEnv(), ...how.env }, cwd: how.cwd, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         done({ code, stdout, stderr });
       },
     );
   });
+}
+
+/** A usage error as the CLI promises it: exit code 2, one line on stderr, nothing on stdout. */
+function expectUsageError(run: Run, message: RegExp): void {
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/^error: [^\n]+\n$/);
+  expect(run.stderr).toMatch(message);
 }
 
 async function ok(...args: string[]): Promise<string> {
@@ -430,18 +451,30 @@ describe('serve', () => {
     }
   });
 
-  it('--demo on a fresh database prints tokens that work; a second start prints none', async () => {
+  it('--demo on a fresh database prints the docs and TOKEN=/AGENT_TOKEN= lines that work; a second start prints no token', async () => {
     const db = join(dir, 'demo.sqlite');
     const first = await startServe(['--db', db, '--demo']);
     let admin: string;
     let agent: string;
     try {
       const deadline = Date.now() + 10_000;
-      while (!/print agent:\s+sd_\S+/.test(first.stdout()) && Date.now() < deadline) {
+      while (!/^AGENT_TOKEN=sd_\S+$/m.test(first.stdout()) && Date.now() < deadline) {
         await new Promise((wait) => setTimeout(wait, 50));
       }
-      admin = /all permissions:\s+(sd_\S+)/.exec(first.stdout())![1]!;
-      agent = /print agent:\s+(sd_\S+)/.exec(first.stdout())![1]!;
+      // Lines a shell takes as they are: the README's commands use $TOKEN and $AGENT_TOKEN.
+      admin = /^TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
+      agent = /^AGENT_TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
+      expect(first.stdout().split('\n')[1]).toBe(
+        `API docs (try it out in the browser): ${first.url}/api/v1/docs`,
+      );
+      const warehouses = new BetterSqlite3(db, { readonly: true });
+      try {
+        expect(warehouses.prepare('select company_id, code from warehouses').all()).toEqual([
+          { company_id: 1, code: 'MAIN' },
+        ]);
+      } finally {
+        warehouses.close();
+      }
       const me = await fetch(`${first.url}/api/v1/me`, {
         headers: { authorization: `Bearer ${admin}` },
       });
@@ -471,7 +504,9 @@ describe('serve', () => {
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
       expect(second.stdout()).not.toMatch(/sd_/);
-      expect(second.stdout().trim().split('\n')).toHaveLength(1);
+      // The URL, the docs, and how to issue a token now that the first ones are not shown.
+      expect(second.stdout().trim().split('\n')).toHaveLength(3);
+      expect(second.stdout()).toContain('npx shopdesk token create --company 1');
       expect(countRows(db).companies).toBe(1);
       expect(countRows(db).tokens).toBe(2);
     } finally {
@@ -505,5 +540,106 @@ describe('start-up', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('1\n');
     expect(await ok('company', 'create', '--name', 'Native', '--db', db)).toBe('2\n');
+  });
+});
+
+describe('serve refuses what it cannot use, before it writes anything', () => {
+  it.each([
+    ['--port 99999', ['--port', '99999'], /--port must be a whole number from 0 to 65535/],
+    ['--port -1', ['--port', '-1'], /--port/],
+    ['--port abc', ['--port', 'abc'], /--port/],
+    ['--cors-origin with a path', ['--cors-origin', 'https://shop.example/app'], /--cors-origin/],
+  ])('%s: exit 2, one line, no database', async (_what, args, message) => {
+    const db = join(dir, `refused-${args.join('')}.sqlite`.replace(/[^\w.-]/g, '_'));
+    expectUsageError(await shopdesk('serve', '--db', db, ...args), message);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it.each([
+    ['SHOPDESK_PORT', { SHOPDESK_PORT: '70000' }],
+    ['SHOPDESK_CORS_ORIGIN', { SHOPDESK_CORS_ORIGIN: 'shop.example' }],
+  ])('a bad %s: exit 2, one line, no database', async (name, env) => {
+    const db = join(dir, `refused-${name}.sqlite`);
+    expectUsageError(await shopdeskWith({ env }, 'serve', '--db', db), new RegExp(name));
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('a busy port: exit 2, one line, and the database is neither created nor its folder made', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+    const port = String((busy.address() as AddressInfo).port);
+    try {
+      const folder = join(dir, 'busy-port');
+      const db = join(folder, 'shop.sqlite');
+      const run = await shopdesk('serve', '--port', port, '--db', db, '--create');
+      expectUsageError(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use`));
+      expect(existsSync(folder)).toBe(false);
+    } finally {
+      await new Promise((done) => busy.close(done));
+    }
+  });
+});
+
+describe('a --db in a folder that is not there', () => {
+  it.each([
+    ['serve', ['serve', '--port', '0']],
+    ['company create', ['company', 'create', '--name', 'Typo']],
+  ])('%s refuses it (exit 2) and makes no folder', async (_what, args) => {
+    const folder = join(dir, 'no-such-dir', args[0]!);
+    const run = await shopdesk(...args, '--db', join(folder, 'x.sqlite'));
+    expectUsageError(run, /no folder .*no-such-dir.*; check --db, or add --create to make it/);
+    expect(existsSync(join(dir, 'no-such-dir'))).toBe(false);
+  });
+
+  it('SHOPDESK_DB is held to the same rule', async () => {
+    const folder = join(dir, 'env-typo');
+    const run = await shopdeskWith(
+      { env: { SHOPDESK_DB: join(folder, 'x.sqlite') } },
+      'company',
+      'create',
+      '--name',
+      'Typo',
+    );
+    expectUsageError(run, /check SHOPDESK_DB/);
+    expect(existsSync(folder)).toBe(false);
+  });
+
+  it('--create makes the folder', async () => {
+    const db = join(dir, 'made', 'by', 'create', 'x.sqlite');
+    expect(await ok('company', 'create', '--name', 'Made', '--db', db, '--create')).toBe('1\n');
+    expect(existsSync(db)).toBe(true);
+  });
+
+  it('the default path gets its folder without --create', async () => {
+    const cwd = mkdtempSync(join(dir, 'default-'));
+    const run = await shopdeskWith({ cwd }, 'company', 'create', '--name', 'Default');
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(cwd, 'data', 'shopdesk.sqlite'))).toBe(true);
+  });
+});
+
+describe('started by hand with a Node older than 22.19', () => {
+  /**
+   * The machine's own Node when it is old (Debian's Node 20 here); otherwise a stand-in: the
+   * current Node told by a preload that it is v20.0.0 (a fake, for machines without an old Node).
+   */
+  function oldNode(): { node?: string; nodeArgs?: string[] } {
+    for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+      const version = spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+      const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
+      if (major! > 0 && (major! < 22 || (major === 22 && minor! < 19))) return { node: candidate };
+    }
+    const pretend =
+      "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.0.0' } });" +
+      "Object.defineProperty(process, 'version', { value: 'v20.0.0' });";
+    return { nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(pretend)}`] };
+  }
+
+  it('says how to run it instead (npx shopdesk, npm start), exit 1', async () => {
+    const run = await shopdeskWith(oldNode(), 'company', 'create', '--name', 'Old');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^shopdesk needs Node\.js 22\.19 or newer; this is v\d+\./);
+    expect(run.stderr).toContain('`npx shopdesk …` or `npm start`');
   });
 });
