@@ -531,7 +531,8 @@ describe('start-up', () => {
           '--db',
           db,
         ],
-        { env: cleanEnv(), timeout: 20_000 },
+        // tsx keeps a cache in the temporary folder: the test's own, removed afterwards.
+        { env: { ...cleanEnv(), TMPDIR: dir }, timeout: 20_000 },
         (error, stdout, stderr) => {
           done({ code: error ? -1 : 0, stdout, stderr });
         },

@@ -15,13 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { listPackage } from '@electron/asar';
-import { validateConfiguration } from 'app-builder-lib/out/util/config/config.js';
-import { getConfig } from 'app-builder-lib/out/util/config/load.js';
 import { DebugLogger } from 'builder-util/out/DebugLogger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAgentApp } from '../../agent/electron/bundle.ts';
 
 const projectDir = join(import.meta.dirname, '..', '..');
+
+// electron-builder's config reader loads jiti (for .ts configs), which makes a cache folder in
+// the system's temporary folder as soon as it is loaded; ours is YAML and needs none. So the
+// switch comes first, and the modules are loaded after it.
+process.env.JITI_FS_CACHE = 'false';
+const { validateConfiguration } = await import('app-builder-lib/out/util/config/config.js');
+const { getConfig } = await import('app-builder-lib/out/util/config/load.js');
 
 async function readBuilderConfig(): Promise<Record<string, unknown>> {
   // electron-builder's own reader, so YAML and macros are read exactly as the build reads them.
@@ -196,7 +201,8 @@ describe('packing with electron-builder (stand-in Electron binary)', () => {
         `-c.electronDist=${electronDist}`,
         `-c.directories.output=${join(work, 'out')}`,
       ],
-      { cwd: project, timeout: 120_000 },
+      // TMPDIR: electron-builder leaves jiti's and Node's compile caches there.
+      { cwd: project, timeout: 120_000, env: { ...process.env, TMPDIR: work } },
     );
     appOut = join(work, 'out', 'linux-unpacked');
   }, 180_000);

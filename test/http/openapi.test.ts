@@ -29,7 +29,13 @@ function lint(document: unknown): Promise<LintResult> {
       {
         cwd: root,
         timeout: 60_000,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        // TMPDIR: redocly keeps Node's compile cache there; the test's folder is removed after.
+        env: {
+          ...process.env,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          TMPDIR: dir,
+        },
       },
       (error, stdout, stderr) => {
         try {
