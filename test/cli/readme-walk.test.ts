@@ -33,16 +33,27 @@ let server: ChildProcess | undefined;
 let serverOut = '';
 let env: NodeJS.ProcessEnv;
 
-/** Kills a process started `detached` with everything it started (npm → sh → node). */
-function killGroup(child: ChildProcess | undefined): Promise<void> {
-  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    return Promise.resolve();
+/**
+ * Stops a process started `detached` and everything it started (npm → sh → node), by its
+ * process group, and waits until the last of them is gone: they write on their way out
+ * (Node's compile cache), and the scratch folder is removed only after that.
+ */
+async function stopGroup(pid: number | undefined): Promise<void> {
+  if (!pid) return;
+  const signal = (name: NodeJS.Signals | 0) => {
+    try {
+      process.kill(-pid, name);
+      return true;
+    } catch {
+      return false; // ESRCH: no process of the group is left
+    }
+  };
+  if (!signal('SIGTERM')) return;
+  const deadline = Date.now() + 10_000;
+  while (signal(0)) {
+    if (Date.now() > deadline) signal('SIGKILL');
+    await new Promise((wait) => setTimeout(wait, 50));
   }
-  return exited;
 }
 
 beforeAll(async () => {
@@ -55,10 +66,12 @@ beforeAll(async () => {
   for (const name of Object.keys(env)) {
     if (/^(SHOPDESK_|DATABASE_URL$|npm_)/i.test(name)) delete env[name];
   }
-  // npx keeps a link to the checkout in its cache, and the agent its id in the state
-  // folder: both inside the scratch folder, so nothing outlives the test.
+  // npx keeps a link to the checkout in its cache, the agent its id in the state folder,
+  // and npm (on the Node 24 of node_modules/.bin here) compiled code in Node's compile cache:
+  // all inside the scratch folder, so nothing outlives the test.
   env.npm_config_cache = join(checkout, 'npm-cache');
   env.XDG_STATE_HOME = join(checkout, 'state');
+  env.NODE_COMPILE_CACHE = join(checkout, 'compile-cache');
 
   server = spawn('npm', ['start', '--', '--port', '0'], {
     cwd: checkout,
@@ -83,7 +96,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await killGroup(server);
+  await stopGroup(server?.pid);
   if (checkout) rmSync(checkout, { recursive: true, force: true });
 });
 
@@ -140,9 +153,7 @@ describe('the README walk', () => {
     });
     const code = await new Promise<number | null>((done) => walk.once('exit', done));
     // The agent is still running in the background, in the walk's process group.
-    try {
-      process.kill(-walk.pid!, 'SIGTERM');
-    } catch {}
+    await stopGroup(walk.pid);
     const agentLog = (() => {
       try {
         return readFileSync(join(checkout, 'agent.log'), 'utf8');
