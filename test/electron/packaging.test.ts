@@ -201,8 +201,14 @@ describe('packing with electron-builder (stand-in Electron binary)', () => {
         `-c.electronDist=${electronDist}`,
         `-c.directories.output=${join(work, 'out')}`,
       ],
-      // TMPDIR: electron-builder leaves jiti's and Node's compile caches there.
-      { cwd: project, timeout: 120_000, env: { ...process.env, TMPDIR: work } },
+      // No caches in the system's temporary folder (jiti's, Node's compile cache). Not by
+      // moving TMPDIR: electron-builder trusts files under the temporary folder, and the
+      // repository's node_modules may well live under /tmp (a fresh clone in CI).
+      {
+        cwd: project,
+        timeout: 120_000,
+        env: { ...process.env, JITI_FS_CACHE: 'false', NODE_DISABLE_COMPILE_CACHE: '1' },
+      },
     );
     appOut = join(work, 'out', 'linux-unpacked');
   }, 180_000);
