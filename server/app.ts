@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
-import { type HttpServer, listen } from './http/server.ts';
+import { bind, type HttpServer } from './http/server.ts';
 import { PrintingService } from './printing/service.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
@@ -29,43 +29,52 @@ export function createLogger(level: string): Logger {
 
 /**
  * The wiring: builds the services once, in dependency order, and hands them to the routes.
- * Storage first (everything reads it), then migrations (routes expect the latest schema),
- * then the HTTP listener last, so no request arrives before the rest is ready.
+ * The port first, so that a busy one fails start-up before the database is opened (or
+ * created); then storage (everything reads it), migrations (routes expect the latest
+ * schema) and the print queue; only then are requests answered, so none is served before
+ * the rest is ready (those that arrive meanwhile wait).
  */
 export async function startApp(
   config: ServerConfig,
   options: { clock?: Clock; log?: Logger; storage?: Storage } = {},
 ): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
-  const storage = options.storage ?? openStorage(config.database);
-  await migrateToLatest(storage);
-  const clock = options.clock ?? systemClock;
-  const printing = new PrintingService({ storage, clock, config, log });
-  const services: Services = { storage, clock, config, log, printing };
-  // Before the listener: leases that ran out while the server was down are failed first.
-  await printing.start();
-  const http = await listen(
-    {
+  const http = await bind(config.host, config.port);
+  let storage: Storage | undefined;
+  try {
+    storage = options.storage ?? openStorage(config.database);
+    await migrateToLatest(storage);
+    const clock = options.clock ?? systemClock;
+    const printing = new PrintingService({ storage, clock, config, log });
+    const services: Services = { storage, clock, config, log, printing };
+    // Before answering: leases that ran out while the server was down are failed first.
+    await printing.start();
+    http.serve({
       router: new Router('/api/v1', allRoutes),
       authenticator: new TokenAuthenticator(storage, clock),
       rateLimiter:
         config.rateLimitPerMinute > 0 ? new RateLimiter(config.rateLimitPerMinute) : null,
       services,
       log,
-    },
-    config.host,
-    config.port,
-  );
-  return {
-    url: http.url,
-    services,
-    http,
-    async close() {
-      // The listener first: waiting long-polls are woken by its shutdown signal and answer
-      // 204; then the sweeps stop, and the database closes last.
-      await http.close();
-      await printing.stop();
-      await storage.close();
-    },
-  };
+      corsOrigins: config.corsOrigins,
+    });
+    const opened = storage;
+    return {
+      url: http.url,
+      services,
+      http,
+      async close() {
+        // The listener first: waiting long-polls are woken by its shutdown signal and answer
+        // 204; then the sweeps stop, and the database closes last.
+        await http.close();
+        await printing.stop();
+        await opened.close();
+      },
+    };
+  } catch (error) {
+    await http.close(0);
+    // The start-up error is the one to report, not a failure to close after it.
+    if (storage && !options.storage) await storage.close().catch(() => {});
+    throw error;
+  }
 }

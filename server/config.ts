@@ -10,6 +10,8 @@ const environmentSchema = z.object({
   SHOPDESK_HOST: z.string().min(1).optional(),
   SHOPDESK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHOPDESK_RATE_LIMIT: z.coerce.number().int().min(0).optional(),
+  /** Comma-separated origins, or `*`: checked by parseCorsOrigins where it is used. */
+  SHOPDESK_CORS_ORIGIN: z.string().min(1).optional(),
   SHOPDESK_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional(),
@@ -37,6 +39,8 @@ export interface ServerConfig {
   database: DatabaseTarget;
   /** Requests a minute per token; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** Origins whose browser apps may call the API (CORS); empty: off. `['*']`: any. */
+  corsOrigins: readonly string[];
   logLevel: string;
   /** How long a print-job claim lasts before it must be extended by a heartbeat. */
   leaseSeconds: number;
@@ -48,6 +52,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   host: '127.0.0.1',
   port: 8080,
   rateLimitPerMinute: 1200,
+  corsOrigins: [],
   logLevel: 'info',
   leaseSeconds: 120,
   heartbeatSeconds: 15,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, timestamp } from './http.ts';
+import { idParam, pageQuery, recordId, timestamp } from './http.ts';
 import { moneySchema } from './money.ts';
 
 /** Contracts of customers and suppliers (docs/reference.md: customer and address payloads). */
@@ -49,7 +49,27 @@ export const customerFields = {
 };
 
 /** POST and PUT: the whole record. */
-export const customerInput = z.object(customerFields);
+export const customerInput = z.object(customerFields).meta({
+  examples: [
+    {
+      name: 'Ada Lovelace',
+      type: 'F',
+      code: 'C-001',
+      taxvat: '12345678901',
+      email: 'ada@example.com',
+      addresses: [
+        {
+          zipcode: '01001000',
+          street: 'Praca da Se',
+          district: 'Se',
+          city: 'Sao Paulo',
+          state: 'SP',
+          number: '1',
+        },
+      ],
+    },
+  ],
+});
 export type CustomerInput = z.infer<typeof customerInput>;
 
 /** PATCH: only the fields sent change. */
@@ -57,7 +77,7 @@ export const customerPatch = customerInput.partial();
 export type CustomerPatch = z.infer<typeof customerPatch>;
 
 export const addressRecord = z.object({
-  id: z.number().int(),
+  id: recordId,
   zipcode: z.string(),
   street: z.string(),
   district: z.string(),
@@ -67,21 +87,52 @@ export const addressRecord = z.object({
   complement: z.string().nullable(),
 });
 
-export const customerRecord = z.object({
-  id: z.number().int(),
-  code: z.string().nullable(),
-  name: z.string(),
-  type: z.enum(customerTypes),
-  status: z.enum(customerStatuses),
-  taxvat: z.string().nullable(),
-  telephone: z.string().nullable(),
-  mobile: z.string().nullable(),
-  email: z.string().nullable(),
-  credit_limit: z.number().nullable(),
-  addresses: z.array(addressRecord),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+export const customerRecord = z
+  .object({
+    id: recordId,
+    code: z.string().nullable(),
+    name: z.string(),
+    type: z.enum(customerTypes),
+    status: z.enum(customerStatuses),
+    taxvat: z.string().nullable(),
+    telephone: z.string().nullable(),
+    mobile: z.string().nullable(),
+    email: z.string().nullable(),
+    credit_limit: z.number().nullable(),
+    addresses: z.array(addressRecord),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({
+    examples: [
+      {
+        id: 1,
+        code: 'C-001',
+        name: 'Ada Lovelace',
+        type: 'F',
+        status: 'active',
+        taxvat: '12345678901',
+        telephone: null,
+        mobile: null,
+        email: 'ada@example.com',
+        credit_limit: null,
+        addresses: [
+          {
+            id: 1,
+            zipcode: '01001000',
+            street: 'Praca da Se',
+            district: 'Se',
+            city: 'Sao Paulo',
+            state: 'SP',
+            number: '1',
+            complement: null,
+          },
+        ],
+        created_at: '2026-11-22T10:00:00Z',
+        updated_at: '2026-11-22T10:00:00Z',
+      },
+    ],
+  });
 export type CustomerRecord = z.infer<typeof customerRecord>;
 
 export const customerListQuery = pageQuery.extend({
@@ -111,13 +162,13 @@ export const relationshipInput = z.object({
 });
 
 export const relationshipRecord = z.object({
-  id: z.number().int(),
-  customer_id: z.number().int(),
-  related_customer_id: z.number().int(),
+  id: recordId,
+  customer_id: recordId,
+  related_customer_id: recordId,
   /** The related customer is the parent or the child of `customer_id`. */
   direction: z.enum(relationshipDirections),
   related_customer: z.object({
-    id: z.number().int(),
+    id: recordId,
     code: z.string().nullable(),
     name: z.string(),
   }),

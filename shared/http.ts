@@ -44,6 +44,9 @@ export function pageOf<T extends z.ZodType>(record: T) {
   return z.object({ data: z.array(record), links: pageLinks, meta: pageMeta });
 }
 
+/** A record's id as the API writes it: a positive integer (OpenAPI shows `minimum: 1`). */
+export const recordId = z.number().int().min(1);
+
 /**
  * Integer path parameter (`integer >= 1`, docs/reference.md), written in decimal digits only:
  * `1e0`, `0x10` or `1.0` name no record (404) rather than aliasing customer 1 or 16.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, timestamp } from './http.ts';
+import { idParam, pageQuery, recordId, timestamp } from './http.ts';
 import { hasAtMostTwoDecimals, moneySchema } from './money.ts';
 import { positiveQuantitySchema } from './quantity.ts';
 
@@ -50,7 +50,16 @@ export const offerFields = {
 };
 
 /** POST /offers, POST /offers/quote: the offer is created as a draft. */
-export const offerInput = z.object(offerFields);
+export const offerInput = z.object(offerFields).meta({
+  examples: [
+    {
+      customer_id: 1,
+      items: [{ product_id: 1, quantity: 2, discount_percent: 10 }],
+      notes: 'Delivery on Friday',
+      valid_until: '2026-12-31',
+    },
+  ],
+});
 export type OfferInput = z.infer<typeof offerInput>;
 
 /** PUT: the whole offer, optionally with a status change. */
@@ -66,7 +75,7 @@ export const quoteBulkInput = z.object({
 });
 
 export const offerItemRecord = z.object({
-  product_id: z.number().int().nullable(),
+  product_id: recordId.nullable(),
   product_code: z.string(),
   product_name: z.string(),
   quantity: z.number(),
@@ -78,7 +87,7 @@ export const offerItemRecord = z.object({
 
 export const quoteWarning = z.object({
   code: z.literal('insufficient_stock'),
-  product_id: z.number().int(),
+  product_id: recordId,
   requested: z.number(),
   available: z.number(),
   message: z.string(),
@@ -86,7 +95,7 @@ export const quoteWarning = z.object({
 export type QuoteWarning = z.infer<typeof quoteWarning>;
 
 export const quoteRecord = z.object({
-  customer_id: z.number().int(),
+  customer_id: recordId,
   items: z.array(offerItemRecord),
   subtotal: z.number(),
   discount: z.number(),
@@ -99,10 +108,10 @@ export const quoteRecord = z.object({
 export type QuoteRecord = z.infer<typeof quoteRecord>;
 
 export const offerRecord = z.object({
-  id: z.number().int(),
+  id: recordId,
   status: z.enum(offerStatuses),
-  customer_id: z.number().int(),
-  items: z.array(offerItemRecord.extend({ id: z.number().int() })),
+  customer_id: recordId,
+  items: z.array(offerItemRecord.extend({ id: recordId })),
   subtotal: z.number(),
   discount: z.number(),
   total: z.number(),

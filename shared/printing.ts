@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, timestamp } from './http.ts';
+import { idParam, pageQuery, recordId, timestamp } from './http.ts';
 
 /**
  * Contracts of the print queue (docs/reference.md: the print-agent routes and the print
@@ -120,9 +120,9 @@ export type HeartbeatBody = z.infer<typeof heartbeatBody>;
 export const heartbeatResult = z.object({
   server_time: timestamp,
   /** Held jobs whose lease was extended. */
-  extended_job_ids: z.array(z.number().int()),
+  extended_job_ids: z.array(recordId),
   /** Jobs the agent says it holds that the server no longer gives it (lease ran out, ...). */
-  released_job_ids: z.array(z.number().int()),
+  released_job_ids: z.array(recordId),
   lease_expires_at: timestamp.nullable(),
 });
 export type HeartbeatResult = z.infer<typeof heartbeatResult>;
@@ -158,7 +158,7 @@ export const putRoutesBody = z.object({
 export type PutRoutesBody = z.infer<typeof putRoutesBody>;
 
 export const agentConfig = z.object({
-  company: z.object({ id: z.number().int(), name: z.string() }),
+  company: z.object({ id: recordId, name: z.string() }),
   agent: agentRecord,
   routes: z.array(printRouteSchema),
   /** Routes the company's agents serve and routes with jobs waiting, to offer in settings. */
@@ -175,46 +175,86 @@ export type AgentConfig = z.infer<typeof agentConfig>;
 
 export const maxJobExpiresIn = 7 * 24 * 3600;
 
-export const createJobBody = z.object({
-  route: routeNameSchema,
-  title: z.string().max(255).optional(),
-  content_type: contentTypeSchema,
-  content_base64: z
-    .string()
-    .min(1)
-    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The :attribute field must be valid base64.'),
-  copies: z.number().int().min(1).max(99).default(1),
-  priority: z.number().int().min(0).max(9).default(5),
-  options: printOptionsSchema.default({}),
-  expires_in: z.number().int().min(1).max(maxJobExpiresIn).optional(),
-});
+export const createJobBody = z
+  .object({
+    route: routeNameSchema,
+    title: z.string().max(255).optional(),
+    content_type: contentTypeSchema,
+    content_base64: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The :attribute field must be valid base64.'),
+    copies: z.number().int().min(1).max(99).default(1),
+    priority: z.number().int().min(0).max(9).default(5),
+    options: printOptionsSchema.default({}),
+    expires_in: z.number().int().min(1).max(maxJobExpiresIn).optional(),
+  })
+  .meta({
+    examples: [
+      {
+        route: 'receipts',
+        title: 'Receipt 1042',
+        content_type: 'text/plain',
+        content_base64: 'VGhhbmsgeW91IQ==',
+        copies: 1,
+      },
+    ],
+  });
 export type CreateJobBody = z.infer<typeof createJobBody>;
 
 export const jobErrorSchema = z.object({ message: z.string(), code: z.string().nullable() });
 
-export const jobRecord = z.object({
-  id: z.number().int(),
-  route: z.string(),
-  title: z.string().nullable(),
-  status: jobStatusSchema,
-  content_type: contentTypeSchema,
-  size: z.number().int(),
-  sha256: z.string(),
-  copies: z.number().int(),
-  priority: z.number().int(),
-  options: printOptionsSchema,
-  attempts: z.number().int(),
-  agent_id: z.string().nullable(),
-  printer: z.string().nullable(),
-  error: jobErrorSchema.nullable(),
-  reprint_of: z.number().int().nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
-  claimed_at: timestamp.nullable(),
-  printed_at: timestamp.nullable(),
-  expires_at: timestamp.nullable(),
-  lease_expires_at: timestamp.nullable(),
-});
+export const jobRecord = z
+  .object({
+    id: recordId,
+    route: z.string(),
+    title: z.string().nullable(),
+    status: jobStatusSchema,
+    content_type: contentTypeSchema,
+    size: z.number().int(),
+    sha256: z.string(),
+    copies: z.number().int(),
+    priority: z.number().int(),
+    options: printOptionsSchema,
+    attempts: z.number().int(),
+    agent_id: z.string().nullable(),
+    printer: z.string().nullable(),
+    error: jobErrorSchema.nullable(),
+    reprint_of: recordId.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    claimed_at: timestamp.nullable(),
+    printed_at: timestamp.nullable(),
+    expires_at: timestamp.nullable(),
+    lease_expires_at: timestamp.nullable(),
+  })
+  .meta({
+    examples: [
+      {
+        id: 1,
+        route: 'receipts',
+        title: 'Receipt 1042',
+        status: 'queued',
+        content_type: 'text/plain',
+        size: 10,
+        sha256: 'f1b3d8ef1d1d5dc1b09e6bfc8d03c3b07f1f6b6b7c0f0d9b8c67d8e2bb4c3c1a',
+        copies: 1,
+        priority: 5,
+        options: {},
+        attempts: 0,
+        agent_id: null,
+        printer: null,
+        error: null,
+        reprint_of: null,
+        created_at: '2026-11-22T10:00:00Z',
+        updated_at: '2026-11-22T10:00:00Z',
+        claimed_at: null,
+        printed_at: null,
+        expires_at: null,
+        lease_expires_at: null,
+      },
+    ],
+  });
 export type JobRecord = z.infer<typeof jobRecord>;
 
 export const jobEvent = z.object({

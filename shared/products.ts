@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, timestamp } from './http.ts';
+import { idParam, pageQuery, recordId, timestamp } from './http.ts';
 import { moneySchema } from './money.ts';
 import { positiveQuantitySchema } from './quantity.ts';
 
@@ -105,9 +105,13 @@ export function checkAssemblyRule(
 }
 
 /** POST and PUT: the whole record (`type` defaults to SIMPLE, `condition` to NOT_SPECIFIED). */
-export const productInput = productObject.superRefine((value, ctx) =>
-  checkAssemblyRule(value.type ?? 'SIMPLE', value.assembly, ctx),
-);
+export const productInput = productObject
+  .superRefine((value, ctx) => checkAssemblyRule(value.type ?? 'SIMPLE', value.assembly, ctx))
+  .meta({
+    examples: [
+      { code: 'P-001', name: 'Espresso beans 1 kg', price: 24.9, unit: 'UN', manage_stock: true },
+    ],
+  });
 export type ProductInput = z.infer<typeof productInput>;
 
 /** PATCH: only the fields sent change; the assembly rule is checked on the merged record. */
@@ -115,7 +119,7 @@ export const productPatch = productObject.partial();
 export type ProductPatch = z.infer<typeof productPatch>;
 
 export const imageRecord = z.object({
-  id: z.number().int(),
+  id: recordId,
   url: z.string(),
   alt_text: z.string().nullable(),
   position: z.number().int(),
@@ -123,11 +127,11 @@ export const imageRecord = z.object({
 export type ImageRecord = z.infer<typeof imageRecord>;
 
 export const stockBalanceRecord = z.object({
-  warehouse_id: z.number().int(),
+  warehouse_id: recordId,
   warehouse_code: z.string(),
-  location_id: z.number().int().nullable(),
+  location_id: recordId.nullable(),
   location_code: z.string().nullable(),
-  lot_id: z.number().int().nullable(),
+  lot_id: recordId.nullable(),
   lot_number: z.string().nullable(),
   quantity: z.number(),
   updated_at: timestamp,
@@ -144,7 +148,7 @@ export type ProductStock = z.infer<typeof productStock>;
 export const assemblyRecord = z.object({
   components: z.array(
     z.object({
-      product_id: z.number().int(),
+      product_id: recordId,
       code: z.string(),
       name: z.string(),
       quantity: z.number(),
@@ -153,7 +157,7 @@ export const assemblyRecord = z.object({
 });
 
 export const productRecord = z.object({
-  id: z.number().int(),
+  id: recordId,
   code: z.string(),
   name: z.string(),
   type: z.enum(productTypes),
@@ -163,7 +167,7 @@ export const productRecord = z.object({
   ncm: z.string().nullable(),
   manage_stock: z.boolean(),
   /** Ids of the categories, as create takes them. */
-  categories: z.array(z.number().int()),
+  categories: z.array(recordId),
   images: z.array(imageRecord),
   /** Set on ASSEMBLY products only. */
   assembly: assemblyRecord.nullable(),
@@ -193,8 +197,8 @@ export const categorySyncInput = z.object({
   product_ids: z.array(z.number().int().min(1)).max(maxBulkItems),
 });
 export const categorySyncRecord = z.object({
-  category_id: z.number().int(),
-  product_ids: z.array(z.number().int()),
+  category_id: recordId,
+  product_ids: z.array(recordId),
 });
 
 export const imagesReplaceInput = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordId } from './http.ts';
 import { atMostOne, exactlyOne, maxBulkItems, stockBalanceRecord } from './products.ts';
 import { quantitySchema } from './quantity.ts';
 
@@ -32,7 +33,8 @@ const always = {
 
 export const stockUpdateInput = z
   .object(stockUpdateFields)
-  .superRefine((value, ctx) => checkStockRules(value, ctx), always);
+  .superRefine((value, ctx) => checkStockRules(value, ctx), always)
+  .meta({ examples: [{ warehouse_code: 'MAIN', quantity: 12 }] });
 export type StockUpdateInput = z.infer<typeof stockUpdateInput>;
 
 export const bulkStockItem = z
@@ -54,7 +56,7 @@ export type BulkStockInput = z.infer<typeof bulkStockInput>;
 
 /** What the stock routes answer: the product's stock after the change. */
 export const productStockRecord = z.object({
-  product_id: z.number().int(),
+  product_id: recordId,
   product_code: z.string(),
   quantity: z.number(),
   balances: z.array(stockBalanceRecord),

@@ -9,7 +9,8 @@ import { type BuildOptions, build } from 'esbuild';
  *   preload.cjs    CommonJS: a sandboxed preload can require only `electron`
  *   renderer/      index.html, styles.css (its parts inlined) and renderer.js (an IIFE)
  *   icons/         window and tray pictures
- * Run: `npx tsx agent/electron/bundle.ts [outDir]` (npm run agent:build).
+ * Run: `npx tsx agent/electron/bundle.ts [outDir] [--minify]` (npm run agent:build; agent:package
+ * adds --minify: a flag, not NODE_ENV=production, so that the script runs in Windows' shell too).
  */
 const appDir = dirname(fileURLToPath(import.meta.url));
 export const defaultOutDir = join(appDir, 'dist');
@@ -82,7 +83,9 @@ export async function bundleAgentApp(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const outDir = process.argv[2] ? resolve(process.argv[2]) : defaultOutDir;
-  await bundleAgentApp(outDir, { minify: process.env['NODE_ENV'] === 'production' });
+  const args = process.argv.slice(2);
+  const outArg = args.find((arg) => !arg.startsWith('--'));
+  const outDir = outArg ? resolve(outArg) : defaultOutDir;
+  await bundleAgentApp(outDir, { minify: args.includes('--minify') });
   console.log(`Bundled the agent app into ${outDir}`);
 }

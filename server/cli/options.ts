@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../../shared/usage-error.ts';
-import { type DatabaseTarget, databaseTarget, readEnvironment } from '../config.ts';
+import {
+  type DatabaseTarget,
+  databaseTarget,
+  type Environment,
+  readEnvironment,
+} from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 
 export function positiveInt(name: string) {
@@ -20,6 +26,16 @@ export function nonNegativeInt(name: string) {
   };
 }
 
+/** A TCP port: 0 (any free one) to 65535. */
+export function portNumber(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) > 65535) {
+      throw new InvalidArgumentError(`${name} must be a whole number from 0 to 65535.`);
+    }
+    return Number(value);
+  };
+}
+
 export function text(name: string, max: number) {
   return (value: string): string => {
     const trimmed = value.trim();
@@ -30,26 +46,64 @@ export function text(name: string, max: number) {
   };
 }
 
-/** `--db FILE | --database-url URL`, on every command that touches data. */
-export function withDatabaseOptions(command: Command): Command {
-  return command
+/**
+ * `--db FILE | --database-url URL`, on every command that touches data; `--create` on the
+ * commands that may make a new database (serve, company create).
+ */
+export function withDatabaseOptions(command: Command, { creates = false } = {}): Command {
+  command
     .option('--db <file>', 'SQLite database file (env SHOPDESK_DB; default ./data/shopdesk.sqlite)')
     .option('--database-url <url>', 'PostgreSQL connection URL (env DATABASE_URL)');
+  if (creates) {
+    command.option('--create', "create the SQLite file's folder if it is missing");
+  }
+  return command;
 }
 
 export interface DatabaseOptions {
   db?: string;
   databaseUrl?: string;
+  create?: boolean;
 }
 
-export function targetOf(options: DatabaseOptions): DatabaseTarget {
+/** The environment, with a bad value as a usage error (one line, exit code 2). */
+export function environment(): Environment {
+  try {
+    return readEnvironment();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/**
+ * Where the command's data lives. A command that may make a new database (`mayCreate`)
+ * refuses a SQLite file whose folder is missing, unless it is the default path or --create
+ * says so: a typo in --db must not start an empty shop somewhere new. (Storage makes the
+ * folder when it opens the file.)
+ */
+export function targetOf(
+  options: DatabaseOptions,
+  { mayCreate = false }: { mayCreate?: boolean } = {},
+): DatabaseTarget {
   if (options.db && options.databaseUrl) {
     throw new UsageError('give either --db or --database-url, not both');
   }
   if (options.databaseUrl && !/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
     throw new UsageError('--database-url must be a postgres:// URL');
   }
-  return databaseTarget(options, readEnvironment());
+  const env = environment();
+  const target = databaseTarget(options, env);
+  if (mayCreate && target.kind === 'sqlite' && target.file !== ':memory:' && !options.create) {
+    const folder = dirname(resolve(target.file));
+    const isDefault = !options.db && !env.SHOPDESK_DB;
+    if (!isDefault && !existsSync(folder)) {
+      const from = options.db ? '--db' : 'SHOPDESK_DB';
+      throw new UsageError(
+        `no folder ${folder} for the database; check ${from}, or add --create to make it`,
+      );
+    }
+  }
+  return target;
 }
 
 /**
@@ -62,7 +116,7 @@ export async function withStorage<T>(
   work: (storage: Storage) => Promise<T>,
   { existing = false }: { existing?: boolean } = {},
 ): Promise<T> {
-  const target = targetOf(options);
+  const target = targetOf(options, { mayCreate: !existing });
   if (existing && target.kind === 'sqlite' && !existsSync(target.file)) {
     throw new UsageError(`no database at ${target.file}; create a company there first`);
   }

@@ -1,37 +1,63 @@
 import { agentPermissions, permissions } from '../../shared/permissions.ts';
-import { startApp } from '../app.ts';
+import { UsageError } from '../../shared/usage-error.ts';
+import { type App, startApp } from '../app.ts';
 import { countCompanies, createCompany } from '../companies/companies.ts';
-import { defaultServerConfig, readEnvironment } from '../config.ts';
-import { openStorage, type Storage } from '../storage/database.ts';
+import { defaultServerConfig } from '../config.ts';
+import { parseCorsOrigins } from '../http/cors.ts';
+import { createWarehouse } from '../stock/warehouses.ts';
+import type { Storage } from '../storage/database.ts';
 import { issueToken } from '../tokens/tokens.ts';
-import { type DatabaseOptions, print, targetOf } from './options.ts';
+import { type DatabaseOptions, environment, print, targetOf } from './options.ts';
 
 export interface ServeOptions extends DatabaseOptions {
   host?: string;
   port?: number;
   rateLimit?: number;
+  corsOrigin?: string[];
   demo?: boolean;
 }
 
 /** `shopdesk serve`: migrates, then serves until SIGINT/SIGTERM (graceful). */
 export async function runServer(options: ServeOptions): Promise<void> {
-  const env = readEnvironment();
-  const database = targetOf(options);
-  const storage = openStorage(database);
-  const app = await startApp(
-    {
+  const env = environment();
+  const database = targetOf(options, { mayCreate: true });
+  let corsOrigins = options.corsOrigin;
+  if (!corsOrigins && env.SHOPDESK_CORS_ORIGIN) {
+    try {
+      corsOrigins = parseCorsOrigins(env.SHOPDESK_CORS_ORIGIN);
+    } catch (error) {
+      throw new UsageError(
+        `environment variable SHOPDESK_CORS_ORIGIN: ${(error as Error).message}`,
+      );
+    }
+  }
+  const host = options.host ?? env.SHOPDESK_HOST ?? defaultServerConfig.host;
+  const port = options.port ?? env.SHOPDESK_PORT ?? defaultServerConfig.port;
+  let app: App;
+  try {
+    // startApp takes the port before it opens the database: a busy port creates nothing.
+    app = await startApp({
       ...defaultServerConfig,
       database,
-      host: options.host ?? env.SHOPDESK_HOST ?? defaultServerConfig.host,
-      port: options.port ?? env.SHOPDESK_PORT ?? defaultServerConfig.port,
+      host,
+      port,
       rateLimitPerMinute:
         options.rateLimit ?? env.SHOPDESK_RATE_LIMIT ?? defaultServerConfig.rateLimitPerMinute,
+      corsOrigins: corsOrigins ?? [],
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
-    },
-    { storage },
-  );
+    });
+  } catch (error) {
+    throw listenError(error, host, port) ?? error;
+  }
+  const docs = `${app.url}/api/v1/docs`;
+  // stdout carries the one line scripts read; the docs address goes to the log, and to the
+  // person who ran `npm start` (--demo).
   print(`ShopDesk API listening on ${app.url}/api/v1`);
-  if (options.demo) await seedDemo(storage, app.url);
+  app.services.log.info({ url: `${app.url}/api/v1`, docs }, 'listening');
+  if (options.demo) {
+    print(`API docs (try it out in the browser): ${docs}`);
+    await seedDemo(app.services.storage);
+  }
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -43,10 +69,37 @@ export async function runServer(options: ServeOptions): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
-/** A fresh database gets a demo company and two tokens, printed this once. */
-async function seedDemo(storage: Storage, url: string): Promise<void> {
-  if ((await countCompanies(storage)) > 0) return;
+/** The operator's mistake in words, for the errors of taking the port. */
+function listenError(error: unknown, host: string, port: number): UsageError | undefined {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (syscall !== 'listen' && syscall !== 'bind' && syscall !== 'getaddrinfo') return undefined;
+  if (code === 'EADDRINUSE') {
+    return new UsageError(
+      `port ${port} on ${host} is in use; stop what runs there, or choose another with --port`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new UsageError(`no permission to listen on port ${port}; choose one above 1023`);
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new UsageError(`--host ${host} is not an address of this machine`);
+  }
+  return undefined;
+}
+
+/**
+ * A fresh database gets a demo company with a warehouse and two tokens, printed this once
+ * as shell assignments: the README's commands use them as $TOKEN and $AGENT_TOKEN.
+ */
+async function seedDemo(storage: Storage): Promise<void> {
+  if ((await countCompanies(storage)) > 0) {
+    print(
+      "Tokens are shown only when the database is new; `npx shopdesk token create --company 1 --permissions '*'` issues another.",
+    );
+    return;
+  }
   const companyId = await createCompany(storage, 'Demo Shop');
+  await createWarehouse(storage, { companyId, code: 'MAIN', name: 'Main warehouse' });
   const admin = await issueToken(storage, {
     companyId,
     permissions: [...permissions],
@@ -58,8 +111,9 @@ async function seedDemo(storage: Storage, url: string): Promise<void> {
     name: 'demo: print agent',
   });
   print('');
-  print(`Fresh database: created company ${companyId} "Demo Shop". Tokens, shown this once:`);
-  print(`  all permissions: ${admin.secret}`);
-  print(`  print agent:     ${agent.secret}`);
-  print(`Try: curl -H "Authorization: Bearer ${admin.secret}" ${url}/api/v1/me`);
+  print(`New database: created company ${companyId} "Demo Shop" with warehouse MAIN.`);
+  print('Its tokens, shown this once (TOKEN has every permission, AGENT_TOKEN is for a print');
+  print("agent). Paste these two lines into the shell you run the README's commands in:");
+  print(`TOKEN=${admin.secret}`);
+  print(`AGENT_TOKEN=${agent.secret}`);
 }

@@ -36,11 +36,47 @@ const page = `<!doctype html>
 
 const init = `window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#docs', deepLinking: true });`;
 
-/** `GET /openapi.json` and the human docs page, both built from the route table. */
+/** `GET /api/v1` itself: what the server prints at start, so it answers with where to go. */
+function indexRoute(path: string): AnyRoute {
+  return defineRoute({
+    method: 'GET',
+    path,
+    access: 'public',
+    hidden: true,
+    operationId: path ? 'indexSlash' : 'index',
+    summary: 'Links to the documentation',
+    tag: 'Documentation',
+    responses: { 200: { description: 'The links.' } },
+    handler: ({ baseUrl }) => {
+      const base = baseUrl.replace(/\/$/, '');
+      return {
+        status: 200,
+        body: {
+          data: {
+            name: 'ShopDesk Integration API',
+            version,
+            links: {
+              docs: `${base}/docs`,
+              openapi: `${base}/openapi.json`,
+              health: `${base}/health`,
+            },
+          },
+        },
+      };
+    },
+  });
+}
+
+/**
+ * `GET /api/v1` (links), `GET /openapi.json` and the human docs page, the last two built
+ * from the route table.
+ */
 export function documentationRoutes(apiRoutes: readonly AnyRoute[]): AnyRoute[] {
   let documentText: string | undefined;
   const cachedAssets = new Map<string, Buffer>();
   return [
+    indexRoute(''),
+    indexRoute('/'),
     defineRoute({
       method: 'GET',
       path: '/openapi.json',

@@ -5,6 +5,7 @@ import { isDomainError } from '../domain-errors.ts';
 import type { Services } from '../services.ts';
 import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
 import { readJsonBody } from './body.ts';
+import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
@@ -24,6 +25,8 @@ export interface Pipeline {
   rateLimiter: RateLimiter | null;
   services: Services;
   log: Logger;
+  /** Origins that browser apps may call from (`*` for any); none when absent. */
+  corsOrigins?: readonly string[];
   /** Aborted when the server begins to shut down. */
   shutdown: AbortSignal;
 }
@@ -54,6 +57,10 @@ export async function handleRequest(
     });
   } catch (error) {
     reply = errorReply(pipeline.log, error, requestId, request.method ?? '', pathname);
+  }
+  if (pipeline.corsOrigins?.length) {
+    // On errors too: a browser app must be able to read why its call failed.
+    reply.headers = { ...corsHeaders(pipeline.corsOrigins, request), ...reply.headers };
   }
   if (pipeline.shutdown.aborted) {
     // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
@@ -94,6 +101,14 @@ async function dispatch(
   const match = pipeline.router.match(request.method ?? 'GET', pathname);
   if (match.kind === 'not_found') {
     throw new HttpError('not_found', 'The requested resource was not found.');
+  }
+  if (match.kind === 'method_not_allowed' && request.method === 'OPTIONS') {
+    // RFC 9110 §9.3.7: what the path supports; with CORS on, this answers preflights too.
+    const allow = match.allow.join(', ');
+    const preflight = pipeline.corsOrigins?.length
+      ? preflightHeaders(pipeline.corsOrigins, request, match.allow)
+      : undefined;
+    return { status: 204, headers: { allow, ...preflight } };
   }
   if (match.kind === 'method_not_allowed') {
     throw new HttpError(

@@ -7,7 +7,34 @@ type JsonSchema = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-  return rest;
+  return withoutSafeIntegerFloor(rest) as JsonSchema;
+}
+
+/**
+ * zod writes `.int()` as `minimum: -(2^53 - 1)`: no bound anybody means, and Swagger UI
+ * shows it as the example value. Counts read better without it; ids say `minimum: 1`.
+ */
+function withoutSafeIntegerFloor(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerFloor);
+  if (typeof node !== 'object' || node === null) return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    // Examples are data, not schemas: left as written.
+    copy[key] = key === 'examples' ? value : withoutSafeIntegerFloor(value);
+  }
+  return copy;
+}
+
+/**
+ * The media type of a body, with the first example its schema carries (`.meta({examples})`)
+ * as the one Swagger UI fills in. Read from zod's registry: its JSON Schema leaves examples
+ * out of the input side of a schema that transforms (trimmed, digits-only fields).
+ */
+function mediaType(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const examples = z.globalRegistry.get(schema)?.examples;
+  const example = Array.isArray(examples) ? examples[0] : undefined;
+  return { schema: jsonSchema(schema, io), ...(example !== undefined && { example }) };
 }
 
 /** The error responses of the document, from the registry: one per status that has one. */
@@ -83,7 +110,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
                 ),
               }),
               ...(response.schema && {
-                content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } },
+                content: { 'application/json': mediaType(response.schema, 'output') },
               }),
             },
           ]),
@@ -97,7 +124,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
     if (route.body) {
       operation.requestBody = {
         required: !route.body.safeParse(undefined).success,
-        content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+        content: { 'application/json': mediaType(route.body, 'input') },
       };
     }
     const path = `/api/v1${route.path}`;
@@ -114,7 +141,9 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
         'Every protected operation acts for the company of its bearer token, within its permissions.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: 'http://localhost:8080', description: 'A local server (`npm start`).' }],
+    // Relative: the server that serves this document, at whatever host and port it was
+    // reached (OpenAPI 3.1 §4.8.5), so "Try it out" calls the same origin and needs no CORS.
+    servers: [{ url: '/', description: 'The server that serves this document.' }],
     tags: [...tags].map((name) => ({ name, description: `${name} operations.` })),
     security: [{ bearerAuth: [] }],
     paths,

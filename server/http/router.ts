@@ -85,6 +85,8 @@ function pick(compiled: CompiledPath, method: Method, params: Record<string, str
   if (route) return { kind: 'found', route, params };
   const allow: string[] = [...compiled.routes.keys()];
   if (allow.includes('GET')) allow.push('HEAD');
+  // Every path answers OPTIONS (handle-request.ts), a preflight included.
+  allow.push('OPTIONS');
   return { kind: 'method_not_allowed', allow };
 }
 

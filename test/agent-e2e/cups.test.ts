@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { homedir } from 'node:os';
@@ -255,7 +255,11 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
       content_type: 'application/vnd.zebra.zpl',
       content: label,
     });
-    const first = spawnShopdesk(agentArgs);
+    // Killed mid-print, the agent cannot remove its temporary copy of the 10 MiB label: give
+    // it a temporary folder inside the state folder, which the test removes.
+    const agentTmp = join(state.dir, 'tmp');
+    mkdirSync(agentTmp);
+    const first = spawnShopdesk(agentArgs, { TMPDIR: agentTmp });
     processes.push(first);
 
     // The window: the journal says "spooling" and the printer has the bytes, but CUPS

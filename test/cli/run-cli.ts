@@ -32,17 +32,33 @@ export interface Run {
 }
 
 export function shopdesk(...args: string[]): Promise<Run> {
+  return shopdeskWith({}, ...args);
+}
+
+/** `shopdesk` run another way: another folder, more environment, another Node or its flags. */
+export function shopdeskWith(
+  how: { cwd?: string; env?: NodeJS.ProcessEnv; node?: string; nodeArgs?: string[] },
+  ...args: string[]
+): Promise<Run> {
   return new Promise((done) => {
     execFile(
-      process.execPath,
-      [bin, ...args],
-      { env: cleanEnv(), timeout: 20_000 },
+      how.node ?? process.execPath,
+      [...(how.nodeArgs ?? []), bin, ...args],
+      { env: { ...cleanEnv(), ...how.env }, cwd: how.cwd, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         done({ code, stdout, stderr });
       },
     );
   });
+}
+
+/** A usage error as the CLI promises it: exit code 2, one line on stderr, nothing on stdout. */
+export function expectUsageError(run: Run, message: RegExp): void {
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/^error: [^\n]+\n$/);
+  expect(run.stderr).toMatch(message);
 }
 
 export async function ok(...args: string[]): Promise<string> {

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
 import { bin, cleanEnv, countRows, ok, type Run, scratchDir, startServe } from './run-cli.ts';
@@ -78,18 +79,30 @@ describe('serve', () => {
     }
   });
 
-  it('--demo on a fresh database prints tokens that work; a second start prints none', async () => {
+  it('--demo on a fresh database prints the docs and TOKEN=/AGENT_TOKEN= lines that work; a second start prints no token', async () => {
     const db = join(dir, 'demo.sqlite');
     const first = await startServe(['--db', db, '--demo']);
     let admin: string;
     let agent: string;
     try {
       const deadline = Date.now() + 10_000;
-      while (!/print agent:\s+sd_\S+/.test(first.stdout()) && Date.now() < deadline) {
+      while (!/^AGENT_TOKEN=sd_\S+$/m.test(first.stdout()) && Date.now() < deadline) {
         await new Promise((wait) => setTimeout(wait, 50));
       }
-      admin = /all permissions:\s+(sd_\S+)/.exec(first.stdout())![1]!;
-      agent = /print agent:\s+(sd_\S+)/.exec(first.stdout())![1]!;
+      // Lines a shell takes as they are: the README's commands use $TOKEN and $AGENT_TOKEN.
+      admin = /^TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
+      agent = /^AGENT_TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
+      expect(first.stdout().split('\n')[1]).toBe(
+        `API docs (try it out in the browser): ${first.url}/api/v1/docs`,
+      );
+      const warehouses = new BetterSqlite3(db, { readonly: true });
+      try {
+        expect(warehouses.prepare('select company_id, code from warehouses').all()).toEqual([
+          { company_id: 1, code: 'MAIN' },
+        ]);
+      } finally {
+        warehouses.close();
+      }
       const me = await fetch(`${first.url}/api/v1/me`, {
         headers: { authorization: `Bearer ${admin}` },
       });
@@ -119,7 +132,9 @@ describe('serve', () => {
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
       expect(second.stdout()).not.toMatch(/sd_/);
-      expect(second.stdout().trim().split('\n')).toHaveLength(1);
+      // The URL, the docs, and how to issue a token now that the first ones are not shown.
+      expect(second.stdout().trim().split('\n')).toHaveLength(3);
+      expect(second.stdout()).toContain('npx shopdesk token create --company 1');
       expect(countRows(db).companies).toBe(1);
       expect(countRows(db).tokens).toBe(2);
     } finally {
@@ -144,7 +159,8 @@ describe('start-up', () => {
           '--db',
           db,
         ],
-        { env: cleanEnv(), timeout: 20_000 },
+        // tsx keeps a cache in the temporary folder: the test's own, removed afterwards.
+        { env: { ...cleanEnv(), TMPDIR: dir }, timeout: 20_000 },
         (error, stdout, stderr) => {
           done({ code: error ? -1 : 0, stdout, stderr });
         },

@@ -15,13 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { listPackage } from '@electron/asar';
-import { validateConfiguration } from 'app-builder-lib/out/util/config/config.js';
-import { getConfig } from 'app-builder-lib/out/util/config/load.js';
 import { DebugLogger } from 'builder-util/out/DebugLogger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleAgentApp } from '../../agent/electron/bundle.ts';
 
 const projectDir = join(import.meta.dirname, '..', '..');
+
+// electron-builder's config reader loads jiti (for .ts configs), which makes a cache folder in
+// the system's temporary folder as soon as it is loaded; ours is YAML and needs none. So the
+// switch comes first, and the modules are loaded after it.
+process.env.JITI_FS_CACHE = 'false';
+const { validateConfiguration } = await import('app-builder-lib/out/util/config/config.js');
+const { getConfig } = await import('app-builder-lib/out/util/config/load.js');
 
 async function readBuilderConfig(): Promise<Record<string, unknown>> {
   // electron-builder's own reader, so YAML and macros are read exactly as the build reads them.
@@ -205,7 +210,14 @@ describe('packing with electron-builder (stand-in Electron binary)', () => {
         `-c.electronDist=${electronDist}`,
         `-c.directories.output=${join(work, 'out')}`,
       ],
-      { cwd: project, timeout: 120_000 },
+      // No caches in the system's temporary folder (jiti's, Node's compile cache). Not by
+      // moving TMPDIR: electron-builder trusts files under the temporary folder, and the
+      // repository's node_modules may well live under /tmp (a fresh clone in CI).
+      {
+        cwd: project,
+        timeout: 120_000,
+        env: { ...process.env, JITI_FS_CACHE: 'false', NODE_DISABLE_COMPILE_CACHE: '1' },
+      },
     );
     appOut = join(work, 'out', 'linux-unpacked');
   }, 180_000);

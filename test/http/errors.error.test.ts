@@ -174,11 +174,11 @@ describe('403, 404, 405', () => {
   });
 
   it.each([
-    ['DELETE', '/customers', ['GET', 'HEAD', 'POST']],
-    ['PUT', '/customers', ['GET', 'HEAD', 'POST']],
-    ['POST', '/health', ['GET', 'HEAD']],
-    ['DELETE', '/customers/1', ['GET', 'HEAD', 'PATCH', 'PUT']],
-    ['GET', '/customers/1/relationships/parent/2', ['DELETE']],
+    ['DELETE', '/customers', ['GET', 'HEAD', 'OPTIONS', 'POST']],
+    ['PUT', '/customers', ['GET', 'HEAD', 'OPTIONS', 'POST']],
+    ['POST', '/health', ['GET', 'HEAD', 'OPTIONS']],
+    ['DELETE', '/customers/1', ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'PUT']],
+    ['GET', '/customers/1/relationships/parent/2', ['DELETE', 'OPTIONS']],
   ])('405 for %s %s, with Allow', async (method, path, allowed) => {
     const answer = await server.request(method, path, { token });
     // RFC 9110 §15.5.6: a 405 MUST carry Allow with the methods the target supports.

@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineRoute } from '../../server/http/route.ts';
 import { Router } from '../../server/http/router.ts';
@@ -99,7 +101,10 @@ describe('500: a generic message, no stack, details only in the log', () => {
       expectError(answer, 500, 'internal');
       expect(JSON.stringify(answer.body)).not.toMatch(/sqlite|destroyed|stack/i);
     } finally {
+      // Its database is closed already: stop the rest, and remove its folder.
       await broken.app.http.close();
+      await broken.app.services.printing.stop();
+      rmSync(dirname(broken.dbFile), { recursive: true, force: true });
     }
   });
 });

@@ -29,7 +29,13 @@ function lint(document: unknown): Promise<LintResult> {
       {
         cwd: root,
         timeout: 60_000,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        // TMPDIR: redocly keeps Node's compile cache there; the test's folder is removed after.
+        env: {
+          ...process.env,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          TMPDIR: dir,
+        },
       },
       (error, stdout, stderr) => {
         try {
@@ -126,11 +132,63 @@ describe('GET /api/v1/openapi.json', () => {
     expect(customer.schema).toMatchObject({ type: 'integer', minimum: 1 });
   });
 
-  it('passes redocly lint (recommended) with no errors', async () => {
+  it('records give their ids as integers >= 1; no integer shows the safe-integer floor', () => {
+    // Swagger UI shows a schema's minimum as its example value: -9007199254740991 for an id.
+    expect(JSON.stringify(document)).not.toContain(String(Number.MIN_SAFE_INTEGER));
+    const ids: string[] = [];
+    const walk = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      if (Array.isArray(node)) {
+        for (const item of node) walk(item);
+        return;
+      }
+      const properties = (node as { properties?: Record<string, Record<string, unknown>> })
+        .properties;
+      for (const [name, schema] of Object.entries(properties ?? {})) {
+        const id = /^(id|\w+_id|reprint_of)$/.test(name)
+          ? schema
+          : /_ids$/.test(name)
+            ? (schema.items as Record<string, unknown>)
+            : undefined;
+        const integer = [id, ...((id?.anyOf as unknown[]) ?? [])].find(
+          (s) => (s as { type?: unknown } | undefined)?.type === 'integer',
+        ) as { minimum?: number; exclusiveMinimum?: number } | undefined;
+        if (integer) {
+          ids.push(name);
+          expect(integer.minimum ?? (integer.exclusiveMinimum ?? -1) + 1, name).toBe(1);
+        }
+      }
+      for (const value of Object.values(node)) walk(value);
+    };
+    walk(document.paths);
+    expect(ids.length).toBeGreaterThan(30);
+  });
+
+  it.each([
+    ['post', '/customers'],
+    ['post', '/products'],
+    ['put', '/inventory/stock/products/{product}'],
+    ['post', '/offers'],
+    ['post', '/printing/jobs'],
+  ])('%s %s has a request example that the route itself accepts', (method, path) => {
+    const route = visible.find((r) => r.method.toLowerCase() === method && r.path === path)!;
+    const example =
+      document.paths[`/api/v1${path}`][method].requestBody.content['application/json'].example;
+    expect(example).toBeDefined();
+    expect(route.body!.safeParse(example).success).toBe(true);
+  });
+
+  it('names no server of its own: "Try it out" calls the origin the page came from', () => {
+    expect(document.servers.map((server: { url: string }) => server.url)).toEqual(['/']);
+  });
+
+  it('passes redocly lint (recommended) with no errors and valid examples', async () => {
     const report = await lint(document);
     const errors = report.problems.filter((problem) => problem.severity === 'error');
     expect(errors).toEqual([]);
     expect(report.totals.errors).toBe(0);
+    const badExamples = report.problems.filter((problem) => problem.ruleId.includes('example'));
+    expect(badExamples).toEqual([]);
   });
 
   it('the lint run does catch errors (a broken copy fails)', async () => {

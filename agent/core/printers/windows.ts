@@ -33,6 +33,7 @@ export type RunPowerShell = (
   timeoutMs: number,
 ) => Promise<{ stdout: string; stderr: string }>;
 
+// biome-ignore lint/complexity/noUselessStringRaw: PowerShell and C# source; String.raw keeps any backslash a later edit adds exactly as written.
 export const rawPrintScript = String.raw`$ErrorActionPreference = 'Stop'
 $source = @'
 using System;

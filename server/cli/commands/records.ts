@@ -19,6 +19,7 @@ export function registerRecordCommands(program: Command): void {
       .command('create')
       .description('create a company; prints its id')
       .requiredOption('--name <name>', 'company name', text('--name', 255)),
+    { creates: true },
   ).action(async (options) => {
     print(String(await withStorage(options, (storage) => createCompany(storage, options.name))));
   });

@@ -14,10 +14,10 @@ export interface ShopdeskProcess {
 
 export const shopdeskBin = join(import.meta.dirname, '../../../bin/shopdesk.js');
 
-export function spawnShopdesk(args: string[]): ShopdeskProcess {
+export function spawnShopdesk(args: string[], env: NodeJS.ProcessEnv = {}): ShopdeskProcess {
   const child = spawn(process.execPath, [shopdeskBin, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SHOPDESK_LOG_LEVEL: 'silent' },
+    env: { ...process.env, SHOPDESK_LOG_LEVEL: 'silent', ...env },
   });
   let out = '';
   let err = '';

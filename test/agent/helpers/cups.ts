@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -55,6 +55,11 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
       await mkdir(lockDir);
       break;
     } catch (error) {
+      // The last user removed the shared folder just now (see stop): make it again.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        await mkdir(shared, { recursive: true });
+        continue;
+      }
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       // A holder killed mid-way leaves the lock: older than the deadline, it is taken over.
       const age = Date.now() - (await stat(lockDir).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
@@ -125,19 +130,28 @@ export async function startTestCups(): Promise<TestCups> {
       }
       await withLock(async () => {
         if ((await liveUsers()).length > 0) return; // the last user stops it, by the pid file
-        const recorded = Number(await readFile(pidFile, 'utf8').catch(() => ''));
-        if (!recorded) return;
-        await rm(pidFile, { force: true });
-        const ours = child as ChildProcess | null;
-        if (ours !== null && ours.pid === recorded) return stopOurs();
-        // A scheduler another test process started and left to us: stopped by its pid.
-        if (!alive(recorded)) return;
-        process.kill(recorded, 'SIGTERM');
-        const deadline = Date.now() + 10_000;
-        while ((await schedulerRunning()) && Date.now() < deadline) await sleep(100);
+        await stopRecorded();
+        // Nothing of the tests' is left in the temporary folder (files of crashed users too).
+        await rm(usersDir, { recursive: true, force: true });
       });
+      // Only if empty: another test process may be taking the lock again already.
+      await rmdir(shared).catch(() => {});
     },
   };
+
+  /** Stops the scheduler that the pid file names, if a test started one. */
+  async function stopRecorded(): Promise<void> {
+    const recorded = Number(await readFile(pidFile, 'utf8').catch(() => ''));
+    if (!recorded) return;
+    await rm(pidFile, { force: true });
+    const ours = child as ChildProcess | null;
+    if (ours !== null && ours.pid === recorded) return stopOurs();
+    // A scheduler another test process started and left to us: stopped by its pid.
+    if (!alive(recorded)) return;
+    process.kill(recorded, 'SIGTERM');
+    const deadline = Date.now() + 10_000;
+    while ((await schedulerRunning()) && Date.now() < deadline) await sleep(100);
+  }
 }
 
 export async function lpadmin(args: string[]): Promise<void> {
