@@ -55,6 +55,7 @@ export async function startApp(
     },
     config.host,
     config.port,
+    config.http,
   );
   return {
     url: http.url,

@@ -10,6 +10,7 @@ export interface ServeOptions extends DatabaseOptions {
   host?: string;
   port?: number;
   rateLimit?: number;
+  maxConnections?: number;
   demo?: boolean;
 }
 
@@ -27,6 +28,13 @@ export async function runServer(options: ServeOptions): Promise<void> {
       rateLimitPerMinute:
         options.rateLimit ?? env.SHOPDESK_RATE_LIMIT ?? defaultServerConfig.rateLimitPerMinute,
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
+      http: {
+        ...defaultServerConfig.http,
+        maxConnections:
+          options.maxConnections ??
+          env.SHOPDESK_MAX_CONNECTIONS ??
+          defaultServerConfig.http.maxConnections,
+      },
     },
     { storage },
   );

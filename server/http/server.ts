@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defaultHttpLimits, type HttpLimits } from '../config.ts';
+import { answerClientError } from './client-error.ts';
 import { handleRequest, type Pipeline } from './handle-request.ts';
 
 export interface HttpServer {
@@ -13,12 +15,26 @@ export async function listen(
   pipeline: Omit<Pipeline, 'shutdown'>,
   host: string,
   port: number,
+  limits: HttpLimits = defaultHttpLimits,
 ): Promise<HttpServer> {
   const shutdown = new AbortController();
   const full: Pipeline = { ...pipeline, shutdown: shutdown.signal };
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
-    void handleRequest(full, req, res);
-  });
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default), so a slow
+      // client would be cut up to 30 s late; a check is a walk over the open connections.
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      void handleRequest(full, req, res);
+    },
+  );
+  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  server.on('clientError', (error, socket) => answerClientError(pipeline.log, error, socket));
+  warnOnDroppedConnections(server, full);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -46,4 +62,24 @@ export async function listen(
       return closing;
     },
   };
+}
+
+/**
+ * Past `maxConnections` Node closes new connections at accept, without a word: say so in
+ * the log, at most once a minute (a flood must not become a flood of log lines).
+ */
+function warnOnDroppedConnections(server: Server, pipeline: Pipeline): void {
+  let dropped = 0;
+  let warnedAt = 0;
+  server.on('drop', () => {
+    dropped++;
+    const now = Date.now();
+    if (now - warnedAt < 60_000) return;
+    warnedAt = now;
+    pipeline.log.warn(
+      { dropped_since_last_warning: dropped, max_connections: server.maxConnections },
+      'connection limit reached: new connections are being closed',
+    );
+    dropped = 0;
+  });
 }

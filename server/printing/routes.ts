@@ -19,6 +19,7 @@ import {
   putRoutesBody,
   registerAgentBody,
   reportErrorBody,
+  startsAsPdf,
 } from '../../shared/printing.ts';
 import { invalidField } from '../domain-errors.ts';
 import { HttpError } from '../http/errors.ts';
@@ -190,7 +191,7 @@ export const printingRoutes: AnyRoute[] = [
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
     description:
-      'Extension. The content is stored once per company and sha256; priority 9 is printed first; `expires_in` seconds after which an unclaimed job expires. Body up to 16 MiB.',
+      'Extension. The content is stored once per company and sha256; priority 9 is printed first; `expires_in` seconds after which an unclaimed job expires. Body up to 16 MiB. `application/pdf` content must start with `%PDF-` (422 otherwise).',
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
@@ -208,6 +209,12 @@ export const printingRoutes: AnyRoute[] = [
         throw invalidField(
           'content_base64',
           'The content base64 field must not decode to nothing.',
+        );
+      }
+      if (body.content_type === 'application/pdf' && !startsAsPdf(content)) {
+        throw invalidField(
+          'content_base64',
+          'The content base64 field must hold a PDF document (starting with %PDF-) when the content type is application/pdf.',
         );
       }
       const job = await createJob(

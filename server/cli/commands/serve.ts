@@ -17,6 +17,11 @@ export function registerServe(program: Command): void {
         'requests a minute per token, 0 for none (default 1200)',
         nonNegativeInt('--rate-limit'),
       )
+      .option(
+        '--max-connections <n>',
+        'connections open at once, 0 for no limit (env SHOPDESK_MAX_CONNECTIONS; default 1000)',
+        nonNegativeInt('--max-connections'),
+      )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
   ).action(async (options) => {
     // The server (HTTP core, every route and its schemas, the logger) is loaded only here:
