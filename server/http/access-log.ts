@@ -44,11 +44,10 @@ function digitCount(segment: string): number {
  */
 export function loggableError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
-  const kept: Record<string, unknown> = {
-    type: error.name,
-    message: error.message,
-    stack: error.stack,
-  };
+  // Same prototype, so the log still names the error's class (`DatabaseError`).
+  const kept = Object.create(Object.getPrototypeOf(error)) as Record<string, unknown>;
+  kept.message = error.message;
+  kept.stack = error.stack;
   const fields = error as unknown as Record<string, unknown>;
   for (const key of ['code', 'table', 'column', 'constraint', 'routine']) {
     if (fields[key] !== undefined) kept[key] = fields[key];
