@@ -39,7 +39,7 @@ export async function startApp(
   options: { clock?: Clock; log?: Logger; storage?: Storage } = {},
 ): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
-  const http = await bind(config.host, config.port);
+  const http = await bind(config.host, config.port, log, config.http);
   let storage: Storage | undefined;
   try {
     storage = options.storage ?? openStorage(config.database);

@@ -12,6 +12,7 @@ const environmentSchema = z.object({
   SHOPDESK_RATE_LIMIT: z.coerce.number().int().min(0).optional(),
   /** Comma-separated origins, or `*`: checked by parseCorsOrigins where it is used. */
   SHOPDESK_CORS_ORIGIN: z.string().min(1).optional(),
+  SHOPDESK_MAX_CONNECTIONS: z.coerce.number().int().min(0).optional(),
   SHOPDESK_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional(),
@@ -46,7 +47,33 @@ export interface ServerConfig {
   leaseSeconds: number;
   heartbeatSeconds: number;
   longPollWaitSeconds: number;
+  /** The HTTP listener's limits (docs/security.md). */
+  http: HttpLimits;
 }
+
+export interface HttpLimits {
+  /** Connections open at once; past it new ones are closed at accept. 0: no limit. */
+  maxConnections: number;
+  /** From a request's first byte to the end of its headers. */
+  headersTimeoutMs: number;
+  /** From a request's first byte to the end of its body (the answer is not counted). */
+  requestTimeoutMs: number;
+  /** How long a kept-alive connection may sit idle between requests. */
+  keepAliveTimeoutMs: number;
+}
+
+/**
+ * Sized for an API whose clients send small headers and bodies of at most 16 MiB, and
+ * whose long-polls wait up to 30 s for their answer (which no request timeout counts):
+ * headers have 10 s, a whole request 60 s (16 MiB at ~2.5 Mbit/s), an idle connection 10 s.
+ * A thousand connections cost ~100 MB at worst (socket buffers and parsers).
+ */
+export const defaultHttpLimits: HttpLimits = {
+  maxConnections: 1000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 10_000,
+};
 
 export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   host: '127.0.0.1',
@@ -57,6 +84,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   leaseSeconds: 120,
   heartbeatSeconds: 15,
   longPollWaitSeconds: 25,
+  http: defaultHttpLimits,
 };
 
 export function databaseTarget(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, recordId, timestamp } from './http.ts';
+import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
 import { moneySchema } from './money.ts';
 
 /** Contracts of customers and suppliers (docs/reference.md: customer and address payloads). */
@@ -157,7 +157,7 @@ export const customerDocumentParams = z.object({
 export const relationshipDirections = ['parent', 'child'] as const;
 
 export const relationshipInput = z.object({
-  related_customer_id: z.number().int().min(1),
+  related_customer_id: idSchema,
   direction: z.enum(relationshipDirections),
 });
 

@@ -46,6 +46,10 @@ export const errorRegistry = {
     response: { name: 'NotFound', description: 'No such record in this company.' },
   },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  request_timeout: {
+    status: 408,
+    message: 'The request did not arrive in time; send the headers and the body without pausing.',
+  },
   conflict: {
     status: 409,
     message: 'The request conflicts with the current state.',
@@ -77,6 +81,7 @@ export const errorRegistry = {
       description: 'Over the rate limit for this token; see Retry-After.',
     },
   },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
   internal: {
     status: 500,
     message: 'Server error.',

@@ -48,12 +48,22 @@ export function pageOf<T extends z.ZodType>(record: T) {
 export const recordId = z.number().int().min(1);
 
 /**
+ * The largest record id, on both databases: PostgreSQL's ids are `integer` (32 bits), and
+ * an id past it must be the same answer there as on SQLite (404 in a path, 422 in a body or
+ * query), not a database error. docs/security.md says why this bound and not bigint ids.
+ */
+export const maxId = 2_147_483_647;
+
+/** An id that names a record in a body or a query: `integer >= 1`, at most `maxId`. */
+export const idSchema = z.number().int().min(1).max(maxId);
+
+/**
  * Integer path parameter (`integer >= 1`, docs/reference.md), written in decimal digits only:
  * `1e0`, `0x10` or `1.0` name no record (404) rather than aliasing customer 1 or 16.
  */
 export const idParam = z.preprocess(
   (value) => (typeof value === 'string' && /^[1-9][0-9]*$/.test(value) ? Number(value) : value),
-  z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  idSchema,
 );
 
 /** ISO 8601 UTC timestamp as the API writes it: `2026-11-22T10:00:00Z`. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, recordId, timestamp } from './http.ts';
+import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
 import { hasAtMostTwoDecimals, moneySchema } from './money.ts';
 import { positiveQuantitySchema } from './quantity.ts';
 
@@ -27,7 +27,7 @@ export const maxOfferItems = 500;
 export const maxBulkQuotes = 100;
 
 export const offerItemInput = z.object({
-  product_id: z.number().int().min(1),
+  product_id: idSchema,
   quantity: positiveQuantitySchema,
   unit_price: moneySchema.optional(),
   discount_percent: z
@@ -40,7 +40,7 @@ export const offerItemInput = z.object({
 export type OfferItemInput = z.infer<typeof offerItemInput>;
 
 export const offerFields = {
-  customer_id: z.number().int().min(1),
+  customer_id: idSchema,
   items: z.array(offerItemInput).min(1).max(maxOfferItems),
   /** An amount of money off the subtotal (not a percentage); at most the subtotal. */
   discount: moneySchema.optional(),
@@ -124,7 +124,7 @@ export type OfferRecord = z.infer<typeof offerRecord>;
 
 export const offerListQuery = pageQuery.extend({
   status: z.enum(offerStatuses).optional(),
-  customer_id: z.coerce.number().int().min(1).optional(),
+  customer_id: z.coerce.number().pipe(idSchema).optional(),
 });
 export type OfferListQuery = z.infer<typeof offerListQuery>;
 

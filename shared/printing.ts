@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, recordId, timestamp } from './http.ts';
+import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
 
 /**
  * Contracts of the print queue (docs/reference.md: the print-agent routes and the print
@@ -22,6 +22,16 @@ export const contentTypes = [
 ] as const;
 export const contentTypeSchema = z.enum(contentTypes);
 export type ContentType = z.infer<typeof contentTypeSchema>;
+
+/**
+ * Whether content sent as `application/pdf` is one: a PDF starts with `%PDF-` (ISO 32000-2
+ * §7.5.2). A spooler given anything else prints garbage or nothing, far from the caller and
+ * long after its request succeeded. ZPL, ESC/POS and text have no header to check.
+ */
+export function startsAsPdf(content: Uint8Array): boolean {
+  const magic = [0x25, 0x50, 0x44, 0x46, 0x2d];
+  return magic.every((byte, index) => content[index] === byte);
+}
 
 /** Content types that go to the printer as raw bytes (`lp -o raw`, winspool RAW). */
 export const rawContentTypes: readonly ContentType[] = [
@@ -113,7 +123,7 @@ export const heartbeatBody = z.object({
   printers: z.array(printerInfoSchema).max(500).optional(),
   paused: z.boolean().optional(),
   /** Jobs the agent still holds; their leases are extended. */
-  held_job_ids: z.array(z.number().int().min(1)).max(1000).default([]),
+  held_job_ids: z.array(idSchema).max(1000).default([]),
 });
 export type HeartbeatBody = z.infer<typeof heartbeatBody>;
 

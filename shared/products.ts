@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, pageQuery, recordId, timestamp } from './http.ts';
+import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
 import { moneySchema } from './money.ts';
 import { positiveQuantitySchema } from './quantity.ts';
 
@@ -26,7 +26,7 @@ export type ImageInput = z.infer<typeof imageInput>;
  */
 export const assemblyInput = z.object({
   components: z
-    .array(z.object({ product_id: z.number().int().min(1), quantity: positiveQuantitySchema }))
+    .array(z.object({ product_id: idSchema, quantity: positiveQuantitySchema }))
     .min(1)
     .max(maxComponentsPerAssembly)
     .superRefine((components, ctx) => {
@@ -75,7 +75,7 @@ export const productFields = {
       'The :attribute field must be between 2 and 8 digits.',
     )
     .nullish(),
-  categories: z.array(z.number().int().min(1)).max(100).superRefine(distinctIds).optional(),
+  categories: z.array(idSchema).max(100).superRefine(distinctIds).optional(),
   images: z.array(imageInput).max(maxImagesPerProduct).optional(),
   assembly: assemblyInput.nullish(),
 };
@@ -194,7 +194,7 @@ export const productImageParams = z.object({ product: idParam, image: idParam })
 export const categoryParams = z.object({ category: idParam });
 
 export const categorySyncInput = z.object({
-  product_ids: z.array(z.number().int().min(1)).max(maxBulkItems),
+  product_ids: z.array(idSchema).max(maxBulkItems),
 });
 export const categorySyncRecord = z.object({
   category_id: recordId,
@@ -265,7 +265,7 @@ export function atMostOne(
 
 export const bulkPriceItem = z
   .object({
-    product_id: z.number().int().min(1).optional(),
+    product_id: idSchema.optional(),
     code: z.string().min(1).max(100).optional(),
     price: moneySchema,
   })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordId } from './http.ts';
+import { idSchema, recordId } from './http.ts';
 import { atMostOne, exactlyOne, maxBulkItems, stockBalanceRecord } from './products.ts';
 import { quantitySchema } from './quantity.ts';
 
@@ -7,11 +7,11 @@ import { quantitySchema } from './quantity.ts';
 
 export const stockUpdateFields = {
   quantity: quantitySchema,
-  warehouse_id: z.number().int().min(1).optional(),
+  warehouse_id: idSchema.optional(),
   warehouse_code: z.string().min(1).max(20).optional(),
-  location_id: z.number().int().min(1).optional(),
+  location_id: idSchema.optional(),
   location_code: z.string().min(1).max(50).optional(),
-  lot_id: z.number().int().min(1).optional(),
+  lot_id: idSchema.optional(),
   lot_number: z.string().min(1).max(100).optional(),
   observation: z.string().max(1000).optional(),
 };
@@ -39,7 +39,7 @@ export type StockUpdateInput = z.infer<typeof stockUpdateInput>;
 
 export const bulkStockItem = z
   .object({
-    product_id: z.number().int().min(1).optional(),
+    product_id: idSchema.optional(),
     product_code: z.string().min(1).max(100).optional(),
     ...stockUpdateFields,
   })

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { maxId } from '../../shared/http.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import {
   type DatabaseTarget,
@@ -10,10 +11,11 @@ import {
 } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 
+/** A whole number from 1 to the largest id both databases hold (ids, counts, days). */
 export function positiveInt(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) {
-      throw new InvalidArgumentError(`${name} must be a whole number of at least 1.`);
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > maxId) {
+      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${maxId}.`);
     }
     return Number(value);
   };

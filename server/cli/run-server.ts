@@ -14,6 +14,7 @@ export interface ServeOptions extends DatabaseOptions {
   port?: number;
   rateLimit?: number;
   corsOrigin?: string[];
+  maxConnections?: number;
   demo?: boolean;
 }
 
@@ -45,6 +46,13 @@ export async function runServer(options: ServeOptions): Promise<void> {
         options.rateLimit ?? env.SHOPDESK_RATE_LIMIT ?? defaultServerConfig.rateLimitPerMinute,
       corsOrigins: corsOrigins ?? [],
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
+      http: {
+        ...defaultServerConfig.http,
+        maxConnections:
+          options.maxConnections ??
+          env.SHOPDESK_MAX_CONNECTIONS ??
+          defaultServerConfig.http.maxConnections,
+      },
     });
   } catch (error) {
     throw listenError(error, host, port) ?? error;

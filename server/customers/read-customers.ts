@@ -8,6 +8,7 @@ import { fromCents } from '../../shared/money.ts';
 import { NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { likePattern, literalPattern } from '../storage/like.ts';
 import { offsetOf } from '../storage/pages.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { CustomerTables } from '../storage/tables/customers.ts';
@@ -122,15 +123,11 @@ export async function listCustomers(
 ): Promise<{ rows: CustomerRecord[]; total: number }> {
   let base = storage.db.selectFrom('customers').where('company_id', '=', companyId);
   if (query.search) {
-    const pattern = `%${query.search}%`;
-    const like = storage.like;
+    const pattern = literalPattern(query.search, 'anywhere');
     base = base.where((eb) =>
-      eb.or([
-        eb('name', like, pattern),
-        eb('code', like, pattern),
-        eb('email', like, pattern),
-        eb('taxvat', like, pattern),
-      ]),
+      eb.or(
+        ['name', 'code', 'email', 'taxvat'].map((column) => likePattern(storage, column, pattern)),
+      ),
     );
   }
   if (query.code !== undefined) base = base.where('code', '=', query.code);

@@ -46,6 +46,8 @@ export const customerRoutes = [
     summary: 'Find a customer by code',
     tag,
     params: customerCodeParams,
+    // Integrators often use a tax id or an e-mail address as the customer's code.
+    personalParams: ['code'],
     responses: one,
     async handler({ params, caller, services }) {
       return ok(await getCustomerBy(services.storage.db, caller.companyId, 'code', params.code));
@@ -60,6 +62,7 @@ export const customerRoutes = [
     description: 'When several customers share the document, the oldest is returned.',
     tag,
     params: customerDocumentParams,
+    personalParams: ['document'],
     responses: one,
     async handler({ params, caller, services }) {
       return ok(

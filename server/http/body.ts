@@ -1,28 +1,37 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 
 /**
+ * The client went away before its body ended: nobody is left to answer, and it is not a
+ * fault of the server (logged once as aborted, never as a 500).
+ */
+export class RequestAborted extends Error {
+  constructor() {
+    super('the client closed the connection before the body ended');
+  }
+}
+
+/**
  * Reads a JSON body within a size limit. No body at all reads as `undefined`, so routes
- * whose body is optional (retry, confirm) take an empty POST.
+ * whose body is optional (retry, confirm) take an empty POST. A body refused before it is
+ * read (too large by its Content-Length, not JSON) is left unread: the answer goes out with
+ * `Connection: close` (handle-request.ts) instead of the server reading what nobody may send.
  */
 export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
   const declared = request.headers['content-length'];
   const hasBody =
     declared !== undefined ? declared !== '0' : 'transfer-encoding' in request.headers;
-  if (!hasBody) {
-    request.resume();
-    return undefined;
+  if (!hasBody) return undefined;
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
+  refuseUnsupportedType(request.headers['content-type'] ?? '');
+  const bytes = await readBytes(request, limit);
+  // RFC 8259 §8.1: JSON between systems is UTF-8; read otherwise, a broken byte would be
+  // stored as U+FFFD without a word to the client.
+  if (!isUtf8(bytes)) {
+    throw new HttpError('malformed_json', 'The request body is not valid UTF-8 text.');
   }
-  if (declared !== undefined && Number(declared) > limit) {
-    request.resume();
-    throw tooLarge(limit);
-  }
-  const type = request.headers['content-type'] ?? '';
-  if (!isJsonType(type)) {
-    request.resume();
-    throw new HttpError('unsupported_media_type');
-  }
-  const text = await readText(request, limit);
+  const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
@@ -31,12 +40,35 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   }
 }
 
+/** `application/json` or `application/*+json`, in UTF-8: a charset is only welcome as that. */
+function refuseUnsupportedType(contentType: string): void {
+  const [mediaType = '', ...parameters] = contentType.split(';');
+  const type = mediaType.trim().toLowerCase();
+  if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
+    throw new HttpError('unsupported_media_type');
+  }
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=', 2);
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    const charset = value
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') {
+      throw new HttpError(
+        'unsupported_media_type',
+        `The request body must be UTF-8 JSON; charset=${charset.slice(0, 40)} is not supported.`,
+      );
+    }
+  }
+}
+
 /**
- * The body as UTF-8 text. Events rather than `for await`: the async iterator costs a
- * promise per chunk and shows in the profile of every write. A body over the limit is
- * drained unread (the 413 goes out), and a client gone mid-body is an error.
+ * The body's bytes. Events rather than `for await`: the async iterator costs a promise per
+ * chunk and shows in the profile of every write. Past the limit the reading stops (the 413
+ * goes out and the connection closes); a client gone mid-body is `RequestAborted`.
  */
-function readText(request: IncomingMessage, limit: number): Promise<string> {
+function readBytes(request: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -50,7 +82,7 @@ function readText(request: IncomingMessage, limit: number): Promise<string> {
       size += chunk.length;
       if (size > limit) {
         settle();
-        request.resume();
+        request.pause();
         reject(tooLarge(limit));
         return;
       }
@@ -58,17 +90,16 @@ function readText(request: IncomingMessage, limit: number): Promise<string> {
     };
     const onEnd = () => {
       settle();
-      resolve(
-        chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
-      );
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     };
-    const onError = (error: Error) => {
+    // A reset connection errors the request (`aborted`, ECONNRESET) and closes it.
+    const onError = () => {
       settle();
-      reject(error);
+      reject(new RequestAborted());
     };
     const onClose = () => {
       settle();
-      reject(new Error('the client closed the connection before the body ended'));
+      reject(new RequestAborted());
     };
     if (request.destroyed) {
       onClose();
@@ -79,11 +110,6 @@ function readText(request: IncomingMessage, limit: number): Promise<string> {
     request.on('error', onError);
     request.on('close', onClose);
   });
-}
-
-function isJsonType(contentType: string): boolean {
-  const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(mediaType);
 }
 
 function tooLarge(limit: number): HttpError {

@@ -4,20 +4,15 @@ import pino, { type Logger } from 'pino';
 import { isDomainError } from '../domain-errors.ts';
 import type { Services } from '../services.ts';
 import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
-import { readJsonBody } from './body.ts';
+import { loggableError, loggedPath } from './access-log.ts';
+import { RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
+import { parseQuery } from './query.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
 import type { Router } from './router.ts';
-import { parseOrThrow } from './validation.ts';
-
-/** Query parameters that carry credentials, which never belong in a URL (docs/reference.md). */
-const credentialParameters = new Set(['access_token', 'token', 'api_token', 'api_key']);
-
-/** `Access_Token=` and `token[]=` carry a credential just as well as `access_token=`. */
-const isCredentialParameter = (key: string) =>
-  credentialParameters.has(key.replace(/\[\]$/, '').toLowerCase());
+import { parseOrThrow, refuseUnstorableText } from './validation.ts';
 
 export interface Pipeline {
   router: Router;
@@ -35,6 +30,12 @@ const infoLevel = pino.levels.values.info!;
 
 const noCaller = undefined as unknown as Caller;
 
+/** What the pipeline learnt of a request on the way, for its log line. */
+interface Seen {
+  caller?: Caller;
+  route?: AnyRoute;
+}
+
 /** One request, from the socket to the answer: every error ends here as a JSON body. */
 export async function handleRequest(
   pipeline: Pipeline,
@@ -49,40 +50,58 @@ export async function handleRequest(
   const queryAt = rawUrl.indexOf('?');
   const pathname = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
   const search = queryAt === -1 ? '' : rawUrl.slice(queryAt);
-  let caller: Caller | undefined;
-  let reply: Reply;
+  const seen: Seen = {};
+  let reply: Reply | undefined;
   try {
-    reply = await dispatch(pipeline, request, response, pathname, search, requestId, (c) => {
-      caller = c;
-    });
+    reply = await dispatch(pipeline, request, response, pathname, search, requestId, seen);
   } catch (error) {
-    reply = errorReply(pipeline.log, error, requestId, request.method ?? '', pathname);
+    if (!(error instanceof RequestAborted)) {
+      const path = loggedPath(pathname, pipeline.router.prefix, seen.route);
+      reply = errorReply(pipeline.log, error, requestId, request.method ?? '', path);
+    }
   }
-  if (pipeline.corsOrigins?.length) {
-    // On errors too: a browser app must be able to read why its call failed.
-    reply.headers = { ...corsHeaders(pipeline.corsOrigins, request), ...reply.headers };
+  if (reply) {
+    if (pipeline.corsOrigins?.length) {
+      // On errors too: a browser app must be able to read why its call failed.
+      reply.headers = { ...corsHeaders(pipeline.corsOrigins, request), ...reply.headers };
+    }
+    if (pipeline.shutdown.aborted || leavesBodyUnread(request)) {
+      // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
+      // tell the client to go, so the server stops as soon as its last answer is out.
+      reply.headers = { ...reply.headers, connection: 'close' };
+    }
+    send(response, reply, requestId, request.method === 'HEAD');
   }
-  if (pipeline.shutdown.aborted) {
-    // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
-    // tell the client to go, so the server stops as soon as its last answer is out.
-    reply.headers = { ...reply.headers, connection: 'close' };
-  }
-  send(response, reply, requestId, request.method === 'HEAD');
   // Building the entry costs even when the level drops it: skip it at warn and above.
   // (`levelVal`, not `isLevelEnabled`, which rebuilds pino's level tables on every call.)
   if (pipeline.log.levelVal > infoLevel) return;
-  // The path only: the query string may hold a credential, and bodies may hold anything.
-  pipeline.log.info(
-    {
-      req_id: requestId,
-      method: request.method,
-      path: pathname,
-      status: reply.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-      token_id: caller?.tokenId,
-    },
-    'request',
-  );
+  // The path only, personal values masked: the query string may hold a credential, and
+  // bodies may hold anything.
+  const entry = {
+    req_id: requestId,
+    method: request.method,
+    path: loggedPath(pathname, pipeline.router.prefix, seen.route),
+    ms: Math.round((performance.now() - started) * 10) / 10,
+    token_id: seen.caller?.tokenId,
+  };
+  // A client gone mid-body gets no answer: one line that says so, no status.
+  if (reply) pipeline.log.info({ ...entry, status: reply.status }, 'request');
+  else pipeline.log.info({ ...entry, aborted: true }, 'request aborted by the client');
+}
+
+/** Up to this much, a body left unread is read and dropped by Node to keep the connection. */
+const smallUnreadBody = 64 * 1024;
+
+/**
+ * A body refused before it was read (401, 404, 413, 415, …) is not read after the answer
+ * either: closing costs an honest client a reconnect, reading could cost gigabytes
+ * (`Content-Length: 10000000000`). Only a small declared body is left for Node to drain.
+ */
+function leavesBodyUnread(request: IncomingMessage): boolean {
+  if (request.complete) return false;
+  const declared = request.headers['content-length'];
+  if (declared === undefined) return 'transfer-encoding' in request.headers;
+  return Number(declared) > smallUnreadBody;
 }
 
 async function dispatch(
@@ -92,12 +111,9 @@ async function dispatch(
   pathname: string,
   search: string,
   requestId: string,
-  setCaller: (caller: Caller) => void,
+  seen: Seen,
 ): Promise<Reply> {
-  const query = search ? new URLSearchParams(search) : undefined;
-  if (query && [...query.keys()].some(isCredentialParameter)) {
-    throw new HttpError('credential_in_url');
-  }
+  const query = parseQuery(search);
   const match = pipeline.router.match(request.method ?? 'GET', pathname);
   if (match.kind === 'not_found') {
     throw new HttpError('not_found', 'The requested resource was not found.');
@@ -118,11 +134,12 @@ async function dispatch(
     );
   }
   const route = match.route;
+  seen.route = route;
   let caller = noCaller;
   let rateHeaders: Record<string, string> | undefined;
   if (route.access !== 'public') {
     caller = await authenticate(pipeline, request);
-    setCaller(caller);
+    seen.caller = caller;
     if (pipeline.rateLimiter) {
       const quota = pipeline.rateLimiter.take(caller.tokenId);
       rateHeaders = {
@@ -138,16 +155,11 @@ async function dispatch(
     authorize(route, caller);
   }
   const params = route.params ? parseParams(route, match.params) : {};
-  const queryValues = route.query ? parseOrThrow(route.query, queryObject(query)) : {};
-  let body: unknown;
-  if (route.body) {
-    body = parseOrThrow(
-      route.body,
-      await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit),
-    );
-  } else {
-    request.resume();
-  }
+  const queryValues = route.query ? parseOrThrow(route.query, query) : {};
+  // A route without a body leaves one unread (and the answer closes the connection).
+  const body = route.body
+    ? parseOrThrow(route.body, await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit))
+    : undefined;
   let signal: AbortSignal | undefined;
   let release: (() => void) | undefined;
   let baseUrl: string | undefined;
@@ -208,6 +220,11 @@ function abortSignalOf(
 }
 
 async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promise<Caller> {
+  // Node keeps the first of repeated Authorization headers; which one a proxy on the way
+  // keeps is anybody's guess, so two are refused rather than one silently chosen.
+  if ((request.headersDistinct.authorization?.length ?? 0) > 1) {
+    throw new HttpError('bad_request', 'Send one Authorization header, not several.');
+  }
   const header = request.headers.authorization;
   const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   const caller = bearer ? await pipeline.authenticator.authenticate(bearer) : null;
@@ -238,22 +255,13 @@ function authorize(route: AnyRoute, caller: Caller): void {
 }
 
 function parseParams(route: AnyRoute, raw: Record<string, string>): unknown {
+  // The text rule first: a path value with a NUL is refused (422) as a body field would be,
+  // whatever the parameter's own shape.
+  refuseUnstorableText(raw);
   const result = route.params!.safeParse(raw);
   // A path that names no record of the right shape names no record: 404, as for an unknown id.
   if (!result.success) throw new HttpError('not_found', 'Record not found.');
   return result.data;
-}
-
-function queryObject(query: URLSearchParams | undefined): Record<string, string | string[]> {
-  const values: Record<string, string | string[]> = {};
-  if (!query) return values;
-  for (const [key, value] of query) {
-    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
-    const existing = values[name];
-    if (existing === undefined) values[name] = key.endsWith('[]') ? [value] : value;
-    else values[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return values;
 }
 
 function baseOrigin(request: IncomingMessage): string {
@@ -266,13 +274,13 @@ function errorReply(
   error: unknown,
   requestId: string,
   method: string,
-  pathname: string,
+  path: string,
 ): Reply {
   const known =
     error instanceof HttpError ? error : isDomainError(error) ? httpErrorOf(error) : undefined;
   if (known) return { status: known.status, body: known.toBody(), headers: known.headers };
   // Unexpected: the details go to the log for IT, a generic message to the client.
-  log.error({ req_id: requestId, method, path: pathname, err: error }, 'unexpected error');
+  log.error({ req_id: requestId, method, path, err: loggableError(error) }, 'unexpected error');
   const internal = new HttpError('internal', `Server error. Quote request id ${requestId}.`);
   return { status: internal.status, body: internal.toBody() };
 }

@@ -61,6 +61,8 @@ export interface RouteSpec<
   hidden?: boolean;
   /** Largest body accepted, in bytes (413 above it). */
   bodyLimit?: number;
+  /** Path parameters that hold personal data (a tax id): `***` in the log (docs/security.md). */
+  personalParams?: readonly string[];
   responses: Record<number, ResponseSpec>;
   handler: (
     context: RequestContext<z.output<P>, z.output<Q>, z.output<B>>,

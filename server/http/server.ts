@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { defaultHttpLimits, type HttpLimits } from '../config.ts';
+import { answerClientError } from './client-error.ts';
 import { handleRequest, type Pipeline } from './handle-request.ts';
 
 export interface HttpServer {
@@ -19,14 +22,32 @@ export interface BoundServer extends HttpServer {
  * fails start-up before anything else is touched (the database is neither opened nor created),
  * and no other process can take the port while the rest starts.
  */
-export async function bind(host: string, port: number): Promise<BoundServer> {
+export async function bind(
+  host: string,
+  port: number,
+  log: Logger,
+  limits: HttpLimits = defaultHttpLimits,
+): Promise<BoundServer> {
   const shutdown = new AbortController();
   let full: Pipeline | undefined;
   const early: [IncomingMessage, ServerResponse][] = [];
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, (req, res) => {
-    if (full) void handleRequest(full, req, res);
-    else early.push([req, res]);
-  });
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default), so a slow
+      // client would be cut up to 30 s late; a check is a walk over the open connections.
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      if (full) void handleRequest(full, req, res);
+      else early.push([req, res]);
+    },
+  );
+  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  server.on('clientError', (error, socket) => answerClientError(log, error, socket));
+  warnOnDroppedConnections(server, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -64,8 +85,29 @@ export async function listen(
   pipeline: Omit<Pipeline, 'shutdown'>,
   host: string,
   port: number,
+  limits: HttpLimits = defaultHttpLimits,
 ): Promise<HttpServer> {
-  const bound = await bind(host, port);
+  const bound = await bind(host, port, pipeline.log, limits);
   bound.serve(pipeline);
   return bound;
+}
+
+/**
+ * Past `maxConnections` Node closes new connections at accept, without a word: say so in
+ * the log, at most once a minute (a flood must not become a flood of log lines).
+ */
+function warnOnDroppedConnections(server: Server, log: Logger): void {
+  let dropped = 0;
+  let warnedAt = 0;
+  server.on('drop', () => {
+    dropped++;
+    const now = Date.now();
+    if (now - warnedAt < 60_000) return;
+    warnedAt = now;
+    log.warn(
+      { dropped_since_last_warning: dropped, max_connections: server.maxConnections },
+      'connection limit reached: new connections are being closed',
+    );
+    dropped = 0;
+  });
 }

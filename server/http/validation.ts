@@ -133,10 +133,55 @@ function typeWords(expected: string): string {
 
 /**
  * Parses with the schema or throws the fields that are wrong and why: the same refusal as a
- * domain operation's (`InvalidFields`), so one mapping answers both with 422.
+ * domain operation's (`InvalidFields`), so one mapping answers both with 422. What passes
+ * the schema is then held to the text rule (`refuseUnstorableText`).
  */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value, { reportInput: true });
-  if (result.success) return result.data;
-  throw new InvalidFields(validationErrors(result.error.issues as Issue[]));
+  if (!result.success) throw new InvalidFields(validationErrors(result.error.issues as Issue[]));
+  refuseUnstorableText(result.data);
+  return result.data;
+}
+
+/**
+ * The one text rule, for every string a route takes (path values, query values, body
+ * fields, at any depth): no NUL character and no unpaired surrogate. PostgreSQL refuses NUL
+ * in text while SQLite stores it, and each driver writes a lone surrogate as U+FFFD, so
+ * without the rule the two databases would answer the same request differently (a 500 on
+ * one). It runs on what the schema let through, which is what the handler would store.
+ */
+export function refuseUnstorableText(value: unknown): void {
+  const errors: Record<string, string[]> = {};
+  collectUnstorableText(value, [], errors);
+  if (Object.keys(errors).length > 0) throw new InvalidFields(errors);
+}
+
+function collectUnstorableText(
+  value: unknown,
+  path: PropertyKey[],
+  errors: Record<string, string[]>,
+): void {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    if (problem) errors[fieldKey(path)] = [`The ${attributeName(path)} field ${problem}.`];
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      collectUnstorableText(item, [...path, index], errors);
+    });
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const problem = textProblem(key);
+    if (problem) errors[fieldKey([...path, key])] = [`The field name ${problem}.`];
+    else collectUnstorableText(item, [...path, key], errors);
+  }
+}
+
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character';
+  if (!text.isWellFormed()) return 'must be valid Unicode text (it holds an unpaired surrogate)';
+  return undefined;
 }

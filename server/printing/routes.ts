@@ -19,6 +19,7 @@ import {
   putRoutesBody,
   registerAgentBody,
   reportErrorBody,
+  startsAsPdf,
 } from '../../shared/printing.ts';
 import { invalidField } from '../domain-errors.ts';
 import { HttpError } from '../http/errors.ts';
@@ -32,6 +33,7 @@ import {
   ok,
   type RequestContext,
 } from '../http/route.ts';
+import type { Caller } from '../tokens/authenticate.ts';
 import {
   type AgentRef,
   agentConfigOf,
@@ -49,15 +51,27 @@ const tag = 'Print queue';
 const agentOnly: Access = { permission: 'printing.agent' };
 const agentOrReader: Access = { permission: 'printing.agent', alsoAccepts: ['printing.jobs.read'] };
 const agentHeaderNote =
-  "Needs the header `X-Agent-Id` of an agent registered by the caller's company: missing or not a UUID → 400; not registered (or registered by another company) → 409.";
+  "Needs the header `X-Agent-Id` of an agent registered by the caller's company: missing or not a UUID → 400; another agent than the one the token is bound to → 403; not registered (or registered by another company) → 409.";
 const oneJob = { 200: { description: 'The job.', schema: dataOf(jobRecord) } };
 const jobUrl = (baseUrl: string, id: number) =>
   `${baseUrl.slice(0, baseUrl.indexOf('/printing/'))}/printing/jobs/${id}`;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * A token bound to one agent (`shopdesk token create --agent`) acts as that agent only:
+ * naming another is refused (403), before anything is looked up (docs/security.md).
+ */
+function refuseOtherAgent(caller: Caller, uuid: string): void {
+  if (caller.agentUuid === null || caller.agentUuid === uuid.toLowerCase()) return;
+  throw new HttpError(
+    'forbidden',
+    `This token is bound to the print agent ${caller.agentUuid} and cannot act as agent ${uuid.slice(0, 36)}.`,
+  );
+}
+
 /** The X-Agent-Id header: missing or not a UUID is the request's fault (400). */
-function agentIdOf(request: IncomingMessage): string {
+function agentIdOf(request: IncomingMessage, caller: Caller): string {
   const header = request.headers[agentIdHeader];
   const uuid = Array.isArray(header) ? header[0] : header;
   if (!uuid) {
@@ -69,6 +83,7 @@ function agentIdOf(request: IncomingMessage): string {
   if (!uuidPattern.test(uuid)) {
     throw new HttpError('bad_request', 'The X-Agent-Id header must be a UUID.');
   }
+  refuseOtherAgent(caller, uuid);
   return uuid;
 }
 
@@ -79,7 +94,7 @@ type AgentContext = Pick<
 
 /** The registered agent that X-Agent-Id names, in the caller's company (else 409). */
 const callingAgent = ({ request, caller, services }: AgentContext): Promise<AgentRef> =>
-  services.printing.requireAgent(agentIdOf(request), caller.companyId);
+  services.printing.requireAgent(agentIdOf(request, caller), caller.companyId);
 
 /** Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold. */
 async function checkOptionalAgent(context: AgentContext): Promise<void> {
@@ -94,7 +109,7 @@ export const printingRoutes: AnyRoute[] = [
     operationId: 'registerPrintAgent',
     summary: 'Register the print agent',
     description:
-      'Idempotent per `uuid`: 201 the first time, 200 after (name, hostname, platform, version and printers are refreshed). A uuid registered by another company → 409.',
+      'Idempotent per `uuid`: 201 the first time, 200 after (name, hostname, platform, version and printers are refreshed). A uuid registered by another company → 409; another uuid than the one the token is bound to → 403.',
     tag,
     body: registerAgentBody,
     responses: {
@@ -106,6 +121,7 @@ export const printingRoutes: AnyRoute[] = [
       },
     },
     async handler({ body, caller, services, baseUrl }) {
+      refuseOtherAgent(caller, body.uuid);
       const now = services.clock.now();
       const { row, created: isNew } = await registerAgent(
         services.storage,
@@ -190,7 +206,7 @@ export const printingRoutes: AnyRoute[] = [
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
     description:
-      'Extension. The content is stored once per company and sha256; priority 9 is printed first; `expires_in` seconds after which an unclaimed job expires. Body up to 16 MiB.',
+      'Extension. The content is stored once per company and sha256; priority 9 is printed first; `expires_in` seconds after which an unclaimed job expires. Body up to 16 MiB. `application/pdf` content must start with `%PDF-` (422 otherwise).',
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
@@ -208,6 +224,12 @@ export const printingRoutes: AnyRoute[] = [
         throw invalidField(
           'content_base64',
           'The content base64 field must not decode to nothing.',
+        );
+      }
+      if (body.content_type === 'application/pdf' && !startsAsPdf(content)) {
+        throw invalidField(
+          'content_base64',
+          'The content base64 field must hold a PDF document (starting with %PDF-) when the content type is application/pdf.',
         );
       }
       const job = await createJob(

@@ -3,6 +3,7 @@ import type { ProductListQuery, ProductRecord } from '../../shared/products.ts';
 import { NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { likePattern, literalPattern } from '../storage/like.ts';
 import { offsetOf } from '../storage/pages.ts';
 import { type ProductRow, toRecords } from './records.ts';
 
@@ -39,18 +40,19 @@ export async function listProducts(
   const term = query.q ?? query.search;
   let base = storage.db.selectFrom('products').where('company_id', '=', companyId);
   if (term) {
-    const pattern = `%${term}%`;
-    const like = storage.like;
-    base = base.where((eb) => eb.or([eb('name', like, pattern), eb('code', like, pattern)]));
+    const pattern = literalPattern(term, 'anywhere');
+    base = base.where((eb) =>
+      eb.or([likePattern(storage, 'name', pattern), likePattern(storage, 'code', pattern)]),
+    );
   }
   const counted = await base
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .executeTakeFirstOrThrow();
   let ordered = base.selectAll();
   if (query.q) {
-    const like = sql.raw(storage.like);
+    const startsWith = likePattern(storage, 'name', literalPattern(query.q, 'start'));
     ordered = ordered.orderBy(
-      sql`case when code = ${query.q} then 0 when name ${like} ${`${query.q}%`} then 1 else 2 end`,
+      sql`case when code = ${query.q} then 0 when ${startsWith} then 1 else 2 end`,
     );
   }
   const rows = await ordered.orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute();

@@ -11,6 +11,8 @@ export interface Caller {
   companyName: string;
   permissions: ReadonlySet<Permission>;
   expiresAt: string | null;
+  /** The one print agent (lower-case uuid) this token may act as; null: any of the company's. */
+  agentUuid: string | null;
 }
 
 interface CachedToken {
@@ -66,6 +68,7 @@ export class TokenAuthenticator {
         'tokens.permissions',
         'tokens.expires_at',
         'tokens.revoked_at',
+        'tokens.agent_uuid',
         'tokens.company_id',
         'companies.name as company_name',
       ])
@@ -80,6 +83,7 @@ export class TokenAuthenticator {
         companyName: row.company_name,
         permissions: new Set(JSON.parse(row.permissions) as Permission[]),
         expiresAt: row.expires_at,
+        agentUuid: row.agent_uuid,
       },
       expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null,
     };

@@ -19,7 +19,14 @@ export interface IssuedToken {
 
 export async function issueToken(
   storage: Storage,
-  input: { companyId: number; permissions: Permission[]; name: string; expiresInDays?: number },
+  input: {
+    companyId: number;
+    permissions: Permission[];
+    name: string;
+    expiresInDays?: number;
+    /** Binds the token to the print agent of this uuid (docs/security.md). */
+    agentUuid?: string;
+  },
   now = new Date(),
 ): Promise<IssuedToken> {
   const secret = newTokenSecret();
@@ -37,6 +44,7 @@ export async function issueToken(
       created_at: isoNow(now),
       expires_at: expiresAt,
       revoked_at: null,
+      agent_uuid: input.agentUuid?.toLowerCase() ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -50,12 +58,13 @@ export interface TokenSummary {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  agent_uuid: string | null;
 }
 
 export async function listTokens(storage: Storage, companyId: number): Promise<TokenSummary[]> {
   const rows = await storage.db
     .selectFrom('tokens')
-    .select(['id', 'name', 'permissions', 'created_at', 'expires_at', 'revoked_at'])
+    .select(['id', 'name', 'permissions', 'created_at', 'expires_at', 'revoked_at', 'agent_uuid'])
     .where('company_id', '=', companyId)
     .orderBy('id')
     .execute();

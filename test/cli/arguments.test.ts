@@ -39,6 +39,27 @@ describe('bad arguments: exit code 2, one line on stderr, nothing written', () =
       'token create with --expires-in 0',
       ['token', 'create', '--company', '1', '--permissions', '*', '--expires-in', '0'],
     ],
+    [
+      'token create with --agent that is not a UUID',
+      ['token', 'create', '--company', '1', '--permissions', 'printing.agent', '--agent', 'till-1'],
+    ],
+    [
+      'token create with --agent for a token that is no agent token',
+      [
+        'token',
+        'create',
+        '--company',
+        '1',
+        '--permissions',
+        'customers.read',
+        '--agent',
+        '0b6f3c52-5d1e-4e7a-9a57-3c1de1f0a001',
+      ],
+    ],
+    [
+      'token create with --company past the largest id',
+      ['token', 'create', '--company', '2147483648', '--permissions', '*'],
+    ],
     ['token revoke of an unknown token', ['token', 'revoke', '999']],
     [
       'warehouse create for an unknown company',

@@ -117,6 +117,36 @@ describe('records: company, token, warehouse, category', () => {
     expect(out).not.toMatch(/\b[0-9a-f]{64}\b/);
   });
 
+  it('token create --agent binds the token to that agent: list shows it, the server holds it', async () => {
+    const uuid = '0B6F3C52-5D1E-4E7A-9A57-3C1DE1F0A001';
+    const token = (
+      await ok(
+        'token',
+        'create',
+        '--company',
+        companyId,
+        '--permissions',
+        'printing.agent',
+        '--name',
+        'till 1',
+        '--agent',
+        uuid,
+        '--db',
+        db,
+      )
+    ).trim();
+    const out = await ok('token', 'list', '--company', companyId, '--db', db);
+    const line = out.split('\n').find((entry) => entry.includes('till 1'))!;
+    expect(line).toMatch(new RegExp(`\tagent ${uuid.toLowerCase()}$`));
+    const register = (id: string) =>
+      server.request('POST', '/printing/register', {
+        token,
+        body: { uuid: id, name: 'Till', hostname: 'till-1', platform: 'linux', version: '0.1.0' },
+      });
+    expect((await register(uuid)).status).toBe(201);
+    expect((await register('0b6f3c52-5d1e-4e7a-9a57-3c1de1f0a002')).status).toBe(403);
+  });
+
   it('token revoke takes effect at once on a running server that has cached the token', async () => {
     const token = (
       await ok(

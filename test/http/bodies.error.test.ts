@@ -77,6 +77,31 @@ describe('413 and 415 on bodies', () => {
     });
   });
 
+  it.each([
+    ['iso-8859-1', 'application/json; charset=iso-8859-1'],
+    ['a quoted windows-1252', 'application/json; charset="windows-1252"'],
+    ['utf-16', 'application/json;charset=UTF-16'],
+  ])('415 for JSON that declares the charset %s', async (_what, type) => {
+    const answer = await server.request('POST', '/customers', {
+      token,
+      rawBody: JSON.stringify(customer),
+      headers: { 'content-type': type },
+    });
+    expectError(answer, 415, 'unsupported_media_type');
+    expect(answer.body.message).toMatch(
+      /^The request body must be UTF-8 JSON; charset=[\w-]+ is not supported\.$/,
+    );
+  });
+
+  it.each(['utf-8', 'UTF8', '"utf-8"'])('charset=%s is UTF-8', async (charset) => {
+    const answer = await server.request('POST', '/customers', {
+      token,
+      rawBody: JSON.stringify({ ...customer, name: `Cliente ${charset}` }),
+      headers: { 'content-type': `application/json; charset=${charset}` },
+    });
+    expect(answer.status).toBe(201);
+  });
+
   it('application/json with a charset is JSON', async () => {
     const answer = await server.request('POST', '/customers', {
       token,

@@ -56,6 +56,23 @@ describe('500: a generic message, no stack, details only in the log', () => {
         responses: {},
         handler: () => Promise.reject('a bare string with hunter2'),
       }),
+      defineRoute({
+        method: 'GET',
+        path: '/database-fault',
+        access: 'public',
+        operationId: 'databaseFault',
+        summary: 'Throws as a driver does, quoting a value',
+        tag: 'Test',
+        responses: {},
+        handler: () => {
+          throw Object.assign(new Error('duplicate key value violates unique constraint'), {
+            code: '23505',
+            table: 'customers',
+            constraint: 'customers_taxvat',
+            detail: 'Key (taxvat)=(98765432100) already exists.',
+          });
+        },
+      }),
     ];
     http = await listen(
       {
@@ -90,6 +107,25 @@ describe('500: a generic message, no stack, details only in the log', () => {
     // IT finds the cause in the log by the request id.
     expect(faultLogs.text()).toContain('hunter2');
     expect(faultLogs.text()).toContain('"req_id":"fault-1"');
+  });
+
+  it("logs a driver's error code, table and constraint, not the values its detail quotes", async () => {
+    const response = await fetch(`${http.url}/api/v1/database-fault`, {
+      headers: { 'x-request-id': 'fault-db' },
+    });
+    expect(response.status).toBe(500);
+    const line = faultLogs
+      .text()
+      .split('\n')
+      .find((entry) => entry.includes('"req_id":"fault-db"'))!;
+    expect(JSON.parse(line).err).toMatchObject({
+      type: 'Error',
+      message: 'duplicate key value violates unique constraint',
+      code: '23505',
+      table: 'customers',
+      constraint: 'customers_taxvat',
+    });
+    expect(line).not.toContain('98765432100');
   });
 
   it('the real server answers 500 when its database is gone under it', async () => {

@@ -44,7 +44,9 @@ describe('shopdesk job create', () => {
     ['ticket.bin', 'application/vnd.escpos'],
   ])('queues %s as %s and prints only the job id', async (name, type) => {
     const file = join(dir, name);
-    writeFileSync(file, `content of ${name}`);
+    // A PDF must be one (it starts with %PDF-); the other types are not checked.
+    const content = `${type === 'application/pdf' ? '%PDF-1.4\n' : ''}content of ${name}`;
+    writeFileSync(file, content);
     const result = await shopdesk([
       'job',
       'create',
@@ -72,7 +74,7 @@ describe('shopdesk job create', () => {
       content_type: type,
       copies: 3,
       title: 'From the CLI',
-      size: Buffer.byteLength(`content of ${name}`),
+      size: Buffer.byteLength(content),
     });
   });
 
@@ -135,9 +137,12 @@ describe('shopdesk job create', () => {
     ['too many copies', ['--copies', '100'], /--copies/],
     ['an unknown content type', ['--content-type', 'image/png'], /--content-type/],
     ['an unknown company', ['--company', '999999'], /no company/],
+    ['a company id past the largest id', ['--company', '2147483648'], /--company/],
+    ['a .pdf that is no PDF', ['--file', 'fake.pdf'], /not a PDF/],
   ])('refuses %s', (_what, override, message) => {
     it('with one line on stderr, exit code 2 and nothing queued', async () => {
       writeFileSync(join(dir, 'FILE.xyz'), 'x');
+      writeFileSync(join(dir, 'fake.pdf'), 'PK\u0003\u0004 a zip file');
       writeFileSync(join(dir, 'EMPTY.txt'), '');
       writeFileSync(join(dir, 'ok.txt'), 'ok');
       const options: Record<string, string> = {

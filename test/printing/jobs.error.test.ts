@@ -32,6 +32,20 @@ describe('POST /printing/jobs refuses bad input with 422', () => {
     ['expires_in 0', { expires_in: 0 }, 'expires_in'],
     ['expires_in over 7 days', { expires_in: 7 * 24 * 3600 + 1 }, 'expires_in'],
     ['a title over 255 characters', { title: 'x'.repeat(256) }, 'title'],
+    ['a title with a NUL character', { title: 'Receipt\u0000' }, 'title'],
+    [
+      'application/pdf content that is not a PDF (a PNG)',
+      {
+        content_type: 'application/pdf',
+        content_base64: Buffer.from('\x89PNG\r\n\x1a\n', 'latin1').toString('base64'),
+      },
+      'content_base64',
+    ],
+    [
+      'application/pdf content that only starts like one',
+      { content_type: 'application/pdf', content_base64: Buffer.from('%PDF').toString('base64') },
+      'content_base64',
+    ],
   ])('%s', async (_what, change, field) => {
     const answer = await server.request('POST', '/printing/jobs', {
       token,
@@ -59,5 +73,24 @@ describe('POST /printing/jobs refuses bad input with 422', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(answer.status).toBe(415);
+  });
+
+  it('checks only PDFs for a header: ZPL, ESC/POS and text go as they are', async () => {
+    for (const [contentType, content] of [
+      ['application/pdf', '%PDF-1.7\n%%EOF\n'],
+      ['application/vnd.zebra.zpl', 'not ZPL at all'],
+      ['application/vnd.escpos', '%PDF- is no ESC/POS'],
+      ['text/plain', '\u0000\u0001 binary'],
+    ]) {
+      const answer = await server.request('POST', '/printing/jobs', {
+        token,
+        body: {
+          ...valid,
+          content_type: contentType,
+          content_base64: Buffer.from(content!).toString('base64'),
+        },
+      });
+      expect(answer.status, contentType).toBe(201);
+    }
   });
 });

@@ -143,13 +143,16 @@ describe('print jobs: create, claim, confirm', () => {
   });
 
   it('accepts each of the four content types', async () => {
-    for (const contentType of [
-      'application/pdf',
-      'application/vnd.zebra.zpl',
-      'application/vnd.escpos',
-      'text/plain',
+    for (const [contentType, content] of [
+      ['application/pdf', '%PDF-1.4\n%%EOF\n'],
+      ['application/vnd.zebra.zpl', '^XA^FDlabel^FS^XZ'],
+      ['application/vnd.escpos', '\x1b@receipt\n'],
+      ['text/plain', 'receipt\n'],
     ]) {
-      const job = await createJob(server, integrator, { content_type: contentType });
+      const job = await createJob(server, integrator, {
+        content_type: contentType,
+        content_base64: Buffer.from(content!, 'latin1').toString('base64'),
+      });
       expect(job.content_type).toBe(contentType);
     }
   });

@@ -138,14 +138,16 @@ describe('POST /printing/jobs/next long-poll', () => {
   });
 
   it('takes the largest document within the 16 MiB body limit, and refuses a larger body with 413', async () => {
-    const big = Buffer.alloc(11 * 1024 * 1024, 7).toString('base64');
+    const pdfOf = (size: number) =>
+      Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(size - 9, 7)]).toString('base64');
+    const big = pdfOf(11 * 1024 * 1024);
     const ok = await server.request('POST', '/printing/jobs', {
       token: integrator,
       body: { route: 'big', content_type: 'application/pdf', content_base64: big },
     });
     expect(ok.status).toBe(201);
     expect(ok.body.data.size).toBe(11 * 1024 * 1024);
-    const tooBig = Buffer.alloc(13 * 1024 * 1024, 7).toString('base64');
+    const tooBig = pdfOf(13 * 1024 * 1024);
     const refused = await server.request('POST', '/printing/jobs', {
       token: integrator,
       body: { route: 'big', content_type: 'application/pdf', content_base64: tooBig },

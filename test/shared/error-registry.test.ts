@@ -42,7 +42,7 @@ describe('the error registry (shared/errors.ts)', () => {
   const documented = documentedCodes();
 
   it('finds what it checks', () => {
-    expect(raised.get('credential_in_url')).toEqual(['server/http/handle-request.ts']);
+    expect(raised.get('credential_in_url')).toEqual(['server/http/query.ts']);
     expect(documented.size).toBeGreaterThan(10);
   });
 

@@ -7,6 +7,7 @@ import {
   contentTypeSchema,
   contentTypes,
   routeNameSchema,
+  startsAsPdf,
 } from '../../../shared/printing.ts';
 import { UsageError } from '../../../shared/usage-error.ts';
 import { companyExists } from '../../companies/companies.ts';
@@ -94,6 +95,11 @@ export function registerJobCommands(program: Command): void {
       );
     }
     const content = readDocument(options.file);
+    if (type === 'application/pdf' && !startsAsPdf(content)) {
+      throw new UsageError(
+        `--file ${options.file} is not a PDF (it does not start with %PDF-); give the right --content-type`,
+      );
+    }
     const created = await withStorage(options, async (storage) => {
       if (!(await companyExists(storage, options.company))) {
         throw new UsageError(`no company with id ${options.company}`);

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../../../shared/usage-error.ts';
 import { companyExists, createCompany } from '../../companies/companies.ts';
 import { createCategory } from '../../products/categories.ts';
@@ -6,6 +6,13 @@ import { createWarehouse } from '../../stock/warehouses.ts';
 import type { Storage } from '../../storage/database.ts';
 import { issueToken, listTokens, parsePermissionList, revokeToken } from '../../tokens/tokens.ts';
 import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
+
+function agentUuid(value: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+    throw new InvalidArgumentError('--agent must be the UUID the agent registers with.');
+  }
+  return value.toLowerCase();
+}
 
 async function requireCompany(storage: Storage, id: number): Promise<void> {
   if (!(await companyExists(storage, id))) throw new UsageError(`no company with id ${id}`);
@@ -32,13 +39,23 @@ export function registerRecordCommands(program: Command): void {
       .requiredOption('--company <id>', 'company id', positiveInt('--company'))
       .requiredOption('--permissions <list>', 'comma-separated permission names, or * for all')
       .option('--name <name>', 'what the token is for', text('--name', 255))
-      .option('--expires-in <days>', 'days until it expires', positiveInt('--expires-in')),
+      .option('--expires-in <days>', 'days until it expires', positiveInt('--expires-in'))
+      .option(
+        '--agent <uuid>',
+        'bind the token to the print agent of this uuid: it may act as that agent only',
+        agentUuid,
+      ),
   ).action(async (options) => {
     let permissions: ReturnType<typeof parsePermissionList>;
     try {
       permissions = parsePermissionList(options.permissions);
     } catch (error) {
       throw new UsageError((error as Error).message);
+    }
+    if (options.agent && !permissions.includes('printing.agent')) {
+      throw new UsageError(
+        '--agent binds a print-agent token: --permissions must include printing.agent',
+      );
     }
     const issued = await withStorage(
       options,
@@ -49,6 +66,7 @@ export function registerRecordCommands(program: Command): void {
           permissions,
           name: options.name ?? 'integration',
           expiresInDays: options.expiresIn,
+          agentUuid: options.agent,
         });
       },
       { existing: true },
@@ -75,7 +93,8 @@ export function registerRecordCommands(program: Command): void {
         : t.expires_at
           ? `expires ${t.expires_at}`
           : 'active';
-      print(`${t.id}\t${t.name}\t${state}\t${t.permissions.join(',')}`);
+      const agent = t.agent_uuid ? `\tagent ${t.agent_uuid}` : '';
+      print(`${t.id}\t${t.name}\t${state}\t${t.permissions.join(',')}${agent}`);
     }
   });
   withDatabaseOptions(

@@ -35,6 +35,11 @@ export function registerServe(program: Command): void {
         'origins whose browser apps may call the API, comma-separated, or * (env SHOPDESK_CORS_ORIGIN; default none)',
         corsOrigins,
       )
+      .option(
+        '--max-connections <n>',
+        'connections open at once, 0 for no limit (env SHOPDESK_MAX_CONNECTIONS; default 1000)',
+        nonNegativeInt('--max-connections'),
+      )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
     { creates: true },
   ).action(async (options) => {

@@ -14,6 +14,8 @@ export interface CoreTables {
     created_at: string;
     expires_at: string | null;
     revoked_at: string | null;
+    /** Lower-case uuid of the one print agent this token may act as; null: any agent. */
+    agent_uuid: string | null;
   };
   warehouses: {
     id: Generated<number>;

@@ -1,0 +1,51 @@
+import { HttpError } from './errors.ts';
+
+/** Query parameters that carry credentials, which never belong in a URL (docs/reference.md). */
+const credentialParameters = new Set(['access_token', 'token', 'api_token', 'api_key']);
+
+/** `Access_Token=` and `token[]=` carry a credential just as well as `access_token=`. */
+const isCredentialParameter = (key: string) =>
+  credentialParameters.has(key.replace(/\[\]$/, '').toLowerCase());
+
+/**
+ * The query string as the route's schema reads it: `key=value` pairs decoded (`+` is a
+ * space), `key[]=` and repeated keys as arrays. A credential among the keys is refused
+ * first (400), whatever else the query holds.
+ */
+export function parseQuery(search: string): Record<string, string | string[]> {
+  const values: Record<string, string | string[]> = {};
+  const pairs = search.startsWith('?') ? search.slice(1) : search;
+  if (!pairs) return values;
+  const decoded: [string, string][] = [];
+  for (const pair of pairs.split('&')) {
+    if (!pair) continue;
+    const equals = pair.indexOf('=');
+    const key = decodeComponent(equals === -1 ? pair : pair.slice(0, equals));
+    const value = equals === -1 ? '' : decodeComponent(pair.slice(equals + 1));
+    decoded.push([key, value]);
+  }
+  if (decoded.some(([key]) => isCredentialParameter(key))) throw new HttpError('credential_in_url');
+  for (const [key, value] of decoded) {
+    const list = key.endsWith('[]');
+    const name = list ? key.slice(0, -2) : key;
+    const existing = values[name];
+    if (existing === undefined) values[name] = list ? [value] : value;
+    else values[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return values;
+}
+
+/**
+ * A lone `%` stays as it is (`100%`), as browsers' URLSearchParams leave it; escapes that
+ * decode to bytes that are not UTF-8 (`%FF`, an encoded surrogate) are the client's bug,
+ * answered as a broken path is (400), rather than read as U+FFFD and searched for.
+ */
+function decodeComponent(raw: string): string {
+  const spaced = raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+  } catch {
+    throw new HttpError('bad_request', 'The query string is not valid percent-encoded UTF-8.');
+  }
+}

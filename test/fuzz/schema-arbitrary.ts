@@ -1,0 +1,141 @@
+import fc from 'fast-check';
+import { z } from 'zod';
+import { maxId } from '../../shared/http.ts';
+
+/**
+ * Values that a route's own zod contract accepts, as fast-check generates them: the schema
+ * goes through zod's JSON Schema output (the one the OpenAPI document is built from), so a
+ * new field in a contract is fuzzed without a line here. Lists are kept short (3 items) and
+ * strings within their bounds; what lies outside the contract is `mutations.ts`'s job.
+ */
+
+interface JsonSchema {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  default?: unknown;
+}
+
+export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+/**
+ * Records that exist, so that generated references (`customer_id`, `product_code`) name real
+ * rows now and then and the request gets past the "The selected … is invalid." checks.
+ */
+export interface Hints {
+  ids: number[];
+  codes: string[];
+}
+
+const noHints: Hints = { ids: [], codes: [] };
+
+export function arbitraryOf(
+  schema: JsonSchema,
+  hints: Hints = noHints,
+  name = '',
+): fc.Arbitrary<unknown> {
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  const choices = schema.anyOf ?? schema.oneOf;
+  if (choices) return fc.oneof(...choices.map((choice) => arbitraryOf(choice, hints, name)));
+  if (schema.allOf?.length) return arbitraryOf(Object.assign({}, ...schema.allOf), hints, name);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'integer' && schema.maximum === maxId && hints.ids.length > 0) {
+    return fc.oneof(fc.constantFrom(...hints.ids), fc.integer({ min: 1, max: maxId }));
+  }
+  if (type === 'string' && /code$/.test(name) && hints.codes.length > 0) {
+    return fc.oneof(fc.constantFrom(...hints.codes), stringOf(schema));
+  }
+  switch (type) {
+    case 'string':
+      return stringOf(schema);
+    case 'integer':
+      return fc.integer({
+        min: Math.max(schema.minimum ?? -1000, Number.MIN_SAFE_INTEGER),
+        max: Math.min(schema.maximum ?? 1000, Number.MAX_SAFE_INTEGER),
+      });
+    case 'number': {
+      const min = schema.minimum ?? schema.exclusiveMinimum ?? -1000;
+      const max = schema.maximum ?? 1000;
+      // Money and quantities: at most 2 decimals keeps most of them valid.
+      return fc
+        .integer({ min: Math.ceil(min * 100), max: Math.floor(max * 100) })
+        .map((cents) => cents / 100)
+        .filter((n) => schema.exclusiveMinimum === undefined || n > schema.exclusiveMinimum);
+    }
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array':
+      return fc.array(schema.items ? arbitraryOf(schema.items, hints, name) : fc.anything(), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 3, Math.max(schema.minItems ?? 0, 3)),
+      });
+    case 'object':
+      return objectOf(schema, hints);
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+function objectOf(schema: JsonSchema, hints: Hints): fc.Arbitrary<unknown> {
+  const properties = schema.properties ?? {};
+  const required = new Set(schema.required ?? []);
+  const record: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [key, property] of Object.entries(properties)) {
+    record[key] = arbitraryOf(property, hints, key);
+  }
+  return fc.record(record, {
+    requiredKeys: Object.keys(properties).filter((key) => required.has(key)),
+  });
+}
+
+function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
+  const minLength = schema.minLength ?? 0;
+  const maxLength = Math.min(schema.maxLength ?? 40, 80);
+  switch (schema.format) {
+    case 'email':
+      return fc.emailAddress().filter((email) => email.length <= maxLength);
+    case 'uuid':
+      return fc.uuid({ version: 4 });
+    case 'date':
+      return dateArbitrary.map((date) => date.toISOString().slice(0, 10));
+    case 'date-time':
+      return dateArbitrary.map((date) => date.toISOString());
+    case 'uri':
+      return fc.webUrl({ validSchemes: ['https'] }).filter((url) => url.length <= maxLength);
+  }
+  if (schema.pattern) {
+    return fc
+      .stringMatching(new RegExp(schema.pattern))
+      .filter((text) => text.length >= minLength && text.length <= (schema.maxLength ?? 4096));
+  }
+  return fc
+    .string({ minLength, maxLength, unit: 'grapheme' })
+    .map((text) => (text.trim().length >= minLength ? text : `${text}${'x'.repeat(minLength)}`));
+}
+
+const dateArbitrary = fc.date({
+  min: new Date('2000-01-01T00:00:00Z'),
+  max: new Date('2099-12-31T00:00:00Z'),
+  noInvalidDate: true,
+});

@@ -1,0 +1,32 @@
+import type { DatabaseTarget } from '../../server/config.ts';
+import { freshDatabase } from './postgres.ts';
+import { startTestServer, type TestServer } from './server.ts';
+
+/** The two databases the server runs on: rules that touch storage are tested on both. */
+export const databaseKinds = ['sqlite', 'postgres'] as const;
+export type DatabaseKind = (typeof databaseKinds)[number];
+
+/**
+ * A real server on a fresh SQLite file, or on a fresh PostgreSQL database that `close()`
+ * drops again.
+ */
+export async function startTestServerOn(
+  kind: DatabaseKind,
+  options: Omit<NonNullable<Parameters<typeof startTestServer>[0]>, 'database'> = {},
+): Promise<TestServer> {
+  if (kind === 'sqlite') return startTestServer(options);
+  const database = await freshDatabase();
+  const target: DatabaseTarget = { kind: 'postgres', url: database.url };
+  const server = await startTestServer({ ...options, database: target }).catch(
+    async (error: unknown) => {
+      await database.drop();
+      throw error;
+    },
+  );
+  const close = server.close.bind(server);
+  server.close = async () => {
+    await close();
+    await database.drop();
+  };
+  return server;
+}
