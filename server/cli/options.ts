@@ -1,7 +1,12 @@
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../../shared/usage-error.ts';
-import { type DatabaseTarget, databaseTarget, readEnvironment } from '../config.ts';
+import {
+  type DatabaseTarget,
+  databaseTarget,
+  durationSeconds,
+  readEnvironment,
+} from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 
 export function positiveInt(name: string) {
@@ -17,6 +22,19 @@ export function nonNegativeInt(name: string) {
   return (value: string): number => {
     if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number.`);
     return Number(value);
+  };
+}
+
+/** Seconds, or a number of minutes, hours or days: `90`, `15m`, `24h`, `7d`. */
+export function duration(name: string) {
+  return (value: string): number => {
+    const seconds = durationSeconds(value);
+    if (seconds === undefined) {
+      throw new InvalidArgumentError(
+        `${name} must be a whole number of seconds, or of minutes, hours or days with m, h or d (24h).`,
+      );
+    }
+    return seconds;
   };
 }
 

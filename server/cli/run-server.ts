@@ -10,6 +10,7 @@ export interface ServeOptions extends DatabaseOptions {
   host?: string;
   port?: number;
   rateLimit?: number;
+  idempotencyTtl?: number;
   demo?: boolean;
 }
 
@@ -27,6 +28,11 @@ export async function runServer(options: ServeOptions): Promise<void> {
       rateLimitPerMinute:
         options.rateLimit ?? env.SHOPDESK_RATE_LIMIT ?? defaultServerConfig.rateLimitPerMinute,
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
+      idempotencyTtlSeconds:
+        options.idempotencyTtl ??
+        env.SHOPDESK_IDEMPOTENCY_TTL ??
+        defaultServerConfig.idempotencyTtlSeconds,
+      testFault: env.SHOPDESK_TEST_FAULT,
     },
     { storage },
   );

@@ -6,6 +6,7 @@ import type { Services } from '../services.ts';
 import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
 import { readJsonBody } from './body.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
+import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
 import type { Router } from './router.ts';
@@ -123,13 +124,13 @@ async function dispatch(
     authorize(route, caller);
   }
   const params = route.params ? parseParams(route, match.params) : {};
+  const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
   const queryValues = route.query ? parseOrThrow(route.query, queryObject(query)) : {};
+  let sent: unknown;
   let body: unknown;
   if (route.body) {
-    body = parseOrThrow(
-      route.body,
-      await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit),
-    );
+    sent = await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit);
+    body = parseOrThrow(route.body, sent);
   } else {
     request.resume();
   }
@@ -142,6 +143,12 @@ async function dispatch(
     body,
     caller,
     services: pipeline.services,
+    stillAuthenticated: async () => {
+      const again = await pipeline.authenticator.authenticate(bearerOf(request) ?? '', {
+        fresh: true,
+      });
+      return again !== null && again.tokenId === caller.tokenId;
+    },
     request,
     requestId,
     log: pipeline.log,
@@ -158,7 +165,15 @@ async function dispatch(
   };
   let reply: Reply;
   try {
-    reply = await route.handler(context);
+    reply =
+      key === undefined
+        ? await route.handler(context)
+        : await idempotentReply(
+            pipeline.services.idempotency,
+            { companyId: caller.companyId, operation: `${route.method} ${route.path}`, key },
+            { params: match.params, query: queryObject(query), body: sent },
+            async () => route.handler(context),
+          );
   } finally {
     release?.();
   }
@@ -192,9 +207,12 @@ function abortSignalOf(
   };
 }
 
+const bearerOf = (request: IncomingMessage): string | undefined =>
+  request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+
 async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promise<Caller> {
   const header = request.headers.authorization;
-  const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const bearer = bearerOf(request);
   const caller = bearer ? await pipeline.authenticator.authenticate(bearer) : null;
   if (!caller) {
     const message = header

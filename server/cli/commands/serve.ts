@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { nonNegativeInt, text, withDatabaseOptions } from '../options.ts';
+import { duration, nonNegativeInt, text, withDatabaseOptions } from '../options.ts';
 
 export function registerServe(program: Command): void {
   withDatabaseOptions(
@@ -16,6 +16,11 @@ export function registerServe(program: Command): void {
         '--rate-limit <n>',
         'requests a minute per token, 0 for none (default 1200)',
         nonNegativeInt('--rate-limit'),
+      )
+      .option(
+        '--idempotency-ttl <duration>',
+        'how long idempotency keys are kept: seconds, or 15m, 24h, 7d (default 24h)',
+        duration('--idempotency-ttl'),
       )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
   ).action(async (options) => {
