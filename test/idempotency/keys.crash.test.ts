@@ -10,8 +10,8 @@ import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { issueToken } from '../../server/tokens/tokens.ts';
 import { permissions } from '../../shared/permissions.ts';
+import { dialects } from '../helpers/instances.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { dialects } from './instances.ts';
 import { customerBody } from './send.ts';
 
 /**

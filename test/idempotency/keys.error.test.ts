@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { dialects, type Instances, startInstances } from './instances.ts';
 import { customerBody, customerCount, send } from './send.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects, type Instances, keyCount, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { registerAgent, sampleText } from '../printing/helpers.ts';
-import { dialects, type Instances, keyCount, startInstances } from './instances.ts';
 import { customerBody, customerCount, send } from './send.ts';
 
 /**

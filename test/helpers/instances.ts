@@ -1,5 +1,5 @@
-import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { type FreshDatabase, freshDatabase } from './postgres.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 /** The databases every test of keys runs on. */
 export const dialects = ['sqlite', 'postgres'] as const;
