@@ -180,7 +180,9 @@ export class PrintingService {
    * the wait; a claim made while the client went away is undone, so nothing is handed to a
    * socket that can no longer take it. A notice this waiter received but did not use is
    * passed on to the next waiter of that route. When the agent's routes are replaced
-   * meanwhile, the wait claims and listens on the new ones.
+   * meanwhile, the wait claims and listens on the new ones. After every wake-up and before
+   * its claim, `stillAllowed` (the caller's token and agent, read again) must hold, else the
+   * wait ends with `'refused'` and claims nothing.
    */
   async nextJob(
     agent: AgentRef,
