@@ -6,7 +6,8 @@
  * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
  * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
- * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does).
+ * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does); BENCH_ONLY=Idempotency-Key
+ * runs only the writes without and with an Idempotency-Key.
  */
 import { deepStrictEqual } from 'node:assert';
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogueScenarios } from './lib/catalogue.ts';
+import { keyCostTable } from './lib/idempotency.ts';
 import {
   averageOf,
   type LoadSettings,
@@ -170,6 +172,13 @@ async function main(): Promise<void> {
         2,
       ),
     );
+
+    if (!only || 'Idempotency-Key'.includes(only)) {
+      const table = await keyCostTable(ours, seed, settings, rounds);
+      console.log(
+        `\nIdempotency-Key, ShopDesk alone: the same writes without and with a fresh key each (target: ≤ 10 % fewer req/s):\n\n${table}`,
+      );
+    }
 
     // Products and stock: ShopDesk alone, one round each after a warm-up.
     const catalogue: Array<{ name: string; connections: number; result: Measurement }> = [];

@@ -3,6 +3,7 @@ import type { ServerConfig } from './config.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
+import { IdempotencyService } from './idempotency/service.ts';
 import { PrintingService } from './printing/service.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
@@ -46,9 +47,11 @@ export async function startApp(
     await migrateToLatest(storage);
     const clock = options.clock ?? systemClock;
     const printing = new PrintingService({ storage, clock, config, log });
-    const services: Services = { storage, clock, config, log, printing };
+    const idempotency = new IdempotencyService({ storage, clock, config, log });
+    const services: Services = { storage, clock, config, log, printing, idempotency };
     // Before answering: leases that ran out while the server was down are failed first.
     await printing.start();
+    await idempotency.start();
     http.serve({
       router: new Router('/api/v1', allRoutes),
       authenticator: new TokenAuthenticator(storage, clock),
@@ -68,6 +71,7 @@ export async function startApp(
         // 204; then the sweeps stop, and the database closes last.
         await http.close();
         await printing.stop();
+        await idempotency.stop();
         await opened.close();
       },
     };

@@ -1,6 +1,29 @@
 import { z } from 'zod';
 
 /**
+ * Points where a test may make the server die as by `kill -9` (`SHOPDESK_TEST_FAULT`):
+ * after an idempotent request's write and stored answer committed but before the answer
+ * is sent, or after both were written but before the commit.
+ */
+export const testFaults = [
+  'kill-after-idempotent-commit',
+  'kill-before-idempotent-commit',
+] as const;
+export type TestFault = (typeof testFaults)[number];
+
+const durationMessage =
+  'must be a whole number of seconds, or of minutes, hours or days with m, h or d (24h)';
+
+/** `90`, `90s`, `15m`, `24h`, `7d` → seconds (at least 1); undefined when it is none of those. */
+export function durationSeconds(text: string): number | undefined {
+  const match = /^(\d+)([smhd]?)$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const seconds = Number(match[1]) * unit;
+  return seconds >= 1 && Number.isSafeInteger(seconds) ? seconds : undefined;
+}
+
+/**
  * The environment, parsed once at start-up. Nothing else reads `process.env`; command-line
  * flags override what is read here.
  */
@@ -16,6 +39,22 @@ const environmentSchema = z.object({
   SHOPDESK_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional(),
+  SHOPDESK_IDEMPOTENCY_TTL: z
+    .string()
+    .transform((value, ctx) => {
+      const seconds = durationSeconds(value);
+      if (seconds === undefined) {
+        ctx.addIssue({ code: 'custom', message: durationMessage });
+        return z.NEVER;
+      }
+      return seconds;
+    })
+    .optional(),
+  /**
+   * Tests only: makes the server kill itself (SIGKILL) at one point of an idempotent
+   * request, to prove what a crash there leaves behind. Never set it in production.
+   */
+  SHOPDESK_TEST_FAULT: z.enum(testFaults).optional(),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -49,6 +88,10 @@ export interface ServerConfig {
   longPollWaitSeconds: number;
   /** The HTTP listener's limits (docs/security.md). */
   http: HttpLimits;
+  /** How long an idempotency key and its stored answer are kept (docs/http.md). */
+  idempotencyTtlSeconds: number;
+  /** Tests only (`SHOPDESK_TEST_FAULT`): where the server kills itself; unset in use. */
+  testFault?: TestFault | undefined;
 }
 
 export interface HttpLimits {
@@ -85,6 +128,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   heartbeatSeconds: 15,
   longPollWaitSeconds: 25,
   http: defaultHttpLimits,
+  idempotencyTtlSeconds: 24 * 3600,
 };
 
 export function databaseTarget(

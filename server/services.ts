@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import type { IdempotencyService } from './idempotency/service.ts';
 import type { PrintingService } from './printing/service.ts';
 import type { Storage } from './storage/database.ts';
 import type { Clock } from './time.ts';
@@ -15,4 +16,6 @@ export interface Services {
   log: Logger;
   /** The print queue: long-poll notifier, lease and expiry sweeps, agent identities. */
   printing: PrintingService;
+  /** Idempotency keys: the stored answers and their sweep. */
+  idempotency: IdempotencyService;
 }

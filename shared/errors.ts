@@ -55,6 +55,11 @@ export const errorRegistry = {
     message: 'The request conflicts with the current state.',
     response: { name: 'Conflict', description: 'The record is not in a state that allows this.' },
   },
+  idempotency_key_in_flight: {
+    status: 409,
+    message:
+      'A request with this Idempotency-Key is still being processed; retry after it has finished.',
+  },
   payload_too_large: {
     status: 413,
     message: 'The request body is too large.',
@@ -72,6 +77,11 @@ export const errorRegistry = {
       name: 'ValidationFailed',
       description: 'Validation failed; `errors` maps fields to messages.',
     },
+  },
+  idempotency_key_reused: {
+    status: 422,
+    message:
+      'This Idempotency-Key was already used with another request; send a new key for a new request.',
   },
   rate_limited: {
     status: 429,

@@ -39,7 +39,14 @@ export const rawContentTypes: readonly ContentType[] = [
   'application/vnd.escpos',
 ];
 
-export const jobStatuses = ['queued', 'claimed', 'printed', 'failed', 'expired'] as const;
+export const jobStatuses = [
+  'queued',
+  'claimed',
+  'printed',
+  'failed',
+  'expired',
+  'cancelled',
+] as const;
 export const jobStatusSchema = z.enum(jobStatuses);
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 
@@ -146,6 +153,16 @@ export const printRouteSchema = z.object({
   options: printOptionsSchema.default({}),
 });
 export type PrintRoute = z.infer<typeof printRouteSchema>;
+
+/**
+ * An agent as integrators see it (`GET /printing/agents`): its record and its routes. The
+ * printers are the agent record's (`printerInfoSchema`), as the agent last reported them.
+ */
+export const agentListing = agentRecord.extend({ routes: z.array(printRouteSchema) });
+export type AgentListing = z.infer<typeof agentListing>;
+
+export const agentParams = z.object({ uuid: z.uuid() });
+export const agentsQuery = pageQuery;
 
 export const putRoutesBody = z.object({
   routes: z
@@ -266,6 +283,13 @@ export const jobRecord = z
     ],
   });
 export type JobRecord = z.infer<typeof jobRecord>;
+
+/**
+ * A job that was just queued (create, retry, reprint): `route_online` says whether an
+ * online agent that is not paused serves its route, so an integrator can warn at once.
+ */
+export const queuedJobRecord = jobRecord.extend({ route_online: z.boolean() });
+export type QueuedJobRecord = z.infer<typeof queuedJobRecord>;
 
 export const jobEvent = z.object({
   from: jobStatusSchema.nullable(),

@@ -26,6 +26,8 @@ export interface Scenario {
   headers: Record<string, string>;
   /** A fixed body, or one made per request (unique codes). */
   body?: string | (() => string);
+  /** Headers made per request, on top of `headers` (a fresh Idempotency-Key). */
+  headersPerRequest?: () => Record<string, string>;
 }
 
 /** Warms the server up, then measures it: JIT, statement caches and sockets are hot. */
@@ -36,7 +38,8 @@ export async function measure(
   settings: LoadSettings,
 ): Promise<Measurement> {
   const options = (seconds: number): Options => {
-    const { body } = scenario;
+    const { body, headersPerRequest } = scenario;
+    const perRequest = typeof body === 'function' || headersPerRequest !== undefined;
     return {
       url: origin,
       connections: settings.connections,
@@ -46,11 +49,21 @@ export async function measure(
           method: scenario.method,
           path: scenario.path,
           headers: scenario.headers,
-          ...(typeof body === 'function'
-            ? { setupRequest: (request) => ({ ...request, body: body() }) }
-            : body !== undefined
-              ? { body }
-              : {}),
+          ...(body !== undefined && typeof body !== 'function' ? { body } : {}),
+          ...(perRequest && {
+            setupRequest: (request) => ({
+              ...request,
+              ...(typeof body === 'function' ? { body: body() } : {}),
+              ...(headersPerRequest
+                ? {
+                    headers: {
+                      ...(request.headers as Record<string, string>),
+                      ...headersPerRequest(),
+                    },
+                  }
+                : {}),
+            }),
+          }),
         },
       ],
     };

@@ -6,6 +6,7 @@ import { UsageError } from '../../shared/usage-error.ts';
 import {
   type DatabaseTarget,
   databaseTarget,
+  durationSeconds,
   type Environment,
   readEnvironment,
 } from '../config.ts';
@@ -35,6 +36,19 @@ export function portNumber(name: string) {
       throw new InvalidArgumentError(`${name} must be a whole number from 0 to 65535.`);
     }
     return Number(value);
+  };
+}
+
+/** Seconds, or a number of minutes, hours or days: `90`, `15m`, `24h`, `7d`. */
+export function duration(name: string) {
+  return (value: string): number => {
+    const seconds = durationSeconds(value);
+    if (seconds === undefined) {
+      throw new InvalidArgumentError(
+        `${name} must be a whole number of seconds, or of minutes, hours or days with m, h or d (24h).`,
+      );
+    }
+    return seconds;
   };
 }
 

@@ -15,6 +15,7 @@ export interface ServeOptions extends DatabaseOptions {
   rateLimit?: number;
   corsOrigin?: string[];
   maxConnections?: number;
+  idempotencyTtl?: number;
   demo?: boolean;
 }
 
@@ -53,6 +54,11 @@ export async function runServer(options: ServeOptions): Promise<void> {
           env.SHOPDESK_MAX_CONNECTIONS ??
           defaultServerConfig.http.maxConnections,
       },
+      idempotencyTtlSeconds:
+        options.idempotencyTtl ??
+        env.SHOPDESK_IDEMPOTENCY_TTL ??
+        defaultServerConfig.idempotencyTtlSeconds,
+      testFault: env.SHOPDESK_TEST_FAULT,
     });
   } catch (error) {
     throw listenError(error, host, port) ?? error;

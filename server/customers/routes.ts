@@ -91,6 +91,7 @@ export const customerRoutes = [
     summary: 'Create a customer',
     description: 'Look an existing customer up (by code or document) first, to avoid duplicates.',
     tag,
+    idempotent: true,
     body: customerInput,
     responses: {
       201: {
@@ -167,6 +168,7 @@ export const customerRoutes = [
     description:
       '`direction` says what the related customer is to this one. Self-links, duplicates and cycles are refused with 422.',
     tag,
+    idempotent: true,
     params: customerParams,
     body: relationshipInput,
     responses: {

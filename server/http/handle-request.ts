@@ -8,6 +8,7 @@ import { loggableError, loggedPath } from './access-log.ts';
 import { RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
+import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
 import { parseQuery } from './query.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
@@ -155,11 +156,14 @@ async function dispatch(
     authorize(route, caller);
   }
   const params = route.params ? parseParams(route, match.params) : {};
+  const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
   const queryValues = route.query ? parseOrThrow(route.query, query) : {};
-  // A route without a body leaves one unread (and the answer closes the connection).
-  const body = route.body
-    ? parseOrThrow(route.body, await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit))
+  // A route without a body leaves one unread (and the answer closes the connection). What
+  // was sent, before the schema's defaults, is what an idempotency key's fingerprint covers.
+  const sent = route.body
+    ? await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit)
     : undefined;
+  const body = route.body ? parseOrThrow(route.body, sent) : undefined;
   let signal: AbortSignal | undefined;
   let release: (() => void) | undefined;
   let baseUrl: string | undefined;
@@ -169,6 +173,12 @@ async function dispatch(
     body,
     caller,
     services: pipeline.services,
+    stillAuthenticated: async () => {
+      const again = await pipeline.authenticator.authenticate(bearerOf(request) ?? '', {
+        fresh: true,
+      });
+      return again !== null && again.tokenId === caller.tokenId;
+    },
     request,
     requestId,
     log: pipeline.log,
@@ -185,7 +195,15 @@ async function dispatch(
   };
   let reply: Reply;
   try {
-    reply = await route.handler(context);
+    reply =
+      key === undefined
+        ? await route.handler(context)
+        : await idempotentReply(
+            pipeline.services.idempotency,
+            { companyId: caller.companyId, operation: `${route.method} ${route.path}`, key },
+            { params: match.params, query, body: sent },
+            async () => route.handler(context),
+          );
   } finally {
     release?.();
   }
@@ -219,6 +237,9 @@ function abortSignalOf(
   };
 }
 
+const bearerOf = (request: IncomingMessage): string | undefined =>
+  request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+
 async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promise<Caller> {
   // Node keeps the first of repeated Authorization headers; which one a proxy on the way
   // keeps is anybody's guess, so two are refused rather than one silently chosen.
@@ -226,7 +247,7 @@ async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promi
     throw new HttpError('bad_request', 'Send one Authorization header, not several.');
   }
   const header = request.headers.authorization;
-  const bearer = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const bearer = bearerOf(request);
   const caller = bearer ? await pipeline.authenticator.authenticate(bearer) : null;
   if (!caller) {
     const message = header

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ErrorEntry, errorCodes, errorRegistry } from '../../shared/errors.ts';
+import { type ErrorCode, type ErrorEntry, errorCodes, errorRegistry } from '../../shared/errors.ts';
 import { errorBody } from '../../shared/http.ts';
 import type { AnyRoute } from './route.ts';
 
@@ -49,20 +49,68 @@ const ref = (status: number) => {
   return { $ref: `#/components/responses/${response.name}` };
 };
 
+/** The codes only a request with an `Idempotency-Key` can get (docs/http.md). */
+const idempotencyCodes: ErrorCode[] = ['idempotency_key_in_flight', 'idempotency_key_reused'];
+
+const errorExample = (code: ErrorCode) => ({
+  summary: code,
+  value: { success: false, message: errorRegistry[code].message, code },
+});
+
+/**
+ * The answer of a status that, on a route taking `Idempotency-Key`, has an idempotency code
+ * beside the status's own: one response naming both, with an example of each.
+ */
+function withIdempotencyCodes(status: number): unknown {
+  const extra = idempotencyCodes.filter((code) => errorRegistry[code].status === status);
+  const general = errorResponses.find((candidate) => candidate.status === status);
+  if (extra.length === 0 || !general) return ref(status);
+  const codes = [general.code, ...extra];
+  return {
+    description: [
+      `\`${general.code}\`: ${general.description}`,
+      ...extra.map((code) => `\`${code}\`: ${errorRegistry[code].message}`),
+    ].join(' '),
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code)])),
+      },
+    },
+  };
+}
+
 /** The error statuses a route can answer, from what it declares (see docs/http.md). */
 function errorsOf(route: AnyRoute): Record<string, unknown> {
-  const statuses: number[] = [];
-  if (route.body) statuses.push(400);
-  if (route.access !== 'public') statuses.push(401);
-  if (typeof route.access === 'object') statuses.push(403);
-  if (route.params || route.access !== 'public') statuses.push(404);
-  if (route.responses[409]) statuses.push(409);
-  if (route.body) statuses.push(413, 415);
-  if (route.body || route.query) statuses.push(422);
-  if (route.access !== 'public') statuses.push(429);
-  statuses.push(500);
-  return Object.fromEntries(statuses.map((status) => [String(status), ref(status)]));
+  const statuses = new Set<number>();
+  if (route.body || route.idempotent) statuses.add(400);
+  if (route.access !== 'public') statuses.add(401);
+  if (typeof route.access === 'object') statuses.add(403);
+  if (route.params || route.access !== 'public') statuses.add(404);
+  if (route.responses[409] || route.idempotent) statuses.add(409);
+  if (route.body) statuses.add(413).add(415);
+  if (route.body || route.query || route.idempotent) statuses.add(422);
+  if (route.access !== 'public') statuses.add(429);
+  statuses.add(500);
+  return Object.fromEntries(
+    [...statuses]
+      .sort((a, b) => a - b)
+      .map((status) => [
+        String(status),
+        route.idempotent ? withIdempotencyCodes(status) : ref(status),
+      ]),
+  );
 }
+
+/** The `Idempotency-Key` request header of the routes that take one. */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the first request with a key runs and its answer is stored with its write; the same key with the same payload (within 24 h by default) replays that answer byte for byte with `Idempotent-Replayed: true`, writing nothing. The same key with another payload → 422 `idempotency_key_reused`; while the first is still running → 409 `idempotency_key_in_flight`. A request that failed stores nothing. 1–255 printable ASCII characters, scoped to the company and the operation.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
 
 function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query'): unknown[] {
   if (!schema || !(schema instanceof z.ZodObject)) return [];
@@ -94,7 +142,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
       description: [route.description, permissionText(route)].filter(Boolean).join('\n\n'),
       tags: [route.tag],
       security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
-      parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
+      parameters: [
+        ...parametersOf(route.params, 'path'),
+        ...parametersOf(route.query, 'query'),
+        ...(route.idempotent ? [idempotencyKeyParameter] : []),
+      ],
       responses: {
         ...Object.fromEntries(
           Object.entries(route.responses).map(([status, response]) => [

@@ -25,6 +25,11 @@ export interface RequestContext<P, Q, B> {
   body: B;
   /** The token's owner; set on every route but the public ones. */
   caller: Caller;
+  /**
+   * Reads the request's token again, now, bypassing every cache: false when it has been
+   * revoked or has expired since the request began (a long-poll checks it after waiting).
+   */
+  stillAuthenticated(): Promise<boolean>;
   services: Services;
   request: IncomingMessage;
   /** Aborted when the client goes away or the server shuts down (long-polls listen to it). */
@@ -63,6 +68,11 @@ export interface RouteSpec<
   bodyLimit?: number;
   /** Path parameters that hold personal data (a tax id): `***` in the log (docs/security.md). */
   personalParams?: readonly string[];
+  /**
+   * Takes an `Idempotency-Key` (docs/http.md): the first request with a key runs and its
+   * answer is stored with its write; a retry with the same key and payload replays it.
+   */
+  idempotent?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (
     context: RequestContext<z.output<P>, z.output<Q>, z.output<B>>,

@@ -50,6 +50,7 @@ export const offerRoutes = [
     summary: 'Create an offer',
     description: `Created as a draft. ${money}`,
     tag,
+    idempotent: true,
     body: offerInput,
     responses: {
       201: {

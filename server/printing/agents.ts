@@ -16,7 +16,7 @@ import type { Db } from '../storage/db.ts';
 import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
 
-type AgentRow = Selectable<PrintingTables['print_agents']>;
+export type AgentRow = Selectable<PrintingTables['print_agents']>;
 
 /** What the routes need to know about the calling agent; immutable once registered. */
 export interface AgentRef {
@@ -31,11 +31,17 @@ export interface AgentRef {
  */
 const storedPrinters = z.array(printerInfoSchema);
 
-/** An agent counts as online while its last heartbeat is within this many intervals. */
-export const onlineHeartbeats = 3;
+/**
+ * An agent counts as online while its last heartbeat (or registration) is within this many
+ * heartbeat intervals: one heartbeat may be lost without the agent showing offline.
+ */
+export const onlineHeartbeats = 2;
+
+/** The oldest `last_seen_at` of an agent that is online at `now`, as stored (to the second). */
+export const onlineSince = (now: Date, heartbeatSeconds: number): string =>
+  isoNow(new Date(now.getTime() - onlineHeartbeats * heartbeatSeconds * 1000));
 
 export function toAgentRecord(row: AgentRow, now: Date, heartbeatSeconds: number): AgentRecord {
-  const seen = row.last_seen_at ? Date.parse(row.last_seen_at) : null;
   return {
     id: row.uuid,
     name: row.name,
@@ -44,7 +50,7 @@ export function toAgentRecord(row: AgentRow, now: Date, heartbeatSeconds: number
     version: row.version,
     printers: storedPrinters.parse(JSON.parse(row.printers)),
     paused: Boolean(row.paused),
-    online: seen !== null && now.getTime() - seen <= onlineHeartbeats * heartbeatSeconds * 1000,
+    online: row.last_seen_at !== null && row.last_seen_at >= onlineSince(now, heartbeatSeconds),
     last_seen_at: row.last_seen_at,
     created_at: row.created_at,
     updated_at: row.updated_at,

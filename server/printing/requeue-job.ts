@@ -5,7 +5,7 @@ import { insertJob } from './create-job.ts';
 import { getJobRow, type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 
-const retryable: readonly JobStatus[] = ['failed', 'expired'];
+const retryable: readonly JobStatus[] = ['failed', 'expired', 'cancelled'];
 const reprintable: readonly JobStatus[] = ['printed', 'failed'];
 
 /** The job's own time to live, counted again from `now` (null when it had none). */
@@ -16,7 +16,7 @@ function renewedExpiry(row: JobRow, now: Date): string | null {
 }
 
 /**
- * `failed | expired → queued`, same id: agent, printer, error and claim are cleared; an
+ * `failed | expired | cancelled → queued`, same id: agent, printer, error and claim are cleared; an
  * expiry, if the job had one, starts again from now. Attempts keep counting. The agents
  * waiting on its route are woken once it has committed.
  */
@@ -32,7 +32,7 @@ export async function retryJob(
     const current = await getJobRow(trx, companyId, jobId);
     if (!retryable.includes(current.status)) {
       throw new Conflict(
-        `Job ${jobId} is ${current.status}; only a failed or expired job can be retried.`,
+        `Job ${jobId} is ${current.status}; only a failed, expired or cancelled job can be retried.`,
       );
     }
     const row = await trx

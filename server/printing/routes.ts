@@ -1,219 +1,64 @@
-import type { IncomingMessage } from 'node:http';
-import { z } from 'zod';
 import { dataOf, pageOf } from '../../shared/http.ts';
 import {
-  agentConfig,
-  agentIdHeader,
-  agentRecord,
-  claimedJob,
-  confirmJobBody,
+  agentListing,
+  agentParams,
+  agentsQuery,
   createJobBody,
-  heartbeatBody,
-  heartbeatResult,
   historyQuery,
+  type JobRecord,
   jobDetail,
   jobParams,
   jobRecord,
-  nextJobBody,
-  printRouteSchema,
-  putRoutesBody,
-  registerAgentBody,
-  reportErrorBody,
+  queuedJobRecord,
   startsAsPdf,
 } from '../../shared/printing.ts';
 import { invalidField } from '../domain-errors.ts';
-import { HttpError } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
-import {
-  type Access,
-  type AnyRoute,
-  created,
-  defineRoute,
-  noContent,
-  ok,
-  type RequestContext,
-} from '../http/route.ts';
-import type { Caller } from '../tokens/authenticate.ts';
-import {
-  type AgentRef,
-  agentConfigOf,
-  recordHeartbeat,
-  registerAgent,
-  replaceAgentRoutes,
-  toAgentRecord,
-} from './agents.ts';
+import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
+import { type AgentContext, agentRoutes, optionalAgent, tag } from './agent-routes.ts';
+import { cancelJob } from './cancel-job.ts';
 import { createJob } from './create-job.ts';
 import { getJobDetail, listHistory } from './jobs.ts';
-import { confirmJob, reportJobError } from './report-job.ts';
+import { getAgent, listAgents, withRouteOnline } from './list-agents.ts';
 import { reprintJob, retryJob } from './requeue-job.ts';
 
-const tag = 'Print queue';
-const agentOnly: Access = { permission: 'printing.agent' };
+/**
+ * The print queue's routes: the agent's own (agent-routes.ts), then what integrators use —
+ * queue, read, retry, reprint and cancel jobs, and see the agents and their printers.
+ */
+
 const agentOrReader: Access = { permission: 'printing.agent', alsoAccepts: ['printing.jobs.read'] };
-const agentHeaderNote =
-  "Needs the header `X-Agent-Id` of an agent registered by the caller's company: missing or not a UUID → 400; another agent than the one the token is bound to → 403; not registered (or registered by another company) → 409.";
-const oneJob = { 200: { description: 'The job.', schema: dataOf(jobRecord) } };
+const agentOrCreator: Access = {
+  permission: 'printing.agent',
+  alsoAccepts: ['printing.jobs.create'],
+};
+const optionalAgentNote =
+  'Also accepts `printing.jobs.create` (integrators); `X-Agent-Id` may be left out, and when sent it must name an agent registered by the company (400, 409) and, for a token bound to one agent, that agent (403).';
+const routeOnlineNote =
+  "`route_online` says whether an online agent that is not paused serves the job's route; false still queues the job.";
 const jobUrl = (baseUrl: string, id: number) =>
   `${baseUrl.slice(0, baseUrl.indexOf('/printing/'))}/printing/jobs/${id}`;
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A job just queued, with `route_online`. */
+const queued = (job: JobRecord, { caller, services }: Pick<AgentContext, 'caller' | 'services'>) =>
+  withRouteOnline(services.storage.db, caller.companyId, job, services.printing.presence());
 
-/**
- * A token bound to one agent (`shopdesk token create --agent`) acts as that agent only:
- * naming another is refused (403), before anything is looked up (docs/security.md).
- */
-function refuseOtherAgent(caller: Caller, uuid: string): void {
-  if (caller.agentUuid === null || caller.agentUuid === uuid.toLowerCase()) return;
-  throw new HttpError(
-    'forbidden',
-    `This token is bound to the print agent ${caller.agentUuid} and cannot act as agent ${uuid.slice(0, 36)}.`,
-  );
-}
-
-/** The X-Agent-Id header: missing or not a UUID is the request's fault (400). */
-function agentIdOf(request: IncomingMessage, caller: Caller): string {
-  const header = request.headers[agentIdHeader];
-  const uuid = Array.isArray(header) ? header[0] : header;
-  if (!uuid) {
-    throw new HttpError(
-      'bad_request',
-      'The X-Agent-Id header is required: send the UUID the agent registered with POST /printing/register.',
-    );
-  }
-  if (!uuidPattern.test(uuid)) {
-    throw new HttpError('bad_request', 'The X-Agent-Id header must be a UUID.');
-  }
-  refuseOtherAgent(caller, uuid);
-  return uuid;
-}
-
-type AgentContext = Pick<
-  RequestContext<unknown, unknown, unknown>,
-  'request' | 'caller' | 'services'
->;
-
-/** The registered agent that X-Agent-Id names, in the caller's company (else 409). */
-const callingAgent = ({ request, caller, services }: AgentContext): Promise<AgentRef> =>
-  services.printing.requireAgent(agentIdOf(request, caller), caller.companyId);
-
-/** Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold. */
-async function checkOptionalAgent(context: AgentContext): Promise<void> {
-  if (context.request.headers[agentIdHeader] !== undefined) await callingAgent(context);
-}
-
-export const printingRoutes: AnyRoute[] = [
-  defineRoute({
-    method: 'POST',
-    path: '/printing/register',
-    access: agentOnly,
-    operationId: 'registerPrintAgent',
-    summary: 'Register the print agent',
-    description:
-      'Idempotent per `uuid`: 201 the first time, 200 after (name, hostname, platform, version and printers are refreshed). A uuid registered by another company → 409; another uuid than the one the token is bound to → 403.',
-    tag,
-    body: registerAgentBody,
-    responses: {
-      200: { description: 'Already registered; refreshed.', schema: dataOf(agentRecord) },
-      201: {
-        description: 'Registered.',
-        schema: dataOf(agentRecord),
-        headers: { Location: "URL of the agent's configuration." },
-      },
-    },
-    async handler({ body, caller, services, baseUrl }) {
-      refuseOtherAgent(caller, body.uuid);
-      const now = services.clock.now();
-      const { row, created: isNew } = await registerAgent(
-        services.storage,
-        caller.companyId,
-        body,
-        now,
-      );
-      const record = toAgentRecord(row, now, services.config.heartbeatSeconds);
-      if (!isNew) return ok(record);
-      return created(record, baseUrl.replace(/\/register$/, '/config'));
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/printing/heartbeat',
-    access: agentOnly,
-    operationId: 'printAgentHeartbeat',
-    summary: 'Report presence; extend the leases of held jobs',
-    description: `Updates presence (an agent is online while heartbeats arrive within 3 heartbeat intervals), printers and the paused flag, and extends the lease of each job in \`held_job_ids\` that the agent still holds. ${agentHeaderNote}`,
-    tag,
-    body: heartbeatBody.default({ held_job_ids: [] }),
-    responses: { 200: { description: 'Leases extended.', schema: dataOf(heartbeatResult) } },
-    async handler({ body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
-      const result = await recordHeartbeat(
-        services.storage,
-        agent,
-        body,
-        services.clock.now(),
-        services.config.leaseSeconds,
-      );
-      return ok(result);
-    },
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/printing/config',
-    access: agentOnly,
-    operationId: 'getPrintAgentConfig',
-    summary: "Read the agent's configuration",
-    description: `The company, the agent, its saved routes, every route name the company uses, and the intervals (long-poll wait, heartbeat, lease). ${agentHeaderNote}`,
-    tag,
-    responses: { 200: { description: 'The configuration.', schema: dataOf(agentConfig) } },
-    async handler({ caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
-      const config = await agentConfigOf(
-        services.storage,
-        agent,
-        { id: caller.companyId, name: caller.companyName },
-        services.config,
-        services.clock.now(),
-      );
-      return ok(config);
-    },
-  }),
-  defineRoute({
-    method: 'PUT',
-    path: '/printing/routes',
-    access: agentOnly,
-    operationId: 'putPrintRoutes',
-    summary: "Replace the agent's routes",
-    description: `The agent then serves exactly these routes. ${agentHeaderNote}`,
-    tag,
-    body: putRoutesBody,
-    responses: {
-      200: {
-        description: 'The saved routes.',
-        schema: dataOf(z.object({ routes: z.array(printRouteSchema) })),
-      },
-    },
-    async handler({ body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
-      const routes = await replaceAgentRoutes(services.storage, agent, body.routes);
-      services.printing.routesChanged(agent);
-      return ok({ routes });
-    },
-  }),
+const integratorRoutes: AnyRoute[] = [
   defineRoute({
     method: 'POST',
     path: '/printing/jobs',
     access: { permission: 'printing.jobs.create' },
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
-    description:
-      'Extension. The content is stored once per company and sha256; priority 9 is printed first; `expires_in` seconds after which an unclaimed job expires. Body up to 16 MiB. `application/pdf` content must start with `%PDF-` (422 otherwise).',
+    description: `Extension. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). ${routeOnlineNote}`,
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
+    idempotent: true,
     responses: {
       201: {
         description: 'The job, queued.',
-        schema: dataOf(jobRecord),
+        schema: dataOf(queuedJobRecord),
         headers: { Location: 'URL of the new job.' },
       },
     },
@@ -238,29 +83,44 @@ export const printingRoutes: AnyRoute[] = [
         { ...rest, content },
         services.clock.now(),
       );
-      return created(job, `${baseUrl}/${job.id}`);
+      return created(await queued(job, { caller, services }), `${baseUrl}/${job.id}`);
     },
   }),
   defineRoute({
-    method: 'POST',
-    path: '/printing/jobs/next',
-    access: agentOnly,
-    operationId: 'claimNextPrintJob',
-    summary: 'Claim the next job (long-poll)',
-    description: `The oldest job of the highest priority queued on one of the agent's enabled routes, claimed for it with its document; waits up to \`wait\` seconds for one, else 204. ${agentHeaderNote}`,
+    method: 'GET',
+    path: '/printing/agents',
+    access: { permission: 'printing.jobs.read' },
+    operationId: 'listPrintAgents',
+    summary: "The company's print agents",
+    description:
+      'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals), `last_seen_at`, `paused`, its routes, and its printers as it last reported them.',
     tag,
-    body: nextJobBody.default({ wait: 0 }),
-    responses: {
-      200: { description: 'A job, claimed for this agent.', schema: dataOf(claimedJob) },
-      204: { description: 'No job came within `wait`.' },
+    query: agentsQuery,
+    responses: { 200: { description: 'A page of agents.', schema: pageOf(agentListing) } },
+    async handler({ query, caller, services, baseUrl }) {
+      const db = services.storage.db;
+      const { rows, total } = await listAgents(
+        db,
+        caller.companyId,
+        query,
+        services.printing.presence(),
+      );
+      return pageReply(rows, total, query, baseUrl);
     },
-    async handler({ body, caller, services, request, signal }) {
-      const agent = await callingAgent({ request, caller, services });
-      const job = await services.printing.nextJob(agent, body.wait, signal);
-      if (job) return ok(job);
-      // Woken by shutdown: answer, and close the connection so the server can stop now.
-      if (signal.aborted) return { status: 204, headers: { connection: 'close' } };
-      return noContent();
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/printing/agents/{uuid}',
+    access: { permission: 'printing.jobs.read' },
+    operationId: 'getPrintAgent',
+    summary: 'One print agent',
+    description: 'Extension. As in the list; an agent of another company → 404.',
+    tag,
+    params: agentParams,
+    responses: { 200: { description: 'The agent.', schema: dataOf(agentListing) } },
+    async handler({ params, caller, services }) {
+      const db = services.storage.db;
+      return ok(await getAgent(db, caller.companyId, params.uuid, services.printing.presence()));
     },
   }),
   defineRoute({
@@ -275,7 +135,7 @@ export const printingRoutes: AnyRoute[] = [
     query: historyQuery,
     responses: { 200: { description: 'A page of jobs.', schema: pageOf(jobRecord) } },
     async handler({ query, caller, services, request, baseUrl }) {
-      await checkOptionalAgent({ request, caller, services });
+      await optionalAgent({ request, caller, services });
       const { rows, total } = await listHistory(services.storage, caller.companyId, query);
       const { page: _page, per_page: _perPage, ...filters } = query;
       return pageReply(rows, total, query, baseUrl, filters);
@@ -292,93 +152,79 @@ export const printingRoutes: AnyRoute[] = [
     params: jobParams,
     responses: { 200: { description: 'The job and its events.', schema: dataOf(jobDetail) } },
     async handler({ params, caller, services, request }) {
-      await checkOptionalAgent({ request, caller, services });
+      await optionalAgent({ request, caller, services });
       return ok(await getJobDetail(services.storage.db, caller.companyId, params.job));
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/printing/jobs/{job}/retry',
-    access: agentOnly,
+    access: agentOrCreator,
     operationId: 'retryPrintJob',
-    summary: 'Retry a failed or expired job (same id)',
-    description: `\`failed | expired → queued\`; any other state → 409. ${agentHeaderNote}`,
+    summary: 'Retry a failed, expired or cancelled job (same id)',
+    description: `\`failed | expired | cancelled → queued\`; any other state → 409. ${routeOnlineNote} ${optionalAgentNote}`,
     tag,
     params: jobParams,
-    responses: oneJob,
+    idempotent: true,
+    responses: { 200: { description: 'The job, queued again.', schema: dataOf(queuedJobRecord) } },
     async handler({ params, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
+      const agent = await optionalAgent({ request, caller, services });
       const job = await retryJob(
         services.printing.queue,
         caller.companyId,
         params.job,
-        agent.uuid,
+        agent?.uuid ?? null,
         services.clock.now(),
       );
-      return ok(job);
+      return ok(await queued(job, { caller, services }));
     },
   }),
   defineRoute({
     method: 'POST',
     path: '/printing/jobs/{job}/reprint',
-    access: agentOnly,
+    access: agentOrCreator,
     operationId: 'reprintPrintJob',
     summary: 'Reprint a printed or failed job (a new job)',
-    description: `\`printed | failed →\` a new queued job with \`reprint_of\` set and the same document; any other state → 409. ${agentHeaderNote}`,
+    description: `\`printed | failed →\` a new queued job with \`reprint_of\` set and the same document; any other state → 409. ${routeOnlineNote} ${optionalAgentNote}`,
     tag,
     params: jobParams,
+    idempotent: true,
     responses: {
       201: {
         description: 'The new job.',
-        schema: dataOf(jobRecord),
+        schema: dataOf(queuedJobRecord),
         headers: { Location: 'URL of the new job.' },
       },
     },
     async handler({ params, caller, services, request, baseUrl }) {
-      await callingAgent({ request, caller, services });
+      await optionalAgent({ request, caller, services });
       const job = await reprintJob(
         services.printing.queue,
         caller.companyId,
         params.job,
         services.clock.now(),
       );
-      return created(job, jobUrl(baseUrl, job.id));
+      return created(await queued(job, { caller, services }), jobUrl(baseUrl, job.id));
     },
   }),
   defineRoute({
     method: 'POST',
-    path: '/printing/jobs/{job}/confirm',
-    access: agentOnly,
-    operationId: 'confirmPrintJob',
-    summary: 'Confirm that a held job printed',
-    description: `Only the holder (409 otherwise); confirming again is 200 with no change. ${agentHeaderNote}`,
+    path: '/printing/jobs/{job}/cancel',
+    access: { permission: 'printing.jobs.create' },
+    operationId: 'cancelPrintJob',
+    summary: 'Cancel a queued job',
+    description:
+      'Extension. `queued → cancelled`, a final state (a retry queues it again, same id); a job already claimed, printed, failed, expired or cancelled → 409 naming its state.',
     tag,
     params: jobParams,
-    body: confirmJobBody.default({}),
-    responses: oneJob,
-    async handler({ params, body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
+    idempotent: true,
+    responses: { 200: { description: 'The job, cancelled.', schema: dataOf(jobRecord) } },
+    async handler({ params, caller, services }) {
       return ok(
-        await confirmJob(services.storage, agent, params.job, body.printer, services.clock.now()),
-      );
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/printing/jobs/{job}/error',
-    access: agentOnly,
-    operationId: 'reportPrintJobError',
-    summary: 'Report that a held job failed',
-    description: `Only the holder (409 otherwise): the job becomes \`failed\` with the message and code. ${agentHeaderNote}`,
-    tag,
-    params: jobParams,
-    body: reportErrorBody,
-    responses: oneJob,
-    async handler({ params, body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
-      return ok(
-        await reportJobError(services.storage, agent, params.job, body, services.clock.now()),
+        await cancelJob(services.storage, caller.companyId, params.job, services.clock.now()),
       );
     },
   }),
 ];
+
+export const printingRoutes: AnyRoute[] = [...agentRoutes, ...integratorRoutes];

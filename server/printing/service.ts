@@ -6,6 +6,7 @@ import type { Storage } from '../storage/database.ts';
 import type { Clock } from '../time.ts';
 import { type AgentRef, enabledRouteNames, findAgentRow } from './agents.ts';
 import { claimNextJob, undoClaim } from './claim-next-job.ts';
+import type { Presence } from './list-agents.ts';
 import { InProcessJobNotifier, type JobNotifier } from './notifier.ts';
 import { PostgresJobNotifier } from './pg-notifier.ts';
 import type { PrintQueue } from './print-queue.ts';
@@ -149,6 +150,17 @@ export class PrintingService {
     return agent;
   }
 
+  /** What an agent's `online` is measured against: now, and the heartbeat interval. */
+  presence(): Presence {
+    return { now: this.deps.clock.now(), heartbeatSeconds: this.deps.config.heartbeatSeconds };
+  }
+
+  /** Whether the agent is still registered to its company, read now (never cached). */
+  async agentStillRegistered(agent: AgentRef): Promise<boolean> {
+    const row = await findAgentRow(this.deps.storage.db, agent.uuid);
+    return row?.id === agent.rowId && row.company_id === agent.companyId;
+  }
+
   private async lookupAgent(uuid: string): Promise<AgentRef | undefined> {
     const cached = this.agents.get(uuid);
     if (cached) return cached;
@@ -168,13 +180,16 @@ export class PrintingService {
    * the wait; a claim made while the client went away is undone, so nothing is handed to a
    * socket that can no longer take it. A notice this waiter received but did not use is
    * passed on to the next waiter of that route. When the agent's routes are replaced
-   * meanwhile, the wait claims and listens on the new ones.
+   * meanwhile, the wait claims and listens on the new ones. After every wake-up and before
+   * its claim, `stillAllowed` (the caller's token and agent, read again) must hold, else the
+   * wait ends with `'refused'` and claims nothing.
    */
   async nextJob(
     agent: AgentRef,
     waitSeconds: number,
     signal: AbortSignal,
-  ): Promise<ClaimedJob | undefined> {
+    stillAllowed?: () => Promise<boolean>,
+  ): Promise<ClaimedJob | 'refused' | undefined> {
     const { storage, clock, config } = this.deps;
     const notifier = this.notifier;
     const deadline = performance.now() + waitSeconds * 1000;
@@ -183,6 +198,8 @@ export class PrintingService {
     let unsubscribe: (() => void) | undefined;
     let notice: string | undefined;
     let wake: (() => void) | undefined;
+    /** Set after a wait (or a notice): the caller may have lost its right meanwhile. */
+    let woken = false;
     // PUT /printing/routes during the wait: claim and listen on the new routes from now on.
     const onRoutesChanged = () => {
       routesChanged = true;
@@ -197,6 +214,10 @@ export class PrintingService {
     try {
       for (;;) {
         if (signal.aborted) return undefined;
+        // A token revoked (or expired) while its long-poll waited, or an agent gone, claims
+        // nothing: checked after every wake, before the claim.
+        if (woken && stillAllowed && !(await stillAllowed())) return 'refused';
+        woken = false;
         if (routesChanged) {
           routesChanged = false;
           routes = undefined;
@@ -219,7 +240,10 @@ export class PrintingService {
         // Nothing to claim: the job a used notice announced went to another agent.
         const left = deadline - performance.now();
         if (left <= 0) return undefined;
-        if (notice !== undefined) continue;
+        if (notice !== undefined) {
+          woken = true;
+          continue;
+        }
         if (!unsubscribe) {
           routes ??= await enabledRouteNames(storage.db, agent.rowId);
           unsubscribe = notifier.subscribe(agent.companyId, routes, (route) => {
@@ -240,6 +264,7 @@ export class PrintingService {
             resolve();
           }
         });
+        woken = true;
       }
     } finally {
       unsubscribe?.();

@@ -99,6 +99,7 @@ export const productRoutes = [
     summary: 'Create a product',
     description: `The code is unique within the company. ${assemblyNote}`,
     tag,
+    idempotent: true,
     body: productInput,
     responses: {
       201: {
@@ -170,6 +171,7 @@ export const productRoutes = [
     description:
       'The category then holds exactly these products (up to 1,000; duplicates count once).',
     tag,
+    idempotent: true,
     params: categoryParams,
     body: categorySyncInput,
     responses: {
@@ -189,6 +191,7 @@ export const productRoutes = [
     summary: 'Add an image to a product',
     description: 'An http(s) URL; at most 50 images a product.',
     tag,
+    idempotent: true,
     params: productParams,
     body: imageInput,
     responses: {
@@ -216,6 +219,7 @@ export const productRoutes = [
     operationId: 'replaceProductImages',
     summary: 'Replace the images of a product',
     tag,
+    idempotent: true,
     params: productParams,
     body: imagesReplaceInput,
     responses: { 200: { description: 'The new list.', schema: dataOf(z.array(imageRecord)) } },
@@ -260,6 +264,7 @@ export const productRoutes = [
     description:
       'Up to 1,000 items `{product_id | code, price}`. All or nothing, one transaction: an invalid item is a 422 keyed `items.N.field` and nothing changes. `updated` counts the items applied.',
     tag,
+    idempotent: true,
     body: bulkPriceInput,
     responses: {
       200: { description: 'How many items were applied.', schema: dataOf(bulkUpdatedRecord) },

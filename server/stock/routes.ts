@@ -53,6 +53,7 @@ export const stockRoutes = [
     summary: 'Set the stock of a product, by product code',
     description: stockRules,
     tag,
+    idempotent: true,
     params: stockCodeParams,
     body: stockUpdateInput,
     responses: answer,
@@ -70,6 +71,7 @@ export const stockRoutes = [
     summary: 'Set the stock of a product',
     description: stockRules,
     tag,
+    idempotent: true,
     params: productParams,
     body: stockUpdateInput,
     responses: answer,
@@ -87,6 +89,7 @@ export const stockRoutes = [
     summary: 'Set many stock balances at once',
     description: `Up to 1,000 items, each \`product_id\` or \`product_code\` plus the stock payload. All or nothing, in one transaction: any invalid item is a 422 keyed \`items.N.field\` and nothing changes. Items that set one balance twice apply in order. \`updated\` counts the items applied. ${stockRules}`,
     tag,
+    idempotent: true,
     body: bulkStockInput,
     responses: {
       200: { description: 'How many items were applied.', schema: dataOf(bulkUpdatedRecord) },

@@ -7,6 +7,7 @@ import * as products from './migrations/004_products.ts';
 import * as stock from './migrations/005_stock.ts';
 import * as offers from './migrations/006_offers.ts';
 import * as printing from './migrations/007_printing.ts';
+import * as idempotency from './migrations/008_idempotency.ts';
 import * as hardening from './migrations/010_hardening.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '005_stock': stock,
   '006_offers': offers,
   '007_printing': printing,
+  '008_idempotency': idempotency,
   '010_hardening': hardening,
 };
 

@@ -1,5 +1,6 @@
 import type { CoreTables } from './tables/core.ts';
 import type { CustomerTables } from './tables/customers.ts';
+import type { IdempotencyTables } from './tables/idempotency.ts';
 import type { OfferTables } from './tables/offers.ts';
 import type { PrintingTables } from './tables/printing.ts';
 import type { ProductTables } from './tables/products.ts';
@@ -16,4 +17,5 @@ export interface Database
     ProductTables,
     StockTables,
     OfferTables,
-    PrintingTables {}
+    PrintingTables,
+    IdempotencyTables {}

@@ -37,14 +37,20 @@ export class TokenAuthenticator {
     this.mark = storage.externalChangeMark();
   }
 
-  async authenticate(secret: string): Promise<Caller | null> {
+  /**
+   * The caller of this secret, or null when it is unknown, revoked or expired. `fresh` reads
+   * the token from the database whatever the cache holds: a long-poll that waited checks
+   * again so (revoked meanwhile by whatever process, it is refused).
+   */
+  async authenticate(secret: string, { fresh = false } = {}): Promise<Caller | null> {
     const mark = this.storage.externalChangeMark();
     if (mark !== this.mark) {
       this.cache.clear();
       this.mark = mark;
     }
     const hash = hashToken(secret);
-    let entry = this.cache.get(hash);
+    let entry = fresh ? undefined : this.cache.get(hash);
+    if (fresh) this.cache.delete(hash);
     if (!entry) {
       entry = await this.load(hash);
       // Unknown secrets are not cached: a flood of random tokens must not grow memory.

@@ -4,7 +4,7 @@ import { type ImportEdge, importGraph, sourceFiles } from './import-graph.ts';
 /**
  * The layer rule of docs/architecture.md, on the real import graph (type-only imports
  * included: a reader follows them as well). Contracts (`shared/`) at the bottom, storage
- * above them, domain operations above storage, each domain's `routes.ts` above its
+ * above them, domain operations above storage, each domain's routes (`routes.ts`, `*-routes.ts`) above its
  * operations, and the HTTP core and the wiring on top.
  */
 
@@ -17,7 +17,9 @@ const domainOf = (file: string) => {
   const folder = /^server\/([^/]+)\//.exec(file)?.[1];
   return folder && !notDomains.has(folder) ? folder : undefined;
 };
-const isRoutes = (file: string) => domainOf(file) !== undefined && file.endsWith('/routes.ts');
+/** A domain's routes: `routes.ts`, and the groups it gathers when it has several (`agent-routes.ts`). */
+const isRoutes = (file: string) =>
+  domainOf(file) !== undefined && /\/([a-z-]+-)?routes\.ts$/.test(file);
 const isDomainOperation = (file: string) => domainOf(file) !== undefined && !isRoutes(file);
 /** Modules of server/ that depend on nothing of the server: storage may use them. */
 const leaves = new Set(['server/config.ts', 'server/time.ts']);
@@ -30,7 +32,7 @@ interface Rule {
 
 const rules: Rule[] = [
   {
-    rule: 'a domain operation (server/<domain>/, not routes.ts) imports no HTTP core and no routes',
+    rule: 'a domain operation (server/<domain>/, not its routes) imports no HTTP core and no routes',
     appliesTo: isDomainOperation,
     forbids: (imported) => imported.startsWith('server/http/') || isRoutes(imported),
   },

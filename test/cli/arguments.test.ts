@@ -74,6 +74,8 @@ describe('bad arguments: exit code 2, one line on stderr, nothing written', () =
       ['warehouse', 'create', '--company', '1', '--code', 'W'.repeat(21)],
     ],
     ['category create without --name', ['category', 'create', '--company', '1']],
+    ['serve with --idempotency-ttl 0', ['serve', '--port', '0', '--idempotency-ttl', '0']],
+    ['serve with --idempotency-ttl 24x', ['serve', '--port', '0', '--idempotency-ttl', '24x']],
     ['an unknown command', ['frobnicate']],
     [
       'both --db and --database-url',

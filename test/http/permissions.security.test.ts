@@ -22,7 +22,7 @@ function concretePath(route: AnyRoute): string {
     route.params instanceof z.ZodObject ? (route.params.shape as Record<string, z.ZodType>) : {};
   return route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
     const schema = shape[name];
-    const candidates = ['1', 'parent', 'a'];
+    const candidates = ['1', 'parent', 'a', '00000000-0000-4000-8000-000000000000'];
     if (schema instanceof z.ZodEnum) candidates.unshift(String(schema.options[0]));
     const value = candidates.find((candidate) => !schema || schema.safeParse(candidate).success);
     if (value === undefined) throw new Error(`no sample value for {${name}} of ${label(route)}`);

@@ -37,8 +37,6 @@ describe('print queue permissions', () => {
     ['GET', '/printing/config'],
     ['PUT', '/printing/routes', { routes: [] }],
     ['POST', '/printing/jobs/next', { wait: 0 }],
-    ['POST', '/printing/jobs/1/retry'],
-    ['POST', '/printing/jobs/1/reprint'],
     ['POST', '/printing/jobs/1/confirm'],
     ['POST', '/printing/jobs/1/error', { message: 'x' }],
   ];
@@ -58,6 +56,48 @@ describe('print queue permissions', () => {
           expect(answer.body.message).toContain('printing.agent');
         },
       );
+    },
+  );
+
+  describe.each(['printing.jobs.read', 'customers.read'] as const)(
+    'a token with only %s',
+    (permission) => {
+      it.each(['retry', 'reprint'])(
+        'is refused POST /printing/jobs/1/%s with 403 naming printing.agent or printing.jobs.create',
+        async (action) => {
+          const answer = await server.request('POST', `/printing/jobs/1/${action}`, {
+            token: tokens[permission],
+          });
+          expect(answer.status).toBe(403);
+          expect(answer.body.message).toContain('printing.agent or printing.jobs.create');
+        },
+      );
+    },
+  );
+
+  it.each(['printing.agent', 'printing.jobs.read', 'customers.read'] as const)(
+    'POST /printing/jobs/1/cancel needs printing.jobs.create: %s gets 403',
+    async (permission) => {
+      const answer = await server.request('POST', '/printing/jobs/1/cancel', {
+        token: tokens[permission],
+        headers: { 'x-agent-id': agentUuid },
+      });
+      expect(answer.status).toBe(403);
+      expect(answer.body.message).toContain('printing.jobs.create');
+    },
+  );
+
+  it.each(['printing.agent', 'printing.jobs.create', 'customers.read'] as const)(
+    'GET /printing/agents needs printing.jobs.read: %s gets 403',
+    async (permission) => {
+      for (const path of ['/printing/agents', `/printing/agents/${agentUuid}`]) {
+        const answer = await server.request('GET', path, {
+          token: tokens[permission],
+          headers: { 'x-agent-id': agentUuid },
+        });
+        expect(answer.status).toBe(403);
+        expect(answer.body.message).toContain('printing.jobs.read');
+      }
     },
   );
 

@@ -34,6 +34,7 @@ const statusLabels: Record<RecentJob['status'], string> = {
   printed: 'printed',
   failed: 'FAILED',
   expired: 'expired',
+  cancelled: 'cancelled',
 };
 
 function item(label: string, action: TrayAction | null, enabled = true): TrayMenuItem {

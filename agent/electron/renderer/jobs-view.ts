@@ -8,6 +8,7 @@ const statusText: Record<RecentJob['status'], string> = {
   printed: 'Printed',
   failed: 'Failed',
   expired: 'Expired',
+  cancelled: 'Cancelled',
 };
 
 export interface JobActions {

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { parseCorsOrigins } from '../../http/cors.ts';
-import { nonNegativeInt, portNumber, text, withDatabaseOptions } from '../options.ts';
+import { duration, nonNegativeInt, portNumber, text, withDatabaseOptions } from '../options.ts';
 
 function corsOrigins(value: string): string[] {
   try {
@@ -39,6 +39,11 @@ export function registerServe(program: Command): void {
         '--max-connections <n>',
         'connections open at once, 0 for no limit (env SHOPDESK_MAX_CONNECTIONS; default 1000)',
         nonNegativeInt('--max-connections'),
+      )
+      .option(
+        '--idempotency-ttl <duration>',
+        'how long idempotency keys are kept: seconds, or 15m, 24h, 7d (default 24h)',
+        duration('--idempotency-ttl'),
       )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
     { creates: true },

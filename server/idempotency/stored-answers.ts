@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
+
+/** Which key: a company's, for one operation (method and route template). */
+export interface KeyScope {
+  companyId: number;
+  /** `POST /printing/jobs/{job}/retry`: a key used on another operation is another key. */
+  operation: string;
+  key: string;
+}
+
+/** The answer of the request that first used a key, replayed byte for byte. */
+export interface StoredAnswer {
+  status: number;
+  /** The body's exact bytes; null when the answer had none. */
+  body: Buffer | null;
+  /** The headers replayed with it (content-type, location). */
+  headers: Record<string, string>;
+}
+
+export interface KeyRow {
+  id: number;
+  fingerprint: string;
+  status: number;
+  body: Buffer | null;
+  headers: string;
+  expires_at: string;
+}
+
+const findStatement = prepared<{ companyId: number; operation: string; key: string }, KeyRow>(
+  (db, p) =>
+    db
+      .selectFrom('idempotency_keys')
+      .select(['id', 'fingerprint', 'status', 'body', 'headers', 'expires_at'])
+      .where('company_id', '=', p.companyId)
+      .where('operation', '=', p.operation)
+      .where('key', '=', p.key),
+);
+
+export async function findKey(db: Db, scope: KeyScope): Promise<KeyRow | undefined> {
+  const rows = await findStatement(db, scope);
+  return rows[0];
+}
+
+export const storedAnswerOf = (row: KeyRow): StoredAnswer => ({
+  status: row.status,
+  body: row.body === null ? null : Buffer.from(row.body),
+  headers: JSON.parse(row.headers) as Record<string, string>,
+});
+
+type SaveValues = {
+  companyId: number;
+  operation: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  body: Buffer | null;
+  headers: string;
+  createdAt: string;
+  expiresAt: string;
+};
+
+const saveStatement = prepared<SaveValues, never>((db, p) =>
+  db.insertInto('idempotency_keys').values({
+    company_id: p.companyId,
+    operation: p.operation,
+    key: p.key,
+    fingerprint: p.fingerprint,
+    status: p.status,
+    body: p.body,
+    headers: p.headers,
+    created_at: p.createdAt,
+    expires_at: p.expiresAt,
+  }),
+);
+
+/** Stores the answer under its key; meant to run in the transaction of the request's write. */
+export async function saveKey(
+  db: Db,
+  scope: KeyScope,
+  fingerprint: string,
+  answer: StoredAnswer,
+  createdAt: string,
+  expiresAt: string,
+): Promise<void> {
+  await saveStatement(db, {
+    ...scope,
+    fingerprint,
+    status: answer.status,
+    body: answer.body,
+    headers: JSON.stringify(answer.headers),
+    createdAt,
+    expiresAt,
+  });
+}
+
+export async function deleteKey(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
+}
+
+/**
+ * PostgreSQL: takes, for the rest of the transaction, the advisory lock of this key, or
+ * answers false at once when another transaction (of any instance) holds it. The lock's id
+ * is the first 64 bits of sha256 of the scope.
+ */
+export async function tryLockKey(db: Db, scope: KeyScope): Promise<boolean> {
+  const id = createHash('sha256')
+    .update(`${scope.companyId}\n${scope.operation}\n${scope.key}`)
+    .digest()
+    .readBigInt64BE(0)
+    .toString();
+  const result = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_xact_lock(${id}::bigint) as locked`.execute(db);
+  return result.rows[0]?.locked === true;
+}

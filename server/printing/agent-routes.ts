@@ -1,0 +1,266 @@
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { dataOf } from '../../shared/http.ts';
+import {
+  agentConfig,
+  agentIdHeader,
+  agentRecord,
+  claimedJob,
+  confirmJobBody,
+  heartbeatBody,
+  heartbeatResult,
+  jobParams,
+  jobRecord,
+  nextJobBody,
+  printRouteSchema,
+  putRoutesBody,
+  registerAgentBody,
+  reportErrorBody,
+} from '../../shared/printing.ts';
+import { HttpError } from '../http/errors.ts';
+import {
+  type Access,
+  type AnyRoute,
+  created,
+  defineRoute,
+  noContent,
+  ok,
+  type RequestContext,
+} from '../http/route.ts';
+import type { Caller } from '../tokens/authenticate.ts';
+import {
+  type AgentRef,
+  agentConfigOf,
+  recordHeartbeat,
+  registerAgent,
+  replaceAgentRoutes,
+  toAgentRecord,
+} from './agents.ts';
+import { confirmJob, reportJobError } from './report-job.ts';
+
+/**
+ * The print agent's own routes (permission `printing.agent`): registration, presence,
+ * configuration, its routes, the long-poll and the reports on the jobs it holds; and how a
+ * request names its agent (`X-Agent-Id`), which the integrators' routes (routes.ts) use too.
+ */
+
+export const tag = 'Print queue';
+const agentOnly: Access = { permission: 'printing.agent' };
+const agentHeaderNote =
+  "Needs the header `X-Agent-Id` of an agent registered by the caller's company: missing or not a UUID → 400; another agent than the one the token is bound to → 403; not registered (or registered by another company) → 409.";
+const oneJob = { 200: { description: 'The job.', schema: dataOf(jobRecord) } };
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A token bound to one agent (`shopdesk token create --agent`) acts as that agent only:
+ * naming another is refused (403), before anything is looked up (docs/security.md).
+ */
+export function refuseOtherAgent(caller: Caller, uuid: string): void {
+  if (caller.agentUuid === null || caller.agentUuid === uuid.toLowerCase()) return;
+  throw new HttpError(
+    'forbidden',
+    `This token is bound to the print agent ${caller.agentUuid} and cannot act as agent ${uuid.slice(0, 36)}.`,
+  );
+}
+
+/** The X-Agent-Id header: missing or not a UUID is the request's fault (400). */
+function agentIdOf(request: IncomingMessage, caller: Caller): string {
+  const header = request.headers[agentIdHeader];
+  const uuid = Array.isArray(header) ? header[0] : header;
+  if (!uuid) {
+    throw new HttpError(
+      'bad_request',
+      'The X-Agent-Id header is required: send the UUID the agent registered with POST /printing/register.',
+    );
+  }
+  if (!uuidPattern.test(uuid)) {
+    throw new HttpError('bad_request', 'The X-Agent-Id header must be a UUID.');
+  }
+  refuseOtherAgent(caller, uuid);
+  return uuid;
+}
+
+export type AgentContext = Pick<
+  RequestContext<unknown, unknown, unknown>,
+  'request' | 'caller' | 'services'
+>;
+
+/** The registered agent that X-Agent-Id names, in the caller's company (else 409). */
+export const callingAgent = ({ request, caller, services }: AgentContext): Promise<AgentRef> =>
+  services.printing.requireAgent(agentIdOf(request, caller), caller.companyId);
+
+/** Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold. */
+export async function optionalAgent(context: AgentContext): Promise<AgentRef | undefined> {
+  if (context.request.headers[agentIdHeader] === undefined) return undefined;
+  return callingAgent(context);
+}
+
+export const agentRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'POST',
+    path: '/printing/register',
+    access: agentOnly,
+    operationId: 'registerPrintAgent',
+    summary: 'Register the print agent',
+    description:
+      'Idempotent per `uuid`: 201 the first time, 200 after (name, hostname, platform, version and printers are refreshed). A uuid registered by another company → 409; another uuid than the one the token is bound to → 403.',
+    tag,
+    body: registerAgentBody,
+    responses: {
+      200: { description: 'Already registered; refreshed.', schema: dataOf(agentRecord) },
+      201: {
+        description: 'Registered.',
+        schema: dataOf(agentRecord),
+        headers: { Location: "URL of the agent's configuration." },
+      },
+    },
+    async handler({ body, caller, services, baseUrl }) {
+      refuseOtherAgent(caller, body.uuid);
+      const now = services.clock.now();
+      const { row, created: isNew } = await registerAgent(
+        services.storage,
+        caller.companyId,
+        body,
+        now,
+      );
+      const record = toAgentRecord(row, now, services.config.heartbeatSeconds);
+      if (!isNew) return ok(record);
+      return created(record, baseUrl.replace(/\/register$/, '/config'));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/printing/heartbeat',
+    access: agentOnly,
+    operationId: 'printAgentHeartbeat',
+    summary: 'Report presence; extend the leases of held jobs',
+    description: `Updates presence (an agent is online while heartbeats arrive within 2 heartbeat intervals), printers and the paused flag, and extends the lease of each job in \`held_job_ids\` that the agent still holds. ${agentHeaderNote}`,
+    tag,
+    body: heartbeatBody.default({ held_job_ids: [] }),
+    responses: { 200: { description: 'Leases extended.', schema: dataOf(heartbeatResult) } },
+    async handler({ body, caller, services, request }) {
+      const agent = await callingAgent({ request, caller, services });
+      const result = await recordHeartbeat(
+        services.storage,
+        agent,
+        body,
+        services.clock.now(),
+        services.config.leaseSeconds,
+      );
+      return ok(result);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/printing/config',
+    access: agentOnly,
+    operationId: 'getPrintAgentConfig',
+    summary: "Read the agent's configuration",
+    description: `The company, the agent, its saved routes, every route name the company uses, and the intervals (long-poll wait, heartbeat, lease). ${agentHeaderNote}`,
+    tag,
+    responses: { 200: { description: 'The configuration.', schema: dataOf(agentConfig) } },
+    async handler({ caller, services, request }) {
+      const agent = await callingAgent({ request, caller, services });
+      const config = await agentConfigOf(
+        services.storage,
+        agent,
+        { id: caller.companyId, name: caller.companyName },
+        services.config,
+        services.clock.now(),
+      );
+      return ok(config);
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/printing/routes',
+    access: agentOnly,
+    operationId: 'putPrintRoutes',
+    summary: "Replace the agent's routes",
+    description: `The agent then serves exactly these routes. ${agentHeaderNote}`,
+    tag,
+    body: putRoutesBody,
+    responses: {
+      200: {
+        description: 'The saved routes.',
+        schema: dataOf(z.object({ routes: z.array(printRouteSchema) })),
+      },
+    },
+    async handler({ body, caller, services, request }) {
+      const agent = await callingAgent({ request, caller, services });
+      const routes = await replaceAgentRoutes(services.storage, agent, body.routes);
+      services.printing.routesChanged(agent);
+      return ok({ routes });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/printing/jobs/next',
+    access: agentOnly,
+    operationId: 'claimNextPrintJob',
+    summary: 'Claim the next job (long-poll)',
+    description: `The oldest job of the highest priority queued on one of the agent's enabled routes, claimed for it with its document; waits up to \`wait\` seconds for one, else 204. After each wake-up the token is read again: revoked or expired meanwhile (or the agent gone) → 401, and nothing is claimed. ${agentHeaderNote}`,
+    tag,
+    body: nextJobBody.default({ wait: 0 }),
+    responses: {
+      200: { description: 'A job, claimed for this agent.', schema: dataOf(claimedJob) },
+      204: { description: 'No job came within `wait`.' },
+    },
+    async handler({ body, caller, services, request, signal, stillAuthenticated }) {
+      const agent = await callingAgent({ request, caller, services });
+      const job = await services.printing.nextJob(
+        agent,
+        body.wait,
+        signal,
+        async () =>
+          (await stillAuthenticated()) && (await services.printing.agentStillRegistered(agent)),
+      );
+      if (job === 'refused') {
+        throw new HttpError('unauthenticated', 'The token was revoked or expired while waiting.', {
+          headers: { 'www-authenticate': 'Bearer realm="shopdesk", error="invalid_token"' },
+        });
+      }
+      if (job) return ok(job);
+      // Woken by shutdown: answer, and close the connection so the server can stop now.
+      if (signal.aborted) return { status: 204, headers: { connection: 'close' } };
+      return noContent();
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/printing/jobs/{job}/confirm',
+    access: agentOnly,
+    operationId: 'confirmPrintJob',
+    summary: 'Confirm that a held job printed',
+    description: `Only the holder (409 otherwise); confirming again is 200 with no change. ${agentHeaderNote}`,
+    tag,
+    params: jobParams,
+    body: confirmJobBody.default({}),
+    responses: oneJob,
+    async handler({ params, body, caller, services, request }) {
+      const agent = await callingAgent({ request, caller, services });
+      return ok(
+        await confirmJob(services.storage, agent, params.job, body.printer, services.clock.now()),
+      );
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/printing/jobs/{job}/error',
+    access: agentOnly,
+    operationId: 'reportPrintJobError',
+    summary: 'Report that a held job failed',
+    description: `Only the holder (409 otherwise): the job becomes \`failed\` with the message and code. ${agentHeaderNote}`,
+    tag,
+    params: jobParams,
+    body: reportErrorBody,
+    responses: oneJob,
+    async handler({ params, body, caller, services, request }) {
+      const agent = await callingAgent({ request, caller, services });
+      return ok(
+        await reportJobError(services.storage, agent, params.job, body, services.clock.now()),
+      );
+    },
+  }),
+];

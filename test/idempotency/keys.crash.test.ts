@@ -1,0 +1,173 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompany } from '../../server/companies/companies.ts';
+import type { DatabaseTarget, TestFault } from '../../server/config.ts';
+import { openStorage } from '../../server/storage/database.ts';
+import { migrateToLatest } from '../../server/storage/migrate.ts';
+import { issueToken } from '../../server/tokens/tokens.ts';
+import { permissions } from '../../shared/permissions.ts';
+import { dialects } from '../helpers/instances.ts';
+import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { customerBody } from './send.ts';
+
+/**
+ * `kill -9` in the middle of a keyed request (docs/http.md): the real `shopdesk serve` in a
+ * child process dies at a test-only fault point (`SHOPDESK_TEST_FAULT`); a new server on the
+ * same database then answers the client's retry. After the commit: the retry replays the
+ * stored answer and writes nothing. Before it: nothing was written, the key is free, and the
+ * retry writes once.
+ */
+
+const bin = resolve(import.meta.dirname, '../../bin/shopdesk.js');
+const dir = mkdtempSync(join(tmpdir(), 'shopdesk-keys-crash-'));
+
+interface Serve {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  exited: Promise<NodeJS.Signals | number | null>;
+}
+
+function databaseArgs(target: DatabaseTarget): string[] {
+  return target.kind === 'sqlite' ? ['--db', target.file] : ['--database-url', target.url];
+}
+
+async function startServe(target: DatabaseTarget, fault?: TestFault): Promise<Serve> {
+  const env: NodeJS.ProcessEnv = { ...process.env, SHOPDESK_LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  delete env.SHOPDESK_DB;
+  if (fault) env.SHOPDESK_TEST_FAULT = fault;
+  const child = spawn(
+    process.execPath,
+    [bin, 'serve', '--port', '0', '--rate-limit', '0', ...databaseArgs(target)],
+    { env },
+  );
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | number | null>((done) =>
+    child.once('exit', (code, signal) => done(signal ?? code)),
+  );
+  const url = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`serve did not start: ${err}`)), 20_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = /ShopDesk API listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\n/.exec(out);
+      if (line) {
+        clearTimeout(timer);
+        done(line[1]!);
+      }
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      fail(new Error(`serve exited: ${err}`));
+    });
+  });
+  return { child, url, exited };
+}
+
+async function stop(serve: Serve): Promise<void> {
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+}
+
+/** A company and an all-permissions token, written before any server runs. */
+async function seed(target: DatabaseTarget): Promise<string> {
+  const storage = openStorage(target);
+  try {
+    await migrateToLatest(storage);
+    const companyId = await createCompany(storage, 'Crash Shop');
+    const token = await issueToken(storage, {
+      companyId,
+      permissions: [...permissions],
+      name: 'crash',
+    });
+    return token.secret;
+  } finally {
+    await storage.close();
+  }
+}
+
+function call(serve: Serve, token: string, method: string, path: string, key?: string) {
+  return fetch(`${serve.url}/api/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      ...(key === undefined ? {} : { 'idempotency-key': key }),
+    },
+    ...(method === 'POST' ? { body: JSON.stringify(customerBody()) } : {}),
+    signal: AbortSignal.timeout(10_000),
+  });
+}
+
+async function customerCount(serve: Serve, token: string): Promise<number> {
+  const answer = await call(serve, token, 'GET', '/customers');
+  return ((await answer.json()) as { meta: { total: number } }).meta.total;
+}
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each(dialects)('kill -9 during a keyed request, on %s', (dialect) => {
+  let target: DatabaseTarget;
+  let database: FreshDatabase | undefined;
+  let token: string;
+
+  beforeAll(async () => {
+    if (dialect === 'sqlite') {
+      target = { kind: 'sqlite', file: join(dir, 'keys.sqlite') };
+    } else {
+      database = await freshDatabase();
+      target = { kind: 'postgres', url: database.url };
+    }
+    token = await seed(target);
+  });
+  afterAll(() => database?.drop());
+
+  it('after the write and its stored answer committed, before the answer: the retry replays it', async () => {
+    const key = randomUUID();
+    const dying = await startServe(target, 'kill-after-idempotent-commit');
+    const before = await customerCount(dying, token);
+    await expect(call(dying, token, 'POST', '/customers', key)).rejects.toThrow();
+    expect(await dying.exited).toBe('SIGKILL');
+
+    const serve = await startServe(target);
+    try {
+      const retry = await call(serve, token, 'POST', '/customers', key);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      const { data } = (await retry.json()) as { data: { id: number; name: string } };
+      expect(data.name).toBe(customerBody().name);
+      expect(retry.headers.get('location')).toMatch(new RegExp(`/customers/${data.id}$`));
+      expect(await customerCount(serve, token)).toBe(before + 1);
+    } finally {
+      await stop(serve);
+    }
+  });
+
+  it('after the write, before the commit: nothing was written, and the retry writes once', async () => {
+    const key = randomUUID();
+    const dying = await startServe(target, 'kill-before-idempotent-commit');
+    const before = await customerCount(dying, token);
+    await expect(call(dying, token, 'POST', '/customers', key)).rejects.toThrow();
+    expect(await dying.exited).toBe('SIGKILL');
+
+    const serve = await startServe(target);
+    try {
+      expect(await customerCount(serve, token)).toBe(before);
+      const retry = await call(serve, token, 'POST', '/customers', key);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      const again = await call(serve, token, 'POST', '/customers', key);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await customerCount(serve, token)).toBe(before + 1);
+    } finally {
+      await stop(serve);
+    }
+  });
+});

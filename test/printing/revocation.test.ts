@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseTarget } from '../../server/config.ts';
+import { openStorage } from '../../server/storage/database.ts';
+import { isoNow } from '../../server/time.ts';
+import { hashToken } from '../../server/tokens/tokens.ts';
+import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { createJob, integratorToken, registerAgent } from './helpers.ts';
+import { untilWaiting, wait, wellUnderTheWait } from './two-instances.ts';
+
+/**
+ * Revocation reaches a long-poll that is already waiting (docs/printing.md): after a
+ * wake-up and before its claim, `jobs/next` reads its token and agent again; revoked,
+ * expired or gone → 401, and the job stays queued for another agent. On SQLite the token
+ * is revoked from another connection, as `shopdesk token revoke` does; on PostgreSQL
+ * through the other instance, and the job is queued there too.
+ */
+describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
+  let instances: Instances;
+  let one: TestServer;
+  let two: TestServer;
+  let company: number;
+  let integrator: string;
+  let routeNumber = 0;
+
+  beforeAll(async () => {
+    instances = await startInstances(dialect);
+    ({ one, two } = instances);
+    company = await one.createCompany();
+    integrator = await integratorToken(two, company);
+  });
+  afterAll(() => instances.close());
+
+  /** Another connection to the database, as the CLI (or another instance) would use. */
+  async function fromOutside(work: (storage: ReturnType<typeof openStorage>) => Promise<void>) {
+    const target: DatabaseTarget =
+      dialect === 'sqlite'
+        ? { kind: 'sqlite', file: one.dbFile }
+        : (two.app.services.config.database as DatabaseTarget);
+    const storage = openStorage(target);
+    try {
+      await work(storage);
+    } finally {
+      await storage.close();
+    }
+  }
+
+  const revoke = (secret: string) =>
+    fromOutside(async (storage) => {
+      await storage.db
+        .updateTable('tokens')
+        .set({ revoked_at: isoNow() })
+        .where('hash', '=', hashToken(secret))
+        .execute();
+    });
+
+  /** The refused long-poll, a job queued after it began, and a second agent to take it. */
+  async function refusedWhileWaiting(
+    change: (agent: Awaited<ReturnType<typeof registerAgent>>) => Promise<void>,
+  ) {
+    const route = `revoked-${++routeNumber}`;
+    const agent = await registerAgent(one, company, [route]);
+    const waiting = agent.next(wait);
+    await untilWaiting(one);
+    await change(agent);
+    const sent = performance.now();
+    const job = await createJob(two, integrator, { route });
+    const answer = await waiting;
+    expect(performance.now() - sent).toBeLessThan(wellUnderTheWait);
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toBe(
+      'Bearer realm="shopdesk", error="invalid_token"',
+    );
+    expect(JSON.stringify(answer.body)).not.toContain('content_base64');
+    const read = await two.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
+    expect(read.body.data).toMatchObject({ status: 'queued', attempts: 0, agent_id: null });
+    expect(read.body.data.events).toHaveLength(1);
+    const other = await registerAgent(two, company, [route]);
+    expect((await other.next()).body.data.id).toBe(job.id);
+  }
+
+  it('a token revoked while its long-poll waits claims nothing: 401', async () => {
+    await refusedWhileWaiting(async (agent) => {
+      await revoke(agent.token);
+    });
+  });
+
+  it('a token that expires while its long-poll waits claims nothing: 401', async () => {
+    const token = await one.token(company, ['printing.agent'], 1);
+    const route = `expiring-${++routeNumber}`;
+    const agent = await registerAgent(one, company, [route], token);
+    const waiting = agent.next(wait);
+    await untilWaiting(one);
+    one.clock.advance(2 * 86_400_000);
+    const job = await createJob(two, integrator, { route });
+    expect((await waiting).status).toBe(401);
+    const read = await two.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
+    expect(read.body.data.status).toBe('queued');
+  });
+
+  it('an agent removed while its long-poll waits claims nothing: 401', async () => {
+    await refusedWhileWaiting(async (agent) => {
+      await fromOutside(async (storage) => {
+        const row = await storage.db
+          .selectFrom('print_agents')
+          .select('id')
+          .where('uuid', '=', agent.uuid)
+          .executeTakeFirstOrThrow();
+        await storage.db.deleteFrom('print_routes').where('agent_id', '=', row.id).execute();
+        await storage.db.deleteFrom('print_agents').where('id', '=', row.id).execute();
+      });
+    });
+  });
+
+  it('a token still valid claims as before', async () => {
+    const route = `valid-${++routeNumber}`;
+    const agent = await registerAgent(one, company, [route]);
+    const waiting = agent.next(wait);
+    await untilWaiting(one);
+    const job = await createJob(two, integrator, { route });
+    expect((await waiting).body.data.id).toBe(job.id);
+  });
+});
