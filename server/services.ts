@@ -3,6 +3,7 @@ import type { ServerConfig } from './config.ts';
 import type { PrintingService } from './printing/service.ts';
 import type { Storage } from './storage/database.ts';
 import type { Clock } from './time.ts';
+import type { WebhookService } from './webhooks/service.ts';
 
 /**
  * What route handlers get to work with, built once by the wiring in app.ts. Handlers take
@@ -15,4 +16,6 @@ export interface Services {
   log: Logger;
   /** The print queue: long-poll notifier, lease and expiry sweeps, agent identities. */
   printing: PrintingService;
+  /** Webhook endpoints' policy and secrets, and the dispatcher of deliveries. */
+  webhooks: WebhookService;
 }

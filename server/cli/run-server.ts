@@ -1,7 +1,7 @@
 import { agentPermissions, permissions } from '../../shared/permissions.ts';
 import { startApp } from '../app.ts';
 import { countCompanies, createCompany } from '../companies/companies.ts';
-import { defaultServerConfig, readEnvironment } from '../config.ts';
+import { defaultServerConfig, readEnvironment, webhookPolicyOf } from '../config.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { issueToken } from '../tokens/tokens.ts';
 import { type DatabaseOptions, print, targetOf } from './options.ts';
@@ -11,6 +11,8 @@ export interface ServeOptions extends DatabaseOptions {
   port?: number;
   rateLimit?: number;
   demo?: boolean;
+  webhooksAllowHttp?: boolean;
+  webhooksAllowPrivate?: boolean;
 }
 
 /** `shopdesk serve`: migrates, then serves until SIGINT/SIGTERM (graceful). */
@@ -27,6 +29,8 @@ export async function runServer(options: ServeOptions): Promise<void> {
       rateLimitPerMinute:
         options.rateLimit ?? env.SHOPDESK_RATE_LIMIT ?? defaultServerConfig.rateLimitPerMinute,
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
+      webhooks: webhookPolicyOf(options, env),
+      secretKey: env.SHOPDESK_SECRET_KEY,
     },
     { storage },
   );

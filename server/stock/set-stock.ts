@@ -13,6 +13,7 @@ import {
   resolveWarehouses,
   type StockChange,
 } from './resolve-changes.ts';
+import { recordStockChanges } from './stock-events.ts';
 
 interface Resolved {
   productId: number;
@@ -97,6 +98,7 @@ export async function setStock(
         .forUpdate();
     }
     const rows = await read.execute();
+    const stored = new Map<string, number>();
     for (const row of rows) {
       current.set(
         slot({
@@ -108,6 +110,7 @@ export async function setStock(
         Number(row.quantity_milli),
       );
     }
+    for (const [key, milli] of current) stored.set(key, milli);
 
     // In order, so that two changes of one balance in a bulk chain their movements.
     const finalBalances = new Map<string, Resolved>();
@@ -155,6 +158,7 @@ export async function setStock(
         ],
         movements,
       )} as j`.execute(trx);
+    await recordStockChanges(storage, trx, companyId, stamp, changedSlots(stored, finalBalances));
     return distinctProducts;
   });
 }
@@ -167,6 +171,17 @@ export async function setStock(
  * inserted in key order (an insert into a unique index waits on a concurrent insert of the
  * same key).
  */
+
+/**
+ * The balances whose quantity the update changed, with what they held before (a balance
+ * not stored yet held 0); a balance set to what it held is not a change.
+ */
+function changedSlots(stored: Map<string, number>, after: Map<string, Resolved>) {
+  return [...after]
+    .map(([key, r]) => ({ ...r, beforeMilli: stored.get(key) ?? 0 }))
+    .filter((r) => r.beforeMilli !== r.milli)
+    .sort(bySlot);
+}
 
 function bySlot(a: Resolved, b: Resolved): number {
   return (

@@ -7,6 +7,7 @@ import * as products from './migrations/004_products.ts';
 import * as stock from './migrations/005_stock.ts';
 import * as offers from './migrations/006_offers.ts';
 import * as printing from './migrations/007_printing.ts';
+import * as webhooks from './migrations/009_webhooks.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '005_stock': stock,
   '006_offers': offers,
   '007_printing': printing,
+  '009_webhooks': webhooks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -17,6 +17,14 @@ export function registerServe(program: Command): void {
         'requests a minute per token, 0 for none (default 1200)',
         nonNegativeInt('--rate-limit'),
       )
+      .option(
+        '--webhooks-allow-http',
+        'accept plain http:// webhook URLs (env SHOPDESK_WEBHOOKS_ALLOW_HTTP)',
+      )
+      .option(
+        '--webhooks-allow-private',
+        'accept webhook URLs on loopback, link-local and private addresses (env SHOPDESK_WEBHOOKS_ALLOW_PRIVATE)',
+      )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
   ).action(async (options) => {
     // The server (HTTP core, every route and its schemas, the logger) is loaded only here:
