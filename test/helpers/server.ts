@@ -71,10 +71,14 @@ export async function startTestServer(
     config?: Partial<ServerConfig>;
     /** The server's logger; silent unless a test captures the logs (see `captureLogs`). */
     log?: Logger;
+    /** The webhook dispatcher's settings (a short timeout, a resolver of the test's own). */
+    webhooks?: NonNullable<Parameters<typeof startApp>[1]>['webhooks'];
+    /** The SQLite file to use (a restart on the same data); a fresh one otherwise. */
+    dbFile?: string;
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-test-'));
-  const dbFile = join(dir, 'shopdesk.sqlite');
+  const dbFile = options.dbFile ?? join(dir, 'shopdesk.sqlite');
   const clock = new TestClock();
   const app = await startApp(
     {
@@ -86,7 +90,7 @@ export async function startTestServer(
       logLevel: 'silent',
       ...options.config,
     },
-    { clock, log: options.log ?? pino({ level: 'silent' }) },
+    { clock, log: options.log ?? pino({ level: 'silent' }), webhooks: options.webhooks },
   );
   const storage = app.services.storage;
   let companies = 0;
