@@ -31,8 +31,11 @@ describe('webhook delivery', () => {
       expect(answer.status).toBe(202);
       return answer.body.data as { id: number; event_id: string };
     };
-    const delivery = async (id: number) =>
-      (await deliveriesOf(server, token, endpoint.id)).find((d) => d.id === id);
+    const delivery = async (id: number) => {
+      const found = (await deliveriesOf(server, token, endpoint.id)).find((d) => d.id === id);
+      if (!found) throw new Error(`no delivery ${id}`);
+      return found;
+    };
     return { server, token, receiver, endpoint, sendTest, delivery };
   }
 
@@ -50,7 +53,7 @@ describe('webhook delivery', () => {
     const failed = await delivery(queued.id);
     expect(failed).toMatchObject({ status: 'pending', attempts: 1, last_response_status: null });
     expect(failed.last_error).toMatch(/ECONNREFUSED|connect/);
-    const retryAt = Date.parse(failed.next_attempt_at) - Date.parse(failed.last_attempt_at);
+    const retryAt = Date.parse(failed.next_attempt_at!) - Date.parse(failed.last_attempt_at!);
     expect(retryAt).toBe(retryDelaysMs[0]);
 
     await receiver.start();
@@ -134,7 +137,7 @@ describe('webhook delivery', () => {
     const gaps: number[] = [];
     for (const delay of retryDelaysMs) {
       const pending = await delivery(queued.id);
-      gaps.push(Date.parse(pending.next_attempt_at) - Date.parse(pending.last_attempt_at));
+      gaps.push(Date.parse(pending.next_attempt_at!) - Date.parse(pending.last_attempt_at!));
       await nextRetry(server, delay);
     }
     expect(gaps).toEqual([...retryDelaysMs]);

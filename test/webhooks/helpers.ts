@@ -1,5 +1,5 @@
 import type { ServerConfig } from '../../server/config.ts';
-import type { CreatedEndpointRecord } from '../../shared/webhooks.ts';
+import type { CreatedEndpointRecord, DeliveryRecord } from '../../shared/webhooks.ts';
 import { type Answer, startTestServer, type TestServer } from '../helpers/server.ts';
 import type { Receiver } from './receiver.ts';
 
@@ -40,12 +40,11 @@ export async function subscribe(
 /** Sends what is due now and waits for the results to be written. */
 export const dispatch = (server: TestServer) => server.app.services.webhooks.runDue();
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read deliveries by path.
 export async function deliveriesOf(
   server: TestServer,
   token: string,
   endpointId: number,
-): Promise<any[]> {
+): Promise<DeliveryRecord[]> {
   const answer: Answer = await server.request(
     'GET',
     `/webhooks/${endpointId}/deliveries?per_page=100`,
