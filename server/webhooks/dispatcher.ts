@@ -47,6 +47,8 @@ export class WebhookDispatcher {
   /** The last pick filled every slot: more may be due, look again when a slot frees. */
   private backlog = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Attempts this dispatcher made (tests see that several instances share the work). */
+  attempts = 0;
 
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
@@ -175,6 +177,7 @@ export class WebhookDispatcher {
         outcome: { delivered: false, status: null, body: null, error: message },
       };
     }
+    this.attempts += 1;
     const outcome = await attemptDelivery(
       {
         url: target.url,

@@ -47,7 +47,8 @@ export class WebhookService {
   readonly endpoints: EndpointDeps;
   private readonly deps: WebhookDeps;
   private readonly agent: Agent;
-  private readonly listener: SubscriptionListener | undefined;
+  /** PostgreSQL: the LISTEN session of the subscription cache (tests cut it). */
+  readonly listener: SubscriptionListener | undefined;
   private unsubscribe: (() => void) | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
 
