@@ -45,6 +45,18 @@ export async function claimDueDeliveries(
   const stamp = isoNow(now);
   const lease = isoNow(new Date(now.getTime() + leaseMs));
   const db = storage.db;
+  if (storage.dialect === 'sqlite') {
+    // A read first: the timer looks every second, and on SQLite even an UPDATE that
+    // matches nothing takes the write lock (and waits for the CLI's, if it holds it).
+    const any = await db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', sql.lit('pending'))
+      .where('next_attempt_at', '<=', stamp)
+      .limit(1)
+      .executeTakeFirst();
+    if (!any) return [];
+  }
   let due = db
     .selectFrom('webhook_deliveries')
     .select('id')

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { WebhookPolicy } from '../config.ts';
@@ -51,7 +52,7 @@ export interface Attempt {
   eventId: string;
   body: string;
   /** The signing keys: the current secret's, and the previous one's while it lasts. */
-  keys: readonly Buffer[];
+  keys: readonly KeyObject[];
   /** The attempt's own time, in Unix seconds: `webhook-timestamp`. */
   timestampSeconds: number;
 }

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { WebhookPolicy } from '../config.ts';
@@ -154,7 +155,9 @@ export class WebhookDispatcher {
       this.inFlight.add(attempt);
       attempt.finally(() => {
         this.inFlight.delete(attempt);
-        if (this.backlog) this.nudge();
+        // With a backlog, pick again once half the slots are free: one pick of many rows
+        // rather than a pick (a write) per finished attempt.
+        if (this.backlog && this.inFlight.size <= this.deps.concurrency / 2) this.nudge();
       });
     }
   }
@@ -163,7 +166,7 @@ export class WebhookDispatcher {
   private async attempt(delivery: DueDelivery, target: DeliveryTarget): Promise<AttemptResult> {
     const { deps } = this;
     if (this.stopping.signal.aborted) return { kind: 'released', delivery };
-    let keys: Buffer[];
+    let keys: KeyObject[];
     try {
       keys = deps.keys.keysOf(target, deps.clock.now());
     } catch (error) {

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -22,7 +23,7 @@ export interface DeliveryTarget {
 export class SigningKeys {
   private readonly storage: Storage;
   private readonly box: SecretBox;
-  private readonly opened = new Map<string, Buffer>();
+  private readonly opened = new Map<string, KeyObject>();
 
   constructor(storage: Storage, box: SecretBox) {
     this.storage = storage;
@@ -59,20 +60,28 @@ export class SigningKeys {
     );
   }
 
-  /** The keys that sign now: the secret's, and the previous one's until it expires. */
-  keysOf(target: DeliveryTarget, now: Date): Buffer[] {
+  /**
+   * The keys that sign now: the secret's, and the previous one's until it expires. A
+   * previous secret that no longer opens (sealed under a key since replaced) is left out:
+   * rotating is how an endpoint recovers from a lost key. The current one must open.
+   */
+  keysOf(target: DeliveryTarget, now: Date): KeyObject[] {
     const keys = [this.open(target.secret, target.companyId)];
     if (
       target.previousSecret !== null &&
       target.previousSecretExpiresAt !== null &&
       isoNow(now) < target.previousSecretExpiresAt
     ) {
-      keys.push(this.open(target.previousSecret, target.companyId));
+      try {
+        keys.push(this.open(target.previousSecret, target.companyId));
+      } catch {
+        // Unreadable: the new secret alone signs.
+      }
     }
     return keys;
   }
 
-  private open(sealed: string, companyId: number): Buffer {
+  private open(sealed: string, companyId: number): KeyObject {
     const cacheKey = `${companyId}:${sealed}`;
     let key = this.opened.get(cacheKey);
     if (!key) {

@@ -25,7 +25,7 @@ describe('the webhook event registry', () => {
       paths: Record<string, Record<string, { 'x-permissions'?: string[] }>>;
     };
     const operations = Object.entries(document.paths)
-      .filter(([path]) => path.startsWith('/webhooks'))
+      .filter(([path]) => path.startsWith('/api/v1/webhooks'))
       .flatMap(([, methods]) => Object.values(methods));
     expect(operations).toHaveLength(9);
     for (const operation of operations)

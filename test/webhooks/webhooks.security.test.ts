@@ -156,6 +156,46 @@ describe('webhooks: the address is checked again at delivery', () => {
     }
   });
 
+  it('an instance with another secret key cannot sign; rotating the secret recovers the endpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shopdesk-webhooks-'));
+    const dbFile = join(dir, 'shopdesk.sqlite');
+    const receiver = await new Receiver().start();
+    const keyOf = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+    try {
+      const first = await startWebhookServer({ dbFile, config: { secretKey: keyOf(1) } });
+      const token = await first.token(await first.createCompany(), ['webhooks.manage']);
+      const endpoint = await subscribe(first, token, receiver, ['stock.changed']);
+      await first.close();
+
+      const other = await startWebhookServer({ dbFile, config: { secretKey: keyOf(2) } });
+      try {
+        await other.request('POST', `/webhooks/${endpoint.id}/test`, { token });
+        await dispatch(other);
+        const [failed] = await deliveriesOf(other, token, endpoint.id);
+        expect(failed).toMatchObject({ status: 'pending', attempts: 1 });
+        expect(failed!.last_error).toMatch(
+          /^cannot sign: the secret was sealed with key [\w-]+, and this server has key [\w-]+: every instance needs the same SHOPDESK_SECRET_KEY$/,
+        );
+        expect(receiver.received).toEqual([]);
+
+        const rotated = await other.request('POST', `/webhooks/${endpoint.id}/rotate-secret`, {
+          token,
+        });
+        receiver.secrets = [rotated.body.data.secret];
+        await other.request('POST', `/webhooks/${endpoint.id}/test`, { token });
+        await receiver.waitFor(1);
+        // The old secret no longer opens: the new one alone signs.
+        expect(receiver.received[0]!.signatures).toHaveLength(1);
+        expect(receiver.received[0]!.verifiedBy).toEqual([0]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await receiver.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a name that resolves to a private address at connection time (DNS rebinding)', async () => {
     const receiver = await new Receiver().start();
     // A fake resolver, since no real DNS can be made to change its answer in a test: the
