@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryDelaysMs } from '../../server/webhooks/retry-schedule.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -198,6 +201,33 @@ describe('webhook delivery', () => {
     await dispatch(server);
     expect(await delivery(last.id)).toMatchObject({ status: 'delivered', last_error: null });
     expect(receiver.received.at(-1)!.id).toBe(last.event_id);
+  });
+
+  it('releases an attempt cut by a shutdown without counting it, and sends it after the restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shopdesk-webhooks-'));
+    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const dbFile = join(dir, 'shopdesk.sqlite');
+    const receiver = await new Receiver().start();
+    open.push({ close: () => receiver.stop() });
+    receiver.answer = (_request, index) =>
+      index === 0 ? { status: 200, delayMs: Number.POSITIVE_INFINITY } : { status: 204 };
+    const first = await startWebhookServer({ dbFile, webhooks: { timeoutMs: 30_000 } });
+    const token = await first.token(await first.createCompany(), ['webhooks.manage']);
+    const endpoint = await subscribe(first, token, receiver, ['stock.changed']);
+    const queued = await first.request('POST', `/webhooks/${endpoint.id}/test`, { token });
+    await receiver.waitFor(1);
+    const started = performance.now();
+    await first.close();
+    // The attempt in flight was cut, not waited for.
+    expect(performance.now() - started).toBeLessThan(5000);
+
+    const second = await startWebhookServer({ dbFile });
+    open.push(second);
+    await receiver.waitFor(2);
+    await dispatch(second);
+    const [delivery] = await deliveriesOf(second, token, endpoint.id);
+    expect(delivery).toMatchObject({ id: queued.body.data.id, status: 'delivered', attempts: 1 });
+    expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
   });
 
   it('delivers every event after the receiver was down for an hour', async () => {
