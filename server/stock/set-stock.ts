@@ -98,7 +98,6 @@ export async function setStock(
         .forUpdate();
     }
     const rows = await read.execute();
-    const stored = new Map<string, number>();
     for (const row of rows) {
       current.set(
         slot({
@@ -110,7 +109,8 @@ export async function setStock(
         Number(row.quantity_milli),
       );
     }
-    for (const [key, milli] of current) stored.set(key, milli);
+    // What each balance held before this update, for its stock.changed event.
+    const stored = new Map(current);
 
     // In order, so that two changes of one balance in a bulk chain their movements.
     const finalBalances = new Map<string, Resolved>();

@@ -84,6 +84,22 @@ describe('shopdesk webhook create', () => {
     });
   });
 
+  it('issues a token with webhooks.manage (`shopdesk token create`), which the API accepts', async () => {
+    const run = await shopdesk(
+      'token',
+      'create',
+      '--db',
+      server.dbFile,
+      '--company',
+      String(companyId),
+      '--permissions',
+      'webhooks.manage',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const list = await server.request('GET', '/webhooks', { token: run.stdout.trim() });
+    expect(list.status).toBe(200);
+  });
+
   it.each([
     [['--url', 'http://93.184.216.34/', '--events', '*'], 'must be an https:// URL'],
     [['--url', 'https://127.0.0.1/', '--events', '*'], 'loopback address'],
