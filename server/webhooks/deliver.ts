@@ -18,6 +18,9 @@ export interface AttemptOutcome {
 
 export const responseBodyLimit = 1024;
 
+/** Lenient: a body cut inside a character ends with a replacement character. */
+const utf8 = new TextDecoder();
+
 /**
  * The HTTP client of deliveries (undici): keep-alive connections per receiver, no redirect
  * followed (a 3xx is a failed attempt), and — unless private addresses are allowed — every
@@ -74,12 +77,21 @@ export async function attemptDelivery(
   const url = new URL(attempt.url);
   const refused = refusalAtDelivery(url, options.policy);
   if (refused) return { delivered: false, status: null, body: null, error: refused };
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+  // One controller and one timer per attempt; the shutdown signal is listened to, not
+  // combined (AbortSignal.any ties every attempt's signal to the long-lived one).
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  const onStop = () => controller.abort();
+  options.signal.addEventListener('abort', onStop, { once: true });
   try {
     const answer = await request(url, {
       method: 'POST',
       dispatcher: options.dispatcher,
-      signal: AbortSignal.any([timeout, options.signal]),
+      signal: controller.signal,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'ShopDesk-Webhooks/1',
@@ -99,9 +111,12 @@ export async function attemptDelivery(
     };
   } catch (error) {
     let message = describe(error);
-    if (timeout.aborted) message = `no answer within ${options.timeoutMs / 1000} s`;
+    if (timedOut) message = `no answer within ${options.timeoutMs / 1000} s`;
     else if (options.signal.aborted) message = 'the server shut down during the attempt';
     return { delivered: false, status: null, body: null, error: message };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onStop);
   }
 }
 
@@ -119,7 +134,7 @@ async function firstBytes(body: Dispatcher.ResponseData['body'], limit: number):
       break;
     }
   }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
+  return utf8.decode(Buffer.concat(chunks).subarray(0, limit));
 }
 
 function describe(error: unknown): string {

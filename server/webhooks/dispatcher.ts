@@ -178,6 +178,7 @@ export class WebhookDispatcher {
         delivery,
         at: deps.clock.now(),
         outcome: { delivered: false, status: null, body: null, error: message },
+        endpointFailing: target.failing,
       };
     }
     this.attempts += 1;
@@ -198,7 +199,13 @@ export class WebhookDispatcher {
     );
     // Cut short by the shutdown: not the receiver's failure, so not counted.
     if (this.stopping.signal.aborted && !outcome.delivered) return { kind: 'released', delivery };
-    return { kind: 'attempted', delivery, outcome, at: deps.clock.now() };
+    return {
+      kind: 'attempted',
+      delivery,
+      outcome,
+      at: deps.clock.now(),
+      endpointFailing: target.failing,
+    };
   }
 
   private finish(result: AttemptResult): void {

@@ -10,7 +10,14 @@ import { disableAfterMs, nextDelayMs } from './retry-schedule.ts';
 
 /** What became of a delivery the dispatcher took. */
 export type AttemptResult =
-  | { kind: 'attempted'; delivery: DueDelivery; outcome: AttemptOutcome; at: Date }
+  | {
+      kind: 'attempted';
+      delivery: DueDelivery;
+      outcome: AttemptOutcome;
+      at: Date;
+      /** The endpoint was in a run of failures when the attempt began. */
+      endpointFailing: boolean;
+    }
   /** Not attempted (the server shut down first): due again at once. */
   | { kind: 'released'; delivery: DueDelivery }
   /** Its endpoint was deleted: the row goes too. */
@@ -113,6 +120,11 @@ export async function recordAttempts(
         error: outcome.error,
         deliveredAt: outcome.delivered ? at : null,
       });
+      // A success of an endpoint that was not failing changes nothing of its health: in the
+      // common case no second transaction at all.
+      if (outcome.delivered && !result.endpointFailing && !health.has(delivery.endpoint_id)) {
+        continue;
+      }
       health.set(delivery.endpoint_id, {
         companyId: delivery.company_id,
         failed: outcome.delivered ? undefined : result,

@@ -13,6 +13,8 @@ export interface DeliveryTarget {
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: string | null;
+  /** Whether it was in a run of failures when read: a success then has something to end. */
+  failing: boolean;
 }
 
 /**
@@ -41,6 +43,7 @@ export class SigningKeys {
         'secret',
         'previous_secret',
         'previous_secret_expires_at',
+        'failing_since',
       ])
       .where('id', 'in', [...new Set(endpointIds)])
       .execute();
@@ -55,6 +58,7 @@ export class SigningKeys {
           secret: row.secret,
           previousSecret: row.previous_secret,
           previousSecretExpiresAt: row.previous_secret_expires_at,
+          failing: row.failing_since !== null,
         },
       ]),
     );
