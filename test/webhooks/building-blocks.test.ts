@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../server/config.ts';
 import { printerChanges } from '../../server/printing/agent-events.ts';
 import { nextDelayMs, retryDelaysMs } from '../../server/webhooks/retry-schedule.ts';
-import { resolveSecretKey } from '../../server/webhooks/secret-key.ts';
+import { resolveSecretKey, secretKeyFileOf } from '../../server/webhooks/secret-key.ts';
 
 describe('the retry schedule', () => {
   it('spreads each delay by ±20 % and ends after the seventh retry', () => {
@@ -72,8 +72,10 @@ describe('the secret key', () => {
   });
 
   it('goes to ./data with PostgreSQL, unless the environment gives it', () => {
+    const postgres = { kind: 'postgres' as const, url: 'postgres://x/y' };
+    expect(secretKeyFileOf(postgres)).toBe(join('data', 'secret.key'));
+    expect(secretKeyFileOf({ kind: 'sqlite', file: ':memory:' })).toBeUndefined();
     const key = Buffer.alloc(32, 2).toString('base64');
-    const resolved = resolveSecretKey(key, { kind: 'postgres', url: 'postgres://x/y' });
-    expect(resolved.source).toBe('environment');
+    expect(resolveSecretKey(key, postgres).source).toBe('environment');
   });
 });
