@@ -1,6 +1,11 @@
 /**
  * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]
- * [--postgres URL] [--cpu-prof DIR]`.
+ * [--postgres URL] [--webhook] [--cpu-prof DIR]`.
+ *
+ * `--webhook`: the company has an endpoint subscribed to every event (`["*"]`), on a
+ * receiver in this process that answers 204, so every create, claim and confirm also writes
+ * and sends an event; without it no endpoint exists and the print queue pays nothing for
+ * webhooks (the subscription cache answers "none").
  *
  * Starts the real server (startApp on a temporary SQLite file, or with `--postgres` on a
  * fresh database created on that PostgreSQL server and dropped after; no rate limit,
@@ -14,8 +19,10 @@
  *     holding the claimed job is taken; p50 and p99.
  */
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -65,11 +72,23 @@ async function serve(): Promise<void> {
         : { kind: 'sqlite', file: join(dir, 'bench.sqlite') },
       rateLimitPerMinute: 0,
       logLevel: 'silent',
+      webhooks: { allowHttp: true, allowPrivate: true },
+      secretKey: randomBytes(32).toString('base64'),
     },
     { log: pino({ level: 'silent' }) },
   );
   const storage = app.services.storage;
   const company = await createCompany(storage, 'Bench shop');
+  const hookUrl = process.env.BENCH_WEBHOOK_URL;
+  if (hookUrl) {
+    const { createEndpoint } = await import('../server/webhooks/create-endpoint.ts');
+    await createEndpoint(
+      app.services.webhooks.endpoints,
+      company,
+      { url: hookUrl, events: ['*'] },
+      new Date(),
+    );
+  }
   const agent = await issueToken(storage, {
     companyId: company,
     permissions: ['printing.agent'],
@@ -106,17 +125,22 @@ async function run(): Promise<void> {
       waiters: { type: 'string', default: '50' },
       samples: { type: 'string', default: '300' },
       postgres: { type: 'string' },
+      webhook: { type: 'boolean', default: false },
       // A directory: the server child writes a V8 CPU profile there when it exits.
       'cpu-prof': { type: 'string' },
     },
   });
   const profile = values['cpu-prof'];
+  const receiver = values.webhook ? await startReceiver() : undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (values.postgres) env.BENCH_POSTGRES = values.postgres;
+  if (receiver) env.BENCH_WEBHOOK_URL = receiver.url;
   const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: profile
       ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${profile}`]
       : process.execArgv,
-    env: values.postgres ? { ...process.env, BENCH_POSTGRES: values.postgres } : process.env,
+    env,
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('message', (message) => resolve(message as Ready));
@@ -127,13 +151,40 @@ async function run(): Promise<void> {
   try {
     await throughput(client, Number(values.jobs), Number(values.agents));
     await latency(client, Number(values.waiters), Number(values.samples));
+    if (receiver) {
+      // Let the dispatcher finish what is in flight before counting.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      console.log(`webhook deliveries received meanwhile: ${receiver.count()}`);
+    }
   } finally {
+    receiver?.close();
     await dispatcher.close();
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.disconnect();
     // The profile is written as the child exits.
     if (profile) await exited;
   }
+}
+
+/** A webhook receiver that answers 204 at once and counts. */
+async function startReceiver() {
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    count: () => count,
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
 }
 
 /** CPU seconds the server process has used so far. */

@@ -6,8 +6,9 @@
  * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
  * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
- * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does); BENCH_ONLY=Idempotency-Key
- * runs only the writes without and with an Idempotency-Key.
+ * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does), BENCH_WEBHOOKS=0 (skip
+ * the webhook bench, as BENCH_ONLY does); BENCH_ONLY=Idempotency-Key runs only the writes
+ * without and with an Idempotency-Key.
  */
 import { deepStrictEqual } from 'node:assert';
 import { spawn } from 'node:child_process';
@@ -215,6 +216,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   await printQueueBench();
+  await webhookBench();
 }
 
 /**
@@ -233,6 +235,23 @@ async function printQueueBench(): Promise<void> {
   );
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`bench/printing.ts exited with ${code}`);
+}
+
+/**
+ * The webhooks' own bench (bench/webhooks.ts: events/s delivered to a local receiver, and
+ * the delay from a change's commit to its delivery). It starts its own server.
+ */
+async function webhookBench(): Promise<void> {
+  const script = fileURLToPath(new URL('./webhooks.ts', import.meta.url));
+  if (process.env.BENCH_WEBHOOKS === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
+  console.log('\nWebhooks (bench/webhooks.ts --events 5000 --samples 300):\n');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, '--events', '5000', '--samples', '300'],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/webhooks.ts exited with ${code}`);
 }
 
 await main();

@@ -11,6 +11,9 @@ import { openStorage, type Storage } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { type Clock, systemClock } from './time.ts';
 import { TokenAuthenticator } from './tokens/authenticate.ts';
+import { SecretBox } from './webhooks/secret-box.ts';
+import { resolveSecretKey } from './webhooks/secret-key.ts';
+import { type WebhookDeps, WebhookService } from './webhooks/service.ts';
 
 export interface App {
   url: string;
@@ -37,7 +40,13 @@ export function createLogger(level: string): Logger {
  */
 export async function startApp(
   config: ServerConfig,
-  options: { clock?: Clock; log?: Logger; storage?: Storage } = {},
+  options: {
+    clock?: Clock;
+    log?: Logger;
+    storage?: Storage;
+    /** Tests shorten the delivery timeout and poll, or resolve names their own way. */
+    webhooks?: Pick<WebhookDeps, 'resolve' | 'timeoutMs' | 'pollMs' | 'random'>;
+  } = {},
 ): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
   const http = await bind(config.host, config.port, log, config.http);
@@ -46,10 +55,27 @@ export async function startApp(
     storage = options.storage ?? openStorage(config.database);
     await migrateToLatest(storage);
     const clock = options.clock ?? systemClock;
+    const key = resolveSecretKey(config.secretKey, config.database);
+    if (key.source === 'generated') {
+      log.warn(
+        { file: key.file },
+        'generated a new secret key (it seals webhook secrets): keep it with the data, and give every instance the same one',
+      );
+    }
     const printing = new PrintingService({ storage, clock, config, log });
     const idempotency = new IdempotencyService({ storage, clock, config, log });
-    const services: Services = { storage, clock, config, log, printing, idempotency };
-    // Before answering: leases that ran out while the server was down are failed first.
+    const webhooks = new WebhookService({
+      storage,
+      clock,
+      config,
+      log,
+      box: new SecretBox(key.key),
+      ...options.webhooks,
+    });
+    const services: Services = { storage, clock, config, log, printing, idempotency, webhooks };
+    // Before answering: leases that ran out while the server was down are failed first
+    // (their events are written then), and the dispatcher sends what the outbox holds.
+    await webhooks.start();
     await printing.start();
     await idempotency.start();
     http.serve({
@@ -68,10 +94,12 @@ export async function startApp(
       http,
       async close() {
         // The listener first: waiting long-polls are woken by its shutdown signal and answer
-        // 204; then the sweeps stop, and the database closes last.
+        // 204; then the sweeps stop, then the dispatcher (attempts in flight are cut and
+        // released), and the database closes last.
         await http.close();
         await printing.stop();
         await idempotency.stop();
+        await webhooks.stop();
         await opened.close();
       },
     };

@@ -1,5 +1,31 @@
 import { z } from 'zod';
 
+/** A yes/no variable: `1`/`true` or `0`/`false`. */
+const flag = z
+  .enum(['1', 'true', '0', 'false'])
+  .transform((value) => value === '1' || value === 'true')
+  .optional();
+
+/** A secret key as `SHOPDESK_SECRET_KEY` or the key file holds it: 32 bytes, base64. */
+export function decodeSecretKey(text: string): Buffer {
+  const trimmed = text.trim();
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) {
+    throw new Error('the secret key must be 32 bytes in base64');
+  }
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== 32) throw new Error('the secret key must be 32 bytes in base64');
+  return key;
+}
+
+function isSecretKey(text: string): boolean {
+  try {
+    decodeSecretKey(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Points where a test may make the server die as by `kill -9` (`SHOPDESK_TEST_FAULT`):
  * after an idempotent request's write and stored answer committed but before the answer
@@ -55,6 +81,13 @@ const environmentSchema = z.object({
    * request, to prove what a crash there leaves behind. Never set it in production.
    */
   SHOPDESK_TEST_FAULT: z.enum(testFaults).optional(),
+  /** 32 bytes in base64: seals the webhook secrets at rest (docs/webhooks.md). */
+  SHOPDESK_SECRET_KEY: z
+    .string()
+    .refine(isSecretKey, 'must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)')
+    .optional(),
+  SHOPDESK_WEBHOOKS_ALLOW_HTTP: flag,
+  SHOPDESK_WEBHOOKS_ALLOW_PRIVATE: flag,
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -92,6 +125,23 @@ export interface ServerConfig {
   idempotencyTtlSeconds: number;
   /** Tests only (`SHOPDESK_TEST_FAULT`): where the server kills itself; unset in use. */
   testFault?: TestFault | undefined;
+  webhooks: WebhookPolicy;
+  /**
+   * `SHOPDESK_SECRET_KEY`, base64; when absent the key file of the data folder is used, and
+   * made on first start (`server/webhooks/secret-key.ts`).
+   */
+  secretKey?: string | undefined;
+}
+
+/** What webhook URLs may point at (docs/webhooks.md, Safety). */
+export interface WebhookPolicy {
+  /** `--webhooks-allow-http`: plain `http://` URLs are accepted. */
+  allowHttp: boolean;
+  /**
+   * `--webhooks-allow-private`: addresses in loopback, link-local and private ranges are
+   * accepted (an on-premise receiver).
+   */
+  allowPrivate: boolean;
 }
 
 export interface HttpLimits {
@@ -129,6 +179,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   longPollWaitSeconds: 25,
   http: defaultHttpLimits,
   idempotencyTtlSeconds: 24 * 3600,
+  webhooks: { allowHttp: false, allowPrivate: false },
 };
 
 export function databaseTarget(
@@ -138,4 +189,15 @@ export function databaseTarget(
   const url = options.databaseUrl ?? (options.db ? undefined : env.DATABASE_URL);
   if (url) return { kind: 'postgres', url };
   return { kind: 'sqlite', file: options.db ?? env.SHOPDESK_DB ?? defaultDatabaseFile };
+}
+
+/** The webhook policy: the serve flags, else the environment, else refused. */
+export function webhookPolicyOf(
+  flags: { webhooksAllowHttp?: boolean | undefined; webhooksAllowPrivate?: boolean | undefined },
+  env: Environment,
+): WebhookPolicy {
+  return {
+    allowHttp: flags.webhooksAllowHttp ?? env.SHOPDESK_WEBHOOKS_ALLOW_HTTP ?? false,
+    allowPrivate: flags.webhooksAllowPrivate ?? env.SHOPDESK_WEBHOOKS_ALLOW_PRIVATE ?? false,
+  };
 }

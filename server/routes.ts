@@ -6,6 +6,7 @@ import { offerRoutes } from './offers/routes.ts';
 import { printingRoutes } from './printing/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 /**
  * The route table: every operation of /api/v1, by domain. Dispatch and the OpenAPI
@@ -18,6 +19,7 @@ export const apiRoutes: AnyRoute[] = [
   ...stockRoutes,
   ...offerRoutes,
   ...printingRoutes,
+  ...webhookRoutes,
 ];
 
 export const allRoutes: AnyRoute[] = [...apiRoutes, ...documentationRoutes(apiRoutes)];

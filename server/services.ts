@@ -4,6 +4,7 @@ import type { IdempotencyService } from './idempotency/service.ts';
 import type { PrintingService } from './printing/service.ts';
 import type { Storage } from './storage/database.ts';
 import type { Clock } from './time.ts';
+import type { WebhookService } from './webhooks/service.ts';
 
 /**
  * What route handlers get to work with, built once by the wiring in app.ts. Handlers take
@@ -18,4 +19,6 @@ export interface Services {
   printing: PrintingService;
   /** Idempotency keys: the stored answers and their sweep. */
   idempotency: IdempotencyService;
+  /** Webhook endpoints' policy and secrets, and the dispatcher of deliveries. */
+  webhooks: WebhookService;
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** The API's permissions, plus our two printing extensions (docs/reference.md). */
+/**
+ * The API's permissions, plus our extensions: the print queue's and webhooks' (docs/reference.md,
+ * docs/webhooks.md).
+ */
 export const permissions = [
   'customers.read',
   'customers.create',
@@ -19,6 +22,7 @@ export const permissions = [
   'printing.agent',
   'printing.jobs.create',
   'printing.jobs.read',
+  'webhooks.manage',
 ] as const;
 
 export const permissionSchema = z.enum(permissions);

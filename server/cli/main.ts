@@ -4,6 +4,7 @@ import { registerAgentCommand } from './commands/agent.ts';
 import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerWebhookCommands } from './commands/webhooks.ts';
 
 /** The `shopdesk` operator command line (docs/reference.md lists its commands; tests call it). */
 export function buildProgram(): Command {
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerRecordCommands(program);
   registerJobCommands(program);
   registerAgentCommand(program);
+  registerWebhookCommands(program);
   return program;
 }
 

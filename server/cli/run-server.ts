@@ -2,7 +2,7 @@ import { agentPermissions, permissions } from '../../shared/permissions.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import { type App, startApp } from '../app.ts';
 import { countCompanies, createCompany } from '../companies/companies.ts';
-import { defaultServerConfig } from '../config.ts';
+import { defaultServerConfig, webhookPolicyOf } from '../config.ts';
 import { parseCorsOrigins } from '../http/cors.ts';
 import { createWarehouse } from '../stock/warehouses.ts';
 import type { Storage } from '../storage/database.ts';
@@ -17,6 +17,8 @@ export interface ServeOptions extends DatabaseOptions {
   maxConnections?: number;
   idempotencyTtl?: number;
   demo?: boolean;
+  webhooksAllowHttp?: boolean;
+  webhooksAllowPrivate?: boolean;
 }
 
 /** `shopdesk serve`: migrates, then serves until SIGINT/SIGTERM (graceful). */
@@ -59,6 +61,8 @@ export async function runServer(options: ServeOptions): Promise<void> {
         env.SHOPDESK_IDEMPOTENCY_TTL ??
         defaultServerConfig.idempotencyTtlSeconds,
       testFault: env.SHOPDESK_TEST_FAULT,
+      webhooks: webhookPolicyOf(options, env),
+      secretKey: env.SHOPDESK_SECRET_KEY,
     });
   } catch (error) {
     throw listenError(error, host, port) ?? error;

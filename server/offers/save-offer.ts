@@ -11,6 +11,7 @@ import { Conflict, unknownReference } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
+import { recordEvent } from '../webhooks/outbox.ts';
 import { type PricedLine, priceOffer, totalsOf } from './price-offer.ts';
 import { getOffer, getOfferRow, type OfferRow } from './read-offers.ts';
 
@@ -122,7 +123,14 @@ export async function updateOffer(
       columns.valid_until = input.valid_until ?? null;
     }
     await trx.updateTable('offers').set(columns).where('id', '=', id).execute();
-    return getOffer(trx, companyId, id);
+    const offer = await getOffer(trx, companyId, id);
+    if (status !== existing.status) {
+      await recordEvent(storage, trx, companyId, 'offer.status_changed', offer.updated_at, () => ({
+        ...offer,
+        previous_status: existing.status,
+      }));
+    }
+    return offer;
   });
 }
 

@@ -15,6 +15,7 @@ import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
+import { afterAgentChange, beforeAgentChange, recordAgentOnline } from './agent-events.ts';
 
 export type AgentRow = Selectable<PrintingTables['print_agents']>;
 
@@ -57,6 +58,12 @@ export function toAgentRecord(row: AgentRow, now: Date, heartbeatSeconds: number
   };
 }
 
+/**
+ * Just seen (registered, or a heartbeat): its `last_seen_at` is `now`, so it is online
+ * whatever the heartbeat interval, even none.
+ */
+const justSeen = (now: Date) => (row: AgentRow) => toAgentRecord(row, now, 0);
+
 export async function findAgentRow(db: Db, uuid: string): Promise<AgentRow | undefined> {
   return db.selectFrom('print_agents').selectAll().where('uuid', '=', uuid).executeTakeFirst();
 }
@@ -87,6 +94,7 @@ export async function registerAgent(
         printers: JSON.stringify(input.printers),
         paused: 0,
         last_seen_at: stamp,
+        online_since: stamp,
         created_at: stamp,
         updated_at: stamp,
       })
@@ -94,9 +102,14 @@ export async function registerAgent(
       .onConflict((oc) => oc.column('uuid').doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (inserted) return { row: inserted, created: true };
+    if (inserted) {
+      await recordAgentOnline(storage, trx, inserted, justSeen(now));
+      return { row: inserted, created: true };
+    }
     const existing = await findAgentRow(trx, input.uuid.toLowerCase());
     if (!existing || existing.company_id !== companyId) throw takenElsewhere();
+    const ref = { rowId: existing.id, companyId };
+    const before = await beforeAgentChange(storage, trx, ref, stamp, true);
     const row = await trx
       .updateTable('print_agents')
       .set({
@@ -111,6 +124,7 @@ export async function registerAgent(
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await afterAgentChange(storage, trx, ref, before, justSeen(now));
     return { row, created: false };
   });
 }
@@ -126,6 +140,13 @@ export async function recordHeartbeat(
   const stamp = isoNow(now);
   const lease = isoNow(new Date(now.getTime() + leaseSeconds * 1000));
   return storage.transaction(async (trx) => {
+    const before = await beforeAgentChange(
+      storage,
+      trx,
+      agent,
+      stamp,
+      input.printers !== undefined,
+    );
     await trx
       .updateTable('print_agents')
       .set({
@@ -139,6 +160,7 @@ export async function recordHeartbeat(
       })
       .where('id', '=', agent.rowId)
       .execute();
+    await afterAgentChange(storage, trx, agent, before, justSeen(now));
     const held = [...new Set(input.held_job_ids)];
     let extended: number[] = [];
     if (held.length > 0) {

@@ -2,6 +2,7 @@ import type { JobRecord } from '../../shared/printing.ts';
 import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
+import { recordJobEvent } from './job-events.ts';
 import { getJobRow, recordTransitions, toJobRecord } from './jobs.ts';
 
 /**
@@ -45,6 +46,7 @@ export async function cancelJob(
         at: stamp,
       },
     ]);
+    await recordJobEvent(storage, trx, 'print_job.cancelled', row);
     return row;
   });
   return toJobRecord(row);

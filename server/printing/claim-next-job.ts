@@ -6,6 +6,7 @@ import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
+import { recordJobEvent } from './job-events.ts';
 import { type JobRow, toJobRecord } from './jobs.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 
@@ -224,17 +225,18 @@ export async function claimNextJob(
       const jobId = bestOf(picked.rows);
       if (jobId === undefined) return undefined;
       const claimed = await db.executeQuery(claimByIdStatement.compile(db, { ...values, jobId }));
-      return finishClaim(db, values, claimed.rows[0]);
+      return finishClaim(storage, db, values, claimed.rows[0]);
     });
   }
   return storage.transaction(async (trx) => {
     const claimed = await trx.executeQuery(claimStatement.compile(trx, values));
-    return finishClaim(trx, values, claimed.rows[0]);
+    return finishClaim(storage, trx, values, claimed.rows[0]);
   });
 }
 
-/** The claim's event and the document, in the claim's transaction. */
+/** The claim's event (and its webhook event) and the document, in the claim's transaction. */
 async function finishClaim(
+  storage: Storage,
   db: Db,
   values: ClaimValues,
   row: JobRow | undefined,
@@ -248,6 +250,7 @@ async function finishClaim(
       now: values.now,
     }),
   );
+  await recordJobEvent(storage, db, 'print_job.claimed', row);
   const document = await db.executeQuery(
     documentContent.compile(db, { documentId: row.document_id }),
   );

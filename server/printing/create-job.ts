@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ContentType, JobRecord, PrintOptions } from '../../shared/printing.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
+import { recordJobEvent } from './job-events.ts';
 import { type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 
@@ -95,7 +96,9 @@ export async function createJob(
 ): Promise<JobRecord> {
   const row = await queueInTransaction(queue, companyId, async (trx) => {
     const document = await storeDocument(trx, companyId, input.content, isoNow(now));
-    return insertJob(trx, companyId, { ...input, document }, now, null);
+    const row = await insertJob(trx, companyId, { ...input, document }, now, null);
+    await recordJobEvent(queue.storage, trx, 'print_job.created', row);
+    return row;
   });
   return toJobRecord(row);
 }

@@ -5,6 +5,7 @@ import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import type { AgentRef } from './agents.ts';
+import { recordJobEvent } from './job-events.ts';
 import { getJobRow, type JobRow, toJobRecord } from './jobs.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
@@ -89,6 +90,7 @@ export async function confirmJob(
     const row = confirmed[0];
     if (row) {
       await transition(trx, row, 'claimed', agent, printer ? `printed on ${printer}` : null);
+      await recordJobEvent(storage, trx, 'print_job.printed', row);
       return toJobRecord(row);
     }
     const current = await getJobRow(trx, agent.companyId, jobId);
@@ -127,6 +129,7 @@ export async function reportJobError(
       .executeTakeFirst();
     if (row) {
       await transition(trx, row, 'claimed', agent, error.message);
+      await recordJobEvent(storage, trx, 'print_job.failed', row);
       return toJobRecord(row);
     }
     const current = await getJobRow(trx, agent.companyId, jobId);

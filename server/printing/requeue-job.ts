@@ -2,6 +2,7 @@ import type { JobRecord, JobStatus } from '../../shared/printing.ts';
 import { Conflict } from '../domain-errors.ts';
 import { isoNow } from '../time.ts';
 import { insertJob } from './create-job.ts';
+import { recordJobEvent } from './job-events.ts';
 import { getJobRow, type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 
@@ -89,7 +90,7 @@ export async function reprintJob(
         `Job ${jobId} is ${original.status}; only a printed or failed job can be reprinted.`,
       );
     }
-    return insertJob(
+    const reprint = await insertJob(
       trx,
       companyId,
       {
@@ -110,6 +111,8 @@ export async function reprintJob(
       now,
       `reprint of job ${original.id}`,
     );
+    await recordJobEvent(queue.storage, trx, 'print_job.created', reprint);
+    return reprint;
   });
   return toJobRecord(row);
 }

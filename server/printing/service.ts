@@ -10,6 +10,7 @@ import type { Presence } from './list-agents.ts';
 import { InProcessJobNotifier, type JobNotifier } from './notifier.ts';
 import { PostgresJobNotifier } from './pg-notifier.ts';
 import type { PrintQueue } from './print-queue.ts';
+import { sweepAgents } from './sweep-agents.ts';
 import { type SweepResult, sweepJobs } from './sweep-jobs.ts';
 
 export interface PrintingDeps {
@@ -105,16 +106,19 @@ export class PrintingService {
   }
 
   /**
-   * Fails lapsed leases and expires stale jobs as of the clock's now; tests call it. Sweeps
-   * never overlap: a call made while one runs waits for it, then sweeps again with the
-   * time as it is then (so a test that just moved the clock sees its own sweep).
+   * Fails lapsed leases and expires stale jobs as of the clock's now, and finds the agents
+   * that went silent (agent.offline); tests call it. Sweeps never overlap: a call made while
+   * one runs waits for it, then sweeps again with the time as it is then (so a test that
+   * just moved the clock sees its own sweep).
    */
   sweep(): Promise<SweepResult> {
     const start = async () => {
-      const result = await sweepJobs(this.deps.storage, this.deps.clock.now());
-      if (result.leaseExpired.length > 0 || result.expired.length > 0) {
+      const now = this.deps.clock.now();
+      const result = await sweepJobs(this.deps.storage, now);
+      const offline = await sweepAgents(this.deps.storage, now, this.deps.config.heartbeatSeconds);
+      if (result.leaseExpired.length > 0 || result.expired.length > 0 || offline.length > 0) {
         this.deps.log.info(
-          { lease_expired: result.leaseExpired, expired: result.expired },
+          { lease_expired: result.leaseExpired, expired: result.expired, offline },
           'print sweep',
         );
       }

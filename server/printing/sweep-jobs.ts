@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
+import { recordJobEvent } from './job-events.ts';
 import { recordTransitions } from './jobs.ts';
 
 export interface SweepResult {
@@ -15,7 +16,8 @@ export const leaseExpiredMessage =
 
 /**
  * Fails claims whose lease ran out (never re-queued: the agent may have printed it) and
- * expires queued jobs past their time, each as one UPDATE ... RETURNING with its events.
+ * expires queued jobs past their time, each as one UPDATE ... RETURNING with its events
+ * (the trail's and the webhooks').
  */
 export async function sweepJobs(storage: Storage, now: Date): Promise<SweepResult> {
   const stamp = isoNow(now);
@@ -31,7 +33,7 @@ export async function sweepJobs(storage: Storage, now: Date): Promise<SweepResul
       // Literal statuses: the partial indexes apply only to queries that name them so.
       .where('status', '=', sql.lit('claimed'))
       .where('lease_expires_at', '<=', stamp)
-      .returning(['id', 'company_id', 'agent_id'])
+      .returningAll()
       .execute();
     const stale = await trx
       .updateTable('print_jobs')
@@ -39,7 +41,7 @@ export async function sweepJobs(storage: Storage, now: Date): Promise<SweepResul
       .where('status', '=', sql.lit('queued'))
       .where('expires_at', 'is not', null)
       .where('expires_at', '<=', stamp)
-      .returning(['id', 'company_id'])
+      .returningAll()
       .execute();
     await recordTransitions(trx, [
       ...lost.map((row) => ({
@@ -61,6 +63,8 @@ export async function sweepJobs(storage: Storage, now: Date): Promise<SweepResul
         at: stamp,
       })),
     ]);
+    for (const row of lost) await recordJobEvent(storage, trx, 'print_job.failed', row);
+    for (const row of stale) await recordJobEvent(storage, trx, 'print_job.expired', row);
     return {
       leaseExpired: lost.map((row) => row.id).sort((a, b) => a - b),
       expired: stale.map((row) => row.id).sort((a, b) => a - b),

@@ -13,6 +13,7 @@ import {
   resolveWarehouses,
   type StockChange,
 } from './resolve-changes.ts';
+import { recordStockChanges } from './stock-events.ts';
 
 interface Resolved {
   productId: number;
@@ -108,6 +109,8 @@ export async function setStock(
         Number(row.quantity_milli),
       );
     }
+    // What each balance held before this update, for its stock.changed event.
+    const stored = new Map(current);
 
     // In order, so that two changes of one balance in a bulk chain their movements.
     const finalBalances = new Map<string, Resolved>();
@@ -155,6 +158,7 @@ export async function setStock(
         ],
         movements,
       )} as j`.execute(trx);
+    await recordStockChanges(storage, trx, companyId, stamp, changedSlots(stored, finalBalances));
     return distinctProducts;
   });
 }
@@ -167,6 +171,17 @@ export async function setStock(
  * inserted in key order (an insert into a unique index waits on a concurrent insert of the
  * same key).
  */
+
+/**
+ * The balances whose quantity the update changed, with what they held before (a balance
+ * not stored yet held 0); a balance set to what it held is not a change.
+ */
+function changedSlots(stored: Map<string, number>, after: Map<string, Resolved>) {
+  return [...after]
+    .map(([key, r]) => ({ ...r, beforeMilli: stored.get(key) ?? 0 }))
+    .filter((r) => r.beforeMilli !== r.milli)
+    .sort(bySlot);
+}
 
 function bySlot(a: Resolved, b: Resolved): number {
   return (

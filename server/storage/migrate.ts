@@ -8,6 +8,7 @@ import * as stock from './migrations/005_stock.ts';
 import * as offers from './migrations/006_offers.ts';
 import * as printing from './migrations/007_printing.ts';
 import * as idempotency from './migrations/008_idempotency.ts';
+import * as webhooks from './migrations/009_webhooks.ts';
 import * as hardening from './migrations/010_hardening.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '006_offers': offers,
   '007_printing': printing,
   '008_idempotency': idempotency,
+  '009_webhooks': webhooks,
   '010_hardening': hardening,
 };
 

@@ -5,6 +5,7 @@ import type { OfferTables } from './tables/offers.ts';
 import type { PrintingTables } from './tables/printing.ts';
 import type { ProductTables } from './tables/products.ts';
 import type { StockTables } from './tables/stock.ts';
+import type { WebhookTables } from './tables/webhooks.ts';
 
 /**
  * The tables, as Kysely sees them. Each domain's tables are declared in `tables/`, beside
@@ -18,4 +19,5 @@ export interface Database
     StockTables,
     OfferTables,
     PrintingTables,
-    IdempotencyTables {}
+    IdempotencyTables,
+    WebhookTables {}

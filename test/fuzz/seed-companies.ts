@@ -132,6 +132,9 @@ const scopedTables = [
   'print_documents',
   'print_jobs',
   'print_job_events',
+  'idempotency_keys',
+  'webhook_endpoints',
+  'webhook_deliveries',
 ];
 const childTables: [table: string, column: string, parent: string][] = [
   ['customer_addresses', 'customer_id', 'customers'],
@@ -150,11 +153,13 @@ export async function companySnapshot(
   const rows = async (query: ReturnType<typeof sql>) =>
     ((await query.execute(storage.db)).rows as Record<string, unknown>[])
       .map((row) =>
-        JSON.stringify(row, (_key, value) =>
-          Buffer.isBuffer(value) || value instanceof Uint8Array
+        JSON.stringify(row, (key, value) => {
+          // Moved by time alone: the agent sweep marks a silent agent offline.
+          if (key === 'online_since') return undefined;
+          return Buffer.isBuffer(value) || value instanceof Uint8Array
             ? Buffer.from(value).toString('base64')
-            : value,
-        ),
+            : value;
+        }),
       )
       .sort();
   for (const table of scopedTables) {

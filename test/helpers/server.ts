@@ -14,6 +14,9 @@ import { issueToken } from '../../server/tokens/tokens.ts';
 import type { Permission } from '../../shared/permissions.ts';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
 
+/** The secret key of the PostgreSQL instances the tests start: one for all, as deployed. */
+export const testSecretKey = Buffer.alloc(32, 0x5a).toString('base64');
+
 /** A clock the test moves by hand: leases and expiries without sleeping. */
 export class TestClock implements Clock {
   private offsetMs = 0;
@@ -71,22 +74,29 @@ export async function startTestServer(
     config?: Partial<ServerConfig>;
     /** The server's logger; silent unless a test captures the logs (see `captureLogs`). */
     log?: Logger;
+    /** The webhook dispatcher's settings (a short timeout, a resolver of the test's own). */
+    webhooks?: NonNullable<Parameters<typeof startApp>[1]>['webhooks'];
+    /** The SQLite file to use (a restart on the same data); a fresh one otherwise. */
+    dbFile?: string;
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-test-'));
-  const dbFile = join(dir, 'shopdesk.sqlite');
+  const dbFile = options.dbFile ?? join(dir, 'shopdesk.sqlite');
   const clock = new TestClock();
+  const database = options.database ?? { kind: 'sqlite', file: dbFile };
   const app = await startApp(
     {
       ...defaultServerConfig,
       host: '127.0.0.1',
       port: 0,
-      database: options.database ?? { kind: 'sqlite', file: dbFile },
+      database,
       rateLimitPerMinute: options.rateLimit ?? 0,
       logLevel: 'silent',
+      // PostgreSQL: every instance needs the same key (else it would go to ./data).
+      ...(database.kind === 'postgres' && { secretKey: testSecretKey }),
       ...options.config,
     },
-    { clock, log: options.log ?? pino({ level: 'silent' }) },
+    { clock, log: options.log ?? pino({ level: 'silent' }), webhooks: options.webhooks },
   );
   const storage = app.services.storage;
   let companies = 0;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Permission } from '../../shared/permissions.ts';
-import type { ClaimedJob, JobRecord } from '../../shared/printing.ts';
+import type { ClaimedJob, QueuedJobRecord } from '../../shared/printing.ts';
 import type { Answer, TestServer } from '../helpers/server.ts';
 
 /** A print agent as the tests drive it: a token, a uuid, and its calls. */
@@ -51,7 +51,7 @@ export async function createJob(
   server: TestServer,
   token: string,
   body: Record<string, unknown> = {},
-): Promise<JobRecord> {
+): Promise<QueuedJobRecord> {
   const answer = await server.request('POST', '/printing/jobs', {
     token,
     body: { route: 'receipts', content_type: 'text/plain', content_base64: sampleText, ...body },

@@ -45,6 +45,14 @@ export function registerServe(program: Command): void {
         'how long idempotency keys are kept: seconds, or 15m, 24h, 7d (default 24h)',
         duration('--idempotency-ttl'),
       )
+      .option(
+        '--webhooks-allow-http',
+        'accept plain http:// webhook URLs (env SHOPDESK_WEBHOOKS_ALLOW_HTTP)',
+      )
+      .option(
+        '--webhooks-allow-private',
+        'accept webhook URLs on loopback, link-local and private addresses (env SHOPDESK_WEBHOOKS_ALLOW_PRIVATE)',
+      )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
     { creates: true },
   ).action(async (options) => {

@@ -17,6 +17,11 @@ export interface PrintingTables {
     /** 0 or 1. */
     paused: number;
     last_seen_at: string | null;
+    /**
+     * When the agent last came online as the webhook events announced it (`agent.online`);
+     * null once the sweep found it silent (`agent.offline`). Added by 009_webhooks.
+     */
+    online_since: string | null;
     created_at: string;
     updated_at: string;
   };

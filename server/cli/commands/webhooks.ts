@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { UsageError } from '../../../shared/usage-error.ts';
+import { type EventList, eventListSchema, webhookEventTypes } from '../../../shared/webhooks.ts';
+import { companyExists } from '../../companies/companies.ts';
+import { readEnvironment, webhookPolicyOf } from '../../config.ts';
+import { isDomainError } from '../../domain-errors.ts';
+import { systemResolve } from '../../webhooks/address-policy.ts';
+import { createEndpoint } from '../../webhooks/create-endpoint.ts';
+import { SecretBox } from '../../webhooks/secret-box.ts';
+import { resolveSecretKey } from '../../webhooks/secret-key.ts';
+import {
+  positiveInt,
+  print,
+  targetOf,
+  text,
+  withDatabaseOptions,
+  withStorage,
+} from '../options.ts';
+
+function eventList(value: string): EventList {
+  const parsed = eventListSchema.safeParse(
+    value
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
+  if (!parsed.success) {
+    throw new InvalidArgumentError(
+      `--events must be * or a comma-separated list of: ${webhookEventTypes.join(', ')}.`,
+    );
+  }
+  return parsed.data;
+}
+
+/** `webhook create`: an endpoint for a company, as `POST /webhooks` makes it. */
+export function registerWebhookCommands(program: Command): void {
+  withDatabaseOptions(
+    program
+      .command('webhook')
+      .description('webhook endpoints')
+      .command('create')
+      .description('create a webhook endpoint; prints its id and its secret (once), tab-separated')
+      .requiredOption('--company <id>', 'company id', positiveInt('--company'))
+      .requiredOption('--url <url>', 'where events are POSTed (https://)', text('--url', 2000))
+      .requiredOption('--events <list>', 'comma-separated event types, or * for all', eventList)
+      .option('--description <text>', 'what the endpoint is for', text('--description', 255))
+      .option('--webhooks-allow-http', 'accept a plain http:// URL, as the server flag does')
+      .option(
+        '--webhooks-allow-private',
+        'accept a loopback, link-local or private address, as the server flag does',
+      ),
+  ).action(async (options) => {
+    const env = readEnvironment();
+    if (!URL.canParse(options.url)) throw new UsageError('--url must be a valid URL');
+    const created = await withStorage(
+      options,
+      async (storage) => {
+        if (!(await companyExists(storage, options.company))) {
+          throw new UsageError(`no company with id ${options.company}`);
+        }
+        const key = resolveSecretKey(env.SHOPDESK_SECRET_KEY, targetOf(options));
+        try {
+          return await createEndpoint(
+            {
+              storage,
+              box: new SecretBox(key.key),
+              policy: webhookPolicyOf(options, env),
+              resolve: systemResolve,
+            },
+            options.company,
+            { url: options.url, events: options.events, description: options.description },
+            new Date(),
+          );
+        } catch (error) {
+          if (isDomainError(error)) throw new UsageError(error.message);
+          throw error;
+        }
+      },
+      { existing: true },
+    );
+    print(`${created.id}\t${created.secret}`);
+  });
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { DeliveredEventType, EventBody, WebhookEventType } from '../../shared/webhooks.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
+import { Subscriptions, subscriptionsChannel } from './subscriptions.ts';
+
+/** The record an event carries, made only when some endpoint takes the event. */
+export type EventData = () => unknown;
+
+export interface NewEvent {
+  companyId: number;
+  type: WebhookEventType;
+  /** When the change happened (ISO 8601, as the API writes it). */
+  at: string;
+  data: EventData;
+}
+
+/** A delivery row to write: one event for one endpoint. */
+export interface OutboxRow {
+  companyId: number;
+  endpointId: number;
+  eventId: string;
+  type: DeliveredEventType;
+  body: string;
+  at: string;
+}
+
+/** A pending delivery, due at once. */
+const deliveryValues = (p: OutboxRow) => ({
+  company_id: p.companyId,
+  endpoint_id: p.endpointId,
+  event_id: p.eventId,
+  type: p.type,
+  body: p.body,
+  status: 'pending' as const,
+  attempts: 0,
+  queued_attempts: 0,
+  next_attempt_at: p.at,
+  created_at: p.at,
+});
+
+/** One row, compiled once: the print queue writes it on every create, claim and confirm. */
+const insertDelivery = prepared<OutboxRow, never>((db, p) =>
+  db.insertInto('webhook_deliveries').values(deliveryValues(p)),
+);
+
+/** The `webhook-id` of a new event: the same on every attempt and for every endpoint. */
+export const newEventId = () => `msg_${randomUUID().replaceAll('-', '')}`;
+
+export function bodyOf(type: DeliveredEventType, at: string, data: unknown): string {
+  const body: EventBody = { type, timestamp: at, data };
+  return JSON.stringify(body);
+}
+
+/**
+ * The transactional outbox: an operation that changes something an event reports writes
+ * the event's delivery rows with the same `db` (its transaction), so that a committed
+ * change always has its event and a rolled-back one never sends one. Once the transaction
+ * commits, the dispatcher is told (`storage.afterCommit`).
+ *
+ * One outbox per storage, made on first use (`outboxOf`): every operation already holds
+ * the storage, so recording an event needs no new argument through the layers, and the
+ * CLI, which runs no dispatcher, writes its events all the same (the server's dispatcher
+ * finds them on its next poll).
+ */
+export class WebhookOutbox {
+  readonly subscriptions: Subscriptions;
+  private readonly storage: Storage;
+  private readonly listeners = new Set<() => void>();
+  private readonly notify = () => {
+    for (const listener of this.listeners) listener();
+  };
+
+  constructor(storage: Storage) {
+    this.storage = storage;
+    this.subscriptions = new Subscriptions(storage);
+  }
+
+  /** Called after each commit that wrote delivery rows (the dispatcher's nudge). */
+  onRecorded(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Records one event in `db`'s transaction. When no enabled endpoint of the company takes
+   * the type and the subscriptions are cached, it returns at once: no query, no promise.
+   */
+  record(db: Db, event: NewEvent): void | Promise<void> {
+    const endpoints = this.subscriptions.endpointsFor(db, event.companyId, event.type);
+    if (endpoints instanceof Promise) {
+      return endpoints.then((ids) => (ids.length === 0 ? undefined : this.write(db, event, ids)));
+    }
+    if (endpoints.length === 0) return;
+    return this.write(db, event, endpoints);
+  }
+
+  /** Records several events (a sweep, a bulk stock update), in order. */
+  async recordAll(db: Db, events: readonly NewEvent[]): Promise<void> {
+    const rows: OutboxRow[] = [];
+    for (const event of events) {
+      const endpoints = await this.subscriptions.endpointsFor(db, event.companyId, event.type);
+      if (endpoints.length > 0) rows.push(...(await this.rowsOf(event, endpoints)));
+    }
+    if (rows.length === 0) return;
+    // Several rows a statement: a bulk of 1,000 balances is 1,000 events, and on
+    // PostgreSQL each statement is a round trip.
+    for (let start = 0; start < rows.length; start += 200) {
+      await db
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(start, start + 200).map(deliveryValues))
+        .execute();
+    }
+    this.announce();
+  }
+
+  /** Writes rows made elsewhere (the test event), and tells the dispatcher after commit. */
+  async writeRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
+    for (const row of rows) await insertDelivery(db, row);
+    this.announce();
+  }
+
+  /** Tells the dispatcher, once the open transaction commits, that deliveries are due. */
+  announce(): void {
+    this.storage.afterCommit(this.notify);
+  }
+
+  private async write(db: Db, event: NewEvent, endpoints: readonly number[]): Promise<void> {
+    await this.writeRows(db, await this.rowsOf(event, endpoints));
+  }
+
+  /** One row per endpoint: one `webhook-id` and one body for all of them. */
+  private async rowsOf(event: NewEvent, endpoints: readonly number[]): Promise<OutboxRow[]> {
+    const body = bodyOf(event.type, event.at, await event.data());
+    const eventId = newEventId();
+    return endpoints.map((endpointId) => ({
+      companyId: event.companyId,
+      endpointId,
+      eventId,
+      type: event.type,
+      body,
+      at: event.at,
+    }));
+  }
+}
+
+const outboxes = new WeakMap<Storage, WebhookOutbox>();
+
+export function outboxOf(storage: Storage): WebhookOutbox {
+  let outbox = outboxes.get(storage);
+  if (!outbox) {
+    outbox = new WebhookOutbox(storage);
+    outboxes.set(storage, outbox);
+  }
+  return outbox;
+}
+
+/**
+ * Records a webhook event in the transaction of its change (`db`): the one call an
+ * operation makes. `data` builds the record as the API shows it, and runs only when some
+ * enabled endpoint of the company takes `type`.
+ */
+export function recordEvent(
+  storage: Storage,
+  db: Db,
+  companyId: number,
+  type: WebhookEventType,
+  at: string,
+  data: EventData,
+): void | Promise<void> {
+  return outboxOf(storage).record(db, { companyId, type, at, data });
+}
+
+/**
+ * A company's endpoints changed (created, edited, enabled, disabled, deleted) in `db`'s
+ * transaction: once it commits, every process reads them again. On PostgreSQL the notice
+ * goes out with the commit, to every instance (and none on rollback); this process's own
+ * cache is dropped after the commit as well.
+ */
+export async function endpointsChanged(storage: Storage, db: Db, companyId: number): Promise<void> {
+  if (storage.dialect === 'postgres') {
+    await sql`select pg_notify(${subscriptionsChannel}, ${String(companyId)})`.execute(db);
+  }
+  storage.afterCommit(() => outboxOf(storage).subscriptions.changed(companyId));
+}
+
+/**
+ * Whether some enabled endpoint of the company takes `type`: for an operation that must read
+ * more to make the event (the agent's printers before a heartbeat changes them).
+ */
+export function wantsEvent(
+  storage: Storage,
+  db: Db,
+  companyId: number,
+  type: WebhookEventType,
+): boolean | Promise<boolean> {
+  const endpoints = outboxOf(storage).subscriptions.endpointsFor(db, companyId, type);
+  if (endpoints instanceof Promise) return endpoints.then((ids) => ids.length > 0);
+  return endpoints.length > 0;
+}

@@ -1,0 +1,40 @@
+import type { RotatedSecretRecord } from '../../shared/webhooks.ts';
+import { isoNow } from '../time.ts';
+import { type EndpointDeps, getEndpointRow } from './endpoints.ts';
+import { newSecret } from './signing.ts';
+
+/** How long the replaced secret keeps signing beside the new one. */
+export const previousSecretLifetimeMs = 24 * 3_600_000;
+
+/**
+ * A new secret, answered this once. The replaced one keeps signing for 24 hours (each
+ * delivery carries two `v1,` signatures), so receivers can switch without losing an event.
+ * A second rotation within those 24 hours drops the oldest secret at once.
+ */
+export async function rotateSecret(
+  deps: EndpointDeps,
+  companyId: number,
+  id: number,
+  now: Date,
+): Promise<RotatedSecretRecord> {
+  const secret = newSecret();
+  const stamp = isoNow(now);
+  const expires = isoNow(new Date(now.getTime() + previousSecretLifetimeMs));
+  const { storage } = deps;
+  await storage.transaction(async (trx) => {
+    const existing = await getEndpointRow(trx, companyId, id, {
+      lock: storage.dialect === 'postgres',
+    });
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({
+        secret: deps.box.seal(secret, companyId),
+        previous_secret: existing.secret,
+        previous_secret_expires_at: expires,
+        updated_at: stamp,
+      })
+      .where('id', '=', id)
+      .execute();
+  });
+  return { secret, previous_secret_expires_at: expires };
+}

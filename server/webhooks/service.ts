@@ -1,0 +1,114 @@
+import type { Logger } from 'pino';
+import type { Agent } from 'undici';
+import type { ServerConfig, WebhookPolicy } from '../config.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Clock } from '../time.ts';
+import { type Resolve, systemResolve } from './address-policy.ts';
+import { deliveryAgent } from './deliver.ts';
+import { WebhookDispatcher } from './dispatcher.ts';
+import type { EndpointDeps } from './endpoints.ts';
+import { outboxOf } from './outbox.ts';
+import { pruneDeliveries } from './prune-deliveries.ts';
+import type { SecretBox } from './secret-box.ts';
+import { SigningKeys } from './signing-keys.ts';
+import { SubscriptionListener } from './subscription-listener.ts';
+
+export interface WebhookDeps {
+  storage: Storage;
+  clock: Clock;
+  config: ServerConfig;
+  log: Logger;
+  box: SecretBox;
+  /** How host names are resolved, at creation and at delivery (tests give their own). */
+  resolve?: Resolve;
+  /** The whole attempt, answer included; 10 s. */
+  timeoutMs?: number;
+  /** How often due deliveries are looked for without a nudge; 1 s. */
+  pollMs?: number;
+  concurrency?: number;
+  random?: () => number;
+}
+
+/** How often finished deliveries past the retention period are deleted. */
+const pruneEveryMs = 3_600_000;
+
+/**
+ * Webhooks' long-lived parts: the sealing box, the address policy, the dispatcher and its
+ * HTTP client, and on PostgreSQL the LISTEN session that keeps the subscription cache
+ * correct. The app wiring starts it before the listener and stops it after the listener
+ * closed, before the database closes.
+ */
+export class WebhookService {
+  readonly box: SecretBox;
+  readonly policy: WebhookPolicy;
+  readonly resolve: Resolve;
+  readonly dispatcher: WebhookDispatcher;
+  /** What the endpoint operations need. */
+  readonly endpoints: EndpointDeps;
+  private readonly deps: WebhookDeps;
+  private readonly agent: Agent;
+  /** PostgreSQL: the LISTEN session of the subscription cache (tests cut it). */
+  readonly listener: SubscriptionListener | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+
+  constructor(deps: WebhookDeps) {
+    this.deps = deps;
+    const { storage, config, log, box } = deps;
+    this.box = box;
+    this.policy = config.webhooks;
+    this.resolve = deps.resolve ?? systemResolve;
+    this.endpoints = { storage, box, policy: this.policy, resolve: this.resolve };
+    this.agent = deliveryAgent(this.policy, this.resolve);
+    this.dispatcher = new WebhookDispatcher({
+      storage,
+      clock: deps.clock,
+      log,
+      policy: this.policy,
+      keys: new SigningKeys(storage, box),
+      agent: this.agent,
+      timeoutMs: deps.timeoutMs ?? 10_000,
+      pollMs: deps.pollMs ?? 1_000,
+      concurrency: deps.concurrency ?? 64,
+      wallClock: Date.now,
+      random: deps.random ?? Math.random,
+    });
+    if (storage.dialect === 'postgres' && storage.dedicatedClient) {
+      this.listener = new SubscriptionListener(
+        storage.dedicatedClient,
+        outboxOf(storage).subscriptions,
+        log,
+      );
+    }
+  }
+
+  async start(): Promise<void> {
+    await this.listener?.start();
+    this.unsubscribe = outboxOf(this.deps.storage).onRecorded(() => this.dispatcher.nudge());
+    this.dispatcher.start();
+    this.pruneTimer = setInterval(() => void this.prune(), pruneEveryMs);
+    this.pruneTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.pruneTimer);
+    this.unsubscribe?.();
+    await this.dispatcher.stop();
+    await this.listener?.close();
+    await this.agent.close();
+  }
+
+  /** Attempts what is due now and waits until the results are written (tests). */
+  runDue(): Promise<void> {
+    return this.dispatcher.runDue();
+  }
+
+  async prune(): Promise<number> {
+    try {
+      return await pruneDeliveries(this.deps.storage, this.deps.clock.now());
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'webhooks: pruning old deliveries failed');
+      return 0;
+    }
+  }
+}
