@@ -5,13 +5,14 @@ import { backoffDelay, sleep } from '../backoff.ts';
 import { JobJournal } from '../journal.ts';
 import { ReportOutbox } from '../outbox.ts';
 import { createPrinterBackend } from '../printers/index.ts';
+import { removeTempCopies, tempCopyPrefixFor } from '../printers/temp-copies.ts';
 import type { AgentControl, AgentStatus, RuntimeLogLine } from '../status.ts';
 import { agentVersion } from '../version.ts';
 import { connect } from './connect.ts';
 import { heartbeatLoop } from './heartbeat-loop.ts';
 import { deliverReports, outboxLoop } from './outbox-loop.ts';
 import { pollLoop } from './poll-loop.ts';
-import { notePrinters, printerWatchLoop, readPrinters } from './printer-watch.ts';
+import { printerWatchLoop, refreshPrinters } from './printer-watch.ts';
 import { rememberJobRecord } from './recent-jobs.ts';
 import { recoverJournal } from './recover-journal.ts';
 import { type AgentRuntimeOptions, type RuntimeContext, requireClient } from './runtime-context.ts';
@@ -41,7 +42,11 @@ export class AgentRuntime implements AgentControl {
       options,
       // Bad routes are an operator error: refuse them now rather than have the server 422 later.
       routes: options.routes.map((route) => printRouteSchema.parse(route)),
-      backend: options.backend ?? createPrinterBackend(),
+      backend:
+        options.backend ??
+        createPrinterBackend(process.platform, {
+          tempPrefix: tempCopyPrefixFor(options.stateDir),
+        }),
       journal: new JobJournal(options.stateDir),
       outbox: new ReportOutbox(options.stateDir),
       now,
@@ -51,6 +56,8 @@ export class AgentRuntime implements AgentControl {
       pollWakeup: new Wakeup(),
       outboxWakeup: new Wakeup(),
       heartbeatWakeup: new Wakeup(),
+      spoolerProblem: null,
+      leaseLost: new Set(),
       intervals: fallbackIntervals,
       identity: null,
       client: null,
@@ -74,6 +81,15 @@ export class AgentRuntime implements AgentControl {
       status.log('error', `outbox record ${file} is unreadable and was left as is: ${error}`),
     );
     await recoverJournal(context);
+    // After the journal: its entries say what a crash interrupted; the copies it left are
+    // of no use any more.
+    const removed = await removeTempCopies(tempCopyPrefixFor(options.stateDir));
+    if (removed > 0) {
+      status.log(
+        'info',
+        `removed ${removed} temporary ${removed === 1 ? 'copy' : 'copies'} of documents an earlier run left behind`,
+      );
+    }
     status.state.pendingReports = outbox.size;
     context.client = new AgentApiClient({
       serverUrl: options.serverUrl,
@@ -185,9 +201,8 @@ export class AgentRuntime implements AgentControl {
   }
 
   async listPrinters(): Promise<PrinterInfo[]> {
-    const printers = await readPrinters(this.context);
-    if (notePrinters(this.context, printers)) this.context.heartbeatWakeup.wake();
-    return printers;
+    if (await refreshPrinters(this.context)) this.context.heartbeatWakeup.wake();
+    return structuredClone(this.context.status.state.printers);
   }
 
   onStatus(listener: (status: AgentStatus) => void): () => void {
