@@ -22,6 +22,14 @@ import { Wakeup } from './wakeup.ts';
 const fallbackIntervals = { long_poll_wait_seconds: 25, heartbeat_seconds: 30, lease_seconds: 120 };
 
 /**
+ * How long a clean stop waits for the job in hand, then for a last delivery of the outbox.
+ * A service manager must allow their sum before it kills the agent (TimeoutStopSec= in
+ * agent/service/shopdesk-agent.service).
+ */
+export const defaultStopGraceMs = 30_000;
+export const finalDeliveryMs = 5000;
+
+/**
  * The headless print agent: registers, saves its routes, heartbeats, long-polls for jobs,
  * prints each through a PrinterBackend and reports through the durable outbox. One job is
  * printed at a time, in the order the server hands them out.
@@ -112,7 +120,7 @@ export class AgentRuntime implements AgentControl {
     context.outboxWakeup.wake();
     context.heartbeatWakeup.wake();
     // The loops end at once, except the poll loop, which first finishes the job in hand.
-    const grace = context.options.stopGraceMs ?? 30_000;
+    const grace = context.options.stopGraceMs ?? defaultStopGraceMs;
     const graceOver = new AbortController();
     const finished = await Promise.race([
       Promise.allSettled(this.loops).then(() => true),
@@ -130,7 +138,7 @@ export class AgentRuntime implements AgentControl {
       );
     } else if (context.outbox.size > 0 && context.client) {
       // One last, short try so that a clean stop leaves nothing behind when the server is up.
-      await deliverReports(context, AbortSignal.timeout(5000)).catch(() => {});
+      await deliverReports(context, AbortSignal.timeout(finalDeliveryMs)).catch(() => {});
     }
     await context.client?.close().catch(() => {});
     context.client = null;
