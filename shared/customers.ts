@@ -6,6 +6,9 @@ import { moneySchema } from './money.ts';
 
 export const customerTypes = ['F', 'J'] as const;
 export const customerStatuses = ['active', 'inactive'] as const;
+/** What a contact is to the company; a record answers them in this order (docs/customers.md). */
+export const customerRoles = ['customer', 'supplier'] as const;
+export type CustomerRole = (typeof customerRoles)[number];
 
 /** Punctuation people type in tax ids; what is left must be digits. */
 export function normalizeDigits(value: string): string {
@@ -35,6 +38,31 @@ export const addressSchema = z.object({
 });
 export type AddressInput = z.infer<typeof addressSchema>;
 
+/**
+ * At least one role, each once (Laravel's `distinct`: every copy of a repeated value is
+ * named), in any order.
+ */
+const rolesSchema = z
+  .array(z.enum(customerRoles))
+  .min(1)
+  .superRefine((roles, context) => {
+    roles.forEach((role, index) => {
+      if (roles.indexOf(role) !== roles.lastIndexOf(role)) {
+        context.addIssue({
+          code: 'custom',
+          path: [index],
+          message: 'The :attribute field has a duplicate value.',
+          input: role,
+        });
+      }
+    });
+  })
+  .meta({
+    description:
+      'What the contact is to the company: a customer, a supplier or both. Each role once, in any order. Default on create: ["customer"]; left out of PUT or PATCH, unchanged.',
+    uniqueItems: true,
+  });
+
 export const customerFields = {
   name: text().min(3).max(255),
   type: z.enum(customerTypes),
@@ -46,6 +74,7 @@ export const customerFields = {
   addresses: z.array(addressSchema).max(50).optional(),
   credit_limit: moneySchema.nullish(),
   status: z.enum(customerStatuses).optional(),
+  roles: rolesSchema.optional(),
 };
 
 /** POST and PUT: the whole record. */
@@ -57,6 +86,7 @@ export const customerInput = z.object(customerFields).meta({
       code: 'C-001',
       taxvat: '12345678901',
       email: 'ada@example.com',
+      roles: ['customer'],
       addresses: [
         {
           zipcode: '01001000',
@@ -94,6 +124,10 @@ export const customerRecord = z
     name: z.string(),
     type: z.enum(customerTypes),
     status: z.enum(customerStatuses),
+    roles: z.array(z.enum(customerRoles)).min(1).meta({
+      description: 'A customer, a supplier or both, in this order.',
+      uniqueItems: true,
+    }),
     taxvat: z.string().nullable(),
     telephone: z.string().nullable(),
     mobile: z.string().nullable(),
@@ -111,6 +145,7 @@ export const customerRecord = z
         name: 'Ada Lovelace',
         type: 'F',
         status: 'active',
+        roles: ['customer'],
         taxvat: '12345678901',
         telephone: null,
         mobile: null,
@@ -141,6 +176,8 @@ export const customerListQuery = pageQuery.extend({
   taxvat: z.string().max(32).optional(),
   type: z.enum(customerTypes).optional(),
   status: z.enum(customerStatuses).optional(),
+  /** Contacts with this role (and possibly others). */
+  role: z.enum(customerRoles).optional(),
   updated_since: z.iso.datetime({ offset: true }).optional(),
 });
 export type CustomerListQuery = z.infer<typeof customerListQuery>;

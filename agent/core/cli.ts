@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { routeNameSchema } from '../../shared/printing.ts';
 import { UsageError } from '../../shared/usage-error.ts';
+import { agentTokenVariable, readAgentToken } from './agent-token.ts';
 import type { PrinterBackend } from './printers/backend.ts';
 import { isValidCupsPrinterName } from './printers/cups.ts';
 import { folderPrinterPrefix, isFolderPrinter } from './printers/folder.ts';
@@ -12,13 +13,16 @@ import type { AgentRuntimeOptions } from './runtime/runtime-context.ts';
 import type { RuntimeLogLine } from './status.ts';
 
 /**
- * `shopdesk agent --server URL --token TOKEN --route NAME=PRINTER … [--state-dir DIR]`
- * (docs/agent.md, "Running it"). The team's CLI parses the flags and calls runAgentCommand;
- * bad arguments throw UsageError, which the CLI prints as one line on stderr with exit code 2.
+ * `shopdesk agent --server URL --route NAME=PRINTER … [--state-dir DIR]`, the token from
+ * SHOPDESK_AGENT_TOKEN, `--token-file FILE` or `--token TOKEN` (docs/agent.md, "Running it").
+ * The team's CLI parses the flags and calls runAgentCommand; bad arguments throw UsageError,
+ * which the CLI prints as one line on stderr with exit code 2.
  */
 export interface AgentCommandOptions {
   server: string;
-  token: string;
+  /** One of token, tokenFile and the environment's SHOPDESK_AGENT_TOKEN (readAgentToken). */
+  token?: string;
+  tokenFile?: string;
   /** `NAME=PRINTER` as typed; PRINTER is an OS printer name or `folder:DIR`. */
   route: string[];
   stateDir?: string;
@@ -33,8 +37,16 @@ export interface AgentCommandOptions {
   /** Extra runtime options (tests shorten backoffs). */
   runtime?: Partial<AgentRuntimeOptions>;
   platform?: NodeJS.Platform;
+  /** The environment (default process.env): SHOPDESK_AGENT_TOKEN, the default state folder. */
   env?: Record<string, string | undefined>;
 }
+
+/**
+ * The exit code of `shopdesk agent` when the server refuses its token (401 or 403): sysexits'
+ * EX_NOPERM. A service manager can tell it from a crash and not restart a token that will be
+ * refused again (agent/service/shopdesk-agent.service, RestartPreventExitStatus).
+ */
+export const tokenRefusedExitCode = 77;
 
 /** The route a `--route NAME=PRINTER` argument names. */
 export interface RouteArgument {
@@ -86,8 +98,13 @@ export function defaultStateDir(
   return join(env['XDG_STATE_HOME'] ?? join(homedir(), '.local', 'state'), 'shopdesk', 'agent');
 }
 
-/** Checks the arguments; throws UsageError before anything is written. */
-export function agentRuntimeOptionsFrom(options: AgentCommandOptions): AgentRuntimeOptions {
+/**
+ * Checks the arguments; throws UsageError before anything is written. The token is the one
+ * readAgentToken found (or `options.token`, for callers that have it at hand).
+ */
+export function agentRuntimeOptionsFrom(
+  options: AgentCommandOptions & { token: string },
+): AgentRuntimeOptions {
   const platform = options.platform ?? process.platform;
   let url: URL;
   try {
@@ -103,10 +120,10 @@ export function agentRuntimeOptionsFrom(options: AgentCommandOptions): AgentRunt
   if (url.username || url.password || url.search) {
     // Credentials belong in the Authorization header only (docs/reference.md).
     throw new UsageError(
-      '--server must not carry credentials or a query; pass the token with --token',
+      `--server must not carry credentials or a query; give the token in ${agentTokenVariable} or --token-file`,
     );
   }
-  if (options.token.trim() === '') throw new UsageError('--token is required');
+  if (options.token.trim() === '') throw new UsageError('--token must not be empty');
   if (options.route.length === 0)
     throw new UsageError('at least one --route NAME=PRINTER is required');
   const routes = options.route.map((value) => parseRouteArgument(value, platform));
@@ -128,44 +145,75 @@ export function agentRuntimeOptionsFrom(options: AgentCommandOptions): AgentRunt
 
 /**
  * Runs the agent until SIGINT/SIGTERM (or `signal`), then stops it cleanly. Prints one line
- * per job printed or failed on stdout, everything else on stderr. Resolves with the exit code.
+ * per job printed or failed on stdout, everything else on stderr. Resolves with the exit
+ * code: 0 after a stop that was asked for, `tokenRefusedExitCode` when the server refused the
+ * token (at start or later: a person must give it a valid one, so it stops rather than knock
+ * for ever; the job in hand finishes first and the outbox keeps its reports for the next
+ * start). A server that is away or answers 5xx never ends it.
  */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const runtime = new AgentRuntime(agentRuntimeOptionsFrom(options));
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const token = await readAgentToken({
+    token: options.token,
+    tokenFile: options.tokenFile,
+    env,
+    platform,
+  });
+  const runtime = new AgentRuntime(agentRuntimeOptionsFrom({ ...options, token: token.token }));
+  // lp, lpstat and PowerShell inherit the environment; the token has no business there.
+  if (env === process.env) delete process.env[agentTokenVariable];
+  const say = (level: string, message: string) =>
+    stderr.write(`${new Date().toISOString()} ${level} ${message}\n`);
+  for (const warning of token.warnings) say('warn', warning);
   runtime.onLog((line: RuntimeLogLine) => {
     if (line.job) stdout.write(`${line.message}\n`);
     else stderr.write(`${line.at} ${line.level} ${line.message}\n`);
   });
 
   const listeners: Array<[NodeJS.Signals, () => void]> = [];
+  let stopping = false;
+  let requestStop: (reason: string) => void = () => {};
   const stopRequested = new Promise<string>((resolveStop) => {
-    if (options.signal?.aborted) resolveStop('abort');
-    options.signal?.addEventListener('abort', () => resolveStop('abort'), { once: true });
-    if (options.handleSignals === false) return;
+    requestStop = (reason) => {
+      stopping = true;
+      resolveStop(reason);
+    };
+  });
+  if (options.signal?.aborted) requestStop('abort');
+  options.signal?.addEventListener('abort', () => requestStop('abort'), { once: true });
+  if (options.handleSignals !== false) {
     for (const name of ['SIGINT', 'SIGTERM'] as const) {
       const onSignal = () => {
-        if (stopping) {
-          // A second signal means "now": the journal covers a job cut off mid-print.
-          process.exit(130);
-        }
-        stopping = true;
-        resolveStop(name);
+        // A second signal means "now": the journal covers a job cut off mid-print.
+        if (stopping) process.exit(130);
+        requestStop(name);
       };
       process.on(name, onSignal);
       listeners.push([name, onSignal]);
     }
+  }
+  let refused = false;
+  runtime.onStatus((status) => {
+    if (status.connection !== 'unauthorized' || refused) return;
+    refused = true;
+    requestStop('token refused');
   });
-  let stopping = false;
 
   await runtime.start();
   const reason = await stopRequested;
-  stderr.write(`${new Date().toISOString()} info stopping (${reason})\n`);
+  say('info', `stopping (${reason})`);
   try {
     await runtime.stop();
   } finally {
     for (const [name, listener] of listeners) process.off(name, listener);
   }
-  return 0;
+  if (!refused) return 0;
+  say(
+    'error',
+    `exiting with code ${tokenRefusedExitCode} (token refused): give the agent a valid token with the printing.agent permission, then start it again`,
+  );
+  return tokenRefusedExitCode;
 }

@@ -35,8 +35,11 @@ export type OutboxReport = z.infer<typeof outboxReportSchema>;
 export type DeliveryResult =
   /** The server took it (2xx), or a 409 showed the job already in the reported state. */
   | { result: 'delivered'; note?: string }
-  /** The server will never take it (409 for another state, 404, 422): kept no longer. */
-  | { result: 'refused'; note: string }
+  /**
+   * The server will never take it (409 for another state, 404, 422): kept no longer. After a
+   * 409, `job` is the job as the server has it (failed `lease_expired`: its lease ran out).
+   */
+  | { result: 'refused'; note: string; job?: JobRecord }
   /** Not now (network, 5xx, 429, 401): try again later. */
   | { result: 'later'; error: unknown };
 
@@ -168,12 +171,14 @@ export async function sendReport(
       const wanted = report.kind === 'confirm' ? 'printed' : 'failed';
       try {
         const job = await sender.getJob(report.job_id);
+        const code = job.error?.code ? ` (${job.error.code})` : '';
         if (job.status === wanted) {
-          return { result: 'delivered', note: `job ${report.job_id} was already ${wanted}` };
+          return { result: 'delivered', note: `job ${report.job_id} was already ${wanted}${code}` };
         }
         return {
           result: 'refused',
-          note: `server refused the ${report.kind} report of job ${report.job_id}: it is ${job.status} (${failure.message})`,
+          note: `server refused the ${report.kind} report of job ${report.job_id}: it is ${job.status}${code} (${failure.message})`,
+          job,
         };
       } catch (readError) {
         const readFailure = httpStatusOf(readError);

@@ -59,7 +59,8 @@ export interface JobResult {
   title: string | null;
   printer: string | null;
   result: 'printed' | 'failed';
-  ms: number;
+  /** From claim to result; null when the agent did not time it (the server failed the job). */
+  ms: number | null;
   error: { code: string; message: string } | null;
 }
 

@@ -2,6 +2,8 @@ import type { Selectable } from 'kysely';
 import {
   type CustomerListQuery,
   type CustomerRecord,
+  type CustomerRole,
+  customerRoles,
   normalizeDigits,
 } from '../../shared/customers.ts';
 import { fromCents } from '../../shared/money.ts';
@@ -17,6 +19,12 @@ import { isoNow } from '../time.ts';
 export type CustomerRow = Selectable<CustomerTables['customers']>;
 type AddressRow = Selectable<CustomerTables['customer_addresses']>;
 
+/** Each role's column (migration 012). */
+export const roleColumns = {
+  customer: 'is_customer',
+  supplier: 'is_supplier',
+} as const satisfies Record<CustomerRole, keyof CustomerRow>;
+
 function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
   return {
     id: row.id,
@@ -24,6 +32,7 @@ function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
     name: row.name,
     type: row.type,
     status: row.status,
+    roles: customerRoles.filter((role) => Number(row[roleColumns[role]]) === 1),
     taxvat: row.taxvat,
     telephone: row.telephone,
     mobile: row.mobile,
@@ -134,6 +143,7 @@ export async function listCustomers(
   if (query.taxvat !== undefined) base = base.where('taxvat', '=', normalizeDigits(query.taxvat));
   if (query.type) base = base.where('type', '=', query.type);
   if (query.status) base = base.where('status', '=', query.status);
+  if (query.role) base = base.where(roleColumns[query.role], '=', 1);
   if (query.updated_since) {
     base = base.where('updated_at', '>=', isoNow(new Date(query.updated_since)));
   }

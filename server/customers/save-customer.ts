@@ -1,8 +1,9 @@
-import type {
-  AddressInput,
-  CustomerInput,
-  CustomerPatch,
-  CustomerRecord,
+import {
+  type AddressInput,
+  type CustomerInput,
+  type CustomerPatch,
+  type CustomerRecord,
+  customerRoles,
 } from '../../shared/customers.ts';
 import { toCents } from '../../shared/money.ts';
 import { invalidField } from '../domain-errors.ts';
@@ -10,7 +11,7 @@ import { onUniqueViolation, type Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
-import { type CustomerRow, getCustomer } from './read-customers.ts';
+import { type CustomerRow, getCustomer, roleColumns } from './read-customers.ts';
 
 const codeTaken = () => invalidField('code', 'The code has already been taken.');
 
@@ -39,6 +40,8 @@ const insertCustomer = prepared((db, row: Omit<CustomerRow, 'id'>) =>
       mobile: row.mobile,
       email: row.email,
       credit_limit_cents: row.credit_limit_cents,
+      is_customer: row.is_customer,
+      is_supplier: row.is_supplier,
       created_at: row.created_at,
       updated_at: row.updated_at,
     })
@@ -60,6 +63,10 @@ function columnsOf(input: CustomerPatch) {
   if (input.status !== undefined) columns.status = input.status;
   if (input.credit_limit !== undefined) {
     columns.credit_limit_cents = input.credit_limit === null ? null : toCents(input.credit_limit);
+  }
+  if (input.roles !== undefined) {
+    for (const role of customerRoles)
+      columns[roleColumns[role]] = input.roles.includes(role) ? 1 : 0;
   }
   return columns;
 }
@@ -135,6 +142,9 @@ export async function createCustomer(
         email: null,
         credit_limit_cents: null,
         status: 'active',
+        // A new contact is a customer unless its roles say otherwise.
+        is_customer: 1,
+        is_supplier: 0,
         ...columnsOf(input),
         name: input.name,
         type: input.type,

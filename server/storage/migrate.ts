@@ -10,6 +10,7 @@ import * as printing from './migrations/007_printing.ts';
 import * as idempotency from './migrations/008_idempotency.ts';
 import * as webhooks from './migrations/009_webhooks.ts';
 import * as hardening from './migrations/010_hardening.ts';
+import * as customerRoles from './migrations/012_customer_roles.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -23,12 +24,14 @@ const migrations: Record<string, Migration> = {
   '008_idempotency': idempotency,
   '009_webhooks': webhooks,
   '010_hardening': hardening,
+  '012_customer_roles': customerRoles,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/** The project's migrations, for a Migrator (tests migrate a database part of the way). */
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(storage: Storage): Promise<void> {
-  const migrator = new Migrator({ db: storage.db, provider });
+  const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +17,7 @@ import {
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import { waitFor } from '../agent/helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 const execFileAsync = promisify(execFile);
@@ -43,56 +43,6 @@ function cupsPdfOutDir(): string {
     break;
   }
   return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
-}
-
-/**
- * A TCP listener standing in for a label printer's port 9100. Each connection's bytes are
- * collected. While `holding`, a new connection is not read at all: a document larger than
- * the socket buffers then keeps CUPS's socket backend blocked mid-write, so the CUPS job stays
- * "processing" — in the spooler's hands for as long as the test wants, whatever the backend
- * does once it has sent everything.
- */
-interface RawPrinter {
-  server: Server;
-  port: number;
-  connections: number;
-  received: Buffer[];
-  holding: boolean;
-  held: Socket[];
-  releaseHeld(): void;
-}
-
-async function startRawPrinter(): Promise<RawPrinter> {
-  const printer: RawPrinter = {
-    server: createServer((socket) => {
-      printer.connections++;
-      const chunks: Buffer[] = [];
-      socket.on('data', (chunk) => chunks.push(chunk));
-      socket.on('error', () => {});
-      socket.on('end', () => {
-        printer.received.push(Buffer.concat(chunks));
-        socket.end();
-      });
-      if (printer.holding) {
-        socket.pause();
-        printer.held.push(socket);
-      }
-    }),
-    port: 0,
-    connections: 0,
-    received: [],
-    holding: false,
-    held: [],
-    releaseHeld() {
-      printer.holding = false;
-      for (const socket of printer.held.splice(0)) socket.resume();
-    },
-  };
-  await new Promise<void>((resolve) => printer.server.listen(0, '127.0.0.1', resolve));
-  const address = printer.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  printer.port = address.port;
-  return printer;
 }
 
 let cups: TestCups;
@@ -244,19 +194,15 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
 
     heldPrinter.holding = true;
     // 10 MiB: more than loopback's socket buffers hold while the printer reads nothing.
-    const label = Buffer.concat([
-      Buffer.from(`^XA^FDcrash ${suffix}`, 'latin1'),
-      Buffer.alloc(10 * 1024 * 1024, 'x'),
-      Buffer.from('^FS^XZ\r\n', 'latin1'),
-    ]);
+    const label = bigLabel(`crash ${suffix}`);
     const job = await server.createJob({
       route: 'held',
       title: 'Crash',
       content_type: 'application/vnd.zebra.zpl',
       content: label,
     });
-    // Killed mid-print, the agent cannot remove its temporary copy of the 10 MiB label: give
-    // it a temporary folder inside the state folder, which the test removes.
+    // Its own temporary folder, inside the state folder the test removes: where its copy of
+    // the 10 MiB label goes on the way to lp.
     const agentTmp = join(state.dir, 'tmp');
     mkdirSync(agentTmp);
     const first = spawnShopdesk(agentArgs, { TMPDIR: agentTmp });
@@ -285,6 +231,8 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
       );
     });
     expect((await server.job(job.id)).status).toBe('claimed');
+    // The copy went as soon as lp had handed the document to CUPS, not after the follow-up.
+    expect(await readdir(agentTmp)).toEqual([]);
     expect(await first.kill('SIGKILL')).toBe('SIGKILL');
     expect(first.stdout()).toBe('');
 
@@ -313,7 +261,11 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
       () => second.stdout().includes(`job ${job.id} `),
       10_000,
     );
-    expect(second.stdout()).toMatch(new RegExp(`job ${job.id} .*failed`));
+    expect(second.stdout()).toMatch(
+      new RegExp(
+        `^job ${job.id} route=held printer=${heldQueue} failed \\d+ ms: .*\\(agent_interrupted\\)\\n$`,
+      ),
+    );
 
     // Nothing printed again on its own: give the agent a few long-poll rounds.
     await new Promise((resolve) => setTimeout(resolve, 2_000));

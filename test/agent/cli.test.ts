@@ -9,6 +9,7 @@ import {
   defaultStateDir,
   parseRouteArgument,
   runAgentCommand,
+  tokenRefusedExitCode,
 } from '../../agent/core/cli.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import { startStubAgentTestServer } from './helpers/agent-test-server.ts';
@@ -35,7 +36,7 @@ describe('shopdesk agent arguments', () => {
     [{ server: 'ftp://x' }, 'http:// or https://'],
     [{ server: 'http://x/?token=abc' }, 'must not carry credentials'],
     [{ server: 'http://user:pw@x' }, 'must not carry credentials'],
-    [{ token: ' ' }, '--token is required'],
+    [{ token: ' ' }, '--token must not be empty'],
     [{ route: [] }, 'at least one --route'],
     [{ route: ['receipts'] }, 'NAME=PRINTER'],
     [{ route: ['Receipts=PDF'] }, 'route name "Receipts"'],
@@ -124,6 +125,55 @@ describe('runAgentCommand against a stub server', () => {
     expect(logged).toContain('agent stopped');
     expect(logged).not.toContain(server.token);
     expect(await readdir(out)).toEqual([`${ok.id}-ok.pdf`]);
+  });
+
+  it('takes the token from SHOPDESK_AGENT_TOKEN and keeps it from the processes it starts', async () => {
+    const before = process.env['SHOPDESK_AGENT_TOKEN'];
+    process.env['SHOPDESK_AGENT_TOKEN'] = stub.token;
+    onTestFinished(() => {
+      if (before === undefined) delete process.env['SHOPDESK_AGENT_TOKEN'];
+      else process.env['SHOPDESK_AGENT_TOKEN'] = before;
+    });
+    const controller = new AbortController();
+    const running = runAgentCommand({
+      server: stub.url,
+      route: [`receipts=folder:${join(state.dir, 'out')}`],
+      stateDir: join(state.dir, 'state'),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      signal: controller.signal,
+      handleSignals: false,
+    });
+    const job = stub.createJob({ route: 'receipts', content: 'a' });
+    await waitFor('printed', () => stub.job(job.id).status === 'printed');
+    // lp, lpstat and PowerShell get a copy of process.env: the token is no longer in it.
+    expect(process.env['SHOPDESK_AGENT_TOKEN']).toBeUndefined();
+    controller.abort();
+    expect(await running).toBe(0);
+  });
+
+  it('ends with exit code 77 when the server refuses the token, after saying so', async () => {
+    let logged = '';
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk) => {
+      logged += chunk;
+    });
+    const code = await runAgentCommand({
+      server: stub.url,
+      token: 'sd_not-the-token',
+      route: [`receipts=folder:${join(state.dir, 'out')}`],
+      stateDir: join(state.dir, 'state'),
+      stdout: new PassThrough(),
+      stderr,
+      handleSignals: false,
+    });
+    expect(code).toBe(tokenRefusedExitCode);
+    expect(tokenRefusedExitCode).toBe(77);
+    expect(logged).toMatch(/ error the server refused the agent's token \(401\)/);
+    expect(logged).toMatch(
+      / error exiting with code 77 \(token refused\): give the agent a valid token/,
+    );
+    expect(logged).not.toContain('sd_not-the-token');
   });
 
   it('runs as a process and stops cleanly on SIGTERM', async () => {

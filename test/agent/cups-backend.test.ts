@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CupsBackend, lpArguments } from '../../agent/core/printers/cups.ts';
@@ -232,6 +232,57 @@ describe('CUPS back-end when the scheduler cannot be asked', () => {
     expect(outcome).toMatchObject({ ok: false, code: 'printer_error', spoolerJobId: 'Front-5' });
     expect(outcome.ok ? '' : outcome.message).toContain('check the printer before retrying');
     expect(calls.map((call) => call[0])).toEqual(['lp']);
+  });
+});
+
+describe('CUPS back-end: its temporary copy of the document', () => {
+  it('is named with the prefix given, exists while lp runs, and is gone before the follow-up', async () => {
+    let copy = '';
+    const seen: Array<[string, boolean]> = [];
+    const backend = new CupsBackend({
+      tempPrefix: 'shopdesk-print-0123abcd-',
+      cupsUrl: 'http://127.0.0.1:9',
+      pollIntervalMs: 10,
+      runFile: async (file, args) => {
+        copy = args.at(-1)!;
+        seen.push([file, existsSync(copy)]);
+        return { stdout: 'request id is Front-9 (1 file(s))\n', stderr: '' };
+      },
+      sleep: async () => {
+        seen.push(['follow-up', existsSync(copy)]);
+      },
+    });
+    await backend.print(
+      { id: 9, title: 't', content_type: 'application/vnd.zebra.zpl', copies: 1 },
+      Buffer.from('^XA^XZ'),
+      'Front',
+      {},
+    );
+    expect(basename(dirname(copy))).toMatch(/^shopdesk-print-0123abcd-\w{6}$/);
+    expect(dirname(dirname(copy))).toBe(tmpdir());
+    expect(seen[0]).toEqual(['lp', true]);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.slice(1).every(([what, exists]) => what === 'follow-up' && !exists)).toBe(true);
+    expect(existsSync(dirname(copy))).toBe(false);
+  });
+});
+
+describe('CUPS back-end: is the scheduler running', () => {
+  it.each([
+    ['scheduler is running\n', null],
+    ['scheduler is not running\n', 'CUPS is not running (lpstat -r: scheduler is not running)'],
+  ])('lpstat -r saying %j → %j', async (stdout, problem) => {
+    const backend = new CupsBackend({ runFile: async () => ({ stdout, stderr: '' }) });
+    expect(await backend.spoolerProblem()).toBe(problem);
+  });
+
+  it('says so when there is no lpstat at all', async () => {
+    const backend = new CupsBackend({
+      runFile: async () => {
+        throw Object.assign(new Error('spawn lpstat ENOENT'), { code: 'ENOENT' });
+      },
+    });
+    expect(await backend.spoolerProblem()).toBe('CUPS is not installed (no lpstat on the PATH)');
   });
 });
 

@@ -138,6 +138,31 @@ describe('AgentRuntime against a stub server', () => {
     );
   });
 
+  it('after a crash between the end of a print and its report, gives the job its line at the next start', async () => {
+    const backend = new HeldPrinterBackend();
+    backend.holdPrints();
+    const first = makeRuntime({ backend, stopGraceMs: 100 });
+    await first.runtime.start();
+    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    await waitFor('print started', () => backend.prints.length === 1);
+    await first.runtime.stop();
+    // As a crash right after the spooler said "completed": the journal says printed, no report
+    // is in the outbox, and no line was said.
+    const journal = new JobJournal(state.dir);
+    const [entry] = await journal.readAll(() => {});
+    await journal.finish(entry!, { state: 'printed' }, new Date());
+    expect(first.logs.filter((line) => line.job)).toEqual([]);
+
+    const second = makeRuntime({ backend: new HeldPrinterBackend() });
+    await second.runtime.start();
+    await waitFor('confirmed', () => stub.job(job.id).status === 'printed');
+    expect(second.logs.filter((line) => line.job).map((line) => line.message)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^job ${job.id} route=receipts printer=folder:\\S+ printed \\d+ ms$`),
+      ),
+    ]);
+  });
+
   it('after a stop in the middle of a print, reports the job as interrupted and never prints it again', async () => {
     const backend = new HeldPrinterBackend();
     backend.holdPrints();
@@ -334,7 +359,7 @@ describe('AgentRuntime against a stub server', () => {
     expect(runtime.status().connection).toBe('stopped');
   });
 
-  it('drops a confirm the server refuses because the lease ran out, saying so', async () => {
+  it('drops a confirm the server refuses because the lease ran out, with one lease_expired line', async () => {
     const backend = new HeldPrinterBackend();
     backend.holdPrints();
     const { runtime, logs } = makeRuntime({ backend });
@@ -343,13 +368,22 @@ describe('AgentRuntime against a stub server', () => {
     await waitFor('print started', () => backend.prints.length === 1);
     stub.expireLease(job.id);
     backend.releasePrints();
-    await waitFor('refusal logged', () =>
-      logs.find((line) => line.message.includes(`confirm report of job ${job.id}`)),
+    const leaseLine = await waitFor('the lease line', () =>
+      logs.find((line) => line.job?.jobId === job.id && line.job.error?.code === 'lease_expired'),
+    );
+    expect(leaseLine.message).toMatch(
+      new RegExp(
+        `^job ${job.id} route=receipts printer=folder:\\S+ failed: printed here, but the server had failed it already: .*\\(lease_expired\\)$`,
+      ),
     );
     // Not kept for ever: a 409 is not something a later attempt can change.
     await waitFor('outbox empty', () => runtime.status().pendingReports === 0);
     expect(await readdir(join(state.dir, 'outbox'))).toEqual([]);
     expect(stub.job(job.id).error?.code).toBe('lease_expired');
+    // Its printed line, then the lease line: two lines for the job, the second said once.
+    expect(
+      logs.filter((line) => line.job?.jobId === job.id).map((line) => line.job?.result),
+    ).toEqual(['printed', 'failed']);
   });
 
   it('says once that the token is refused', async () => {

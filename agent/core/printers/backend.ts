@@ -39,6 +39,11 @@ export interface PrinterBackend {
    * (`folder:DIR`); the system back-ends list the system's printers and ignore it.
    */
   listPrinters(routed?: readonly string[]): Promise<PrinterInfo[]>;
+  /**
+   * Why the system's spooler cannot print at all now (`CUPS is not running`), or null. Asked
+   * only when a route's printer is missing from the list, the one case it explains.
+   */
+  spoolerProblem?(): Promise<string | null>;
   print(
     job: PrintableJob,
     document: Uint8Array,

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -18,6 +17,7 @@ import {
 } from './backend.ts';
 import { type IppAttributes, IppClient, jobStates, printerStates } from './ipp.ts';
 import { cleanMessage, cleanReasons, type PrinterStatus, unknownStatus } from './printer-status.ts';
+import { makeTempCopyDir, tempCopyPrefix } from './temp-copies.ts';
 
 /**
  * CUPS back-end (Linux, macOS): `lp` run with an argument array, never through a shell,
@@ -149,6 +149,8 @@ export interface CupsBackendOptions {
   runFile?: RunFile;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** How its temporary copies are named (temp-copies.ts); the runtime names them per agent. */
+  tempPrefix?: string;
 }
 
 export class CupsBackend implements PrinterBackend {
@@ -158,6 +160,7 @@ export class CupsBackend implements PrinterBackend {
   private readonly run: RunFile;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly tempPrefix: string;
 
   constructor(options: CupsBackendOptions = {}) {
     this.completionTimeoutMs = options.completionTimeoutMs ?? 5 * 60_000;
@@ -166,6 +169,7 @@ export class CupsBackend implements PrinterBackend {
     this.run = options.runFile ?? runFile;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
+    this.tempPrefix = options.tempPrefix ?? tempCopyPrefix;
   }
 
   /** `lpstat` names the destinations; IPP gives each one's state. */
@@ -185,6 +189,24 @@ export class CupsBackend implements PrinterBackend {
     };
     await Promise.all(Array.from({ length: statusRequestsAtOnce }, worker));
     return printers.map((printer, index) => ({ ...printer, ...states[index]! }));
+  }
+
+  /**
+   * `lpstat -r` says whether the scheduler runs (it exits 0 either way). Without it `lpstat -e`
+   * lists nothing and every route's printer looks missing; this says why.
+   */
+  async spoolerProblem(): Promise<string | null> {
+    let stdout: string;
+    try {
+      ({ stdout } = await this.run('lpstat', ['-r'], { timeout: 10_000 }));
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'CUPS is not installed (no lpstat on the PATH)'
+        : `CUPS cannot be asked whether it runs: ${commandError(error)}`;
+    }
+    return /scheduler is not running/.test(stdout)
+      ? 'CUPS is not running (lpstat -r: scheduler is not running)'
+      : null;
   }
 
   /**
@@ -213,7 +235,8 @@ export class CupsBackend implements PrinterBackend {
     if (!isValidCupsPrinterName(printer)) {
       return failure('invalid_printer', `"${printer}" is not a valid CUPS printer name`);
     }
-    const dir = await mkdtemp(join(tmpdir(), 'shopdesk-print-'));
+    const dir = await makeTempCopyDir(this.tempPrefix);
+    let requestId: { name: string; number: number } | null;
     try {
       const file = join(dir, `job-${job.id}`);
       const handle = await open(file, 'wx', 0o600);
@@ -234,15 +257,16 @@ export class CupsBackend implements PrinterBackend {
       } catch (error) {
         return failure('spooler_rejected', `lp refused the job: ${commandError(error)}`);
       }
-      const requestId = parseLpRequestId(stdout);
+      requestId = parseLpRequestId(stdout);
       if (requestId === null) {
         return failure('spooler_rejected', `lp gave no job id: ${stdout.trim()}`);
       }
-      // lp has copied the document into the spool by now: the temp file can go.
-      return await this.followJob(printer, requestId);
     } finally {
+      // lp has sent the document to the scheduler, which spools its own copy: ours can go
+      // now rather than after a follow-up that may last minutes.
       await rm(dir, { recursive: true, force: true });
     }
+    return this.followJob(printer, requestId);
   }
 
   /** Polls CUPS until the job ends; a job that cannot end (printer stopped) is cancelled. */

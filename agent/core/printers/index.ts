@@ -26,6 +26,10 @@ export class PrinterBackendByName implements PrinterBackend {
     return [...system, ...folders];
   }
 
+  async spoolerProblem(): Promise<string | null> {
+    return (await this.system.spoolerProblem?.()) ?? null;
+  }
+
   print(
     job: PrintableJob,
     document: Uint8Array,
@@ -37,8 +41,16 @@ export class PrinterBackendByName implements PrinterBackend {
   }
 }
 
-export function createSystemBackend(platform: NodeJS.Platform = process.platform): PrinterBackend {
-  return platform === 'win32' ? new WindowsBackend() : new CupsBackend();
+export interface SystemBackendOptions {
+  /** How the back-end names its temporary copies (printers/temp-copies.ts). */
+  tempPrefix?: string;
+}
+
+export function createSystemBackend(
+  platform: NodeJS.Platform = process.platform,
+  options: SystemBackendOptions = {},
+): PrinterBackend {
+  return platform === 'win32' ? new WindowsBackend(options) : new CupsBackend(options);
 }
 
 /**
@@ -49,8 +61,11 @@ export function defaultPrinterCheckMs(platform: NodeJS.Platform = process.platfo
   return platform === 'win32' ? 15_000 : 5_000;
 }
 
-export function createPrinterBackend(platform: NodeJS.Platform = process.platform): PrinterBackend {
-  return new PrinterBackendByName(createSystemBackend(platform));
+export function createPrinterBackend(
+  platform: NodeJS.Platform = process.platform,
+  options: SystemBackendOptions = {},
+): PrinterBackend {
+  return new PrinterBackendByName(createSystemBackend(platform, options));
 }
 
 export type { PrintableJob, PrinterBackend, PrintOutcome } from './backend.ts';

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { PrinterInfo, PrintOptions } from '../../../shared/printing.ts';
 import { printOptionsSchema } from '../../../shared/printing.ts';
@@ -12,6 +11,7 @@ import {
   type PrintOutcome,
   plainTitle,
 } from './backend.ts';
+import { makeTempCopyDir, tempCopyPrefix } from './temp-copies.ts';
 import { listPrintersArguments, parseWindowsPrinters } from './windows-status.ts';
 
 /**
@@ -174,6 +174,8 @@ export interface WindowsBackendOptions {
   runPowerShell?: RunPowerShell;
   pdfToPrinterDir?: () => string;
   timeoutMs?: number;
+  /** How its temporary copies are named (temp-copies.ts); the runtime names them per agent. */
+  tempPrefix?: string;
 }
 
 export class WindowsBackend implements PrinterBackend {
@@ -181,6 +183,7 @@ export class WindowsBackend implements PrinterBackend {
   private readonly runPowerShell: RunPowerShell;
   private readonly pdfToPrinterDir: () => string;
   private readonly timeoutMs: number;
+  private readonly tempPrefix: string;
 
   constructor(options: WindowsBackendOptions = {}) {
     this.loadPdfToPrinter =
@@ -190,6 +193,7 @@ export class WindowsBackend implements PrinterBackend {
     this.runPowerShell = options.runPowerShell ?? runPowerShell;
     this.pdfToPrinterDir = options.pdfToPrinterDir ?? resolvePdfToPrinterDir;
     this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.tempPrefix = options.tempPrefix ?? tempCopyPrefix;
   }
 
   /** `Get-Printer` through the constant script of windows-status.ts: names, default, state. */
@@ -212,7 +216,8 @@ export class WindowsBackend implements PrinterBackend {
     if (!isValidWindowsPrinterName(printer)) {
       return failure('invalid_printer', `"${printer}" is not a valid Windows printer name`);
     }
-    const dir = await mkdtemp(join(tmpdir(), 'shopdesk-print-'));
+    // SumatraPDF and the raw script read the file while they print: removed only after.
+    const dir = await makeTempCopyDir(this.tempPrefix);
     try {
       const isPdf = job.content_type === 'application/pdf';
       const file = join(dir, isPdf ? `job-${job.id}.pdf` : `job-${job.id}.bin`);

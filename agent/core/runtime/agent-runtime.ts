@@ -5,13 +5,14 @@ import { backoffDelay, sleep } from '../backoff.ts';
 import { JobJournal } from '../journal.ts';
 import { ReportOutbox } from '../outbox.ts';
 import { createPrinterBackend } from '../printers/index.ts';
+import { removeTempCopies, tempCopyPrefixFor } from '../printers/temp-copies.ts';
 import type { AgentControl, AgentStatus, RuntimeLogLine } from '../status.ts';
 import { agentVersion } from '../version.ts';
 import { connect } from './connect.ts';
 import { heartbeatLoop } from './heartbeat-loop.ts';
 import { deliverReports, outboxLoop } from './outbox-loop.ts';
 import { pollLoop } from './poll-loop.ts';
-import { notePrinters, printerWatchLoop, readPrinters } from './printer-watch.ts';
+import { printerWatchLoop, refreshPrinters } from './printer-watch.ts';
 import { rememberJobRecord } from './recent-jobs.ts';
 import { recoverJournal } from './recover-journal.ts';
 import { type AgentRuntimeOptions, type RuntimeContext, requireClient } from './runtime-context.ts';
@@ -19,6 +20,14 @@ import { RuntimeStatus } from './runtime-status.ts';
 import { Wakeup } from './wakeup.ts';
 
 const fallbackIntervals = { long_poll_wait_seconds: 25, heartbeat_seconds: 30, lease_seconds: 120 };
+
+/**
+ * How long a clean stop waits for the job in hand, then for a last delivery of the outbox.
+ * A service manager must allow their sum before it kills the agent (TimeoutStopSec= in
+ * agent/service/shopdesk-agent.service).
+ */
+export const defaultStopGraceMs = 30_000;
+export const finalDeliveryMs = 5000;
 
 /**
  * The headless print agent: registers, saves its routes, heartbeats, long-polls for jobs,
@@ -41,7 +50,11 @@ export class AgentRuntime implements AgentControl {
       options,
       // Bad routes are an operator error: refuse them now rather than have the server 422 later.
       routes: options.routes.map((route) => printRouteSchema.parse(route)),
-      backend: options.backend ?? createPrinterBackend(),
+      backend:
+        options.backend ??
+        createPrinterBackend(process.platform, {
+          tempPrefix: tempCopyPrefixFor(options.stateDir),
+        }),
       journal: new JobJournal(options.stateDir),
       outbox: new ReportOutbox(options.stateDir),
       now,
@@ -51,6 +64,8 @@ export class AgentRuntime implements AgentControl {
       pollWakeup: new Wakeup(),
       outboxWakeup: new Wakeup(),
       heartbeatWakeup: new Wakeup(),
+      spoolerProblem: null,
+      leaseLost: new Set(),
       intervals: fallbackIntervals,
       identity: null,
       client: null,
@@ -74,6 +89,15 @@ export class AgentRuntime implements AgentControl {
       status.log('error', `outbox record ${file} is unreadable and was left as is: ${error}`),
     );
     await recoverJournal(context);
+    // After the journal: its entries say what a crash interrupted; the copies it left are
+    // of no use any more.
+    const removed = await removeTempCopies(tempCopyPrefixFor(options.stateDir));
+    if (removed > 0) {
+      status.log(
+        'info',
+        `removed ${removed} temporary ${removed === 1 ? 'copy' : 'copies'} of documents an earlier run left behind`,
+      );
+    }
     status.state.pendingReports = outbox.size;
     context.client = new AgentApiClient({
       serverUrl: options.serverUrl,
@@ -96,7 +120,7 @@ export class AgentRuntime implements AgentControl {
     context.outboxWakeup.wake();
     context.heartbeatWakeup.wake();
     // The loops end at once, except the poll loop, which first finishes the job in hand.
-    const grace = context.options.stopGraceMs ?? 30_000;
+    const grace = context.options.stopGraceMs ?? defaultStopGraceMs;
     const graceOver = new AbortController();
     const finished = await Promise.race([
       Promise.allSettled(this.loops).then(() => true),
@@ -114,7 +138,7 @@ export class AgentRuntime implements AgentControl {
       );
     } else if (context.outbox.size > 0 && context.client) {
       // One last, short try so that a clean stop leaves nothing behind when the server is up.
-      await deliverReports(context, AbortSignal.timeout(5000)).catch(() => {});
+      await deliverReports(context, AbortSignal.timeout(finalDeliveryMs)).catch(() => {});
     }
     await context.client?.close().catch(() => {});
     context.client = null;
@@ -185,9 +209,8 @@ export class AgentRuntime implements AgentControl {
   }
 
   async listPrinters(): Promise<PrinterInfo[]> {
-    const printers = await readPrinters(this.context);
-    if (notePrinters(this.context, printers)) this.context.heartbeatWakeup.wake();
-    return printers;
+    if (await refreshPrinters(this.context)) this.context.heartbeatWakeup.wake();
+    return structuredClone(this.context.status.state.printers);
   }
 
   onStatus(listener: (status: AgentStatus) => void): () => void {

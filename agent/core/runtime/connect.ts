@@ -1,7 +1,6 @@
 import { hostname as osHostname } from 'node:os';
-import type { PrinterInfo } from '../../../shared/printing.ts';
 import { agentVersion } from '../version.ts';
-import { notePrinters, readPrinters } from './printer-watch.ts';
+import { refreshPrinters } from './printer-watch.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
 /**
@@ -11,14 +10,15 @@ import { type RuntimeContext, requireClient } from './runtime-context.ts';
 export async function connect(context: RuntimeContext, signal: AbortSignal): Promise<void> {
   const { options, status } = context;
   const client = requireClient(context);
-  let printers: PrinterInfo[] = [];
   try {
-    printers = await readPrinters(context);
-    notePrinters(context, printers);
+    // Before the server is asked anything: a missing printer or a stopped CUPS is said at
+    // start, even while the server is away.
+    await refreshPrinters(context);
   } catch (error) {
     // Registered without printers; the printer watch tries again within seconds.
     status.log('warn', `could not list printers: ${(error as Error).message}`);
   }
+  const printers = status.state.printers;
   const hostname = (options.hostname ?? osHostname()).slice(0, 255) || 'unknown';
   await client.register(
     {

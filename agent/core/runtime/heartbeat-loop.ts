@@ -1,4 +1,5 @@
 import { sleep } from '../backoff.ts';
+import { announceLeaseLost } from './job-lines.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
 /**
@@ -25,13 +26,21 @@ export async function heartbeatLoop(context: RuntimeContext, signal: AbortSignal
         signal,
       );
       status.noteConnected();
+      // A report waiting in the outbox hears of it from its 409, with the job as the server
+      // has it; a job in hand only from here.
       for (const id of result.released_job_ids) {
-        if (inHand.has(id)) {
-          status.log(
-            'warn',
-            `the server no longer gives job ${id} to this agent (its lease ran out)`,
-          );
-        }
+        if (!inHand.has(id)) continue;
+        const recent = status.state.recentJobs.find((job) => job.id === id);
+        announceLeaseLost(
+          context,
+          {
+            jobId: id,
+            route: recent?.route ?? '-',
+            title: recent?.title ?? null,
+            printer: recent?.printer ?? null,
+          },
+          'the server took it back while this agent had it (its lease ran out) and fails it; check the printer before retrying it',
+        );
       }
       // The server is back: the reports waiting need not wait for their backoff.
       if (outbox.size > 0) context.outboxWakeup.wake();

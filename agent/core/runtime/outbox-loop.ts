@@ -1,5 +1,6 @@
 import { backoffDelay, sleep } from '../backoff.ts';
 import { sendReport } from '../outbox.ts';
+import { announceLeaseLost, leaseExpiredCode } from './job-lines.ts';
 import { noteRecentJobError } from './recent-jobs.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
@@ -43,6 +44,20 @@ export async function deliverReports(context: RuntimeContext, signal: AbortSigna
         status.noteConnected();
         if (delivery.note) status.log('info', delivery.note);
       } else if (delivery.result === 'refused') {
+        // A confirm refused because the lease ran out: printed, yet failed on the server. (An
+        // error report meets a job failed already, which counts as delivered.)
+        const job = delivery.job;
+        if (
+          report.kind === 'confirm' &&
+          job?.error?.code === leaseExpiredCode &&
+          announceLeaseLost(
+            context,
+            { jobId: job.id, route: job.route, title: job.title, printer: report.printer },
+            'printed here, but the server had failed it already: its lease ran out before the confirm arrived; do not retry it',
+          )
+        ) {
+          return;
+        }
         status.log('warn', delivery.note);
         noteRecentJobError(status, report.job_id, delivery.note);
       }

@@ -1,7 +1,7 @@
 import { type PrinterInfo, printerInfoSchema } from '../../../shared/printing.ts';
 import { sleep } from '../backoff.ts';
 import { describeNotReady, printerReadiness } from '../printer-readiness.ts';
-import { defaultPrinterCheckMs } from '../printers/index.ts';
+import { defaultPrinterCheckMs, isFolderPrinter } from '../printers/index.ts';
 import type { NotReadyPrinter } from '../status.ts';
 import type { RuntimeContext } from './runtime-context.ts';
 
@@ -22,6 +22,39 @@ export async function readPrinters(context: RuntimeContext): Promise<PrinterInfo
     if (printers.length === maxPrinters) break;
   }
   return printers;
+}
+
+/**
+ * Reads the printers and takes the reading (the status, the lines, the spooler's state);
+ * returns whether the printers changed, which the heartbeat reports early.
+ */
+export async function refreshPrinters(context: RuntimeContext): Promise<boolean> {
+  const printers = await readPrinters(context);
+  await noteSpooler(context, printers);
+  return notePrinters(context, printers);
+}
+
+/**
+ * When an enabled route's printer is missing from the system's list, asks the back-end
+ * whether its spooler runs at all (CUPS stopped: nothing is listed). One line when a problem
+ * appears, one when it is gone; said before the printers' own lines, which it explains.
+ */
+async function noteSpooler(context: RuntimeContext, printers: PrinterInfo[]): Promise<void> {
+  const { backend, status } = context;
+  const missing = context.routes.some(
+    (route) =>
+      route.enabled &&
+      !isFolderPrinter(route.printer) &&
+      !printers.some((printer) => printer.name === route.printer),
+  );
+  const problem = missing ? ((await backend.spoolerProblem?.().catch(() => null)) ?? null) : null;
+  if (problem === context.spoolerProblem) return;
+  if (problem !== null) {
+    status.log('warn', `${problem}: the routes' printers cannot print until it runs`);
+  } else if (context.spoolerProblem !== null) {
+    status.log('info', `the spooler runs again (was: ${context.spoolerProblem})`);
+  }
+  context.spoolerProblem = problem;
 }
 
 function routesText(routes: string[]): string {
@@ -102,9 +135,9 @@ export async function printerWatchLoop(
   while (!signal.aborted) {
     await sleep(intervalMs, signal).catch(() => {});
     if (signal.aborted) return;
-    let printers: PrinterInfo[];
+    let changed: boolean;
     try {
-      printers = await readPrinters(context);
+      changed = await refreshPrinters(context);
     } catch (error) {
       if (!failing) status.log('warn', `could not read the printers: ${(error as Error).message}`);
       failing = true;
@@ -112,6 +145,6 @@ export async function printerWatchLoop(
     }
     if (failing) status.log('info', 'the printers can be read again');
     failing = false;
-    if (notePrinters(context, printers)) context.heartbeatWakeup.wake();
+    if (changed) context.heartbeatWakeup.wake();
   }
 }

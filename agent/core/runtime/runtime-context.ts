@@ -51,6 +51,10 @@ export interface RuntimeContext {
   readonly outboxWakeup: Wakeup;
   /** Wakes the heartbeat loop: the printers changed. */
   readonly heartbeatWakeup: Wakeup;
+  /** Why the system's spooler cannot print (CUPS not running), as last said; null: it can. */
+  spoolerProblem: string | null;
+  /** Jobs whose lost lease has had its line: said once, however the agent hears of it. */
+  readonly leaseLost: Set<number>;
   /** The routes served; the server's copy once connected. */
   routes: PrintRoute[];
   intervals: AgentConfig['intervals'];

@@ -10,9 +10,15 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerAgentCommand(program: Command): void {
   program
     .command('agent')
-    .description('run the print agent headless; prints a line per job printed or failed')
+    .description(
+      'run the print agent headless; prints a line per job printed or failed; exits 77 when the server refuses its token',
+    )
     .requiredOption('--server <url>', 'the ShopDesk server, e.g. http://shop-server:8080')
-    .requiredOption('--token <token>', 'a token with the printing.agent permission')
+    .option(
+      '--token-file <file>',
+      'a file holding the token (or env SHOPDESK_AGENT_TOKEN); the token needs printing.agent',
+    )
+    .option('--token <token>', 'the token itself: other users see it in the process list')
     .option(
       '--route <NAME=PRINTER>',
       'route to an OS printer name or folder:DIR (repeat for each route)',
@@ -24,12 +30,17 @@ export function registerAgentCommand(program: Command): void {
     .action(async (options) => {
       // Its UsageError is shared/usage-error.ts's, which main.ts prints with exit code 2.
       const { runAgentCommand } = await import('../../../agent/core/cli.ts');
-      await runAgentCommand({
+      const code = await runAgentCommand({
         server: options.server,
-        token: options.token,
+        ...(options.token !== undefined ? { token: options.token } : {}),
+        ...(options.tokenFile !== undefined ? { tokenFile: options.tokenFile } : {}),
         route: options.route,
         ...(options.stateDir ? { stateDir: options.stateDir } : {}),
         ...(options.name ? { name: options.name } : {}),
       });
+      process.exitCode = code;
+      // A job still printing after the stop's grace period keeps its spooler follow-up
+      // alive; the journal covers it, so the process need not wait for it.
+      setTimeout(() => process.exit(code), 2000).unref();
     });
 }

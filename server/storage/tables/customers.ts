@@ -13,6 +13,9 @@ export interface CustomerTables {
     mobile: string | null;
     email: string | null;
     credit_limit_cents: number | null;
+    /** 1 or 0: the roles of shared/customers.ts, one column each (migration 012). */
+    is_customer: Generated<number>;
+    is_supplier: Generated<number>;
     created_at: string;
     updated_at: string;
   };

@@ -6,6 +6,7 @@ import { type App, startApp } from '../../../server/app.ts';
 import { createCompany } from '../../../server/companies/companies.ts';
 import { defaultServerConfig, type ServerConfig } from '../../../server/config.ts';
 import { issueToken } from '../../../server/tokens/tokens.ts';
+import type { Permission } from '../../../shared/permissions.ts';
 import type { JobRecord } from '../../../shared/printing.ts';
 import type { AgentTestServer } from '../../agent/helpers/agent-test-server.ts';
 
@@ -33,6 +34,10 @@ export interface RealAgentTestServer extends AgentTestServer {
   running(): boolean;
   /** Whether a long-poll waits on the server right now. */
   hasWaiters(): boolean;
+  /** Another token of the company (the tests revoke it with `shopdesk token revoke`). */
+  issueToken(permissions: Permission[]): Promise<{ id: number; secret: string }>;
+  /** Fails lapsed leases now, as the server's timer does every few seconds. */
+  sweep(): Promise<{ leaseExpired: number[] }>;
 }
 
 export async function startRealAgentTestServer(
@@ -115,6 +120,14 @@ export async function startRealAgentTestServer(
     },
     running: () => app !== null,
     hasWaiters: () => app?.services.printing.notifier.hasWaiters() ?? false,
+    async issueToken(permissions) {
+      if (app === null) throw new Error('the server is stopped');
+      return issueToken(app.services.storage, { companyId, permissions, name: 'e2e extra' });
+    },
+    async sweep() {
+      if (app === null) throw new Error('the server is stopped');
+      return app.services.printing.sweep();
+    },
     async stop() {
       const current = app;
       app = null;

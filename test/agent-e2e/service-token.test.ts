@@ -1,0 +1,183 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../agent/helpers/wait.ts';
+import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts';
+import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
+
+/**
+ * `shopdesk agent` as a service runs it (docs/it-guide.md, "As a service"), as a process
+ * against the real server: where its token comes from, and which answers end it.
+ */
+let server: RealAgentTestServer;
+let dir: string;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  // Short intervals: a revoked token is noticed at the next heartbeat or long-poll.
+  server = await startRealAgentTestServer({ heartbeatSeconds: 2, longPollWaitSeconds: 2 });
+  dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-service-'));
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => {
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+
+/** `shopdesk agent` with a folder route and its own state folder; killed after the test. */
+function startAgent(options: { args?: string[]; env?: NodeJS.ProcessEnv; server?: string } = {}) {
+  const run = ++runs;
+  const out = join(dir, `out-${run}`);
+  const stateDir = join(dir, `state-${run}`);
+  const agent = spawnShopdesk(
+    [
+      'agent',
+      '--server',
+      options.server ?? server.url,
+      '--route',
+      `receipts=folder:${out}`,
+      '--state-dir',
+      stateDir,
+      ...(options.args ?? []),
+    ],
+    options.env,
+  );
+  cleanups.push(() => agent.kill('SIGKILL'));
+  return { agent, out, stateDir };
+}
+
+async function printsAJob(agent: ShopdeskProcess, out: string, title: string): Promise<void> {
+  const job = await server.createJob({ route: 'receipts', title, content: title });
+  await waitFor(
+    `job ${job.id} printed`,
+    async () => (await server.job(job.id)).status === 'printed',
+    30_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; agent stderr: ${agent.stderr()}`);
+  });
+  expect(await readdir(out)).toContain(`${job.id}-${title}.txt`);
+}
+
+const stderrLines = (agent: ShopdeskProcess) => agent.stderr().trim().split('\n');
+
+describe('shopdesk agent: where the token comes from', () => {
+  it('takes SHOPDESK_AGENT_TOKEN: the token is not on its command line', async () => {
+    const { agent, out } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: server.token } });
+    await printsAJob(agent, out, 'from-env');
+    const commandLine = readFileSync(`/proc/${agent.child.pid}/cmdline`, 'utf8');
+    expect(commandLine).toContain('agent');
+    expect(commandLine).not.toContain(server.token);
+    expect(await agent.kill('SIGTERM')).toBe(0);
+  }, 60_000);
+
+  it('takes --token-file (its trailing newline trimmed), and warns once when others can read it', async () => {
+    const file = join(dir, 'agent-token');
+    await writeFile(file, `${server.token}\n`);
+    await chmod(file, 0o600);
+    const private_ = startAgent({ args: ['--token-file', file] });
+    await printsAJob(private_.agent, private_.out, 'from-private-file');
+    expect(private_.agent.stderr()).not.toContain('can be read by other users');
+    expect(await private_.agent.kill('SIGTERM')).toBe(0);
+
+    await chmod(file, 0o644);
+    const open = startAgent({ args: ['--token-file', file] });
+    await printsAJob(open.agent, open.out, 'from-open-file');
+    expect(stderrLines(open.agent).filter((line) => line.includes('--token-file'))).toEqual([
+      expect.stringMatching(
+        / warn --token-file \S+ can be read by other users \(mode 0644\); make it private: chmod 600 /,
+      ),
+    ]);
+    expect(await open.agent.kill('SIGTERM')).toBe(0);
+  }, 90_000);
+
+  it.each([
+    [{ args: ['--token', 'sd_a'], env: { SHOPDESK_AGENT_TOKEN: 'sd_b' } }, 'given 2 times'],
+    [{ args: ['--token-file', '/dev/null', '--token', 'sd_a'] }, 'given 2 times'],
+    [{ args: [] }, 'no token: set SHOPDESK_AGENT_TOKEN or pass --token-file FILE'],
+    [{ args: ['--token-file', '/no/such/token'] }, 'cannot be read: no such file'],
+  ])('refuses %j with one line and exit code 2, writing nothing', async (options, message) => {
+    const { agent, stateDir } = startAgent(options);
+    expect(await agent.exited).toBe(2);
+    expect(agent.stderr()).toMatch(/^error: [^\n]+\n$/);
+    expect(agent.stderr()).toContain(message);
+    expect(existsSync(stateDir)).toBe(false);
+  });
+});
+
+describe('shopdesk agent: a refused token ends it with exit code 77', () => {
+  it('at start: one line saying so, then exit 77 at once (no retries)', async () => {
+    const started = Date.now();
+    const { agent } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: 'sd_no-such-token' } });
+    expect(await agent.exited).toBe(77);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(agent.stdout()).toBe('');
+    const lines = stderrLines(agent);
+    expect(lines.filter((line) => line.includes("refused the agent's token"))).toEqual([
+      expect.stringMatching(/ error the server refused the agent's token \(401\): /),
+    ]);
+    expect(lines.at(-1)).toMatch(
+      / error exiting with code 77 \(token refused\): give the agent a valid token with the printing\.agent permission, then start it again$/,
+    );
+    expect(agent.stderr()).not.toContain('sd_no-such-token');
+    // Asked once: register, refused; nothing else.
+    expect(lines.filter((line) => line.includes('server unreachable'))).toEqual([]);
+  }, 30_000);
+
+  it('later: a token revoked while it runs (shopdesk token revoke) ends it with 77; its jobs stay queued', async () => {
+    const issued = await server.issueToken(['printing.agent']);
+    const { agent, out } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: issued.secret } });
+    await printsAJob(agent, out, 'before-revoke');
+
+    await runShopdesk(['token', 'revoke', String(issued.id), '--db', server.dbFile]);
+    const revokedAt = Date.now();
+    expect(await agent.exited).toBe(77);
+    // The next heartbeat (2 s here) or long-poll (2 s) is refused.
+    expect(Date.now() - revokedAt).toBeLessThan(15_000);
+    expect(agent.stderr()).toMatch(/ error the server refused the agent's token \(401\)/);
+    expect(stderrLines(agent).at(-1)).toMatch(/ error exiting with code 77 \(token refused\)/);
+
+    const after = await server.createJob({ route: 'receipts', title: 'after', content: 'x' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await server.job(after.id)).status).toBe('queued');
+  }, 60_000);
+});
+
+describe('shopdesk agent: a server in trouble does not end it', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(server.url);
+  });
+  afterAll(() => proxy?.close());
+
+  it('keeps running through 503 answers and a server that is down, then prints', async () => {
+    const { agent, out } = startAgent({
+      server: proxy.url,
+      env: { SHOPDESK_AGENT_TOKEN: server.token },
+    });
+    await printsAJob(agent, out, 'before-trouble');
+
+    proxy.mode = 'unavailable';
+    await waitFor('503 answers', () => proxy.requests.some((request) => request.status === 503));
+    await waitFor('the unreachable line', () => agent.stderr().includes('server unreachable'));
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(agent.child.exitCode).toBeNull();
+    proxy.mode = 'forward';
+    await printsAJob(agent, out, 'after-503');
+    await waitFor('the reachable line', () => agent.stderr().includes('server reachable again'));
+
+    await server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(agent.child.exitCode).toBeNull();
+    await server.restart();
+    await printsAJob(agent, out, 'after-restart');
+    expect(agent.child.exitCode).toBeNull();
+    expect(await agent.kill('SIGTERM')).toBe(0);
+  }, 120_000);
+});
