@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printerReadiness } from '../../agent/core/printer-readiness.ts';
-import { CupsBackend } from '../../agent/core/printers/cups.ts';
+import { CupsBackend, runFile } from '../../agent/core/printers/cups.ts';
 import type { PrinterInfo } from '../../shared/printing.ts';
 import { deleteQueue, lpadmin, startTestCups, type TestCups } from './helpers/cups.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -110,12 +110,14 @@ describe('CUPS printer states against real CUPS', () => {
     expect(await listed(deadQueue)).toMatchObject({ state: 'idle', reasons: [] });
     await execFileAsync('lp', ['-d', deadQueue, '-o', 'raw', '-t', 'dead', '/etc/hostname']);
     // CUPS 2.4 keeps the job processing, retries the socket every 30 s, and says so only in
-    // printer-state-message: no offline reason, so the state is `printing`.
+    // printer-state-message: no offline reason, so the state is `printing`. Before the first
+    // attempt fails the message is "Connecting to printer.", so wait for the one after it.
+    const refused = 'The printer may not exist or is unavailable at this time.';
     const waiting = await waitFor(
       'the socket backend to give up its first attempt',
       async () => {
         const printer = await listed(deadQueue);
-        return printer?.message ? printer : null;
+        return printer?.message === refused ? printer : null;
       },
       30_000,
     );
@@ -125,7 +127,7 @@ describe('CUPS printer states against real CUPS', () => {
       state: 'printing',
       reasons: [],
       accepting_jobs: true,
-      message: 'The printer may not exist or is unavailable at this time.',
+      message: refused,
     });
     expect(printerReadiness(waiting)).toBe('ready');
     await execFileAsync('cancel', ['-a', deadQueue]);
@@ -138,5 +140,54 @@ describe('CUPS printer states against real CUPS', () => {
       accepting_jobs: null,
       message: null,
     });
+  });
+});
+
+describe('the names lpstat gives are kept a minute; the states are read at every call', () => {
+  /** A back-end whose `lpstat -e` names `names` (real IPP for the states), counting its runs. */
+  function backendNaming(names: string[]) {
+    const runs: string[] = [];
+    const counted = new CupsBackend({
+      runFile: async (file, args, options) => {
+        if (file !== 'lpstat') return runFile(file, args, options);
+        runs.push(args.join(' '));
+        return { stdout: args[0] === '-e' ? `${names.join('\n')}\n` : '', stderr: '' };
+      },
+    });
+    return { counted, runs };
+  }
+
+  it('starts lpstat again only when a routed printer is not named, or fresh is asked', async () => {
+    const { counted, runs } = backendNaming([pdfQueue]);
+    await counted.listPrinters([pdfQueue]);
+    expect(runs).toEqual(['-e', '-d']);
+    const again = await counted.listPrinters([pdfQueue]);
+    expect(runs).toHaveLength(2);
+    expect(again.map((printer) => [printer.name, printer.state])).toEqual([[pdfQueue, 'idle']]);
+    await counted.listPrinters([pdfQueue, `shopdesk-state-new-${suffix}`]);
+    expect(runs).toHaveLength(4);
+    await counted.listPrinters([pdfQueue], true);
+    expect(runs).toHaveLength(6);
+  });
+
+  it('reads the names again after a state that cannot be read (a queue removed)', async () => {
+    const { counted, runs } = backendNaming([pdfQueue, `shopdesk-state-gone-${suffix}`]);
+    const printers = await counted.listPrinters();
+    expect(printers.map((printer) => printer.state)).toEqual(['idle', 'unknown']);
+    await counted.listPrinters();
+    expect(runs).toHaveLength(4);
+  });
+
+  it('follows a state change at once, without lpstat', async () => {
+    const { counted, runs } = backendNaming([pdfQueue]);
+    await counted.listPrinters();
+    await execFileAsync('cupsdisable', [pdfQueue]);
+    try {
+      const [stopped] = await counted.listPrinters();
+      expect(stopped?.state).toBe('stopped');
+    } finally {
+      await execFileAsync('cupsenable', [pdfQueue]);
+    }
+    expect(runs).toHaveLength(2);
   });
 });

@@ -35,10 +35,11 @@ export type PrintFailureCode =
 export interface PrinterBackend {
   /**
    * The printers with their state (docs/agent.md, "Printer states"). `routed` names the
-   * printers the routes use, for a back-end whose printers the system does not list
-   * (`folder:DIR`); the system back-ends list the system's printers and ignore it.
+   * printers the routes use: the folder back-end lists them (the system does not); a system
+   * back-end that keeps its list of names a while (CUPS) lists them again when one is not on
+   * it. `fresh` asks for the system's list as it is now (a person is looking at it).
    */
-  listPrinters(routed?: readonly string[]): Promise<PrinterInfo[]>;
+  listPrinters(routed?: readonly string[], fresh?: boolean): Promise<PrinterInfo[]>;
   /**
    * Why the system's spooler cannot print at all now (`CUPS is not running`), or null. Asked
    * only when a route's printer is missing from the list, the one case it explains.

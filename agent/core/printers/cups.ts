@@ -151,6 +151,8 @@ export interface CupsBackendOptions {
   now?: () => number;
   /** How its temporary copies are named (temp-copies.ts); the runtime names them per agent. */
   tempPrefix?: string;
+  /** How long the names `lpstat` gave are kept (the states are read at every call). */
+  listTtlMs?: number;
 }
 
 export class CupsBackend implements PrinterBackend {
@@ -161,6 +163,11 @@ export class CupsBackend implements PrinterBackend {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly tempPrefix: string;
+  private readonly listTtlMs: number;
+  /** The destinations `lpstat` named last, and when. */
+  private listed:
+    | { at: number; printers: Array<Pick<PrinterInfo, 'name' | 'is_default'>> }
+    | undefined;
 
   constructor(options: CupsBackendOptions = {}) {
     this.completionTimeoutMs = options.completionTimeoutMs ?? 5 * 60_000;
@@ -170,15 +177,17 @@ export class CupsBackend implements PrinterBackend {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
     this.tempPrefix = options.tempPrefix ?? tempCopyPrefix;
+    this.listTtlMs = options.listTtlMs ?? 60_000;
   }
 
-  /** `lpstat` names the destinations; IPP gives each one's state. */
-  async listPrinters(): Promise<PrinterInfo[]> {
-    const [destinations, defaults] = await Promise.all([
-      this.run('lpstat', ['-e'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
-      this.run('lpstat', ['-d'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
-    ]);
-    const printers = parsePrinters(destinations.stdout, defaults.stdout);
+  /**
+   * `lpstat` names the destinations; IPP gives each one's state, at every call. The names are
+   * kept for a minute (`lpstat` is two processes; an idle agent started them every 5 s, ~1 %
+   * of a core), and read again sooner when a routed printer is not among them, when a
+   * printer's state cannot be read (removed, or never a queue), or when `fresh` is asked.
+   */
+  async listPrinters(routed: readonly string[] = [], fresh = false): Promise<PrinterInfo[]> {
+    const printers = await this.destinations(routed, fresh);
     const states: PrinterStatus[] = new Array(printers.length);
     let next = 0;
     const worker = async () => {
@@ -188,7 +197,30 @@ export class CupsBackend implements PrinterBackend {
       }
     };
     await Promise.all(Array.from({ length: statusRequestsAtOnce }, worker));
+    if (states.some((state) => state.state === 'unknown')) this.listed = undefined;
     return printers.map((printer, index) => ({ ...printer, ...states[index]! }));
+  }
+
+  private async destinations(
+    routed: readonly string[],
+    fresh: boolean,
+  ): Promise<Array<Pick<PrinterInfo, 'name' | 'is_default'>>> {
+    const listed = this.listed;
+    if (
+      !fresh &&
+      listed &&
+      this.now() - listed.at < this.listTtlMs &&
+      routed.every((name) => listed.printers.some((printer) => printer.name === name))
+    ) {
+      return listed.printers;
+    }
+    const [destinations, defaults] = await Promise.all([
+      this.run('lpstat', ['-e'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
+      this.run('lpstat', ['-d'], { timeout: 10_000 }).catch(() => ({ stdout: '', stderr: '' })),
+    ]);
+    const printers = parsePrinters(destinations.stdout, defaults.stdout);
+    this.listed = { at: this.now(), printers };
+    return printers;
   }
 
   /**

@@ -18,9 +18,12 @@ export class PrinterBackendByName implements PrinterBackend {
   }
 
   /** The system's printers, then the folder printers the routes use. */
-  async listPrinters(routed: readonly string[] = []): Promise<PrinterInfo[]> {
+  async listPrinters(routed: readonly string[] = [], fresh = false): Promise<PrinterInfo[]> {
     const [system, folders] = await Promise.all([
-      this.system.listPrinters(),
+      this.system.listPrinters(
+        routed.filter((printer) => !isFolderPrinter(printer)),
+        fresh,
+      ),
       this.folder.listPrinters(routed.filter(isFolderPrinter)),
     ]);
     return [...system, ...folders];

@@ -209,7 +209,8 @@ export class AgentRuntime implements AgentControl {
   }
 
   async listPrinters(): Promise<PrinterInfo[]> {
-    if (await refreshPrinters(this.context)) this.context.heartbeatWakeup.wake();
+    // Someone is looking at the list (the window's route mapping): the system's, as it is now.
+    if (await refreshPrinters(this.context, true)) this.context.heartbeatWakeup.wake();
     return structuredClone(this.context.status.state.printers);
   }
 

@@ -12,10 +12,10 @@ const maxPrinters = 500;
  * The printers with their state, as the contract takes them: each valid, each name once, at
  * most 500. The routes' printers are passed on for the folder back-end.
  */
-export async function readPrinters(context: RuntimeContext): Promise<PrinterInfo[]> {
+export async function readPrinters(context: RuntimeContext, fresh = false): Promise<PrinterInfo[]> {
   const routed = [...new Set(context.routes.map((route) => route.printer))];
   const printers: PrinterInfo[] = [];
-  for (const listed of await context.backend.listPrinters(routed)) {
+  for (const listed of await context.backend.listPrinters(routed, fresh)) {
     const parsed = printerInfoSchema.safeParse(listed);
     if (!parsed.success || printers.some((printer) => printer.name === parsed.data.name)) continue;
     printers.push(parsed.data);
@@ -28,8 +28,8 @@ export async function readPrinters(context: RuntimeContext): Promise<PrinterInfo
  * Reads the printers and takes the reading (the status, the lines, the spooler's state);
  * returns whether the printers changed, which the heartbeat reports early.
  */
-export async function refreshPrinters(context: RuntimeContext): Promise<boolean> {
-  const printers = await readPrinters(context);
+export async function refreshPrinters(context: RuntimeContext, fresh = false): Promise<boolean> {
+  const printers = await readPrinters(context, fresh);
   await noteSpooler(context, printers);
   return notePrinters(context, printers);
 }
