@@ -1,6 +1,11 @@
 /**
  * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]
- * [--postgres URL] [--webhook] [--cpu-prof DIR]`.
+ * [--samples N] [--rounds N] [--postgres URL] [--webhook] [--no-baseline] [--cpu-prof DIR]`.
+ *
+ * Beside ShopDesk, the Fastify queue baseline (bench/servers/fastify-queue.ts: Fastify +
+ * better-sqlite3, the same routes and bodies, long-poll woken in-process, as an integrator
+ * would write it) runs the same load in its own process, in alternating rounds; the
+ * summary prints both and the ratio (`--no-baseline`: ShopDesk alone).
  *
  * `--webhook`: the company has an endpoint subscribed to every event (`["*"]`), on a
  * receiver in this process that answers 204, so every create, claim and confirm also writes
@@ -11,7 +16,7 @@
  * fresh database created on that PostgreSQL server and dropped after; no rate limit,
  * silent log)
  * in a child process, so that the server and this load generator each have a core, then
- * measures:
+ * measures (bench/lib/print-load.ts):
  *  1. claim + confirm throughput: N queued jobs, `--agents` agents on one route claiming
  *     (`wait: 0`) and confirming in parallel; jobs/s and duplicates (must be 0);
  *  2. enqueue → claim latency: `--waiters` agents long-polling one route; one job at a
@@ -19,15 +24,26 @@
  *     holding the claimed job is taken; p50 and p99.
  */
 import { fork } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
+import { startBenchApp } from './lib/bench-app.ts';
+import {
+  type Latency,
+  latency,
+  QueueClient,
+  type QueueTarget,
+  type Throughput,
+  throughput,
+} from './lib/print-load.ts';
+import { type RunningServer, startServer } from './lib/spawn.ts';
+import { fixed, formatTable, ratio } from './lib/table.ts';
 
 interface Ready {
   url: string;
@@ -35,48 +51,11 @@ interface Ready {
   integratorToken: string;
 }
 
-/** A fresh database on the PostgreSQL server of `adminUrl`, and how to drop it. */
-async function freshPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const { default: pg } = await import('pg');
-  const name = `shopdesk_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
-
 /** The child: the real server over a fresh database, until the parent disconnects. */
 async function serve(): Promise<void> {
-  const { startApp } = await import('../server/app.ts');
-  const { defaultServerConfig } = await import('../server/config.ts');
   const { createCompany } = await import('../server/companies/companies.ts');
   const { issueToken } = await import('../server/tokens/tokens.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-'));
-  const adminUrl = process.env.BENCH_POSTGRES;
-  const postgres = adminUrl ? await freshPostgres(adminUrl) : undefined;
-  const app = await startApp(
-    {
-      ...defaultServerConfig,
-      port: 0,
-      database: postgres
-        ? { kind: 'postgres', url: postgres.url }
-        : { kind: 'sqlite', file: join(dir, 'bench.sqlite') },
-      rateLimitPerMinute: 0,
-      logLevel: 'silent',
-      webhooks: { allowHttp: true, allowPrivate: true },
-      secretKey: randomBytes(32).toString('base64'),
-    },
-    { log: pino({ level: 'silent' }) },
-  );
+  const { app, close } = await startBenchApp();
   const storage = app.services.storage;
   const company = await createCompany(storage, 'Bench shop');
   const hookUrl = process.env.BENCH_WEBHOOK_URL;
@@ -105,14 +84,8 @@ async function serve(): Promise<void> {
     integratorToken: integrator.secret,
   };
   process.send!(ready);
-  // The parent asks for the server's CPU time to tell a saturated server from an idle one.
-  process.on('message', (message) => {
-    if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
-  });
   process.once('disconnect', async () => {
-    await app.close();
-    await postgres?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
     process.exit(0);
   });
 }
@@ -124,33 +97,102 @@ async function run(): Promise<void> {
       agents: { type: 'string', default: '20' },
       waiters: { type: 'string', default: '50' },
       samples: { type: 'string', default: '300' },
+      rounds: { type: 'string', default: '2' },
       postgres: { type: 'string' },
       webhook: { type: 'boolean', default: false },
-      // A directory: the server child writes a V8 CPU profile there when it exits.
+      // ShopDesk alone, without the Fastify queue baseline.
+      'no-baseline': { type: 'boolean', default: false },
+      // A directory: the server children write V8 CPU profiles there when they exit.
       'cpu-prof': { type: 'string' },
     },
   });
+  const jobs = Number(values.jobs);
+  const agentCount = Number(values.agents);
   const profile = values['cpu-prof'];
   const receiver = values.webhook ? await startReceiver() : undefined;
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (values.postgres) env.BENCH_POSTGRES = values.postgres;
   if (receiver) env.BENCH_WEBHOOK_URL = receiver.url;
+  const profileArgs = (name: string) =>
+    profile
+      ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${name}.cpuprofile`]
+      : [];
   const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: profile
-      ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${profile}`]
-      : process.execArgv,
+    execArgv: [...process.execArgv, ...profileArgs('shopdesk-queue')],
     env,
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('message', (message) => resolve(message as Ready));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
+  const targets: QueueTarget[] = [{ name: 'ShopDesk', ...ready, pid: child.pid }];
+  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-queue-'));
+  let baseline: RunningServer | undefined;
+  if (!values['no-baseline']) {
+    const agentToken = randomBytes(24).toString('hex');
+    const integratorToken = randomBytes(24).toString('hex');
+    baseline = await startServer(
+      'Fastify queue',
+      process.execPath,
+      [
+        ...profileArgs('fastify-queue'),
+        '--import',
+        'tsx',
+        fileURLToPath(new URL('./servers/fastify-queue.ts', import.meta.url)),
+        '--db',
+        join(dir, 'fastify-queue.sqlite'),
+      ],
+      { BENCH_AGENT_TOKEN: agentToken, BENCH_INTEGRATOR_TOKEN: integratorToken },
+    );
+    targets.push({
+      name: baseline.name,
+      url: `${baseline.origin}/api/v1`,
+      agentToken,
+      integratorToken,
+      pid: baseline.child.pid,
+    });
+  }
   const dispatcher = new Agent({ connections: 256, keepAliveTimeout: 60_000, pipelining: 1 });
-  const client = new Client(ready, dispatcher, () => serverCpu(child));
+  const clients = targets.map((target) => new QueueClient(target, dispatcher));
   try {
-    await throughput(client, Number(values.jobs), Number(values.agents));
-    await latency(client, Number(values.waiters), Number(values.samples));
+    // Rounds alternate the servers, so that a busy moment of the machine hits them alike.
+    const runs = new Map<string, Throughput[]>();
+    for (let round = 0; round < Number(values.rounds); round++) {
+      for (const client of clients) {
+        const result = await throughput(client, `throughput-${round}`, jobs, agentCount);
+        const { name } = client.target;
+        console.log(
+          `claim+confirm on ${name}, round ${round + 1}: ${jobs} jobs, ${agentCount} agents on one route: ` +
+            `${fixed(result.jobsPerSecond)} jobs/s (${result.seconds.toFixed(2)} s), ` +
+            `server CPU ${result.cpuUsPerJob === null ? '—' : fixed(result.cpuUsPerJob)} µs/job, ` +
+            `claimed ${result.claimed}/${jobs}, duplicates ${result.duplicates}`,
+        );
+        if (result.duplicates > 0 || result.claimed !== jobs) process.exitCode = 1;
+        runs.set(name, [...(runs.get(name) ?? []), result]);
+      }
+    }
+    const latencies = new Map<string, Latency>();
+    for (const client of clients) {
+      const result = await latency(
+        client,
+        'latency',
+        Number(values.waiters),
+        Number(values.samples),
+      );
+      console.log(
+        `enqueue→claim on ${client.target.name} with ${values.waiters} agents long-polling: ` +
+          `p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms ` +
+          `over ${result.samples} jobs, duplicates ${result.duplicates}`,
+      );
+      if (result.duplicates > 0) process.exitCode = 1;
+      latencies.set(client.target.name, result);
+    }
+    console.log(
+      `\n${summary(runs, latencies)}\n(load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})`,
+    );
     if (receiver) {
       // Let the dispatcher finish what is in flight before counting.
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -159,11 +201,53 @@ async function run(): Promise<void> {
   } finally {
     receiver?.close();
     await dispatcher.close();
+    await baseline?.stop();
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.disconnect();
     // The profile is written as the child exits.
     if (profile) await exited;
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The targets beside ShopDesk's figures: the mean of the rounds, and the ratios. */
+function summary(runs: Map<string, Throughput[]>, latencies: Map<string, Latency>): string {
+  const mean = (list: Throughput[], pick: (t: Throughput) => number | null) => {
+    const values = list.map(pick).filter((v): v is number => v !== null);
+    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+  };
+  const ours = runs.get('ShopDesk')!;
+  const oursRate = mean(ours, (t) => t.jobsPerSecond)!;
+  const rows = [...runs].map(([name, list]) => {
+    const rate = mean(list, (t) => t.jobsPerSecond)!;
+    const cpu = mean(list, (t) => t.cpuUsPerJob);
+    const waited = latencies.get(name);
+    return [
+      name,
+      fixed(rate),
+      cpu === null ? '—' : fixed(cpu),
+      String(list.reduce((sum, t) => sum + t.duplicates, 0)),
+      waited ? waited.p50.toFixed(2) : '—',
+      waited ? waited.p99.toFixed(2) : '—',
+      name === 'ShopDesk' ? '' : ratio(oursRate, rate),
+    ];
+  });
+  return [
+    'Targets: ShopDesk ≥ 3,000 jobs/s, ≥ 2x the Fastify queue, 0 duplicates, enqueue→claim p99 ≤ 5 ms.',
+    '',
+    formatTable(
+      [
+        'server',
+        'jobs/s',
+        'CPU µs/job',
+        'duplicates',
+        'claim p50 ms',
+        'claim p99 ms',
+        'ShopDesk ÷ this',
+      ],
+      rows,
+    ),
+  ].join('\n');
 }
 
 /** A webhook receiver that answers 204 at once and counts. */
@@ -187,183 +271,6 @@ async function startReceiver() {
   };
 }
 
-/** CPU seconds the server process has used so far. */
-function serverCpu(child: ReturnType<typeof fork>): Promise<number> {
-  return new Promise((resolve) => {
-    const listen = (message: unknown) => {
-      const cpu = (message as { cpu?: NodeJS.CpuUsage }).cpu;
-      if (!cpu) return;
-      child.off('message', listen);
-      resolve((cpu.user + cpu.system) / 1e6);
-    };
-    child.on('message', listen);
-    child.send('cpu');
-  });
-}
-
-class Client {
-  private readonly ready: Ready;
-  private readonly dispatcher: Agent;
-  readonly serverCpu: () => Promise<number>;
-
-  constructor(ready: Ready, dispatcher: Agent, serverCpu: () => Promise<number>) {
-    this.ready = ready;
-    this.dispatcher = dispatcher;
-    this.serverCpu = serverCpu;
-  }
-
-  async call(
-    method: 'GET' | 'POST' | 'PUT',
-    path: string,
-    body: unknown,
-    options: { agent?: string; token?: string } = {},
-    // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, checked by status.
-  ): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${options.token ?? this.ready.agentToken}`,
-      'content-type': 'application/json',
-    };
-    if (options.agent) headers['x-agent-id'] = options.agent;
-    const answer = await request(`${this.ready.url}${path}`, {
-      method,
-      headers,
-      body: JSON.stringify(body),
-      dispatcher: this.dispatcher,
-    });
-    const text = await answer.body.text();
-    return { status: answer.statusCode, body: text ? JSON.parse(text) : undefined };
-  }
-
-  async agent(route: string): Promise<string> {
-    const uuid = randomUUID();
-    const registered = await this.call(
-      'POST',
-      '/printing/register',
-      { uuid, name: 'bench', hostname: 'bench', platform: 'linux', version: '0', printers: [] },
-      { agent: uuid },
-    );
-    if (registered.status !== 201) throw new Error(`register: ${registered.status}`);
-    await this.call(
-      'PUT',
-      '/printing/routes',
-      { routes: [{ name: route, printer: 'null' }] },
-      {
-        agent: uuid,
-      },
-    );
-    return uuid;
-  }
-
-  async createJob(route: string, n: number): Promise<number> {
-    const answer = await this.call(
-      'POST',
-      '/printing/jobs',
-      {
-        route,
-        content_type: 'text/plain',
-        content_base64: Buffer.from(`receipt ${n}\n`).toString('base64'),
-      },
-      { token: this.ready.integratorToken },
-    );
-    if (answer.status !== 201) throw new Error(`create: ${answer.status}`);
-    return answer.body.data.id;
-  }
-}
-
-async function throughput(client: Client, jobs: number, agentCount: number): Promise<void> {
-  const route = 'throughput';
-  const agents = await Promise.all(Array.from({ length: agentCount }, () => client.agent(route)));
-  // Enqueue (not timed), 32 at a time.
-  let made = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (made < jobs) await client.createJob(route, made++);
-    }),
-  );
-  const claims = new Map<number, number>();
-  let duplicates = 0;
-  const serverCpuBefore = await client.serverCpu();
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  await Promise.all(
-    agents.map(async (agent) => {
-      for (;;) {
-        const next = await client.call('POST', '/printing/jobs/next', { wait: 0 }, { agent });
-        if (next.status === 204) return;
-        if (next.status !== 200) throw new Error(`next: ${next.status}`);
-        const id = next.body.data.id as number;
-        if (claims.has(id)) duplicates++;
-        claims.set(id, (claims.get(id) ?? 0) + 1);
-        const confirm = await client.call('POST', `/printing/jobs/${id}/confirm`, {}, { agent });
-        if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status}`);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const clientCpu = (used.user + used.system) / 1e6;
-  const serverCpuUsed = (await client.serverCpu()) - serverCpuBefore;
-  console.log(
-    `claim+confirm: ${jobs} jobs, ${agentCount} agents on one route: ${(claims.size / seconds).toFixed(0)} jobs/s ` +
-      `(${seconds.toFixed(2)} s; CPU: server ${((serverCpuUsed / seconds) * 100).toFixed(0)}%, load generator ${((clientCpu / seconds) * 100).toFixed(0)}%), claimed ${claims.size}/${jobs}, duplicates ${duplicates}`,
-  );
-  if (duplicates > 0 || claims.size !== jobs) process.exitCode = 1;
-}
-
-async function latency(client: Client, waiters: number, samples: number): Promise<void> {
-  const route = 'latency';
-  const agents = await Promise.all(Array.from({ length: waiters }, () => client.agent(route)));
-  const sentAt = new Map<number, number>();
-  const delays: number[] = [];
-  const seen = new Set<number>();
-  let duplicates = 0;
-  let arrived: ((id: number) => void) | undefined;
-  let stopping = false;
-  const polls = agents.map(async (agent) => {
-    while (!stopping) {
-      const next = await client.call('POST', '/printing/jobs/next', { wait: 30 }, { agent });
-      if (next.status !== 200) continue;
-      const at = performance.now();
-      const id = next.body.data.id as number;
-      if (seen.has(id)) duplicates++;
-      seen.add(id);
-      arrived?.(id);
-      (async () => {
-        // Give the job's creator a moment to note when it sent it.
-        await Promise.resolve();
-        delays.push(at - (sentAt.get(id) ?? at));
-      })();
-      await client.call('POST', `/printing/jobs/${id}/confirm`, {}, { agent });
-    }
-  });
-  // Let every agent reach its long-poll before the first job.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  for (let n = 0; n < samples; n++) {
-    const got = new Promise<number>((resolve) => {
-      arrived = resolve;
-    });
-    const t0 = performance.now();
-    const creating = client.createJob(route, n);
-    const id = await creating;
-    sentAt.set(id, t0);
-    await got;
-    // Spread the samples so that the waiters are back in their long-poll.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  stopping = true;
-  const sorted = [...delays].sort((a, b) => a - b);
-  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-  console.log(
-    `enqueue→claim with ${waiters} agents long-polling: p50 ${pct(0.5).toFixed(2)} ms, p99 ${pct(0.99).toFixed(2)} ms, ` +
-      `max ${sorted[sorted.length - 1]!.toFixed(2)} ms over ${sorted.length} jobs, duplicates ${duplicates}`,
-  );
-  if (duplicates > 0) process.exitCode = 1;
-  // The waiters still long-polling end with the server.
-  void polls;
-}
-
-// Last, so that the classes above are initialised before they are used.
 if (process.argv.includes('--serve')) {
   await serve();
 } else {

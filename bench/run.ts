@@ -7,8 +7,11 @@
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
  * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
  * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does), BENCH_WEBHOOKS=0 (skip
- * the webhook bench, as BENCH_ONLY does); BENCH_ONLY=Idempotency-Key runs only the writes
+ * the webhook bench, as BENCH_ONLY does), BENCH_AGENT=0 (skip the agent footprint, as BENCH_ONLY
+ * does); BENCH_ONLY=Idempotency-Key runs only the writes
  * without and with an Idempotency-Key.
+ * `npm run bench -- --postgres [ADMIN_URL]` runs only the multi-instance PostgreSQL print-queue
+ * bench (see postgresBench below; BENCH_PG_JOBS, BENCH_PG_SAMPLES, BENCH_PG_BASELINE=0).
  */
 import { deepStrictEqual } from 'node:assert';
 import { spawn } from 'node:child_process';
@@ -174,6 +177,10 @@ async function main(): Promise<void> {
       ),
     );
 
+    const targets = customerTargets(rows);
+    if (targets.length > 0)
+      console.log(`\nTargets (issue 14), in this run:\n\n${targets.join('\n')}`);
+
     if (!only || 'Idempotency-Key'.includes(only)) {
       const table = await keyCostTable(ours, seed, settings, rounds);
       console.log(
@@ -210,6 +217,12 @@ async function main(): Promise<void> {
           ]),
         ),
       );
+      const bulk = catalogue.find(({ name }) => name.startsWith('PUT /inventory/stock/bulk'));
+      if (bulk) {
+        console.log(
+          `\nTarget (issue 14): 1,000-item bulk stock update ≤ 25 ms mean at one connection: ${fixed(bulk.result.meanMs, 1)} ms ${bulk.result.meanMs <= 25 ? 'met' : 'NOT met'} (CPU ${cpu(bulk.result)} µs a request)`,
+        );
+      }
     }
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
@@ -217,6 +230,33 @@ async function main(): Promise<void> {
   }
   await printQueueBench();
   await webhookBench();
+  await agentFootprintBench();
+}
+
+/** ShopDesk against "Fastify, same SQL": the HTTP core's targets, with what this run met. */
+function customerTargets(rows: Row[]): string[] {
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+  return rows.flatMap(({ scenario, results }) => {
+    const ours = results.ShopDesk;
+    const base = results['Fastify, same SQL'];
+    if (!ours || !base) return [];
+    const times = ours.requestsPerSecond / base.requestsPerSecond;
+    const wanted = scenario.startsWith('GET') ? 1.25 : 1.0;
+    const lines = [
+      `- ${scenario}: ShopDesk ÷ Fastify, same SQL ${times.toFixed(2)}x req/s (target ≥ ${wanted.toFixed(2)}x: ${verdict(times >= wanted)}); ` +
+        `p99 ${fixed(ours.p99Ms, 1)} against ${fixed(base.p99Ms, 1)} ms (target no worse: ${verdict(ours.p99Ms <= base.p99Ms)})`,
+    ];
+    if (
+      scenario.startsWith('GET') &&
+      ours.cpuUsPerRequest !== null &&
+      base.cpuUsPerRequest !== null
+    ) {
+      lines.push(
+        `  CPU ${fixed(ours.cpuUsPerRequest)} against ${fixed(base.cpuUsPerRequest)} µs a request (target lower: ${verdict(ours.cpuUsPerRequest < base.cpuUsPerRequest)})`,
+      );
+    }
+    return lines;
+  });
 }
 
 /**
@@ -227,7 +267,9 @@ async function main(): Promise<void> {
 async function printQueueBench(): Promise<void> {
   const script = fileURLToPath(new URL('./printing.ts', import.meta.url));
   if (process.env.BENCH_PRINTING === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
-  console.log('\nPrint queue (bench/printing.ts --jobs 2000 --samples 150):\n');
+  console.log(
+    '\nPrint queue, beside the Fastify queue baseline (bench/printing.ts --jobs 2000 --samples 150):\n',
+  );
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', script, '--jobs', '2000', '--samples', '150'],
@@ -254,4 +296,42 @@ async function webhookBench(): Promise<void> {
   if (code !== 0) throw new Error(`bench/webhooks.ts exited with ${code}`);
 }
 
-await main();
+/**
+ * `npm run bench -- --postgres [ADMIN_URL]`: only the print queue over several instances on
+ * one PostgreSQL (bench/printing-postgres.ts: 3 instances, 50 agents, 10,000 jobs, and
+ * graphile-worker beside it). ADMIN_URL names the server and a database to connect to while
+ * creating and dropping the bench's fresh one (default: the tests'
+ * postgres://postgres@127.0.0.1:5432/test).
+ */
+async function postgresBench(): Promise<void> {
+  const { defaultAdminUrl, multiInstanceBench } = await import('./printing-postgres.ts');
+  const at = process.argv.indexOf('--postgres');
+  const given = process.argv[at + 1];
+  const ok = await multiInstanceBench({
+    adminUrl: given && !given.startsWith('--') ? given : defaultAdminUrl,
+    instances: 3,
+    agents: 50,
+    jobs: Number(process.env.BENCH_PG_JOBS ?? 10_000),
+    samples: Number(process.env.BENCH_PG_SAMPLES ?? 300),
+    baseline: process.env.BENCH_PG_BASELINE !== '0',
+  });
+  if (!ok) process.exitCode = 1;
+}
+
+/** The headless agent's memory and idle CPU, from its sources and as shipped (bench/agent-footprint.ts). */
+async function agentFootprintBench(): Promise<void> {
+  const script = fileURLToPath(new URL('./agent-footprint.ts', import.meta.url));
+  if (process.env.BENCH_AGENT === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
+  console.log('\nPrint agent (bench/agent-footprint.ts --jobs 1000 --idle-seconds 10):\n');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--idle-seconds', '10'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/agent-footprint.ts exited with ${code}`);
+}
+
+if (process.argv.includes('--postgres')) {
+  await postgresBench();
+} else {
+  await main();
+}

@@ -15,16 +15,12 @@
  *     share) to the receiver holding the delivery; p50, p99. Also from sending the request.
  */
 import { fork } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
+import { startBenchApp } from './lib/bench-app.ts';
 
 interface Ready {
   url: string;
@@ -33,49 +29,12 @@ interface Ready {
   products: number[];
 }
 
-/** A fresh database on the PostgreSQL server of `adminUrl`, and how to drop it. */
-async function freshPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const { default: pg } = await import('pg');
-  const name = `shopdesk_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
-
 /** The child: the real server over a fresh database, until the parent disconnects. */
 async function serve(): Promise<void> {
-  const { startApp } = await import('../server/app.ts');
-  const { defaultServerConfig } = await import('../server/config.ts');
   const { createCompany } = await import('../server/companies/companies.ts');
   const { issueToken } = await import('../server/tokens/tokens.ts');
   const { createWarehouse } = await import('../server/stock/warehouses.ts');
-  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-'));
-  const adminUrl = process.env.BENCH_POSTGRES;
-  const postgres = adminUrl ? await freshPostgres(adminUrl) : undefined;
-  const app = await startApp(
-    {
-      ...defaultServerConfig,
-      port: 0,
-      database: postgres
-        ? { kind: 'postgres', url: postgres.url }
-        : { kind: 'sqlite', file: join(dir, 'bench.sqlite') },
-      rateLimitPerMinute: 0,
-      logLevel: 'silent',
-      webhooks: { allowHttp: true, allowPrivate: true },
-      secretKey: randomBytes(32).toString('base64'),
-    },
-    { log: pino({ level: 'silent' }) },
-  );
+  const { app, close } = await startBenchApp();
   const storage = app.services.storage;
   // When each transaction that wrote events committed, on the clock both processes share
   // (the epoch, in ms with fractions): the delay to delivery is measured from there.
@@ -120,9 +79,7 @@ async function serve(): Promise<void> {
     if (message === 'commits') process.send!({ commits: commits.splice(0) });
   });
   process.once('disconnect', async () => {
-    await app.close();
-    await postgres?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
     process.exit(0);
   });
 }

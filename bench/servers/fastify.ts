@@ -34,6 +34,8 @@ interface CustomerRow {
   name: string;
   type: 'F' | 'J';
   status: 'active' | 'inactive';
+  is_customer: number;
+  is_supplier: number;
   taxvat: string | null;
   telephone: string | null;
   mobile: string | null;
@@ -79,9 +81,9 @@ const customerByCode = db.prepare<[number, string], { id: number }>(
   'select id from customers where company_id = ? and code = ?',
 );
 const insertCustomer = db.prepare(
-  `insert into customers (company_id, code, name, type, status, taxvat, telephone, mobile, email,
-     credit_limit_cents, created_at, updated_at)
-   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  `insert into customers (company_id, code, name, type, status, is_customer, is_supplier, taxvat,
+     telephone, mobile, email, credit_limit_cents, created_at, updated_at)
+   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 const insertAddress = db.prepare(
   `insert into customer_addresses (customer_id, position, zipcode, street, district, city, state,
@@ -132,6 +134,10 @@ function readCustomer(companyId: number, id: number) {
     name: row.name,
     type: row.type,
     status: row.status,
+    roles: [
+      ...(row.is_customer ? (['customer'] as const) : []),
+      ...(row.is_supplier ? (['supplier'] as const) : []),
+    ],
     taxvat: row.taxvat,
     telephone: row.telephone,
     mobile: row.mobile,
@@ -158,6 +164,8 @@ const createCustomer = db.transaction((companyId: number, input: CustomerInput) 
     input.name,
     input.type,
     input.status ?? 'active',
+    (input.roles ?? ['customer']).includes('customer') ? 1 : 0,
+    (input.roles ?? ['customer']).includes('supplier') ? 1 : 0,
     input.taxvat || null,
     input.telephone ?? null,
     input.mobile ?? null,

@@ -1,0 +1,169 @@
+import type { Agent } from 'undici';
+import { type Answer, PrintClient, percentile } from './print-client.ts';
+import { cpuSecondsOf } from './spawn.ts';
+
+/** A print-queue server under test: ShopDesk or the Fastify queue baseline. */
+export interface QueueTarget {
+  name: string;
+  /** Up to the API's root, e.g. http://127.0.0.1:40123/api/v1 (always ending so) */
+  url: string;
+  agentToken: string;
+  integratorToken: string;
+  /** The server's process, whose CPU time is read from /proc. */
+  pid: number | undefined;
+}
+
+/** The agent's and the integrator's calls to one server (`PrintClient` bound to its origin). */
+export class QueueClient {
+  readonly target: QueueTarget;
+  private readonly client: PrintClient;
+  private readonly origin: string;
+
+  constructor(target: QueueTarget, dispatcher: Agent) {
+    this.target = target;
+    this.client = new PrintClient(target, dispatcher);
+    this.origin = target.url.replace(/\/api\/v1$/, '');
+  }
+
+  call(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    body: unknown,
+    options: { agent?: string } = {},
+  ): Promise<Answer> {
+    return this.client.call(this.origin, method, path, body, options);
+  }
+
+  agent(route: string): Promise<string> {
+    return this.client.agent(this.origin, route);
+  }
+
+  createJob(route: string, n: number): Promise<number> {
+    return this.client.createJob(this.origin, route, n);
+  }
+}
+
+export interface Throughput {
+  jobsPerSecond: number;
+  claimed: number;
+  duplicates: number;
+  /** Server CPU per claim+confirm (two requests), µs; null where /proc is not readable. */
+  cpuUsPerJob: number | null;
+  seconds: number;
+}
+
+/**
+ * `jobs` queued on a fresh route (not timed), then `agentCount` agents on it claiming
+ * (`wait: 0`) and confirming in parallel until a claim answers 204.
+ */
+export async function throughput(
+  client: QueueClient,
+  route: string,
+  jobs: number,
+  agentCount: number,
+): Promise<Throughput> {
+  const agents = await Promise.all(Array.from({ length: agentCount }, () => client.agent(route)));
+  let made = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (made < jobs) await client.createJob(route, made++);
+    }),
+  );
+  const claims = new Map<number, number>();
+  let duplicates = 0;
+  const cpuBefore = cpuSecondsOf(client.target.pid);
+  const started = performance.now();
+  await Promise.all(
+    agents.map(async (agent) => {
+      for (;;) {
+        const next = await client.call('POST', '/printing/jobs/next', { wait: 0 }, { agent });
+        if (next.status === 204) return;
+        if (next.status !== 200) throw new Error(`next: ${next.status}`);
+        const id = next.body.data.id as number;
+        if (claims.has(id)) duplicates++;
+        claims.set(id, (claims.get(id) ?? 0) + 1);
+        const confirm = await client.call('POST', `/printing/jobs/${id}/confirm`, {}, { agent });
+        if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSecondsOf(client.target.pid);
+  return {
+    jobsPerSecond: claims.size / seconds,
+    claimed: claims.size,
+    duplicates,
+    cpuUsPerJob:
+      cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / jobs,
+    seconds,
+  };
+}
+
+export interface Latency {
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
+  duplicates: number;
+}
+
+/**
+ * `waiters` agents long-polling one route; one job at a time is created and the time from
+ * sending POST /printing/jobs to a waiting agent holding the claimed job is taken.
+ */
+export async function latency(
+  client: QueueClient,
+  route: string,
+  waiters: number,
+  samples: number,
+): Promise<Latency> {
+  const agents = await Promise.all(Array.from({ length: waiters }, () => client.agent(route)));
+  const sentAt = new Map<number, number>();
+  const delays: number[] = [];
+  const seen = new Set<number>();
+  let duplicates = 0;
+  let arrived: ((id: number) => void) | undefined;
+  let stopping = false;
+  for (const agent of agents) {
+    void (async () => {
+      while (!stopping) {
+        const next = await client.call('POST', '/printing/jobs/next', { wait: 30 }, { agent });
+        if (next.status !== 200) continue;
+        const at = performance.now();
+        const id = next.body.data.id as number;
+        if (seen.has(id)) duplicates++;
+        seen.add(id);
+        arrived?.(id);
+        (async () => {
+          // Give the job's creator a moment to note when it sent it.
+          await Promise.resolve();
+          delays.push(at - (sentAt.get(id) ?? at));
+        })();
+        await client.call('POST', `/printing/jobs/${id}/confirm`, {}, { agent });
+      }
+    })().catch(() => undefined); // The waiters still long-polling end with the server.
+  }
+  // Let every agent reach its long-poll before the first job.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (let n = 0; n < samples; n++) {
+    const got = new Promise<number>((resolve) => {
+      arrived = resolve;
+    });
+    const t0 = performance.now();
+    const id = await client.createJob(route, n);
+    sentAt.set(id, t0);
+    await got;
+    // Spread the samples so that the waiters are back in their long-poll.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  stopping = true;
+  const sorted = [...delays].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted[sorted.length - 1]!,
+    samples: sorted.length,
+    duplicates,
+  };
+}
