@@ -1,16 +1,18 @@
 import pino, { type Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
-import { RateLimiter } from './http/rate-limit.ts';
+import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
+import { openRateLimit } from './http/shared-rate-limit.ts';
 import { IdempotencyService } from './idempotency/service.ts';
 import { PrintingService } from './printing/service.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
+import { type ListenConnection, listenForCache } from './storage/listen-connection.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { type Clock, systemClock } from './time.ts';
-import { TokenAuthenticator } from './tokens/authenticate.ts';
+import { TokenAuthenticator, tokensChannel } from './tokens/authenticate.ts';
 import { SecretBox } from './webhooks/secret-box.ts';
 import { resolveSecretKey } from './webhooks/secret-key.ts';
 import { type WebhookDeps, WebhookService } from './webhooks/service.ts';
@@ -51,6 +53,8 @@ export async function startApp(
   const log = options.log ?? createLogger(config.logLevel);
   const http = await bind(config.host, config.port, log, config.http);
   let storage: Storage | undefined;
+  let rateLimiter: RateLimit | null = null;
+  let tokenListener: ListenConnection | undefined;
   try {
     storage = options.storage ?? openStorage(config.database);
     await migrateToLatest(storage);
@@ -78,16 +82,28 @@ export async function startApp(
     await webhooks.start();
     await printing.start();
     await idempotency.start();
+    rateLimiter = await openRateLimit(config, log);
+    const authenticator = new TokenAuthenticator(storage, clock);
+    if (storage.dialect === 'postgres' && storage.dedicatedClient) {
+      // A change of tokens or companies, whoever made it, drops the tokens kept in memory.
+      tokenListener = listenForCache(
+        { connect: storage.dedicatedClient, channel: tokensChannel, name: 'tokens', log },
+        authenticator,
+      );
+      await tokenListener.start();
+    }
     http.serve({
       router: new Router('/api/v1', allRoutes),
-      authenticator: new TokenAuthenticator(storage, clock),
-      rateLimiter:
-        config.rateLimitPerMinute > 0 ? new RateLimiter(config.rateLimitPerMinute) : null,
+      authenticator,
+      rateLimiter,
       services,
       log,
       corsOrigins: config.corsOrigins,
+      links: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
     });
     const opened = storage;
+    const limits = rateLimiter;
+    const tokens = tokenListener;
     return {
       url: http.url,
       services,
@@ -100,11 +116,15 @@ export async function startApp(
         await printing.stop();
         await idempotency.stop();
         await webhooks.stop();
+        await limits?.close();
+        await tokens?.close();
         await opened.close();
       },
     };
   } catch (error) {
     await http.close(0);
+    await rateLimiter?.close().catch(() => {});
+    await tokenListener?.close().catch(() => {});
     // The start-up error is the one to report, not a failure to close after it.
     if (storage && !options.storage) await storage.close().catch(() => {});
     throw error;

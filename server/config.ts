@@ -59,6 +59,11 @@ const environmentSchema = z.object({
   SHOPDESK_HOST: z.string().min(1).optional(),
   SHOPDESK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHOPDESK_RATE_LIMIT: z.coerce.number().int().min(0).optional(),
+  /** Redis for the rate limit shared by all instances (docs/scale-out.md). */
+  SHOPDESK_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
   /** Comma-separated origins, or `*`: checked by parseCorsOrigins where it is used. */
   SHOPDESK_CORS_ORIGIN: z.string().min(1).optional(),
   SHOPDESK_MAX_CONNECTIONS: z.coerce.number().int().min(0).optional(),
@@ -86,6 +91,10 @@ const environmentSchema = z.object({
     .string()
     .refine(isSecretKey, 'must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)')
     .optional(),
+  /** The URL clients reach the API at (through a proxy): links are built from it. */
+  SHOPDESK_PUBLIC_URL: z.string().min(1).optional(),
+  /** Honour X-Forwarded-Proto/Host from the proxy in front (never without one). */
+  SHOPDESK_TRUST_PROXY: flag,
   SHOPDESK_WEBHOOKS_ALLOW_HTTP: flag,
   SHOPDESK_WEBHOOKS_ALLOW_PRIVATE: flag,
 });
@@ -112,6 +121,13 @@ export interface ServerConfig {
   database: DatabaseTarget;
   /** Requests a minute per token; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /**
+   * Where the limit is counted when it must be shared: Redis at this URL; without it,
+   * PostgreSQL on PostgreSQL and the process's memory on SQLite (docs/scale-out.md).
+   */
+  redisUrl?: string | undefined;
+  /** How long the shared store may take before a request is counted in memory (2 s). */
+  rateLimitStoreTimeoutMs?: number | undefined;
   /** Origins whose browser apps may call the API (CORS); empty: off. `['*']`: any. */
   corsOrigins: readonly string[];
   logLevel: string;
@@ -126,6 +142,13 @@ export interface ServerConfig {
   /** Tests only (`SHOPDESK_TEST_FAULT`): where the server kills itself; unset in use. */
   testFault?: TestFault | undefined;
   webhooks: WebhookPolicy;
+  /**
+   * `--public-url`: the origin (and path prefix) of links; unset, the listening address, or
+   * the proxy's X-Forwarded-* with `trustProxy` (server/http/public-origin.ts).
+   */
+  publicUrl?: string | undefined;
+  /** `--trust-proxy`: X-Forwarded-Proto/Host are the proxy's word, not a client's. */
+  trustProxy?: boolean | undefined;
   /**
    * `SHOPDESK_SECRET_KEY`, base64; when absent the key file of the data folder is used, and
    * made on first start (`server/webhooks/secret-key.ts`).

@@ -39,10 +39,28 @@ export class InvalidFields extends Error {
   }
 }
 
-export type DomainError = NotFound | Conflict | InvalidFields;
+/**
+ * The database cannot be reached now (its connections were cut, it restarts, a connect
+ * timed out): nothing the caller did wrong, and worth retrying shortly. Which driver errors
+ * mean this is decided in one place, `isConnectionLoss` (server/storage/connection-loss.ts).
+ */
+export class Unavailable extends Error {
+  readonly kind = 'unavailable' as const;
+
+  constructor(options?: { cause?: unknown }) {
+    super('The service is unavailable; try again shortly.', options);
+  }
+}
+
+export type DomainError = NotFound | Conflict | InvalidFields | Unavailable;
 
 export function isDomainError(error: unknown): error is DomainError {
-  return error instanceof NotFound || error instanceof Conflict || error instanceof InvalidFields;
+  return (
+    error instanceof NotFound ||
+    error instanceof Conflict ||
+    error instanceof InvalidFields ||
+    error instanceof Unavailable
+  );
 }
 
 export const invalidField = (field: string, message: string) =>

@@ -92,12 +92,25 @@ export const errorRegistry = {
     },
   },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
+  not_ready: {
+    status: 503,
+    message: 'This instance is not ready to serve requests; try again shortly.',
+  },
   internal: {
     status: 500,
     message: 'Server error.',
     response: {
       name: 'ServerError',
       description: 'Unexpected fault; the body never carries details.',
+    },
+  },
+  unavailable: {
+    status: 503,
+    message: 'The service is unavailable; try again shortly.',
+    response: {
+      name: 'Unavailable',
+      description:
+        'The database was out of reach (an outage or a failover). Retry after `Retry-After` seconds; retry a write with the same Idempotency-Key, since a connection lost at its commit leaves it unknown whether it committed.',
     },
   },
 } as const satisfies Record<string, ErrorEntry>;

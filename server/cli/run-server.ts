@@ -4,6 +4,7 @@ import { type App, startApp } from '../app.ts';
 import { countCompanies, createCompany } from '../companies/companies.ts';
 import { defaultServerConfig, webhookPolicyOf } from '../config.ts';
 import { parseCorsOrigins } from '../http/cors.ts';
+import { parsePublicUrl } from '../http/public-origin.ts';
 import { createWarehouse } from '../stock/warehouses.ts';
 import type { Storage } from '../storage/database.ts';
 import { issueToken } from '../tokens/tokens.ts';
@@ -13,12 +14,15 @@ export interface ServeOptions extends DatabaseOptions {
   host?: string;
   port?: number;
   rateLimit?: number;
+  redisUrl?: string;
   corsOrigin?: string[];
   maxConnections?: number;
   idempotencyTtl?: number;
   demo?: boolean;
   webhooksAllowHttp?: boolean;
   webhooksAllowPrivate?: boolean;
+  publicUrl?: string;
+  trustProxy?: boolean;
 }
 
 /** `shopdesk serve`: migrates, then serves until SIGINT/SIGTERM (graceful). */
@@ -35,6 +39,14 @@ export async function runServer(options: ServeOptions): Promise<void> {
       );
     }
   }
+  let publicUrl = options.publicUrl;
+  if (!publicUrl && env.SHOPDESK_PUBLIC_URL) {
+    try {
+      publicUrl = parsePublicUrl(env.SHOPDESK_PUBLIC_URL);
+    } catch (error) {
+      throw new UsageError(`environment variable SHOPDESK_PUBLIC_URL ${(error as Error).message}`);
+    }
+  }
   const host = options.host ?? env.SHOPDESK_HOST ?? defaultServerConfig.host;
   const port = options.port ?? env.SHOPDESK_PORT ?? defaultServerConfig.port;
   let app: App;
@@ -47,6 +59,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
       port,
       rateLimitPerMinute:
         options.rateLimit ?? env.SHOPDESK_RATE_LIMIT ?? defaultServerConfig.rateLimitPerMinute,
+      redisUrl: options.redisUrl ?? env.SHOPDESK_REDIS_URL,
       corsOrigins: corsOrigins ?? [],
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
       http: {
@@ -63,6 +76,8 @@ export async function runServer(options: ServeOptions): Promise<void> {
       testFault: env.SHOPDESK_TEST_FAULT,
       webhooks: webhookPolicyOf(options, env),
       secretKey: env.SHOPDESK_SECRET_KEY,
+      publicUrl,
+      trustProxy: options.trustProxy ?? env.SHOPDESK_TRUST_PROXY ?? false,
     });
   } catch (error) {
     throw listenError(error, host, port) ?? error;

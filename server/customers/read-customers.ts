@@ -11,7 +11,7 @@ import { NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { likePattern, literalPattern } from '../storage/like.ts';
-import { offsetOf } from '../storage/pages.ts';
+import { offsetOf, totalOf } from '../storage/pages.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { CustomerTables } from '../storage/tables/customers.ts';
 import { isoNow } from '../time.ts';
@@ -147,14 +147,12 @@ export async function listCustomers(
   if (query.updated_since) {
     base = base.where('updated_at', '>=', isoNow(new Date(query.updated_since)));
   }
-  const counted = await base
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
+  const total = await totalOf(base);
   const rows = await base
     .selectAll()
     .orderBy('id')
     .limit(query.per_page)
     .offset(offsetOf(query))
     .execute();
-  return { rows: await withAddresses(storage.db, rows), total: Number(counted.total) };
+  return { rows: await withAddresses(storage.db, rows), total };
 }

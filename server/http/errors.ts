@@ -29,6 +29,12 @@ export class HttpError extends Error {
 }
 
 /**
+ * What a 503 asks the client to wait: the pool reconnects on the next query, so the only
+ * wait is the database's own return (a restart takes a few seconds).
+ */
+export const unavailableRetrySeconds = 2;
+
+/**
  * The one place where a refusal of a domain operation (or of the request schemas, which
  * refuse fields the same way) becomes an answer: its registry code, hence its status.
  */
@@ -40,5 +46,9 @@ export function httpErrorOf(error: DomainError): HttpError {
       return new HttpError('conflict', error.message);
     case 'invalid_fields':
       return new HttpError('validation_failed', error.message, { errors: error.errors });
+    case 'unavailable':
+      return new HttpError('unavailable', error.message, {
+        headers: { 'retry-after': String(unavailableRetrySeconds) },
+      });
   }
 }

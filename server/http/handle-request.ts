@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type Logger } from 'pino';
-import { isDomainError } from '../domain-errors.ts';
+import { isDomainError, Unavailable } from '../domain-errors.ts';
 import type { Services } from '../services.ts';
+import { isTransient } from '../storage/connection-loss.ts';
 import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
 import { loggableError, loggedPath } from './access-log.ts';
 import { RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
+import { type LinkPolicy, linkOrigin } from './public-origin.ts';
 import { parseQuery } from './query.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import { type RateLimit, rateLimitKey } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
 import type { Router } from './router.ts';
 import { parseOrThrow, refuseUnstorableText } from './validation.ts';
@@ -18,13 +20,15 @@ import { parseOrThrow, refuseUnstorableText } from './validation.ts';
 export interface Pipeline {
   router: Router;
   authenticator: TokenAuthenticator;
-  rateLimiter: RateLimiter | null;
+  rateLimiter: RateLimit | null;
   services: Services;
   log: Logger;
   /** Origins that browser apps may call from (`*` for any); none when absent. */
   corsOrigins?: readonly string[];
   /** Aborted when the server begins to shut down. */
   shutdown: AbortSignal;
+  /** Where links point (`--public-url`, `--trust-proxy`): see public-origin.ts. */
+  links?: LinkPolicy;
 }
 
 const infoLevel = pino.levels.values.info!;
@@ -142,7 +146,9 @@ async function dispatch(
     caller = await authenticate(pipeline, request);
     seen.caller = caller;
     if (pipeline.rateLimiter) {
-      const quota = pipeline.rateLimiter.take(caller.tokenId);
+      const counted = rateLimitKey(caller, request.headers['x-agent-id']);
+      const taken = pipeline.rateLimiter.take(counted);
+      const quota = taken instanceof Promise ? await taken : taken;
       rateHeaders = {
         'x-ratelimit-limit': String(pipeline.rateLimiter.limitPerMinute),
         'x-ratelimit-remaining': String(quota.remaining),
@@ -189,7 +195,7 @@ async function dispatch(
       return signal;
     },
     get baseUrl() {
-      baseUrl ??= `${baseOrigin(request)}${pathname}`;
+      baseUrl ??= `${linkOrigin(pipeline.links ?? {}, request)}${pathname}`;
       return baseUrl;
     },
   };
@@ -285,11 +291,6 @@ function parseParams(route: AnyRoute, raw: Record<string, string>): unknown {
   return result.data;
 }
 
-function baseOrigin(request: IncomingMessage): string {
-  const host = request.headers.host ?? 'localhost';
-  return `http://${host}`;
-}
-
 function errorReply(
   log: Logger,
   error: unknown,
@@ -297,8 +298,17 @@ function errorReply(
   method: string,
   path: string,
 ): Reply {
+  // The database out of reach (or a kept plan refused after a migration) is no fault of the
+  // server's code: 503, and a warning (one line, no stack) so that an outage shows in the
+  // log without flooding it with traces.
+  const lost = isTransient(error);
+  if (lost) {
+    const err = (error as Error).message;
+    log.warn({ req_id: requestId, method, path, err }, 'database unavailable');
+  }
+  const domain = lost ? new Unavailable({ cause: error }) : error;
   const known =
-    error instanceof HttpError ? error : isDomainError(error) ? httpErrorOf(error) : undefined;
+    domain instanceof HttpError ? domain : isDomainError(domain) ? httpErrorOf(domain) : undefined;
   if (known) return { status: known.status, body: known.toBody(), headers: known.headers };
   // Unexpected: the details go to the log for IT, a generic message to the client.
   log.error({ req_id: requestId, method, path, err: loggableError(error) }, 'unexpected error');

@@ -92,6 +92,8 @@ function errorsOf(route: AnyRoute): Record<string, unknown> {
   if (route.body || route.query || route.idempotent) statuses.add(422);
   if (route.access !== 'public') statuses.add(429);
   statuses.add(500);
+  // The database out of reach: every route that reads it, which is every one with a token.
+  if (route.access !== 'public') statuses.add(503);
   return Object.fromEntries(
     [...statuses]
       .sort((a, b) => a - b)

@@ -1,11 +1,56 @@
+import type { Caller } from '../tokens/authenticate.ts';
+
+/** What one counted request may do, and what the rate-limit headers tell. */
+export interface Quota {
+  allowed: boolean;
+  remaining: number;
+  resetInSeconds: number;
+}
+
 /**
- * Requests a minute per token, counted in fixed one-minute windows. Kept in the process:
- * with several server instances each enforces the limit on its own share of the traffic.
+ * Requests a minute per key (a token, or a token and one of its agents: `rateLimitKey`).
+ * In the process (`RateLimiter`) on SQLite; shared by every instance (`shared-rate-limit.ts`)
+ * on PostgreSQL or Redis.
  */
-export class RateLimiter {
-  private readonly windows = new Map<number, { startsAt: number; count: number }>();
+export interface RateLimit {
+  readonly limitPerMinute: number;
+  /** Where the counts live: `memory` (this process), `postgres` or `redis` (all instances). */
+  readonly store: 'memory' | 'postgres' | 'redis';
+  /** Counts one request. A shared store answers asynchronously; memory at once. */
+  take(key: string): Quota | Promise<Quota>;
+  close(): Promise<void>;
+}
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The counter a request is charged to: its token, or, for a print agent (a token with
+ * `printing.agent` that sends a UUID as `X-Agent-Id`), that token and that agent: many agents
+ * may share one company token, and each has its own budget (docs/http.md#rate-limit).
+ */
+export function rateLimitKey(
+  caller: Pick<Caller, 'tokenId' | 'permissions'>,
+  agentIdHeader: string | string[] | undefined,
+): string {
+  if (
+    typeof agentIdHeader === 'string' &&
+    uuid.test(agentIdHeader) &&
+    caller.permissions.has('printing.agent')
+  ) {
+    return `${caller.tokenId}:${agentIdHeader.toLowerCase()}`;
+  }
+  return String(caller.tokenId);
+}
+
+/**
+ * Counted in fixed one-minute windows, in the process: the store of one SQLite process, and
+ * the fallback of a shared store that does not answer.
+ */
+export class RateLimiter implements RateLimit {
+  private readonly windows = new Map<string, { startsAt: number; count: number }>();
 
   readonly limitPerMinute: number;
+  readonly store = 'memory' as const;
   private readonly now: () => number;
 
   constructor(limitPerMinute: number, now: () => number = Date.now) {
@@ -13,8 +58,7 @@ export class RateLimiter {
     this.now = now;
   }
 
-  /** Counts one request; says whether it may go on and what the headers should tell. */
-  take(key: number): { allowed: boolean; remaining: number; resetInSeconds: number } {
+  take(key: string): Quota {
     const now = this.now();
     let window = this.windows.get(key);
     if (!window || now - window.startsAt >= 60_000) {
@@ -27,4 +71,6 @@ export class RateLimiter {
     const remaining = Math.max(0, this.limitPerMinute - window.count);
     return { allowed: window.count <= this.limitPerMinute, remaining, resetInSeconds };
   }
+
+  async close(): Promise<void> {}
 }

@@ -156,6 +156,10 @@ export function refuseUnstorableText(value: unknown): void {
   if (Object.keys(errors).length > 0) throw new InvalidFields(errors);
 }
 
+/**
+ * Walks every string and key, with one path array pushed and popped on the way (copied only
+ * where a problem is found): a 1,000-item bulk body has some 10,000 values.
+ */
 function collectUnstorableText(
   value: unknown,
   path: PropertyKey[],
@@ -168,15 +172,22 @@ function collectUnstorableText(
   }
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    value.forEach((item, index) => {
-      collectUnstorableText(item, [...path, index], errors);
-    });
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (typeof item !== 'string' && (typeof item !== 'object' || item === null)) continue;
+      path.push(index);
+      collectUnstorableText(item, path, errors);
+      path.pop();
+    }
     return;
   }
-  for (const [key, item] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    path.push(key);
     const problem = textProblem(key);
-    if (problem) errors[fieldKey([...path, key])] = [`The field name ${problem}.`];
-    else collectUnstorableText(item, [...path, key], errors);
+    if (problem) errors[fieldKey(path)] = [`The field name ${problem}.`];
+    else collectUnstorableText((value as Record<string, unknown>)[key], path, errors);
+    path.pop();
   }
 }
 

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import type { ServerConfig, TestFault } from '../config.ts';
-import { type Storage, violatesUnique } from '../storage/database.ts';
+import type { Storage } from '../storage/database.ts';
 import { type Clock, isoNow } from '../time.ts';
 import {
   deleteKey,
   findKey,
-  type KeyRow,
   type KeyScope,
   type StoredAnswer,
   saveKey,
@@ -41,6 +40,9 @@ export type Outcome<A> =
 /** How often expired keys are deleted. */
 export const keySweepIntervalMs = 60_000;
 
+/** Rolls back the work of a request whose key was stored meanwhile or before. */
+const keyTaken = new Error('idempotency key taken');
+
 /** Rolls the transaction of a failed attempt back, carrying its answer out. */
 class Undone<A> {
   readonly answer: A;
@@ -60,6 +62,8 @@ class Undone<A> {
  *   its connection, so no key is ever left "running". SQLite has one server process, so
  *   the set is enough there.
  * The unique index on the key is the final word: a second writer of one key rolls back.
+ * The key is read only after the work, when storing it found it taken or the work failed:
+ * a retry's work runs once more and is rolled back, and the stored answer is replayed.
  */
 export class IdempotencyService {
   private readonly deps: IdempotencyDeps;
@@ -127,46 +131,47 @@ export class IdempotencyService {
     const { storage, clock, config } = this.deps;
     const now = clock.now();
     const stamp = isoNow(now);
-    let expired: KeyRow | undefined;
-    /** What an earlier use of the key says, or undefined when it is free (or expired). */
-    const verdictOf = (row: KeyRow | undefined): Outcome<A> | undefined => {
-      if (!row) return undefined;
-      if (row.expires_at <= stamp) {
-        expired = row;
-        return undefined;
+    const expiresAt = isoNow(new Date(now.getTime() + config.idempotencyTtlSeconds * 1000));
+    // A key is nearly always new, so the work runs first and its answer is stored with an
+    // insert that does nothing when the key is taken; only then, or when the work fails,
+    // is the key read (the work of a retry is rolled back, and the stored answer given).
+    // One statement a request instead of two: the read cost a keyed write about 16 µs.
+    for (let attempt = 0; ; attempt++) {
+      let failure: unknown;
+      try {
+        const outcome = await storage.transaction(async (trx): Promise<Outcome<A>> => {
+          // Across PostgreSQL instances; SQLite has one server process and `running`.
+          if (storage.dialect === 'postgres' && !(await tryLockKey(trx, scope))) {
+            return { kind: 'in_flight' };
+          }
+          const done = await work();
+          if (!done.stored) throw new Undone(done.answer);
+          if (!(await saveKey(trx, scope, fingerprint, done.stored, stamp, expiresAt))) {
+            throw keyTaken;
+          }
+          this.testFault('kill-before-idempotent-commit');
+          return { kind: 'ran', answer: done.answer };
+        });
+        if (outcome.kind === 'ran') this.testFault('kill-after-idempotent-commit');
+        return outcome;
+      } catch (error) {
+        failure = error;
       }
-      if (row.fingerprint !== fingerprint) return { kind: 'reused' };
-      return { kind: 'replayed', stored: storedAnswerOf(row) };
-    };
-    // SQLite: one server process, and the key is in `running`, so nobody else can store
-    // it meanwhile; reading it before the transaction keeps that transaction as it was.
-    if (storage.dialect === 'sqlite') {
-      const verdict = verdictOf(await findKey(storage.db, scope));
-      if (verdict) return verdict;
-    }
-    try {
-      const outcome = await storage.transaction(async (trx): Promise<Outcome<A>> => {
-        if (storage.dialect === 'postgres') {
-          if (!(await tryLockKey(trx, scope))) return { kind: 'in_flight' };
-          const verdict = verdictOf(await findKey(trx, scope));
-          if (verdict) return verdict;
-        }
-        if (expired) await deleteKey(trx, expired.id);
-        const attempt = await work();
-        if (!attempt.stored) throw new Undone(attempt.answer);
-        const expiresAt = isoNow(new Date(now.getTime() + config.idempotencyTtlSeconds * 1000));
-        await saveKey(trx, scope, fingerprint, attempt.stored, stamp, expiresAt);
-        this.testFault('kill-before-idempotent-commit');
-        return { kind: 'ran', answer: attempt.answer };
+      // The work failed, or the key was taken: what does an earlier use of the key say?
+      // (When even that read fails, the failure of the request is the one to report.)
+      const row = await findKey(storage.db, scope).catch(() => {
+        throw failure;
       });
-      if (outcome.kind === 'ran') this.testFault('kill-after-idempotent-commit');
-      return outcome;
-    } catch (error) {
-      if (error instanceof Undone) return { kind: 'ran', answer: error.answer as A };
-      if (violatesUnique(error, 'idempotency_keys', ['company_id', 'operation', 'key'])) {
-        return { kind: 'in_flight' };
+      if (row && row.expires_at > stamp) {
+        if (row.fingerprint !== fingerprint) return { kind: 'reused' };
+        return { kind: 'replayed', stored: storedAnswerOf(row) };
       }
-      throw error;
+      if (failure instanceof Undone) return { kind: 'ran', answer: failure.answer as A };
+      if (failure !== keyTaken) throw failure;
+      // Taken by a key past its time that the sweep has not reached yet (or by one swept
+      // meanwhile): free it, and run again; taken a second time, by a writer we cannot see.
+      if (attempt > 0) return { kind: 'in_flight' };
+      if (row) await storage.transaction((trx) => deleteKey(trx, row.id));
     }
   }
 

@@ -62,21 +62,28 @@ type SaveValues = {
   expiresAt: string;
 };
 
-const saveStatement = prepared<SaveValues, never>((db, p) =>
-  db.insertInto('idempotency_keys').values({
-    company_id: p.companyId,
-    operation: p.operation,
-    key: p.key,
-    fingerprint: p.fingerprint,
-    status: p.status,
-    body: p.body,
-    headers: p.headers,
-    created_at: p.createdAt,
-    expires_at: p.expiresAt,
-  }),
+const saveStatement = prepared<SaveValues, { id: number }>((db, p) =>
+  db
+    .insertInto('idempotency_keys')
+    .values({
+      company_id: p.companyId,
+      operation: p.operation,
+      key: p.key,
+      fingerprint: p.fingerprint,
+      status: p.status,
+      body: p.body,
+      headers: p.headers,
+      created_at: p.createdAt,
+      expires_at: p.expiresAt,
+    })
+    .onConflict((conflict) => conflict.columns(['company_id', 'operation', 'key']).doNothing())
+    .returning('id'),
 );
 
-/** Stores the answer under its key; meant to run in the transaction of the request's write. */
+/**
+ * Stores the answer under its key, in the transaction of the request's write; false, with
+ * nothing stored, when the key is taken (stored before, expired or not).
+ */
 export async function saveKey(
   db: Db,
   scope: KeyScope,
@@ -84,8 +91,8 @@ export async function saveKey(
   answer: StoredAnswer,
   createdAt: string,
   expiresAt: string,
-): Promise<void> {
-  await saveStatement(db, {
+): Promise<boolean> {
+  const rows = await saveStatement(db, {
     ...scope,
     fingerprint,
     status: answer.status,
@@ -94,6 +101,7 @@ export async function saveKey(
     createdAt,
     expiresAt,
   });
+  return rows.length > 0;
 }
 
 export async function deleteKey(db: Db, id: number): Promise<void> {

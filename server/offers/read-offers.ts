@@ -4,7 +4,7 @@ import type { OfferListQuery, OfferRecord } from '../../shared/offers.ts';
 import { NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
-import { offsetOf } from '../storage/pages.ts';
+import { offsetOf, totalOf } from '../storage/pages.ts';
 import type { OfferTables } from '../storage/tables/offers.ts';
 import { lineRecord } from './price-offer.ts';
 
@@ -81,14 +81,12 @@ export async function listOffers(
   let base = storage.db.selectFrom('offers').where('company_id', '=', companyId);
   if (query.status) base = base.where('status', '=', query.status);
   if (query.customer_id) base = base.where('customer_id', '=', query.customer_id);
-  const counted = await base
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
+  const total = await totalOf(base);
   const rows = await base
     .selectAll()
     .orderBy('id')
     .limit(query.per_page)
     .offset(offsetOf(query))
     .execute();
-  return { rows: await withItems(storage.db, rows), total: Number(counted.total) };
+  return { rows: await withItems(storage.db, rows), total };
 }

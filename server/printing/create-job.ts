@@ -17,20 +17,25 @@ export interface NewJob {
   expires_in?: number | undefined;
 }
 
-/** Stores the content once per company (by sha256) and returns its row id. */
+/**
+ * Stores the content once per company (by sha256) and returns its row id: the insert gives
+ * it back for new content (the usual case, one statement); content stored before is read.
+ */
 async function storeDocument(db: Db, companyId: number, content: Buffer, stamp: string) {
   const sha256 = createHash('sha256').update(content).digest('hex');
-  await db
-    .insertInto('print_documents')
-    .values({ company_id: companyId, sha256, size: content.length, content, created_at: stamp })
-    .onConflict((oc) => oc.columns(['company_id', 'sha256']).doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('print_documents')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('sha256', '=', sha256)
-    .executeTakeFirstOrThrow();
+  const row =
+    (await db
+      .insertInto('print_documents')
+      .values({ company_id: companyId, sha256, size: content.length, content, created_at: stamp })
+      .onConflict((oc) => oc.columns(['company_id', 'sha256']).doNothing())
+      .returning('id')
+      .executeTakeFirst()) ??
+    (await db
+      .selectFrom('print_documents')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('sha256', '=', sha256)
+      .executeTakeFirstOrThrow());
   return { documentId: row.id, sha256, size: content.length };
 }
 

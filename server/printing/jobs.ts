@@ -9,7 +9,7 @@ import type {
 import { NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
-import { offsetOf } from '../storage/pages.ts';
+import { offsetOf, totalOf } from '../storage/pages.ts';
 import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
 
@@ -126,14 +126,12 @@ export async function listHistory(
   if (query.route) base = base.where('route', '=', query.route);
   if (query.agent_id) base = base.where('agent_id', '=', query.agent_id.toLowerCase());
   if (query.since) base = base.where('created_at', '>=', isoNow(new Date(query.since)));
-  const counted = await base
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
+  const total = await totalOf(base);
   const rows = await base
     .selectAll()
     .orderBy('id', 'desc')
     .limit(query.per_page)
     .offset(offsetOf(query))
     .execute();
-  return { rows: rows.map(toJobRecord), total: Number(counted.total) };
+  return { rows: rows.map(toJobRecord), total };
 }

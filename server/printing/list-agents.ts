@@ -7,7 +7,7 @@ import type {
 } from '../../shared/printing.ts';
 import { NotFound } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
-import { offsetOf } from '../storage/pages.ts';
+import { offsetOf, totalOf } from '../storage/pages.ts';
 import { type AgentRow, onlineSince, toAgentRecord } from './agents.ts';
 
 /** The routes of each of these agents, in their saved order. */
@@ -57,9 +57,7 @@ export async function listAgents(
   presence: Presence,
 ): Promise<{ rows: AgentListing[]; total: number }> {
   const base = db.selectFrom('print_agents').where('company_id', '=', companyId);
-  const counted = await base
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
+  const total = await totalOf(base);
   const rows = await base
     .selectAll()
     .orderBy('name')
@@ -71,7 +69,7 @@ export async function listAgents(
     db,
     rows.map((row) => row.id),
   );
-  return { rows: listingsOf(rows, routes, presence), total: Number(counted.total) };
+  return { rows: listingsOf(rows, routes, presence), total };
 }
 
 /** One agent of the company by its UUID; another company's reads as unknown. */

@@ -2,11 +2,13 @@ import type { JobRecord } from '../../shared/printing.ts';
 import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
-import { prepared } from '../storage/prepared.ts';
+import { prepared, syncSqliteTransaction } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
+import { wantsEvent } from '../webhooks/outbox.ts';
 import type { AgentRef } from './agents.ts';
 import { recordJobEvent } from './job-events.ts';
 import { getJobRow, type JobRow, toJobRecord } from './jobs.ts';
+import { type ConfirmValues, confirmInOneStatement, confirmUpdate } from './pg-confirm.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
   if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
@@ -21,38 +23,19 @@ function notHolder(row: JobRow, agent: AgentRef, action: string) {
 }
 
 /** The confirm's UPDATE, compiled once: it runs once per printed job. */
-const confirmStatement = prepared<
-  { jobId: number; companyId: number; agentUuid: string; printer: string | null; now: string },
-  JobRow
->((db, p) =>
-  db
-    .updateTable('print_jobs')
-    .set({
-      status: 'printed',
-      printer: p.printer,
-      printed_at: p.now,
-      lease_expires_at: null,
-      updated_at: p.now,
-    })
-    .where('id', '=', p.jobId)
-    .where('company_id', '=', p.companyId)
-    .where('agent_id', '=', p.agentUuid)
-    .where('status', '=', 'claimed')
-    .returningAll(),
-);
+const confirmStatement = prepared<ConfirmValues, JobRow>((db, p) => confirmUpdate(db, p));
 
-const eventStatement = prepared<
-  {
-    companyId: number;
-    jobId: number;
-    from: JobRow['status'];
-    to: JobRow['status'];
-    agentUuid: string;
-    message: string | null;
-    at: string;
-  },
-  never
->((db, p) =>
+interface EventValues {
+  companyId: number;
+  jobId: number;
+  from: JobRow['status'];
+  to: JobRow['status'];
+  agentUuid: string;
+  message: string | null;
+  at: string;
+}
+
+const eventStatement = prepared<EventValues, never>((db, p) =>
   db.insertInto('print_job_events').values({
     company_id: p.companyId,
     job_id: p.jobId,
@@ -78,18 +61,43 @@ export async function confirmJob(
   now: Date,
 ): Promise<JobRecord> {
   const stamp = isoNow(now);
+  const values = {
+    jobId,
+    companyId: agent.companyId,
+    agentUuid: agent.uuid,
+    printer: printer ?? null,
+    now: stamp,
+  };
+  const message = printer ? `printed on ${printer}` : null;
+  const db = storage.db;
+  if (storage.dialect === 'postgres') {
+    if ((await wantsEvent(storage, db, agent.companyId, 'print_job.printed')) === false) {
+      // One round trip (pg-confirm.ts); when it changes nothing, the path below says why.
+      const [row] = await confirmInOneStatement(db, values);
+      if (row) return toJobRecord(row);
+    }
+  } else {
+    // SQLite, the usual case (no endpoint takes print_job.printed, the connection is free):
+    // the UPDATE and its event in one synchronous transaction straight on the connection.
+    // A confirm that changes nothing takes the general path below, which says why.
+    const wants = wantsEvent(storage, db, agent.companyId, 'print_job.printed');
+    if (wants instanceof Promise) {
+      await wants; // Loads the subscriptions: the next confirms know at once.
+    } else if (!wants) {
+      const done = syncSqliteTransaction(db, () => {
+        const row = confirmStatement.sync(db, values)[0];
+        if (row) eventStatement.sync(db, eventOf(row, 'claimed', agent, message));
+        return row;
+      });
+      if (done?.value) return toJobRecord(done.value);
+    }
+  }
   return storage.transaction(async (trx) => {
     // In the transaction that holds the connection: on SQLite, straight on it.
-    const confirmed = await confirmStatement(trx, {
-      jobId,
-      companyId: agent.companyId,
-      agentUuid: agent.uuid,
-      printer: printer ?? null,
-      now: stamp,
-    });
+    const confirmed = await confirmStatement(trx, values);
     const row = confirmed[0];
     if (row) {
-      await transition(trx, row, 'claimed', agent, printer ? `printed on ${printer}` : null);
+      await transition(trx, row, 'claimed', agent, message);
       await recordJobEvent(storage, trx, 'print_job.printed', row);
       return toJobRecord(row);
     }
@@ -144,7 +152,16 @@ async function transition(
   agent: AgentRef,
   message: string | null,
 ): Promise<void> {
-  await eventStatement(db, {
+  await eventStatement(db, eventOf(row, from, agent, message));
+}
+
+function eventOf(
+  row: JobRow,
+  from: JobRow['status'],
+  agent: AgentRef,
+  message: string | null,
+): EventValues {
+  return {
     companyId: row.company_id,
     jobId: row.id,
     from,
@@ -152,5 +169,5 @@ async function transition(
     agentUuid: agent.uuid,
     message,
     at: row.updated_at,
-  });
+  };
 }

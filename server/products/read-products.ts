@@ -4,7 +4,7 @@ import { NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { likePattern, literalPattern } from '../storage/like.ts';
-import { offsetOf } from '../storage/pages.ts';
+import { offsetOf, totalOf } from '../storage/pages.ts';
 import { type ProductRow, toRecords } from './records.ts';
 
 export async function getProductRow(
@@ -45,9 +45,7 @@ export async function listProducts(
       eb.or([likePattern(storage, 'name', pattern), likePattern(storage, 'code', pattern)]),
     );
   }
-  const counted = await base
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
+  const total = await totalOf(base);
   let ordered = base.selectAll();
   if (query.q) {
     const startsWith = likePattern(storage, 'name', literalPattern(query.q, 'start'));
@@ -56,5 +54,5 @@ export async function listProducts(
     );
   }
   const rows = await ordered.orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute();
-  return { rows: await toRecords(storage.db, companyId, rows), total: Number(counted.total) };
+  return { rows: await toRecords(storage.db, companyId, rows), total };
 }

@@ -16,6 +16,7 @@ import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import type { Dialect } from './db.ts';
+import { runNamedStatements } from './pg-named-statements.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { Transactions } from './transactions.ts';
@@ -99,6 +100,10 @@ function openSqlite(file: string): OpenedStorage {
     get inTransaction() {
       return raw.inTransaction;
     },
+    // BEGIN and COMMIT prepared once, like the queries: `exec` would compile them each time.
+    exec: (sqlText) => {
+      statements.prepare(sqlText).run([]);
+    },
     prepare: (sqlText) =>
       statements.prepare(sqlText) as unknown as ReturnType<DirectSqlite['prepare']>,
   });
@@ -153,15 +158,42 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
+/**
+ * Connections each instance's pool opens at most (plus the LISTEN sessions of the print
+ * queue, the webhook dispatcher and the token cache): N instances need N × 13 of
+ * PostgreSQL's `max_connections` (100 by default), docs/deploy.md.
+ */
+export const postgresPoolSize = 10;
+
 function openPostgres(url: string): OpenedStorage {
   const pg = require('pg') as typeof PgModule;
   // int8 (count(*), sums) comes back as a string by default; our values fit in a double.
   pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  // An idle connection ended by the database (a restart, an administrator, a dropped
-  // database) is removed by the pool and replaced on next use; without a listener the pool
-  // would raise the error as an uncaught exception and stop the process.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: postgresPoolSize,
+    // A database that does not answer a connect (down, or its host unreachable) fails the
+    // request after 5 s with 503 `unavailable` instead of holding it until the client gives
+    // up; one that refuses fails it at once (connection-loss.ts).
+    connectionTimeoutMillis: 5000,
+    // Connections cut without a word (a firewall, a host gone) are noticed by TCP probes.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  // A connection ended by the database (a restart, pg_terminate_backend, a dropped
+  // database) is removed by the pool — idle, or when the query it ran fails and it is
+  // released — and a new one is opened on the next query: the pool recovers by itself,
+  // and the requests that met the cut answer 503 (docs/http.md). Without a listener the
+  // pool would raise an idle connection's error as an uncaught exception.
   pool.on('error', () => {});
+  // A connection cut while checked out but between queries (a transaction whose code runs
+  // in JavaScript) emits `error` with no query to fail: the pool listens only to idle ones,
+  // and an unheard `error` would stop the process. Heard here, it fails the next query
+  // ("not queryable", a connection loss: 503) and the pool drops it when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    runNamedStatements(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let mark = 0;
   return {

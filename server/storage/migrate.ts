@@ -11,6 +11,8 @@ import * as idempotency from './migrations/008_idempotency.ts';
 import * as webhooks from './migrations/009_webhooks.ts';
 import * as hardening from './migrations/010_hardening.ts';
 import * as customerRoles from './migrations/012_customer_roles.ts';
+import * as movementsUnindexed from './migrations/013_movements_unindexed.ts';
+import * as tokenNotices from './migrations/014_token_notices.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -25,6 +27,8 @@ const migrations: Record<string, Migration> = {
   '009_webhooks': webhooks,
   '010_hardening': hardening,
   '012_customer_roles': customerRoles,
+  '013_movements_unindexed': movementsUnindexed,
+  '014_token_notices': tokenNotices,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */
@@ -38,4 +42,14 @@ export async function migrateToLatest(storage: Storage): Promise<void> {
     const name = failed ? ` ${failed.migrationName}` : '';
     throw new Error(`database migration${name} failed: ${(error as Error).message ?? error}`);
   }
+}
+
+/**
+ * The migrations this code knows that the database has not run (readiness: an instance whose
+ * schema is behind must not be sent requests). Reads the migration table; nothing is written.
+ */
+export async function pendingMigrations(storage: Storage): Promise<string[]> {
+  const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
+  const known = await migrator.getMigrations();
+  return known.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
 }

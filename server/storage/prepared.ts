@@ -1,5 +1,6 @@
 import { type Compilable, type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
 import type { Db, Dialect } from './db.ts';
+import { nameStatement } from './pg-named-statements.ts';
 import type { Database } from './schema.ts';
 
 /** Stands, in a query compiled once, for the parameter a call gives at run time. */
@@ -14,6 +15,8 @@ class Slot {
 export interface DirectSqlite {
   /** Whether a transaction is open on the connection (better-sqlite3's `inTransaction`). */
   readonly inTransaction: boolean;
+  /** Runs SQL without parameters or result (`BEGIN`, `COMMIT`). */
+  exec(sql: string): void;
   prepare(sql: string): {
     readonly reader: boolean;
     all(parameters: readonly unknown[]): unknown[];
@@ -54,6 +57,11 @@ export interface Prepared<Params extends object, Row> {
    * `db.connection()` that holds its own `BEGIN IMMEDIATE`.
    */
   compile(db: Db, params: Params): CompiledQuery<Row>;
+  /**
+   * Runs the query straight on the SQLite connection, synchronously: only inside
+   * `work` of `syncSqliteTransaction`, which holds the connection for it.
+   */
+  sync(db: Db, params: Params): Row[];
 }
 
 /**
@@ -77,6 +85,7 @@ export function prepared<Params extends object, Row>(
     if (!query) {
       const dialect: Dialect = adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
       query = build(db, slots as Params, dialect).compile();
+      if (dialect === 'postgres') nameStatement(query.sql);
       compiled.set(adapter, query);
     }
     const values = params as Record<string, unknown>;
@@ -98,7 +107,49 @@ export function prepared<Params extends object, Row>(
     }
     return db.executeQuery<Row>(query).then((result) => result.rows);
   };
+  const sync = (db: Db, params: Params): Row[] => {
+    const adapter = db.getExecutor().adapter;
+    const direct = directConnections.get(adapter);
+    if (!direct?.inTransaction) throw new Error('prepared.sync runs only in syncSqliteTransaction');
+    const query = withParams(db, adapter, params);
+    const statement = direct.prepare(query.sql);
+    if (statement.reader) return statement.all(query.parameters) as Row[];
+    statement.run(query.parameters);
+    return [];
+  };
   return Object.assign(run, {
     compile: (db: Db, params: Params) => withParams(db, db.getExecutor().adapter, params),
+    sync,
   });
+}
+
+/**
+ * SQLite: runs `work` as one transaction straight on the connection, synchronously (no
+ * Kysely transaction, no promise): `BEGIN IMMEDIATE` (`BEGIN` when `deferred`), `work`,
+ * `COMMIT`, or `ROLLBACK` when it throws. `work` runs its statements with
+ * `Prepared.sync` and must not await. Nothing can interleave with it: better-sqlite3 runs
+ * on this thread and the whole transaction ends before control returns to the event loop.
+ *
+ * Answers `undefined`, running nothing, when it cannot: on PostgreSQL, when `db` is a
+ * transaction (a larger unit of work is open in this call chain) or when another
+ * transaction holds the connection; the caller then takes its ordinary path.
+ */
+export function syncSqliteTransaction<T>(
+  db: Db,
+  work: () => T,
+  mode: 'immediate' | 'deferred' = 'immediate',
+): { value: T } | undefined {
+  if (db.isTransaction) return undefined;
+  const direct = directConnections.get(db.getExecutor().adapter);
+  if (!direct || direct.inTransaction) return undefined;
+  direct.exec(mode === 'immediate' ? 'begin immediate' : 'begin');
+  let value: T;
+  try {
+    value = work();
+  } catch (error) {
+    if (direct.inTransaction) direct.exec('rollback');
+    throw error;
+  }
+  direct.exec('commit');
+  return { value };
 }

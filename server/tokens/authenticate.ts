@@ -15,26 +15,51 @@ export interface Caller {
   agentUuid: string | null;
 }
 
+/** Where a change of `tokens` or `companies` is announced, by the trigger of migration 014. */
+export const tokensChannel = 'shopdesk_tokens';
+
 interface CachedToken {
   caller: Caller | null;
   expiresAtMs: number | null;
 }
 
 /**
- * Looks bearer tokens up by hash. Answers are cached in memory: tokens change rarely, and
- * the cache is dropped whenever another process (the CLI revoking a token) commits a write,
- * so a revocation still takes effect on the next request.
+ * Looks bearer tokens up by hash. Answers are cached in memory, since tokens change rarely,
+ * and dropped when one may have changed, so that a revocation takes effect at once:
+ * - SQLite: whenever another process (the CLI revoking a token) has committed a write
+ *   (`PRAGMA data_version`), checked on every request;
+ * - PostgreSQL: when a notice says tokens or companies changed (a trigger sends it with
+ *   the commit, whoever wrote; the app's LISTEN session on `tokensChannel` hears it and
+ *   calls `changed`, storage/listen-connection.ts), a few milliseconds after the
+ *   commit on every instance. Without a LISTEN session (lost, or not started) nothing is
+ *   cached: every request reads its token.
  */
 export class TokenAuthenticator {
   private readonly cache = new Map<string, CachedToken>();
   private mark: number;
   private readonly storage: Storage;
   private readonly clock: Clock;
+  /** PostgreSQL: whether change notices reach this process, so that the cache can be used. */
+  private listening = false;
+  /** Bumped whenever the cache is dropped: a read that began before is not kept. */
+  private generation = 0;
 
   constructor(storage: Storage, clock: Clock) {
     this.storage = storage;
     this.clock = clock;
     this.mark = storage.externalChangeMark();
+  }
+
+  /** PostgreSQL: the LISTEN session is up (from now on notices arrive) or lost. */
+  setListening(listening: boolean): void {
+    this.listening = listening;
+    this.changed();
+  }
+
+  /** Tokens or companies changed (committed): read every token again. */
+  changed(): void {
+    this.generation += 1;
+    this.cache.clear();
   }
 
   /**
@@ -43,18 +68,15 @@ export class TokenAuthenticator {
    * again so (revoked meanwhile by whatever process, it is refused).
    */
   async authenticate(secret: string, { fresh = false } = {}): Promise<Caller | null> {
-    const mark = this.storage.externalChangeMark();
-    if (mark !== this.mark) {
-      this.cache.clear();
-      this.mark = mark;
-    }
+    const cacheable = this.storage.dialect === 'sqlite' ? this.sqliteUnchanged() : this.listening;
     const hash = hashToken(secret);
-    let entry = fresh ? undefined : this.cache.get(hash);
+    let entry = fresh || !cacheable ? undefined : this.cache.get(hash);
     if (fresh) this.cache.delete(hash);
     if (!entry) {
+      const generation = this.generation;
       entry = await this.load(hash);
       // Unknown secrets are not cached: a flood of random tokens must not grow memory.
-      if (entry.caller) {
+      if (entry.caller && cacheable && generation === this.generation) {
         if (this.cache.size >= 10_000) this.cache.clear();
         this.cache.set(hash, entry);
       }
@@ -62,6 +84,16 @@ export class TokenAuthenticator {
     if (!entry.caller) return null;
     if (entry.expiresAtMs !== null && this.clock.now().getTime() >= entry.expiresAtMs) return null;
     return entry.caller;
+  }
+
+  /** SQLite: drops the cache when another process committed since the last request. */
+  private sqliteUnchanged(): true {
+    const mark = this.storage.externalChangeMark();
+    if (mark !== this.mark) {
+      this.changed();
+      this.mark = mark;
+    }
+    return true;
   }
 
   private async load(hash: string): Promise<CachedToken> {

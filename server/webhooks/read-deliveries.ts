@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { DeliveryListQuery, DeliveryRecord } from '../../shared/webhooks.ts';
 import { NotFound } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
-import { offsetOf } from '../storage/pages.ts';
+import { offsetOf, totalOf } from '../storage/pages.ts';
 import type { WebhookTables } from '../storage/tables/webhooks.ts';
 
 export type DeliveryRow = Selectable<WebhookTables['webhook_deliveries']>;
@@ -32,16 +32,14 @@ export async function listDeliveries(
 ): Promise<{ rows: DeliveryRecord[]; total: number }> {
   let base = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   if (query.status) base = base.where('status', '=', query.status);
-  const counted = await base
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
+  const total = await totalOf(base);
   const rows = await base
     .selectAll()
     .orderBy('id', 'desc')
     .limit(query.per_page)
     .offset(offsetOf(query))
     .execute();
-  return { rows: rows.map(toDeliveryRecord), total: Number(counted.total) };
+  return { rows: rows.map(toDeliveryRecord), total };
 }
 
 export async function getDeliveryRow(db: Db, endpointId: number, id: number): Promise<DeliveryRow> {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { ServerConfig, WebhookPolicy } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
+import { type ListenConnection, listenForCache } from '../storage/listen-connection.ts';
 import type { Clock } from '../time.ts';
 import { type Resolve, systemResolve } from './address-policy.ts';
 import { deliveryAgent } from './deliver.ts';
@@ -11,7 +12,7 @@ import { outboxOf } from './outbox.ts';
 import { pruneDeliveries } from './prune-deliveries.ts';
 import type { SecretBox } from './secret-box.ts';
 import { SigningKeys } from './signing-keys.ts';
-import { SubscriptionListener } from './subscription-listener.ts';
+import { subscriptionsChannel } from './subscriptions.ts';
 
 export interface WebhookDeps {
   storage: Storage;
@@ -48,7 +49,8 @@ export class WebhookService {
   private readonly deps: WebhookDeps;
   private readonly agent: Agent;
   /** PostgreSQL: the LISTEN session of the subscription cache (tests cut it). */
-  readonly listener: SubscriptionListener | undefined;
+  /** PostgreSQL: the LISTEN session that keeps the endpoints' cache in step (tests cut it). */
+  readonly listener: ListenConnection | undefined;
   private unsubscribe: (() => void) | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
 
@@ -74,10 +76,17 @@ export class WebhookService {
       random: deps.random ?? Math.random,
     });
     if (storage.dialect === 'postgres' && storage.dedicatedClient) {
-      this.listener = new SubscriptionListener(
-        storage.dedicatedClient,
-        outboxOf(storage).subscriptions,
-        log,
+      // Each notice names the company whose endpoints changed (sent with that change's commit).
+      const { subscriptions } = outboxOf(storage);
+      this.listener = listenForCache(
+        { connect: storage.dedicatedClient, channel: subscriptionsChannel, name: 'webhooks', log },
+        {
+          changed: (payload) => {
+            const companyId = Number(payload);
+            if (Number.isInteger(companyId)) subscriptions.changed(companyId);
+          },
+          setListening: (listening) => subscriptions.setListening(listening),
+        },
       );
     }
   }
@@ -95,6 +104,8 @@ export class WebhookService {
     this.unsubscribe?.();
     await this.dispatcher.stop();
     await this.listener?.close();
+    // Nothing keeps the cache in step any more: every check reads the endpoints again.
+    if (this.listener) outboxOf(this.deps.storage).subscriptions.setListening(false);
     await this.agent.close();
   }
 

@@ -39,7 +39,7 @@ const enabledEndpoints = prepared<{ companyId: number }, { id: number; events: s
  *   (at most every 100 ms: such a change is seen within 100 ms); changes made through this
  *   process drop the company's entry once they commit.
  * - PostgreSQL: a change of endpoints runs `pg_notify('shopdesk_webhooks', company)` in
- *   its transaction, and every instance's LISTEN session (`SubscriptionListener`) drops
+ *   its transaction, and every instance's LISTEN session (`listenForCache`, in webhooks/service.ts) drops
  *   that company's entry when it commits. Without a LISTEN session (it was lost, or this
  *   is the CLI) nothing is cached: every check reads the endpoints, until listening again.
  * In every case a change becomes visible to checks that start after it committed (on

@@ -18,6 +18,7 @@ describe('serve refuses what it cannot use, before it writes anything', () => {
     ['--port -1', ['--port', '-1'], /--port/],
     ['--port abc', ['--port', 'abc'], /--port/],
     ['--cors-origin with a path', ['--cors-origin', 'https://shop.example/app'], /--cors-origin/],
+    ['--public-url without a scheme', ['--public-url', 'shop.example'], /--public-url must be/],
   ])('%s: exit 2, one line, no database', async (_what, args, message) => {
     const db = join(dir, `refused-${args.join('')}.sqlite`.replace(/[^\w.-]/g, '_'));
     expectUsageError(await shopdesk('serve', '--db', db, ...args), message);
@@ -27,6 +28,8 @@ describe('serve refuses what it cannot use, before it writes anything', () => {
   it.each([
     ['SHOPDESK_PORT', { SHOPDESK_PORT: '70000' }],
     ['SHOPDESK_CORS_ORIGIN', { SHOPDESK_CORS_ORIGIN: 'shop.example' }],
+    ['SHOPDESK_PUBLIC_URL', { SHOPDESK_PUBLIC_URL: 'https://shop.example/?x=1' }],
+    ['SHOPDESK_TRUST_PROXY', { SHOPDESK_TRUST_PROXY: 'yes' }],
   ])('a bad %s: exit 2, one line, no database', async (name, env) => {
     const db = join(dir, `refused-${name}.sqlite`);
     expectUsageError(await shopdeskWith({ env }, 'serve', '--db', db), new RegExp(name));

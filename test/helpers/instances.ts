@@ -12,6 +12,8 @@ export type TestDialect = (typeof dialects)[number];
 export interface Instances {
   one: TestServer;
   two: TestServer;
+  /** PostgreSQL: the fresh database both serve (for a third instance, or the CLI). */
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startInstances(dialect: TestDialect): Promise<Instances> {
   return {
     one,
     two,
+    databaseUrl: database.url,
     async close() {
       await one.close();
       await two.close();

@@ -97,7 +97,7 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it.each(visible.map((route) => [`${route.method} ${route.path}`, route] as const))(
-    '%s carries its permission, security and path parameters',
+    '%s carries its permission, security, path parameters and the 503 of an outage',
     (_label, route) => {
       const operation = document.paths[`/api/v1${route.path}`][route.method.toLowerCase()];
       expect(operation.operationId).toBe(route.operationId);
@@ -107,6 +107,10 @@ describe('GET /api/v1/openapi.json', () => {
       } else {
         expect(operation.security).toEqual([{ bearerAuth: [] }]);
         expect(operation.responses['401']).toBeDefined();
+        // A route with a token reads the database: out of reach, it answers 503.
+        expect(operation.responses['503']).toEqual({
+          $ref: '#/components/responses/Unavailable',
+        });
       }
       if (typeof route.access === 'object') {
         expect(operation.responses['403']).toBeDefined();

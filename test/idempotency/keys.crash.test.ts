@@ -1,8 +1,7 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../server/companies/companies.ts';
 import type { DatabaseTarget, TestFault } from '../../server/config.ts';
@@ -12,6 +11,7 @@ import { issueToken } from '../../server/tokens/tokens.ts';
 import { permissions } from '../../shared/permissions.ts';
 import { dialects } from '../helpers/instances.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { type ServeProcess, startServe as startServeProcess } from '../helpers/serve-process.ts';
 import { customerBody } from './send.ts';
 
 /**
@@ -22,56 +22,21 @@ import { customerBody } from './send.ts';
  * retry writes once.
  */
 
-const bin = resolve(import.meta.dirname, '../../bin/shopdesk.js');
 const dir = mkdtempSync(join(tmpdir(), 'shopdesk-keys-crash-'));
-
-interface Serve {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  exited: Promise<NodeJS.Signals | number | null>;
-}
 
 function databaseArgs(target: DatabaseTarget): string[] {
   return target.kind === 'sqlite' ? ['--db', target.file] : ['--database-url', target.url];
 }
 
-async function startServe(target: DatabaseTarget, fault?: TestFault): Promise<Serve> {
-  const env: NodeJS.ProcessEnv = { ...process.env, SHOPDESK_LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  delete env.SHOPDESK_DB;
-  if (fault) env.SHOPDESK_TEST_FAULT = fault;
-  const child = spawn(
-    process.execPath,
-    [bin, 'serve', '--port', '0', '--rate-limit', '0', ...databaseArgs(target)],
-    { env },
+/** `shopdesk serve` on the target, dying at `fault` when one is given. */
+function startServe(target: DatabaseTarget, fault?: TestFault): Promise<ServeProcess> {
+  return startServeProcess(
+    ['--rate-limit', '0', ...databaseArgs(target)],
+    fault ? { SHOPDESK_TEST_FAULT: fault } : {},
   );
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const exited = new Promise<NodeJS.Signals | number | null>((done) =>
-    child.once('exit', (code, signal) => done(signal ?? code)),
-  );
-  const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = /ShopDesk API listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\n/.exec(out);
-      if (line) {
-        clearTimeout(timer);
-        done(line[1]!);
-      }
-    });
-    child.once('exit', () => {
-      clearTimeout(timer);
-      fail(new Error(`serve exited: ${err}`));
-    });
-  });
-  return { child, url, exited };
 }
 
-async function stop(serve: Serve): Promise<void> {
+async function stop(serve: ServeProcess): Promise<void> {
   serve.child.kill('SIGTERM');
   await serve.exited;
 }
@@ -93,7 +58,7 @@ async function seed(target: DatabaseTarget): Promise<string> {
   }
 }
 
-function call(serve: Serve, token: string, method: string, path: string, key?: string) {
+function call(serve: ServeProcess, token: string, method: string, path: string, key?: string) {
   return fetch(`${serve.url}/api/v1${path}`, {
     method,
     headers: {
@@ -106,7 +71,7 @@ function call(serve: Serve, token: string, method: string, path: string, key?: s
   });
 }
 
-async function customerCount(serve: Serve, token: string): Promise<number> {
+async function customerCount(serve: ServeProcess, token: string): Promise<number> {
   const answer = await call(serve, token, 'GET', '/customers');
   return ((await answer.json()) as { meta: { total: number } }).meta.total;
 }

@@ -99,32 +99,22 @@ describe('POST /printing/jobs/next long-poll', () => {
     const job = await createJob(server, integrator, { route: 'undo' });
     const printing = server.app.services.printing;
     const ref = await printing.requireAgent(agent.uuid, company);
-    // The signal aborts while the claim statement runs: the claim must be given back.
+    // The signal aborts while the claim runs (nextJob has started it when abort() comes: on
+    // SQLite the claim is made before nextJob first yields): it must be given back. Giving
+    // it back queues the job again, which wakes the route's waiters: that proves the claim
+    // was made and undone, not skipped.
+    let requeued = false;
+    const unsubscribe = printing.notifier.subscribe(company, ['undo'], () => {
+      requeued = true;
+    });
     const controller = new AbortController();
-    const storage = server.app.services.storage;
-    // The claim opens its transaction with `transaction()` (PostgreSQL) or, for its
-    // `BEGIN IMMEDIATE`, `connection()` (SQLite): the first of either aborts.
-    const transaction = storage.db.transaction.bind(storage.db);
-    const connection = storage.db.connection.bind(storage.db);
-    let calls = 0;
-    const abortOnFirst = () => {
-      if (calls++ === 0) queueMicrotask(() => controller.abort());
-    };
-    storage.db.transaction = (() => {
-      abortOnFirst();
-      return transaction();
-    }) as typeof storage.db.transaction;
-    storage.db.connection = (() => {
-      abortOnFirst();
-      return connection();
-    }) as typeof storage.db.connection;
     try {
-      const claimed = await printing.nextJob(ref, 0, controller.signal);
-      expect(claimed).toBeUndefined();
-      expect(calls).toBeGreaterThan(0);
+      const claiming = printing.nextJob(ref, 0, controller.signal);
+      controller.abort();
+      expect(await claiming).toBeUndefined();
+      expect(requeued).toBe(true);
     } finally {
-      storage.db.transaction = transaction;
-      storage.db.connection = connection;
+      unsubscribe();
     }
     const read = await server.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
     expect(read.body.data).toMatchObject({

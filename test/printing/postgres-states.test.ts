@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { type Instances, startInstances } from '../helpers/instances.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken, registerAgent } from './helpers.ts';
 import { through, untilWaiting, wait, wellUnderTheWait } from './two-instances.ts';
 
@@ -9,7 +9,7 @@ import { through, untilWaiting, wait, wellUnderTheWait } from './two-instances.t
  * instances on one fresh database: whichever instance an agent calls, the same rules.
  */
 
-let database: FreshDatabase;
+let instances: Instances;
 let one: TestServer;
 let two: TestServer;
 let company: number;
@@ -18,21 +18,15 @@ let agentToken: string;
 let integrator: string;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  const target = { kind: 'postgres', url: database.url } as const;
-  [one, two] = await Promise.all([
-    startTestServer({ database: target }),
-    startTestServer({ database: target }),
-  ]);
+  instances = await startInstances('postgres');
+  ({ one, two } = instances);
   company = await one.createCompany();
   agentToken = await one.token(company, ['printing.agent']);
   integrator = await integratorToken(two, company);
 });
 
 afterAll(async () => {
-  await one?.close();
-  await two?.close();
-  await database?.drop();
+  await instances?.close();
 });
 
 describe('state machine on PostgreSQL, across instances', () => {

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJobNotifier } from '../../server/printing/pg-notifier.ts';
 import type { JobRecord } from '../../shared/printing.ts';
-import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { type Instances, startInstances } from '../helpers/instances.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken, registerAgent } from './helpers.ts';
 import {
@@ -28,7 +28,7 @@ import {
 const run = promisify(execFile);
 const cli = join(import.meta.dirname, '../../bin/shopdesk.js');
 
-let database: FreshDatabase;
+let instances: Instances;
 let one: TestServer;
 let two: TestServer;
 let company: number;
@@ -37,21 +37,15 @@ let agentToken: string;
 let integrator: string;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  const target = { kind: 'postgres', url: database.url } as const;
-  [one, two] = await Promise.all([
-    startTestServer({ database: target }),
-    startTestServer({ database: target }),
-  ]);
+  instances = await startInstances('postgres');
+  ({ one, two } = instances);
   company = await one.createCompany();
   agentToken = await one.token(company, ['printing.agent']);
   integrator = await integratorToken(two, company);
 });
 
 afterAll(async () => {
-  await one?.close();
-  await two?.close();
-  await database?.drop();
+  await instances?.close();
 });
 
 describe('print queue on PostgreSQL, two instances', () => {
@@ -76,7 +70,9 @@ describe('print queue on PostgreSQL, two instances', () => {
     expect(before).toEqual(
       expect.arrayContaining([notifierOf(one).backendPid, notifierOf(two).backendPid]),
     );
-    const third = await startTestServer({ database: { kind: 'postgres', url: database.url } });
+    const third = await startTestServer({
+      database: { kind: 'postgres', url: instances.databaseUrl! },
+    });
     const pid = notifierOf(third).backendPid;
     expect(await listeners()).toContain(pid);
     await third.close();
@@ -255,7 +251,7 @@ describe('print queue on PostgreSQL, two instances', () => {
       const { stdout } = await run(process.execPath, [
         cli,
         ...['job', 'create', '--company', String(company), '--route', 'from-cli'],
-        ...['--file', file, '--database-url', database.url],
+        ...['--file', file, '--database-url', instances.databaseUrl!],
       ]);
       const committed = performance.now();
       const answer = await waiting;

@@ -1,7 +1,7 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../server/companies/companies.ts';
@@ -10,6 +10,7 @@ import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { issueToken } from '../../server/tokens/tokens.ts';
 import { permissions } from '../../shared/permissions.ts';
+import { startServe as startServeProcess } from '../helpers/serve-process.ts';
 import type { Answer } from '../helpers/server.ts';
 
 /**
@@ -20,7 +21,6 @@ import type { Answer } from '../helpers/server.ts';
  * back as acknowledged, and a write cut off in flight must be wholly there or wholly absent.
  */
 
-const bin = resolve(import.meta.dirname, '../../bin/shopdesk.js');
 const dir = mkdtempSync(join(tmpdir(), 'shopdesk-crash-'));
 const dbFile = join(dir, 'crash.sqlite');
 
@@ -38,37 +38,10 @@ interface Serve {
 }
 
 async function startServe(): Promise<Serve> {
-  const env: NodeJS.ProcessEnv = { ...process.env, SHOPDESK_LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  delete env.SHOPDESK_DB;
-  const child = spawn(
-    process.execPath,
-    [bin, 'serve', '--port', '0', '--db', dbFile, '--rate-limit', '0'],
-    { env },
-  );
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
+  const { child, url } = await startServeProcess(['--db', dbFile, '--rate-limit', '0']);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
     child.once('exit', (code, signal) => done({ code, signal })),
   );
-  const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = /^ShopDesk API listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\n/.exec(out);
-      if (line) {
-        clearTimeout(timer);
-        done(line[1]!);
-      }
-    });
-    child.once('exit', () => {
-      clearTimeout(timer);
-      fail(new Error(`serve exited: ${err}`));
-    });
-  });
   return { child, url, exited };
 }
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductRecord } from '../../shared/products.ts';
-import { type Tenant, tenant } from '../helpers/catalog.ts';
-import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { Tenant } from '../helpers/catalog.ts';
+import { type PostgresCatalog, postgresCatalog } from '../helpers/postgres-catalog.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 /**
  * Products and their categories, images and prices on a real PostgreSQL,
@@ -10,24 +10,19 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * types) PostgreSQL does not. A fresh database for this file, dropped after it.
  */
 
-let database: FreshDatabase;
+let catalog: PostgresCatalog;
 let server: TestServer;
 let acme: Tenant;
 let other: Tenant;
 let main: number;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  server = await startTestServer({ database: { kind: 'postgres', url: database.url } });
-  acme = await tenant(server);
-  other = await tenant(server);
-  main = await acme.warehouse('MAIN');
-  await acme.warehouse('ANNEX');
+  catalog = await postgresCatalog();
+  ({ server, acme, other, main } = catalog);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await database?.drop();
+  await catalog?.close();
 });
 
 const request = (method: string, path: string, body?: unknown, token = acme.token) =>

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { parseCorsOrigins } from '../../http/cors.ts';
+import { parsePublicUrl } from '../../http/public-origin.ts';
 import { duration, nonNegativeInt, portNumber, text, withDatabaseOptions } from '../options.ts';
 
 function corsOrigins(value: string): string[] {
@@ -8,6 +9,21 @@ function corsOrigins(value: string): string[] {
   } catch (error) {
     throw new InvalidArgumentError(`--cors-origin: ${(error as Error).message}.`);
   }
+}
+
+function publicUrl(value: string): string {
+  try {
+    return parsePublicUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`--public-url ${(error as Error).message}.`);
+  }
+}
+
+function redisUrl(value: string): string {
+  if (!/^rediss?:\/\//.test(value)) {
+    throw new InvalidArgumentError('--redis-url must be a redis:// URL.');
+  }
+  return value;
 }
 
 export function registerServe(program: Command): void {
@@ -31,6 +47,11 @@ export function registerServe(program: Command): void {
         nonNegativeInt('--rate-limit'),
       )
       .option(
+        '--redis-url <url>',
+        'count the rate limit in this Redis, shared by all instances (env SHOPDESK_REDIS_URL)',
+        redisUrl,
+      )
+      .option(
         '--cors-origin <list>',
         'origins whose browser apps may call the API, comma-separated, or * (env SHOPDESK_CORS_ORIGIN; default none)',
         corsOrigins,
@@ -52,6 +73,15 @@ export function registerServe(program: Command): void {
       .option(
         '--webhooks-allow-private',
         'accept webhook URLs on loopback, link-local and private addresses (env SHOPDESK_WEBHOOKS_ALLOW_PRIVATE)',
+      )
+      .option(
+        '--public-url <url>',
+        'the URL clients reach the API at, e.g. https://shop.example.com behind a proxy: Location and page links use it (env SHOPDESK_PUBLIC_URL; default the listening address)',
+        publicUrl,
+      )
+      .option(
+        '--trust-proxy',
+        'honour X-Forwarded-Proto/Host from the reverse proxy in front (env SHOPDESK_TRUST_PROXY); only behind one that sets them',
       )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
     { creates: true },

@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type PgModule from 'pg';
+import type { Logger } from 'pino';
+import type {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+import type { DatabaseTarget, ServerConfig } from '../config.ts';
+import { type Quota, type RateLimit, RateLimiter } from './rate-limit.ts';
+
+/**
+ * A shared store that has not answered in this long is taken as unreachable for that
+ * request (it is a local round trip of well under a millisecond when all is well).
+ */
+export const defaultStoreTimeoutMs = 2000;
+
+/** The table the PostgreSQL store keeps its counters in (made by the limiter itself). */
+export const rateLimitTable = 'rate_limits';
+
+type Limiter = RateLimiterPostgres | RateLimiterRedis;
+type Flexible = typeof import('rate-limiter-flexible');
+
+/** Loaded when a shared store is used (it costs a few hundred ms to load on a busy machine). */
+const loadFlexible = async (): Promise<Flexible> => await import('rate-limiter-flexible');
+
+/**
+ * The per-key limit counted by every instance at once (docs/scale-out.md): in PostgreSQL
+ * (the app's database, its own small pool) or in Redis, by `rate-limiter-flexible`.
+ * Fail open: when the store does not answer (an error, or nothing within 2 s) the request
+ * is counted by an in-memory limiter of the same limit in this process instead, and a
+ * warning is logged (at most once a minute). Clients keep working, each instance holding
+ * its own share of the limit, until the store is back.
+ */
+export class SharedRateLimit implements RateLimit {
+  readonly limitPerMinute: number;
+  readonly store: 'postgres' | 'redis';
+  private readonly limiter: Limiter;
+  private readonly closeStore: () => Promise<void>;
+  private readonly Res: typeof RateLimiterRes;
+
+  private constructor(
+    flexible: Flexible,
+    store: 'postgres' | 'redis',
+    limitPerMinute: number,
+    limiter: Limiter,
+    closeStore: () => Promise<void>,
+  ) {
+    this.Res = flexible.RateLimiterRes;
+    this.store = store;
+    this.limitPerMinute = limitPerMinute;
+    this.limiter = limiter;
+    this.closeStore = closeStore;
+  }
+
+  async take(key: string): Promise<Quota> {
+    try {
+      return quotaOf(await this.limiter.consume(key), true);
+    } catch (error) {
+      if (error instanceof this.Res) return quotaOf(error, false);
+      // Store and insurance both failed (not expected of memory): fail open all the same.
+      return { allowed: true, remaining: this.limitPerMinute, resetInSeconds: 60 };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.closeStore();
+  }
+
+  /** In PostgreSQL, on a pool of its own (a few connections) to the app's database. */
+  static async postgres(
+    url: string,
+    limitPerMinute: number,
+    log: Logger,
+    timeoutMs = defaultStoreTimeoutMs,
+  ): Promise<SharedRateLimit> {
+    const flexible = await loadFlexible();
+    const { default: pg } = (await import('pg')) as { default: typeof PgModule };
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 4,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      // A counter lost in a database crash lets a few requests more through, once: not worth
+      // waiting for a WAL flush on every request (it is most of a write's cost).
+      options: '-c synchronous_commit=off',
+    });
+    // A connection ended by the database (a restart) is dropped and replaced on next use.
+    pool.on('error', () => {});
+    const options = {
+      ...common(flexible, limitPerMinute, log, 'postgres'),
+      storeClient: pool,
+      tableName: rateLimitTable,
+    };
+    let store: RateLimiterPostgres;
+    try {
+      // The limiter makes its table (`CREATE TABLE IF NOT EXISTS`) and calls back when done.
+      await new Promise<void>((resolve, reject) => {
+        store = new flexible.RateLimiterPostgres(options, (error?: Error) =>
+          error ? reject(error) : resolve(),
+        );
+      });
+    } catch (error) {
+      // Unreachable at start: fail open from the first request; the table is made by the
+      // next instance that starts while the database answers.
+      log.warn(
+        { err: { message: (error as Error).message } },
+        'rate limit: could not prepare its PostgreSQL table; counting in this process',
+      );
+      store = new flexible.RateLimiterPostgres({ ...options, tableCreated: true });
+    }
+    return new SharedRateLimit(flexible, 'postgres', limitPerMinute, store!, () => pool.end());
+  }
+
+  /**
+   * In Redis (`--redis-url`). Keys are named after the database (`namespaceOf`), so that
+   * deployments sharing one Redis do not share counters.
+   */
+  static async redis(
+    url: string,
+    database: DatabaseTarget,
+    limitPerMinute: number,
+    log: Logger,
+    timeoutMs = defaultStoreTimeoutMs,
+  ): Promise<SharedRateLimit> {
+    const flexible = await loadFlexible();
+    const { Redis } = await import('ioredis');
+    const client: Redis = new Redis(url, {
+      // A command sent while disconnected fails at once (the limiter then counts in memory)
+      // instead of waiting in a queue for a reconnection.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: timeoutMs,
+      commandTimeout: timeoutMs,
+      lazyConnect: true,
+    });
+    // Errors surface as failed commands (and a warning there); reconnection is ioredis's.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (error) {
+      log.warn(
+        { err: { message: (error as Error).message } },
+        'rate limit: Redis is not reachable; counting in this process until it is',
+      );
+    }
+    const store = new flexible.RateLimiterRedis({
+      ...common(flexible, limitPerMinute, log, 'redis'),
+      storeClient: client,
+      keyPrefix: `shopdesk:${namespaceOf(database)}:rl`,
+      rejectIfRedisNotReady: true,
+    });
+    return new SharedRateLimit(flexible, 'redis', limitPerMinute, store, async () => {
+      client.disconnect();
+    });
+  }
+}
+
+/** Both stores' options: the limit, and the in-memory limiter that stands in for the store. */
+function common(flexible: Flexible, limitPerMinute: number, log: Logger, store: string) {
+  return {
+    points: limitPerMinute,
+    duration: 60,
+    // A key over its limit is refused in this process until its window ends, without asking
+    // the store again: a flood costs the store one write per instance and window.
+    inMemoryBlockOnConsumed: limitPerMinute + 1,
+    insuranceLimiter: warningInsurance(flexible.RateLimiterMemory, limitPerMinute, log, store),
+  };
+}
+
+/** The in-memory fallback: being used at all means the store failed, which is worth a warning. */
+function warningInsurance(
+  Memory: typeof RateLimiterMemory,
+  limitPerMinute: number,
+  log: Logger,
+  store: string,
+): RateLimiterMemory {
+  class WarningInsurance extends Memory {
+    private warnedAt = Number.NEGATIVE_INFINITY;
+    private readonly log: Logger;
+    private readonly storeName: string;
+
+    constructor(options: { points: number; duration: number }, log: Logger, storeName: string) {
+      super(options);
+      this.log = log;
+      this.storeName = storeName;
+    }
+
+    override consume(key: string | number, points?: number, options?: { [key: string]: unknown }) {
+      const now = Date.now();
+      if (now - this.warnedAt >= 60_000) {
+        this.warnedAt = now;
+        this.log.warn(
+          { store: this.storeName },
+          'rate limit: the shared store does not answer; counting in this process (fail open) until it does',
+        );
+      }
+      return super.consume(key, points, options);
+    }
+  }
+  return new WarningInsurance({ points: limitPerMinute, duration: 60 }, log, store);
+}
+
+function quotaOf(result: RateLimiterRes, allowed: boolean): Quota {
+  return {
+    allowed,
+    remaining: result.remainingPoints,
+    resetInSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
+  };
+}
+
+/** A short name of the database (never its password): the Redis keys' namespace. */
+export function namespaceOf(database: DatabaseTarget): string {
+  let identity: string;
+  if (database.kind === 'sqlite') identity = `sqlite:${database.file}`;
+  else {
+    const url = new URL(database.url);
+    identity = `postgres:${url.hostname}:${url.port}${url.pathname}`;
+  }
+  return createHash('sha256').update(identity).digest('hex').slice(0, 12);
+}
+
+/**
+ * The limit as configured: none at 0; Redis when `--redis-url` is given; else shared in
+ * PostgreSQL, or in this process on SQLite (one process serves an SQLite file).
+ */
+export async function openRateLimit(
+  config: Pick<
+    ServerConfig,
+    'rateLimitPerMinute' | 'redisUrl' | 'rateLimitStoreTimeoutMs' | 'database'
+  >,
+  log: Logger,
+): Promise<RateLimit | null> {
+  const limit = config.rateLimitPerMinute;
+  if (limit <= 0) return null;
+  const timeout = config.rateLimitStoreTimeoutMs;
+  if (config.redisUrl) {
+    return SharedRateLimit.redis(config.redisUrl, config.database, limit, log, timeout);
+  }
+  if (config.database.kind === 'postgres') {
+    return SharedRateLimit.postgres(config.database.url, limit, log, timeout);
+  }
+  return new RateLimiter(limit);
+}

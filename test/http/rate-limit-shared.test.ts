@@ -1,0 +1,243 @@
+import { createServer, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { namespaceOf } from '../../server/http/shared-rate-limit.ts';
+import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * The rate limit counted by every instance (docs/scale-out.md): two real instances on one
+ * PostgreSQL database, the limit kept in PostgreSQL or in Redis (127.0.0.1:6379), and
+ * SQLite's in-process count unchanged. Limit 20 a minute, so the tests are quick.
+ */
+
+const limit = 20;
+vi.setConfig({ testTimeout: 180_000 });
+const redisUrl = process.env.SHOPDESK_TEST_REDIS ?? 'redis://127.0.0.1:6379';
+const databases: FreshDatabase[] = [];
+afterAll(async () => {
+  for (const database of databases) await database.drop();
+});
+
+async function postgresPair(config: { redisUrl?: string } = {}) {
+  const database = await freshDatabase();
+  databases.push(database);
+  const target = { kind: 'postgres', url: database.url } as const;
+  // A store that answers late is a failover to memory (fail open), which lets more through:
+  // on a loaded machine that must not happen here, so the store may take its time.
+  const patient = { ...config, rateLimitStoreTimeoutMs: 60_000 };
+  const one = await startTestServer({ database: target, rateLimit: limit, config: patient });
+  const two = await startTestServer({ database: target, rateLimit: limit, config: patient });
+  return { database, one, two };
+}
+
+interface Tally {
+  ok: number;
+  limited: number;
+  limitedBy: Set<string>;
+  retryAfter: number[];
+}
+
+/** `count` calls of GET /me on one token, spread round-robin over the servers, 20 at a time. */
+async function hammer(
+  servers: TestServer[],
+  token: string,
+  count: number,
+  headers: Record<string, string> = {},
+): Promise<Tally> {
+  const tally: Tally = { ok: 0, limited: 0, limitedBy: new Set(), retryAfter: [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const server = servers[next++ % servers.length]!;
+      const answer = await server.request('GET', '/me', { token, headers });
+      expect(answer.headers.get('x-ratelimit-limit')).toBe(String(limit));
+      if (answer.status === 200) tally.ok++;
+      else {
+        expect(answer.status).toBe(429);
+        expect(answer.body.code).toBe('rate_limited');
+        expect(answer.headers.get('x-ratelimit-remaining')).toBe('0');
+        tally.limited++;
+        tally.limitedBy.add(server.url);
+        tally.retryAfter.push(Number(answer.headers.get('retry-after')));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 20 }, worker));
+  return tally;
+}
+
+function expectLimited(tally: Tally, count: number, servers: number): void {
+  expect(tally.ok).toBe(limit);
+  expect(tally.limited).toBe(count - limit);
+  expect(tally.limitedBy.size).toBe(servers);
+  for (const seconds of tally.retryAfter) {
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
+  }
+}
+
+/** The one counter the store holds (one token, one window). */
+async function storedCount(store: 'postgres' | 'redis', url: string): Promise<number> {
+  if (store === 'postgres') {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('select points from rate_limits');
+      expect(rows).toHaveLength(1);
+      return Number(rows[0].points);
+    } finally {
+      await client.end();
+    }
+  }
+  const redis = new Redis(redisUrl);
+  try {
+    const keys = await redis.keys(`shopdesk:${namespaceOf({ kind: 'postgres', url })}:rl*`);
+    expect(keys).toHaveLength(1);
+    return Number(await redis.get(keys[0]!));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A TCP port that nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe.each([
+  ['postgres', {}],
+  ['redis', { redisUrl }],
+] as const)(
+  'shared rate limit in %s, two instances on one PostgreSQL database',
+  (store, config) => {
+    it('1,500 requests on one token over both instances: the limit holds across them', async () => {
+      const { one, two, database } = await postgresPair(config);
+      try {
+        const token = await one.token(await one.createCompany(), '*');
+        const tally = await hammer([one, two], token, 1500);
+        expectLimited(tally, 1500, 2);
+        // Counted in the store, not in each process: its counter is past the limit.
+        expect(await storedCount(store, database.url)).toBeGreaterThan(limit);
+        // Another token has its own count.
+        const other = await two.token(await two.createCompany(), '*');
+        expect((await one.request('GET', '/me', { token: other })).status).toBe(200);
+      } finally {
+        await one.close();
+        await two.close();
+      }
+    });
+
+    it('agents sharing one token each have their own count; the token alone has another', async () => {
+      const { one, two } = await postgresPair(config);
+      try {
+        const company = await one.createCompany();
+        const token = await one.token(company, ['printing.agent']);
+        const agentA = { 'x-agent-id': 'a3bb189e-8bf9-3888-9912-ace4e6543002' };
+        const agentB = { 'x-agent-id': 'B3BB189E-8BF9-3888-9912-ACE4E6543002' };
+        expectLimited(await hammer([one, two], token, 60, agentA), 60, 2);
+        expectLimited(await hammer([one, two], token, 60, agentB), 60, 2);
+        expectLimited(await hammer([one, two], token, 60), 60, 2);
+        // The same agent in other letters is the same agent: still over.
+        const upper = { 'x-agent-id': agentA['x-agent-id'].toUpperCase() };
+        expect((await two.request('GET', '/me', { token, headers: upper })).status).toBe(429);
+        // A token without printing.agent is counted per token whatever header it sends.
+        const integrator = await one.token(company, ['products.read']);
+        const a = await hammer([one, two], integrator, 30, agentA);
+        const b = await hammer([one, two], integrator, 30, agentB);
+        expect(a.ok + b.ok).toBe(limit);
+      } finally {
+        await one.close();
+        await two.close();
+      }
+    });
+  },
+);
+
+describe('when the shared store is unreachable: fail open, counted in the process, with a warning', () => {
+  it('Redis on a closed port: the server starts, answers, limits per process and warns', async () => {
+    const logs = captureLogs('warn');
+    const server = await startTestServer({
+      rateLimit: limit,
+      config: { redisUrl: `redis://127.0.0.1:${await closedPort()}` },
+      log: logs.log,
+    });
+    try {
+      const token = await server.token(await server.createCompany(), '*');
+      expectLimited(await hammer([server], token, 40), 40, 1);
+      expect(logs.text()).toContain('Redis is not reachable');
+      expect(logs.text()).toContain('the shared store does not answer');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('Redis that accepts connections and never answers: nothing waits on it past its timeout', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const logs = captureLogs('warn');
+    try {
+      const server = await startTestServer({
+        rateLimit: limit,
+        config: { redisUrl: `redis://127.0.0.1:${port}`, rateLimitStoreTimeoutMs: 300 },
+        log: logs.log,
+      });
+      try {
+        expect(sockets.length).toBeGreaterThan(0);
+        const token = await server.token(await server.createCompany(), '*');
+        expectLimited(await hammer([server], token, 30), 30, 1);
+        expect(logs.text()).toContain('the shared store does not answer');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it('PostgreSQL store whose table is dropped: requests go on, counted in the process', async () => {
+    const logs = captureLogs('warn');
+    const database = await freshDatabase();
+    databases.push(database);
+    const server = await startTestServer({
+      database: { kind: 'postgres', url: database.url },
+      rateLimit: limit,
+      log: logs.log,
+    });
+    try {
+      const token = await server.token(await server.createCompany(), '*');
+      expect((await hammer([server], token, 5)).ok).toBe(5);
+      expect(logs.text()).toBe('');
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      await admin.query('drop table rate_limits');
+      await admin.end();
+      // The in-process count starts afresh: 20 more, then 429.
+      expectLimited(await hammer([server], token, 40), 40, 1);
+      expect(logs.text()).toContain('the shared store does not answer');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('SQLite: one process, counted in memory as before', () => {
+  it('20 a minute per token, then 429 with the same headers', async () => {
+    const server = await startTestServer({ rateLimit: limit });
+    try {
+      expect(server.app.services.config.rateLimitPerMinute).toBe(limit);
+      const token = await server.token(await server.createCompany(), '*');
+      expectLimited(await hammer([server], token, 100), 100, 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
