@@ -34,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 import { startBenchApp } from './lib/bench-app.ts';
+import type { Tokens } from './lib/print-client.ts';
 import {
   type Latency,
   latency,
@@ -45,16 +46,14 @@ import {
 import { type RunningServer, startServer } from './lib/spawn.ts';
 import { fixed, formatTable, ratio } from './lib/table.ts';
 
-interface Ready {
+interface Ready extends Tokens {
   url: string;
-  agentToken: string;
-  integratorToken: string;
 }
 
 /** The child: the real server over a fresh database, until the parent disconnects. */
 async function serve(): Promise<void> {
   const { createCompany } = await import('../server/companies/companies.ts');
-  const { issueToken } = await import('../server/tokens/tokens.ts');
+  const { issuePrintTokens } = await import('./lib/print-tokens.ts');
   const { app, close } = await startBenchApp();
   const storage = app.services.storage;
   const company = await createCompany(storage, 'Bench shop');
@@ -68,20 +67,9 @@ async function serve(): Promise<void> {
       new Date(),
     );
   }
-  const agent = await issueToken(storage, {
-    companyId: company,
-    permissions: ['printing.agent'],
-    name: 'bench agent',
-  });
-  const integrator = await issueToken(storage, {
-    companyId: company,
-    permissions: ['printing.jobs.create', 'printing.jobs.read'],
-    name: 'bench integrator',
-  });
   const ready: Ready = {
     url: `${app.url}/api/v1`,
-    agentToken: agent.secret,
-    integratorToken: integrator.secret,
+    ...(await issuePrintTokens(storage, company)),
   };
   process.send!(ready);
   process.once('disconnect', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { QueryCounts } from './pg-query-counter.ts';
+import type { Tokens } from './print-client.ts';
 import { cpuSecondsOf, profileFlags, type RunningServer, startServer } from './spawn.ts';
 
 const executable = fileURLToPath(new URL('../../bin/shopdesk.js', import.meta.url));
@@ -98,26 +99,14 @@ export async function startInstance(
 }
 
 /** A company, an agent token and an integrator token, written through the server's modules. */
-export async function seedCompany(
-  databaseUrl: string,
-): Promise<{ agentToken: string; integratorToken: string }> {
+export async function seedCompany(databaseUrl: string): Promise<Tokens> {
   const { openStorage } = await import('../../server/storage/database.ts');
   const { createCompany } = await import('../../server/companies/companies.ts');
-  const { issueToken } = await import('../../server/tokens/tokens.ts');
+  const { issuePrintTokens } = await import('./print-tokens.ts');
   const storage = openStorage({ kind: 'postgres', url: databaseUrl });
   try {
     const company = await createCompany(storage, 'Bench shop');
-    const agent = await issueToken(storage, {
-      companyId: company,
-      permissions: ['printing.agent'],
-      name: 'bench agent',
-    });
-    const integrator = await issueToken(storage, {
-      companyId: company,
-      permissions: ['printing.jobs.create', 'printing.jobs.read'],
-      name: 'bench integrator',
-    });
-    return { agentToken: agent.secret, integratorToken: integrator.secret };
+    return await issuePrintTokens(storage, company);
   } finally {
     await storage.close();
   }

@@ -27,18 +27,16 @@ describe('the headless agent bundle (shopdesk agent)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-bundle-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const out = join(dir, 'out');
-    const agent = spawnShopdesk(
-      [
-        'agent',
-        '--server',
-        server.url,
-        '--route',
-        `labels=folder:${out}`,
-        '--state-dir',
-        join(dir, 'state'),
-      ],
-      { SHOPDESK_AGENT_TOKEN: server.token },
-    );
+    const agentArgs = [
+      'agent',
+      '--server',
+      server.url,
+      '--route',
+      `labels=folder:${out}`,
+      '--state-dir',
+      join(dir, 'state'),
+    ];
+    const agent = spawnShopdesk(agentArgs, { SHOPDESK_AGENT_TOKEN: server.token });
     cleanups.push(() => agent.kill('SIGKILL'));
 
     await waitFor(
@@ -52,15 +50,9 @@ describe('the headless agent bundle (shopdesk agent)', () => {
     expect(cmdline).toContain('--v8-pool-size=1');
     const environ = (await readFile(`/proc/${agent.child.pid}/environ`, 'utf8')).split('\0');
     expect(environ).toContain('MALLOC_ARENA_MAX=2');
-    expect(cmdline.slice(cmdline.indexOf(join(defaultOutDir, bundleFile)) + 1, -1)).toEqual([
-      'agent',
-      '--server',
-      server.url,
-      '--route',
-      `labels=folder:${out}`,
-      '--state-dir',
-      join(dir, 'state'),
-    ]);
+    expect(cmdline.slice(cmdline.indexOf(join(defaultOutDir, bundleFile)) + 1, -1)).toEqual(
+      agentArgs,
+    );
 
     const job = await server.createJob({
       route: 'labels',

@@ -1,0 +1,21 @@
+import type { Storage } from '../../server/storage/database.ts';
+import { issueToken } from '../../server/tokens/tokens.ts';
+import type { Tokens } from './print-client.ts';
+
+/**
+ * The two tokens every print-queue bench uses, issued through the server's own module: an
+ * agent's (`printing.agent`) and an integrator's (create and read jobs).
+ */
+export async function issuePrintTokens(storage: Storage, companyId: number): Promise<Tokens> {
+  const agent = await issueToken(storage, {
+    companyId,
+    permissions: ['printing.agent'],
+    name: 'bench agent',
+  });
+  const integrator = await issueToken(storage, {
+    companyId,
+    permissions: ['printing.jobs.create', 'printing.jobs.read'],
+    name: 'bench integrator',
+  });
+  return { agentToken: agent.secret, integratorToken: integrator.secret };
+}
