@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ContentType, JobRecord, PrintOptions } from '../../shared/printing.ts';
 import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import { recordJobEvent } from './job-events.ts';
 import { type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
@@ -17,27 +18,98 @@ export interface NewJob {
   expires_in?: number | undefined;
 }
 
+// Compiled once (prepared): every job created runs these, and building a Kysely insert
+// costs more than SQLite takes to run it.
+const insertDocument = prepared(
+  (
+    db,
+    p: { companyId: number; sha256: string; size: number; content: Buffer; createdAt: string },
+  ) =>
+    db
+      .insertInto('print_documents')
+      .values({
+        company_id: p.companyId,
+        sha256: p.sha256,
+        size: p.size,
+        content: p.content,
+        created_at: p.createdAt,
+      })
+      .onConflict((oc) => oc.columns(['company_id', 'sha256']).doNothing())
+      .returning('id'),
+);
+
+const documentBySha256 = prepared((db, p: { companyId: number; sha256: string }) =>
+  db
+    .selectFrom('print_documents')
+    .select('id')
+    .where('company_id', '=', p.companyId)
+    .where('sha256', '=', p.sha256),
+);
+
 /**
  * Stores the content once per company (by sha256) and returns its row id: the insert gives
  * it back for new content (the usual case, one statement); content stored before is read.
  */
 async function storeDocument(db: Db, companyId: number, content: Buffer, stamp: string) {
   const sha256 = createHash('sha256').update(content).digest('hex');
-  const row =
-    (await db
-      .insertInto('print_documents')
-      .values({ company_id: companyId, sha256, size: content.length, content, created_at: stamp })
-      .onConflict((oc) => oc.columns(['company_id', 'sha256']).doNothing())
-      .returning('id')
-      .executeTakeFirst()) ??
-    (await db
-      .selectFrom('print_documents')
-      .select('id')
-      .where('company_id', '=', companyId)
-      .where('sha256', '=', sha256)
-      .executeTakeFirstOrThrow());
+  const [inserted] = await insertDocument(db, {
+    companyId,
+    sha256,
+    size: content.length,
+    content,
+    createdAt: stamp,
+  });
+  const row = inserted ?? (await documentBySha256(db, { companyId, sha256 }))[0];
+  if (!row) throw new Error('the stored document was not found after its insert');
   return { documentId: row.id, sha256, size: content.length };
 }
+
+type JobValues = {
+  companyId: number;
+  documentId: number;
+  route: string;
+  title: string | null;
+  contentType: ContentType;
+  size: number;
+  sha256: string;
+  copies: number;
+  priority: number;
+  options: string;
+  reprintOf: number | null;
+  createdAt: string;
+  expiresAt: string | null;
+};
+
+const insertJobRow = prepared((db, p: JobValues) =>
+  db
+    .insertInto('print_jobs')
+    .values({
+      company_id: p.companyId,
+      document_id: p.documentId,
+      route: p.route,
+      title: p.title,
+      status: 'queued',
+      content_type: p.contentType,
+      size: p.size,
+      sha256: p.sha256,
+      copies: p.copies,
+      priority: p.priority,
+      options: p.options,
+      attempts: 0,
+      agent_id: null,
+      printer: null,
+      error_message: null,
+      error_code: null,
+      reprint_of: p.reprintOf,
+      created_at: p.createdAt,
+      updated_at: p.createdAt,
+      claimed_at: null,
+      printed_at: null,
+      expires_at: p.expiresAt,
+      lease_expires_at: null,
+    })
+    .returningAll(),
+);
 
 export async function insertJob(
   db: Db,
@@ -57,35 +129,22 @@ export async function insertJob(
       : job.expires_in === undefined
         ? null
         : isoNow(new Date(now.getTime() + job.expires_in * 1000));
-  const row = await db
-    .insertInto('print_jobs')
-    .values({
-      company_id: companyId,
-      document_id: job.document.documentId,
-      route: job.route,
-      title: job.title ?? null,
-      status: 'queued',
-      content_type: job.content_type,
-      size: job.document.size,
-      sha256: job.document.sha256,
-      copies: job.copies,
-      priority: job.priority,
-      options: JSON.stringify(job.options),
-      attempts: 0,
-      agent_id: null,
-      printer: null,
-      error_message: null,
-      error_code: null,
-      reprint_of: job.reprintOf ?? null,
-      created_at: stamp,
-      updated_at: stamp,
-      claimed_at: null,
-      printed_at: null,
-      expires_at: expiresAt,
-      lease_expires_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const [row] = await insertJobRow(db, {
+    companyId,
+    documentId: job.document.documentId,
+    route: job.route,
+    title: job.title ?? null,
+    contentType: job.content_type,
+    size: job.document.size,
+    sha256: job.document.sha256,
+    copies: job.copies,
+    priority: job.priority,
+    options: JSON.stringify(job.options),
+    reprintOf: job.reprintOf ?? null,
+    createdAt: stamp,
+    expiresAt,
+  });
+  if (!row) throw new Error('the job insert returned no row');
   await recordTransitions(db, [
     { companyId, jobId: row.id, from: null, to: 'queued', agentId: null, message, at: stamp },
   ]);

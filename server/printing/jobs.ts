@@ -10,6 +10,7 @@ import { NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { offsetOf, totalOf } from '../storage/pages.ts';
+import { prepared } from '../storage/prepared.ts';
 import type { PrintingTables } from '../storage/tables/printing.ts';
 import { isoNow } from '../time.ts';
 
@@ -52,7 +53,27 @@ export interface Transition {
 }
 
 /** Every change of status is written down: GET /printing/jobs/{job} shows the trail. */
+/**
+ * One transition, compiled once: a job created, confirmed or failed writes one, and the
+ * confirm runs it with `.sync` inside its synchronous transaction.
+ */
+export const transitionStatement = prepared<Transition, never>((db, t) =>
+  db.insertInto('print_job_events').values({
+    company_id: t.companyId,
+    job_id: t.jobId,
+    from_status: t.from,
+    to_status: t.to,
+    agent_id: t.agentId,
+    message: t.message,
+    at: t.at,
+  }),
+);
+
 export async function recordTransitions(db: Db, transitions: Transition[]): Promise<void> {
+  if (transitions.length === 1) {
+    await transitionStatement(db, transitions[0]!);
+    return;
+  }
   // In chunks: a sweep may move thousands of jobs, and SQLite bounds bound parameters.
   for (let start = 0; start < transitions.length; start += 500) {
     await insertTransitions(db, transitions.slice(start, start + 500));

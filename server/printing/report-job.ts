@@ -7,7 +7,13 @@ import { isoNow } from '../time.ts';
 import { wantsEvent } from '../webhooks/outbox.ts';
 import type { AgentRef } from './agents.ts';
 import { recordJobEvent } from './job-events.ts';
-import { getJobRow, type JobRow, toJobRecord } from './jobs.ts';
+import {
+  getJobRow,
+  type JobRow,
+  type Transition,
+  toJobRecord,
+  transitionStatement,
+} from './jobs.ts';
 import { type ConfirmValues, confirmInOneStatement, confirmUpdate } from './pg-confirm.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
@@ -24,28 +30,6 @@ function notHolder(row: JobRow, agent: AgentRef, action: string) {
 
 /** The confirm's UPDATE, compiled once: it runs once per printed job. */
 const confirmStatement = prepared<ConfirmValues, JobRow>((db, p) => confirmUpdate(db, p));
-
-interface EventValues {
-  companyId: number;
-  jobId: number;
-  from: JobRow['status'];
-  to: JobRow['status'];
-  agentUuid: string;
-  message: string | null;
-  at: string;
-}
-
-const eventStatement = prepared<EventValues, never>((db, p) =>
-  db.insertInto('print_job_events').values({
-    company_id: p.companyId,
-    job_id: p.jobId,
-    from_status: p.from,
-    to_status: p.to,
-    agent_id: p.agentUuid,
-    message: p.message,
-    at: p.at,
-  }),
-);
 
 /**
  * The holder says the job printed. The happy path is one conditional UPDATE; only when it
@@ -86,7 +70,7 @@ export async function confirmJob(
     } else if (!wants) {
       const done = syncSqliteTransaction(db, () => {
         const row = confirmStatement.sync(db, values)[0];
-        if (row) eventStatement.sync(db, eventOf(row, 'claimed', agent, message));
+        if (row) transitionStatement.sync(db, transitionOf(row, 'claimed', agent, message));
         return row;
       });
       if (done?.value) return toJobRecord(done.value);
@@ -152,21 +136,21 @@ async function transition(
   agent: AgentRef,
   message: string | null,
 ): Promise<void> {
-  await eventStatement(db, eventOf(row, from, agent, message));
+  await transitionStatement(db, transitionOf(row, from, agent, message));
 }
 
-function eventOf(
+function transitionOf(
   row: JobRow,
   from: JobRow['status'],
   agent: AgentRef,
   message: string | null,
-): EventValues {
+): Transition {
   return {
     companyId: row.company_id,
     jobId: row.id,
     from,
     to: row.status,
-    agentUuid: agent.uuid,
+    agentId: agent.uuid,
     message,
     at: row.updated_at,
   };
