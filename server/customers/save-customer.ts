@@ -79,7 +79,7 @@ async function assertCodeFree(db: Db, companyId: number, code: string, exceptId?
 /**
  * One multi-row insert per list length (up to 50 addresses), each compiled once: the
  * shape of an insert depends on its row count, never on its values. Slots are typed
- * `never` so that each fits its column; replaceAddresses gives the values.
+ * `never` so that each fits its column; insertAddresses gives the values.
  */
 type AddressSlots = Record<string, never>;
 const addressInserts = new Map<number, (db: Db, values: AddressSlots) => unknown>();
@@ -107,8 +107,8 @@ function insertAddressRows(count: number) {
   return insert;
 }
 
-async function replaceAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
-  await deleteAddressesOf(db, { customerId });
+/** A new customer's addresses: it has none yet, so nothing is deleted first. */
+async function insertAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
   if (addresses.length === 0) return;
   const values: Record<string, unknown> = { customer_id: customerId };
   addresses.forEach((address, position) => {
@@ -121,6 +121,12 @@ async function replaceAddresses(db: Db, customerId: number, addresses: AddressIn
     values[`complement${position}`] = address.complement ?? null;
   });
   await insertAddressRows(addresses.length)(db, values as AddressSlots);
+}
+
+/** An update's addresses: the list sent replaces the whole list. */
+async function replaceAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
+  await deleteAddressesOf(db, { customerId });
+  await insertAddresses(db, customerId, addresses);
 }
 
 export async function createCustomer(
@@ -152,7 +158,7 @@ export async function createCustomer(
         updated_at: stamp,
       });
       if (!row) throw new Error('the insert of a customer returned no id');
-      await replaceAddresses(trx, row.id, input.addresses ?? []);
+      await insertAddresses(trx, row.id, input.addresses ?? []);
       return getCustomer(trx, companyId, row.id);
     })
     .catch(codeRaceAsTaken);
