@@ -52,23 +52,26 @@ export interface Transition {
   at: string;
 }
 
-/** Every change of status is written down: GET /printing/jobs/{job} shows the trail. */
+/** The row of `print_job_events` that records a transition. */
+const eventRowOf = (t: Transition) => ({
+  company_id: t.companyId,
+  job_id: t.jobId,
+  from_status: t.from,
+  to_status: t.to,
+  agent_id: t.agentId,
+  message: t.message,
+  at: t.at,
+});
+
 /**
  * One transition, compiled once: a job created, confirmed or failed writes one, and the
  * confirm runs it with `.sync` inside its synchronous transaction.
  */
 export const transitionStatement = prepared<Transition, never>((db, t) =>
-  db.insertInto('print_job_events').values({
-    company_id: t.companyId,
-    job_id: t.jobId,
-    from_status: t.from,
-    to_status: t.to,
-    agent_id: t.agentId,
-    message: t.message,
-    at: t.at,
-  }),
+  db.insertInto('print_job_events').values(eventRowOf(t)),
 );
 
+/** Every change of status is written down: GET /printing/jobs/{job} shows the trail. */
 export async function recordTransitions(db: Db, transitions: Transition[]): Promise<void> {
   if (transitions.length === 1) {
     await transitionStatement(db, transitions[0]!);
@@ -76,25 +79,11 @@ export async function recordTransitions(db: Db, transitions: Transition[]): Prom
   }
   // In chunks: a sweep may move thousands of jobs, and SQLite bounds bound parameters.
   for (let start = 0; start < transitions.length; start += 500) {
-    await insertTransitions(db, transitions.slice(start, start + 500));
+    await db
+      .insertInto('print_job_events')
+      .values(transitions.slice(start, start + 500).map(eventRowOf))
+      .execute();
   }
-}
-
-async function insertTransitions(db: Db, transitions: Transition[]): Promise<void> {
-  await db
-    .insertInto('print_job_events')
-    .values(
-      transitions.map((t) => ({
-        company_id: t.companyId,
-        job_id: t.jobId,
-        from_status: t.from,
-        to_status: t.to,
-        agent_id: t.agentId,
-        message: t.message,
-        at: t.at,
-      })),
-    )
-    .execute();
 }
 
 export async function findJobRow(
