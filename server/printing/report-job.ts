@@ -2,7 +2,7 @@ import type { JobRecord } from '../../shared/printing.ts';
 import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
-import { prepared, syncSqliteTransaction } from '../storage/prepared.ts';
+import { groupedSqliteTransaction, prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import { wantsEvent } from '../webhooks/outbox.ts';
 import type { AgentRef } from './agents.ts';
@@ -62,18 +62,19 @@ export async function confirmJob(
     }
   } else {
     // SQLite, the usual case (no endpoint takes print_job.printed, the connection is free):
-    // the UPDATE and its event in one synchronous transaction straight on the connection.
-    // A confirm that changes nothing takes the general path below, which says why.
+    // the UPDATE and its event synchronously, straight on the connection, in the group
+    // commit of this turn's claims and confirms. A confirm that changes nothing takes the
+    // general path below, which says why.
     const wants = wantsEvent(storage, db, agent.companyId, 'print_job.printed');
     if (wants instanceof Promise) {
       await wants; // Loads the subscriptions: the next confirms know at once.
     } else if (!wants) {
-      const done = syncSqliteTransaction(db, () => {
+      const row = await groupedSqliteTransaction(db, () => {
         const row = confirmStatement.sync(db, values)[0];
         if (row) transitionStatement.sync(db, transitionOf(row, 'claimed', agent, message));
         return row;
       });
-      if (done?.value) return toJobRecord(done.value);
+      if (row) return toJobRecord(row);
     }
   }
   return storage.transaction(async (trx) => {

@@ -16,6 +16,7 @@ import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import type { Dialect } from './db.ts';
+import { GroupCommit } from './group-commit.ts';
 import { runNamedStatements } from './pg-named-statements.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -93,19 +94,33 @@ function openSqlite(file: string): OpenedStorage {
   if (checkpointer) raw.pragma('wal_autocheckpoint = 10000');
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
   const statements = withStatementCache(raw);
+  // BEGIN, SAVEPOINT and COMMIT prepared once, like the queries: `exec` would compile them
+  // each time.
+  const group = new GroupCommit({
+    get inTransaction() {
+      return raw.inTransaction;
+    },
+    exec: (sqlText) => {
+      statements.prepare(sqlText).run([]);
+    },
+  });
+  // Any use of the connection outside the open group commits the group first.
+  const settled = (sqlText: string) => {
+    group.settle();
+    return statements.prepare(sqlText);
+  };
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({ database: statements }),
+    dialect: new TransactionalDdlSqliteDialect({
+      database: { close: statements.close, prepare: settled },
+    }),
   });
   runPreparedDirectly(db, {
     get inTransaction() {
       return raw.inTransaction;
     },
-    // BEGIN and COMMIT prepared once, like the queries: `exec` would compile them each time.
-    exec: (sqlText) => {
-      statements.prepare(sqlText).run([]);
-    },
     prepare: (sqlText) =>
       statements.prepare(sqlText) as unknown as ReturnType<DirectSqlite['prepare']>,
+    group,
   });
   return {
     db,
@@ -113,6 +128,7 @@ function openSqlite(file: string): OpenedStorage {
     like: 'like',
     externalChangeMark: () => dataVersion.get() as number,
     close: async () => {
+      group.settle();
       await checkpointer?.stop();
       await db.destroy();
     },

@@ -1,5 +1,6 @@
 import { type Compilable, type CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
 import type { Db, Dialect } from './db.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { nameStatement } from './pg-named-statements.ts';
 import type { Database } from './schema.ts';
 
@@ -15,13 +16,13 @@ class Slot {
 export interface DirectSqlite {
   /** Whether a transaction is open on the connection (better-sqlite3's `inTransaction`). */
   readonly inTransaction: boolean;
-  /** Runs SQL without parameters or result (`BEGIN`, `COMMIT`). */
-  exec(sql: string): void;
   prepare(sql: string): {
     readonly reader: boolean;
     all(parameters: readonly unknown[]): unknown[];
     run(parameters: readonly unknown[]): unknown;
   };
+  /** The connection's group commit (group-commit.ts); `settle()` it before another use. */
+  readonly group: GroupCommit;
 }
 
 const directConnections = new WeakMap<object, DirectSqlite>();
@@ -59,7 +60,7 @@ export interface Prepared<Params extends object, Row> {
   compile(db: Db, params: Params): CompiledQuery<Row>;
   /**
    * Runs the query straight on the SQLite connection, synchronously: only inside
-   * `work` of `syncSqliteTransaction`, which holds the connection for it.
+   * `work` of `groupedSqliteTransaction`, which holds the connection for it.
    */
   sync(db: Db, params: Params): Row[];
 }
@@ -99,6 +100,7 @@ export function prepared<Params extends object, Row>(
     const adapter = db.getExecutor().adapter;
     const query = withParams(db, adapter, params);
     const direct = directConnections.get(adapter);
+    direct?.group.settle();
     if (direct && (db.isTransaction || !direct.inTransaction)) {
       const statement = direct.prepare(query.sql);
       if (statement.reader) return statement.all(query.parameters) as Row[];
@@ -110,7 +112,8 @@ export function prepared<Params extends object, Row>(
   const sync = (db: Db, params: Params): Row[] => {
     const adapter = db.getExecutor().adapter;
     const direct = directConnections.get(adapter);
-    if (!direct?.inTransaction) throw new Error('prepared.sync runs only in syncSqliteTransaction');
+    if (!direct?.inTransaction)
+      throw new Error('prepared.sync runs only in groupedSqliteTransaction');
     const query = withParams(db, adapter, params);
     const statement = direct.prepare(query.sql);
     if (statement.reader) return statement.all(query.parameters) as Row[];
@@ -124,32 +127,18 @@ export function prepared<Params extends object, Row>(
 }
 
 /**
- * SQLite: runs `work` as one transaction straight on the connection, synchronously (no
- * Kysely transaction, no promise): `BEGIN IMMEDIATE` (`BEGIN` when `deferred`), `work`,
- * `COMMIT`, or `ROLLBACK` when it throws. `work` runs its statements with
- * `Prepared.sync` and must not await. Nothing can interleave with it: better-sqlite3 runs
- * on this thread and the whole transaction ends before control returns to the event loop.
+ * SQLite: runs `work` straight on the connection, synchronously (no Kysely transaction, no
+ * promise inside), as a member of the connection's group commit (group-commit.ts): in the
+ * transaction that the writes started in this turn of the event loop share, in a savepoint
+ * of its own (undone when `work` throws). `work` runs its statements with `Prepared.sync`
+ * and must not await; nothing can interleave with it. The promise settles once the group
+ * has committed.
  *
  * Answers `undefined`, running nothing, when it cannot: on PostgreSQL, when `db` is a
  * transaction (a larger unit of work is open in this call chain) or when another
  * transaction holds the connection; the caller then takes its ordinary path.
  */
-export function syncSqliteTransaction<T>(
-  db: Db,
-  work: () => T,
-  mode: 'immediate' | 'deferred' = 'immediate',
-): { value: T } | undefined {
+export function groupedSqliteTransaction<T>(db: Db, work: () => T): Promise<T> | undefined {
   if (db.isTransaction) return undefined;
-  const direct = directConnections.get(db.getExecutor().adapter);
-  if (!direct || direct.inTransaction) return undefined;
-  direct.exec(mode === 'immediate' ? 'begin immediate' : 'begin');
-  let value: T;
-  try {
-    value = work();
-  } catch (error) {
-    if (direct.inTransaction) direct.exec('rollback');
-    throw error;
-  }
-  direct.exec('commit');
-  return { value };
+  return directConnections.get(db.getExecutor().adapter)?.group.join(work);
 }

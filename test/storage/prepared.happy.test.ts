@@ -8,7 +8,7 @@ import { findCustomer } from '../../server/customers/read-customers.ts';
 import { createCustomer } from '../../server/customers/save-customer.ts';
 import { openStorage, type Storage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
-import { prepared, syncSqliteTransaction } from '../../server/storage/prepared.ts';
+import { groupedSqliteTransaction, prepared } from '../../server/storage/prepared.ts';
 
 const rename = prepared((db, p: { id: number; name: string }) =>
   db.updateTable('customers').set({ name: p.name }).where('id', '=', p.id).returning('name'),
@@ -111,17 +111,16 @@ describe('prepared queries on SQLite', () => {
     expect((await findCustomer(storage.db, companyId, customerId))?.name).toBe('Original');
   });
 
-  it('a synchronous transaction commits its statements, and a throw rolls them all back', async () => {
-    const done = syncSqliteTransaction(storage.db, () =>
+  it('a grouped transaction commits its statements, and a throw rolls back its own', async () => {
+    const committed = groupedSqliteTransaction(storage.db, () =>
       rename.sync(storage.db, { id: customerId, name: 'Committed' }),
     );
-    expect(done?.value).toEqual([{ name: 'Committed' }]);
-    expect(() =>
-      syncSqliteTransaction(storage.db, () => {
-        rename.sync(storage.db, { id: customerId, name: 'Rolled back' });
-        throw new Error('undone');
-      }),
-    ).toThrow('undone');
+    const undone = groupedSqliteTransaction(storage.db, () => {
+      rename.sync(storage.db, { id: customerId, name: 'Rolled back' });
+      throw new Error('undone');
+    });
+    await expect(undone).rejects.toThrow('undone');
+    expect(await committed).toEqual([{ name: 'Committed' }]);
     expect((await findCustomer(storage.db, companyId, customerId))?.name).toBe('Committed');
     // Once done, the connection is free again: the ordinary path runs.
     expect(await nameOf(storage.db, { id: customerId })).toEqual([
@@ -129,7 +128,7 @@ describe('prepared queries on SQLite', () => {
     ]);
   });
 
-  it('a synchronous transaction runs nothing while another transaction holds the connection, nor inside one', async () => {
+  it('a grouped transaction runs nothing while another transaction holds the connection, nor inside one', async () => {
     await storage.db
       .transaction()
       .execute(async (trx) => {
@@ -139,15 +138,15 @@ describe('prepared queries on SQLite', () => {
           .where('id', '=', customerId)
           .execute();
         // Another request's transaction is open on the connection: refused, nothing ran.
-        expect(syncSqliteTransaction(storage.db, () => 'ran')).toBeUndefined();
+        expect(groupedSqliteTransaction(storage.db, () => 'ran')).toBeUndefined();
         // A transaction object (a larger unit of work) is refused too: it must join that unit.
-        expect(syncSqliteTransaction(trx, () => 'ran')).toBeUndefined();
+        expect(groupedSqliteTransaction(trx, () => 'ran')).toBeUndefined();
         throw new Error('roll back');
       })
       .catch(() => undefined);
     expect((await findCustomer(storage.db, companyId, customerId))?.name).toBe('Original');
     expect(() => rename.sync(storage.db, { id: customerId, name: 'Outside' })).toThrow(
-      'prepared.sync runs only in syncSqliteTransaction',
+      'prepared.sync runs only in groupedSqliteTransaction',
     );
   });
 });

@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCompany } from '../../server/companies/companies.ts';
+import { createCustomer } from '../../server/customers/save-customer.ts';
+import { openStorage, type Storage } from '../../server/storage/database.ts';
+import { migrateToLatest } from '../../server/storage/migrate.ts';
+import { groupedSqliteTransaction, prepared } from '../../server/storage/prepared.ts';
+
+const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+
+const rename = prepared((db, p: { id: number; name: string }) =>
+  db.updateTable('customers').set({ name: p.name }).where('id', '=', p.id).returning('name'),
+);
+
+const nameOf = prepared((db, p: { id: number }) =>
+  db.selectFrom('customers').select('name').where('id', '=', p.id),
+);
+
+// SQLite's group commit (server/storage/group-commit.ts): the print queue's claims and
+// confirms made in one turn of the event loop share one transaction. These prove that no
+// caller hears of its write before the commit, that a member's failure is its own, and
+// that nothing else run on the connection lands inside the open group.
+describe('group commit on SQLite', () => {
+  let dir: string;
+  let file: string;
+  let storage: Storage;
+  /** Another connection to the same file: it sees only what is committed. */
+  let observer: BetterSqlite3.Database;
+  let ids: number[];
+
+  const committedName = (id: number) =>
+    (observer.prepare('select name from customers where id = ?').get(id) as { name: string }).name;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shopdesk-group-'));
+    file = join(dir, 'db.sqlite');
+    storage = openStorage({ kind: 'sqlite', file });
+    await migrateToLatest(storage);
+    const companyId = await createCompany(storage, 'Shop');
+    ids = [];
+    for (const name of ['A', 'B', 'C']) {
+      const created = await createCustomer(
+        storage,
+        companyId,
+        { name, type: 'F', addresses: [] },
+        new Date(),
+      );
+      ids.push(created.id);
+    }
+    observer = new Sqlite(file, { readonly: true });
+  });
+
+  afterEach(async () => {
+    observer.close();
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('members joined in one turn commit together, and each hears of it only after the commit', async () => {
+    let settled = 0;
+    const members = ids.map((id, n) =>
+      groupedSqliteTransaction(storage.db, () =>
+        rename.sync(storage.db, { id, name: `New ${n}` }),
+      )!.then((rows) => {
+        settled++;
+        // Every member's write is committed by the time any member hears of its own.
+        expect(ids.map(committedName)).toEqual(['New 0', 'New 1', 'New 2']);
+        return rows;
+      }),
+    );
+    // Still in the turn that opened the group: nothing committed, nobody answered.
+    expect(ids.map(committedName)).toEqual(['A', 'B', 'C']);
+    await Promise.resolve();
+    expect(settled).toBe(0);
+    expect(await Promise.all(members)).toEqual([
+      [{ name: 'New 0' }],
+      [{ name: 'New 1' }],
+      [{ name: 'New 2' }],
+    ]);
+  });
+
+  it('a member whose work throws loses its own writes only; the others commit', async () => {
+    const first = groupedSqliteTransaction(storage.db, () =>
+      rename.sync(storage.db, { id: ids[0]!, name: 'Kept' }),
+    )!;
+    const failing = groupedSqliteTransaction(storage.db, () => {
+      rename.sync(storage.db, { id: ids[1]!, name: 'Lost' });
+      throw new Error('this member fails');
+    })!;
+    const last = groupedSqliteTransaction(storage.db, () =>
+      rename.sync(storage.db, { id: ids[2]!, name: 'Kept too' }),
+    )!;
+    await expect(failing).rejects.toThrow('this member fails');
+    await Promise.all([first, last]);
+    expect(ids.map(committedName)).toEqual(['Kept', 'B', 'Kept too']);
+  });
+
+  it('a prepared query outside the group commits the open group first, and reads committed rows', async () => {
+    const member = groupedSqliteTransaction(storage.db, () =>
+      rename.sync(storage.db, { id: ids[0]!, name: 'Grouped' }),
+    )!;
+    // Straight on the connection, synchronously: the group is committed before it runs.
+    const read = nameOf(storage.db, { id: ids[0]! });
+    expect(read).toEqual([{ name: 'Grouped' }]);
+    expect(committedName(ids[0]!)).toBe('Grouped');
+    expect(await member).toEqual([{ name: 'Grouped' }]);
+  });
+
+  it('a Kysely transaction started while a group is open runs after the group has committed', async () => {
+    const member = groupedSqliteTransaction(storage.db, () =>
+      rename.sync(storage.db, { id: ids[0]!, name: 'Grouped' }),
+    )!;
+    const seenInside = await storage.transaction(async (trx) => {
+      // The group committed before this transaction's BEGIN: the observer sees its row.
+      const committed = committedName(ids[0]!);
+      await trx.updateTable('customers').set({ name: 'Later' }).where('id', '=', ids[1]!).execute();
+      return committed;
+    });
+    expect(seenInside).toBe('Grouped');
+    expect(await member).toEqual([{ name: 'Grouped' }]);
+    expect(ids.map(committedName)).toEqual(['Grouped', 'Later', 'C']);
+  });
+
+  it('closing the storage commits the open group', async () => {
+    const member = groupedSqliteTransaction(storage.db, () =>
+      rename.sync(storage.db, { id: ids[2]!, name: 'Before close' }),
+    )!;
+    await storage.close();
+    expect(await member).toEqual([{ name: 'Before close' }]);
+    expect(committedName(ids[2]!)).toBe('Before close');
+    storage = openStorage({ kind: 'sqlite', file });
+  });
+});
