@@ -3,12 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
-  type DialectAdapter,
   Kysely,
   PostgresDialect,
-  SqliteAdapter,
   type SqliteDatabase,
-  SqliteDialect,
   type SqliteStatement,
   type Transaction,
 } from 'kysely';
@@ -20,6 +17,7 @@ import { GroupCommit } from './group-commit.ts';
 import { runNamedStatements } from './pg-named-statements.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
+import { GroupedSqliteDialect } from './sqlite-driver.ts';
 import { Transactions } from './transactions.ts';
 
 // Each driver is loaded when a database of its kind is opened, not before: a CLI command on
@@ -110,9 +108,10 @@ function openSqlite(file: string): OpenedStorage {
     return statements.prepare(sqlText);
   };
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({
-      database: { close: statements.close, prepare: settled },
-    }),
+    dialect: new GroupedSqliteDialect(
+      { database: { close: statements.close, prepare: settled } },
+      group,
+    ),
   });
   runPreparedDirectly(db, {
     get inTransaction() {
@@ -133,24 +132,6 @@ function openSqlite(file: string): OpenedStorage {
       await db.destroy();
     },
   };
-}
-
-/**
- * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its
- * migrator would run each migration statement by statement: a process killed in the middle
- * of one (kill -9 on a first start) would leave a half-made schema that the next start
- * cannot migrate. Saying so makes the pending migrations one transaction: all or nothing.
- */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-class TransactionalDdlSqliteDialect extends SqliteDialect {
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
-  }
 }
 
 /**

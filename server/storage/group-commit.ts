@@ -13,29 +13,32 @@ interface Member {
 }
 
 /**
- * SQLite group commit: the short write transactions that start in one turn of the event
- * loop (the print queue's claims and confirms, one per request) run in one transaction,
- * committed once when that turn's I/O is done (`setImmediate`), and each caller's promise
- * settles only then: no answer leaves before its write is committed, as before.
+ * SQLite group commit: the write transactions that start in one turn of the event loop
+ * (one per request: a claim, a confirm, a create) run in one transaction, committed once
+ * when that turn's I/O is done (`setImmediate`), and each caller's promise settles only
+ * then: no answer leaves before its write is committed, as before.
  *
- * Why: with the agents' requests arriving together, each claim or confirm paid its own
- * `BEGIN IMMEDIATE` and `COMMIT` (the write lock's system calls, and the WAL frames of the
- * same few pages written again by every commit); a group pays them once
- * (docs/benchmarks.md, print queue).
+ * Why: requests arrive together, and each transaction paid its own `BEGIN IMMEDIATE` and
+ * `COMMIT` (the write lock's system calls, and the WAL frames of the same few pages
+ * written again by every commit); a group pays them once (docs/storage.md, docs/
+ * benchmarks.md).
  *
- * Each member runs in a savepoint: a member whose work throws undoes its own writes only,
- * and its caller's promise rejects at once; the others commit. A failed commit rejects
- * every member. Nothing else can interleave with the open group: the storage layer calls
- * `settle()` before any other use of the connection (a Kysely query, a transaction of its
- * own, a prepared statement outside the group), which commits the group first. So a read
- * outside the group never sees its uncommitted rows, and a transaction never lands inside
- * it.
+ * Each member runs in a savepoint: a member that fails undoes its own writes only, and its
+ * caller hears at once; the others commit. A failed commit rejects every member. Members
+ * come one at a time: a synchronous one (`join`, the print queue's claim and confirm) runs
+ * whole within the call; an asynchronous one (`begin` … `end`, a Kysely transaction, see
+ * sqlite-driver.ts) holds the connection's lock until it ends. Nothing else interleaves
+ * with the open group: the storage layer calls `settle()` before any other use of the
+ * connection (a query outside a transaction, a transaction of its own), which commits the
+ * group first. So nothing outside the group reads its uncommitted rows, and no transaction
+ * lands inside it.
  */
 export class GroupCommit {
   readonly #link: SqliteLink;
   #open = false;
-  /** A member's work is running: its own statements must not settle the group. */
-  #working = false;
+  /** A member is running: its own statements must not settle the group. */
+  #busy = false;
+  #scheduled = false;
   #members: Member[] = [];
 
   constructor(link: SqliteLink) {
@@ -43,41 +46,71 @@ export class GroupCommit {
   }
 
   /**
-   * Runs `work` (synchronous statements only) in the open group, opening one when none is;
-   * its value comes once the group has committed. `undefined`, running nothing, when the
-   * connection is in a transaction that is not the group's (the caller takes its ordinary
-   * path), or when called from a member's own work.
+   * Runs `work` (synchronous statements only) as a member of the open group, opening one
+   * when none is; its value comes once the group has committed. `undefined`, running
+   * nothing, when the connection is in a transaction that is not the group's, or while
+   * another member runs (the caller takes its ordinary path).
    */
   join<T>(work: () => T): Promise<T> | undefined {
-    if (this.#working) return undefined;
-    if (!this.#open) {
-      if (this.#link.inTransaction) return undefined;
-      this.#link.exec('begin immediate');
-      this.#open = true;
-      setImmediate(() => this.settle());
-    }
-    this.#link.exec('savepoint group_member');
-    this.#working = true;
+    if (this.#busy || (!this.#open && this.#link.inTransaction)) return undefined;
+    this.begin();
     let value: T;
     try {
       value = work();
     } catch (error) {
-      this.#undoMember(error);
+      this.undo(error);
       return Promise.reject(error);
-    } finally {
-      this.#working = false;
     }
+    return this.end(value);
+  }
+
+  /**
+   * Starts a member that runs over several turns (the caller holds the connection's lock
+   * until `end` or `undo`): opens the group when none is open, then the member's savepoint.
+   */
+  begin(): void {
+    if (!this.#open) {
+      if (this.#link.inTransaction) throw new Error('another transaction holds the connection');
+      this.#link.exec('begin immediate');
+      this.#open = true;
+      this.#schedule();
+    }
+    this.#link.exec('savepoint group_member');
+    this.#busy = true;
+  }
+
+  /** Ends the running member: its writes join the group; `value` comes once it commits. */
+  end<T>(value: T): Promise<T> {
     this.#link.exec('release group_member');
+    this.#busy = false;
+    this.#schedule();
     return new Promise<T>((resolve, reject) => {
       this.#members.push({ value, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
-  /** Commits the open group now, if there is one (and no member's work is running). */
+  /**
+   * The running member failed: its savepoint is rolled back. Some errors (a full disk, an
+   * I/O error) make SQLite roll back the whole transaction: then every member is lost, and
+   * their callers hear why.
+   */
+  undo(error: unknown): void {
+    this.#busy = false;
+    if (this.#link.inTransaction) {
+      this.#link.exec('rollback to group_member');
+      this.#link.exec('release group_member');
+      // The group's commit may have come while this member ran, and waited for it.
+      this.#schedule();
+      return;
+    }
+    this.#open = false;
+    for (const member of this.#take()) member.reject(error);
+  }
+
+  /** Commits the open group now, if there is one and no member is running. */
   settle(): void {
-    if (!this.#open || this.#working) return;
-    const members = this.#members;
-    this.#members = [];
+    if (!this.#open || this.#busy) return;
+    const members = this.#take();
     this.#open = false;
     try {
       this.#link.exec('commit');
@@ -89,20 +122,19 @@ export class GroupCommit {
     for (const member of members) member.resolve(member.value);
   }
 
-  /**
-   * A member's work threw: its savepoint is rolled back. Some errors (a full disk, an I/O
-   * error) make SQLite roll back the whole transaction: then every member is lost, and
-   * their callers hear why.
-   */
-  #undoMember(error: unknown): void {
-    if (this.#link.inTransaction) {
-      this.#link.exec('rollback to group_member');
-      this.#link.exec('release group_member');
-      return;
-    }
+  /** Commits once this turn's I/O is done (and, should a member still run then, after it). */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.settle();
+    });
+  }
+
+  #take(): Member[] {
     const members = this.#members;
     this.#members = [];
-    this.#open = false;
-    for (const member of members) member.reject(error);
+    return members;
   }
 }

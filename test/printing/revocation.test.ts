@@ -37,6 +37,12 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
       dialect === 'sqlite'
         ? { kind: 'sqlite', file: one.dbFile }
         : (two.app.services.config.database as DatabaseTarget);
+    // SQLite: the server's connection may hold the write lock of its group commit until this
+    // turn's immediates run (server/storage/group-commit.ts). The CLI, in another process,
+    // would wait for it; a second connection in this thread would wait (busy_timeout) on the
+    // thread that must release it. So this one starts after those immediates, as the CLI's
+    // write would land after the group's commit.
+    if (dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
     const storage = openStorage(target);
     try {
       await work(storage);

@@ -110,19 +110,48 @@ describe('group commit on SQLite', () => {
     expect(await member).toEqual([{ name: 'Grouped' }]);
   });
 
-  it('a Kysely transaction started while a group is open runs after the group has committed', async () => {
+  it('a transaction started while a group is open joins it, and its caller goes on only once the group has committed', async () => {
     const member = groupedSqliteTransaction(storage.db, () =>
       rename.sync(storage.db, { id: ids[0]!, name: 'Grouped' }),
     )!;
     const seenInside = await storage.transaction(async (trx) => {
-      // The group committed before this transaction's BEGIN: the observer sees its row.
-      const committed = committedName(ids[0]!);
       await trx.updateTable('customers').set({ name: 'Later' }).where('id', '=', ids[1]!).execute();
-      return committed;
+      // Both writes are in the open group: nothing of it is committed yet.
+      return ids.map(committedName);
     });
-    expect(seenInside).toBe('Grouped');
-    expect(await member).toEqual([{ name: 'Grouped' }]);
+    expect(seenInside).toEqual(['A', 'B', 'C']);
     expect(ids.map(committedName)).toEqual(['Grouped', 'Later', 'C']);
+    expect(await member).toEqual([{ name: 'Grouped' }]);
+  });
+
+  it('a transaction that fails in the group undoes its own writes only', async () => {
+    const member = groupedSqliteTransaction(storage.db, () =>
+      rename.sync(storage.db, { id: ids[0]!, name: 'Grouped' }),
+    )!;
+    const failing = storage.transaction(async (trx) => {
+      await trx.updateTable('customers').set({ name: 'Lost' }).where('id', '=', ids[1]!).execute();
+      throw new Error('this transaction fails');
+    });
+    const later = storage.transaction(async (trx) => {
+      await trx.updateTable('customers').set({ name: 'Later' }).where('id', '=', ids[2]!).execute();
+    });
+    await expect(failing).rejects.toThrow('this transaction fails');
+    await Promise.all([member, later]);
+    expect(ids.map(committedName)).toEqual(['Grouped', 'B', 'Later']);
+  });
+
+  it('a query outside any transaction commits the open group first', async () => {
+    const member = groupedSqliteTransaction(storage.db, () =>
+      rename.sync(storage.db, { id: ids[1]!, name: 'Grouped' }),
+    )!;
+    const read = await storage.db
+      .selectFrom('customers')
+      .select('name')
+      .where('id', '=', ids[1]!)
+      .executeTakeFirstOrThrow();
+    expect(read.name).toBe('Grouped');
+    expect(committedName(ids[1]!)).toBe('Grouped');
+    await member;
   });
 
   it('closing the storage commits the open group', async () => {
