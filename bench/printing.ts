@@ -105,9 +105,12 @@ async function run(): Promise<void> {
     profile
       ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
+  // Both servers run their TypeScript as Node runs it (type stripping, as `npm start`
+  // does), not through this script's tsx loader, whose transform adds a helper call to
+  // every function it creates.
   const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: [...process.execArgv, ...profileArgs('shopdesk-queue')],
+    execArgv: profileArgs('shopdesk-queue'),
     env,
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
@@ -125,8 +128,6 @@ async function run(): Promise<void> {
       process.execPath,
       [
         ...profileArgs('fastify-queue'),
-        '--import',
-        'tsx',
         fileURLToPath(new URL('./servers/fastify-queue.ts', import.meta.url)),
         '--db',
         join(dir, 'fastify-queue.sqlite'),
