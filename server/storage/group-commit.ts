@@ -81,8 +81,8 @@ export class GroupCommit {
 
   /** Ends the running member: its writes join the group; `value` comes once it commits. */
   end<T>(value: T): Promise<T> {
-    this.#link.exec('release group_member');
     this.#busy = false;
+    this.#link.exec('release group_member');
     this.#schedule();
     return new Promise<T>((resolve, reject) => {
       this.#members.push({ value, resolve: resolve as (value: unknown) => void, reject });
@@ -115,7 +115,12 @@ export class GroupCommit {
     try {
       this.#link.exec('commit');
     } catch (error) {
-      if (this.#link.inTransaction) this.#link.exec('rollback');
+      // Runs from a timer too: nothing may escape, every member hears of the failure.
+      try {
+        if (this.#link.inTransaction) this.#link.exec('rollback');
+      } catch {
+        // The connection is gone or broken: the next use reports it.
+      }
       for (const member of members) member.reject(error);
       return;
     }

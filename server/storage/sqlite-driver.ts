@@ -105,7 +105,8 @@ class GroupedSqliteDriver implements Driver {
     const lease = connection as Lease;
     if (lease.ended) return;
     lease.ended = true;
-    this.#group.undo(new Error('transaction rolled back'));
+    // Heard by the group's other members only if SQLite rolled back the whole transaction.
+    this.#group.undo(new Error('SQLite rolled back the transaction this write was grouped in.'));
   }
 
   /** Hands the connection to the next waiter (once per lease). */
