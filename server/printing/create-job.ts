@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ContentType, JobRecord, PrintOptions } from '../../shared/printing.ts';
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
@@ -51,7 +51,7 @@ const documentBySha256 = prepared((db, p: { companyId: number; sha256: string })
  * it back for new content (the usual case, one statement); content stored before is read.
  */
 async function storeDocument(db: Db, companyId: number, content: Buffer, stamp: string) {
-  const sha256 = createHash('sha256').update(content).digest('hex');
+  const sha256 = hash('sha256', content, 'hex');
   const [inserted] = await insertDocument(db, {
     companyId,
     sha256,

