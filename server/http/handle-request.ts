@@ -295,10 +295,20 @@ function abortSignalOf(
 const bearerOf = (request: IncomingMessage): string | undefined =>
   request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 
+/** How many Authorization headers came (`headersDistinct` would build every header's list). */
+function authorizationHeaders(request: IncomingMessage): number {
+  const raw = request.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count++;
+  }
+  return count;
+}
+
 async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promise<Caller> {
   // Node keeps the first of repeated Authorization headers; which one a proxy on the way
   // keeps is anybody's guess, so two are refused rather than one silently chosen.
-  if ((request.headersDistinct.authorization?.length ?? 0) > 1) {
+  if (authorizationHeaders(request) > 1) {
     throw new HttpError('bad_request', 'Send one Authorization header, not several.');
   }
   const header = request.headers.authorization;
