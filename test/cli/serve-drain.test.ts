@@ -157,11 +157,18 @@ describe.each(dialects)('SIGTERM on a serving process (%s)', (dialect) => {
       // The listener closes at once: poll until a new connection is refused.
       while (!(await refused(serve.url))) await new Promise((done) => setTimeout(done, 10));
 
-      const waited = await longPoll.answer;
+      // A connection cut instead of answered says little by itself: say what the server logged.
+      const told = <T>(answer: Promise<T>) =>
+        answer.catch((error: Error) => {
+          throw new Error(`${error.message}; the server's log:\n${serve.stderr()}`);
+        });
+      const uploaded = told(upload.answer);
+      uploaded.catch(() => undefined); // Awaited below; a cut before then is reported there.
+      const waited = await told(longPoll.answer);
       expect(waited.status).toBe(204);
       // The request in flight still gets its body through, and its answer.
       upload.finish();
-      const created = await upload.answer;
+      const created = await uploaded;
       expect(created.status).toBe(201);
       expect(JSON.parse(created.body).data.name).toBe('Padaria Drenada');
       expect(await serve.exited).toBe(0);
