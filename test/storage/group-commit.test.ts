@@ -32,6 +32,10 @@ describe('group commit on SQLite', () => {
   let observer: BetterSqlite3.Database;
   let ids: number[];
 
+  /** A synchronous member of the group (as the print queue's claim is) renaming one customer. */
+  const renameInGroup = (id: number, name: string) =>
+    groupedSqliteTransaction(storage.db, () => rename.sync(storage.db, { id, name }))!;
+
   const committedName = (id: number) =>
     (observer.prepare('select name from customers where id = ?').get(id) as { name: string }).name;
 
@@ -84,25 +88,19 @@ describe('group commit on SQLite', () => {
   });
 
   it('a member whose work throws loses its own writes only; the others commit', async () => {
-    const first = groupedSqliteTransaction(storage.db, () =>
-      rename.sync(storage.db, { id: ids[0]!, name: 'Kept' }),
-    )!;
+    const first = renameInGroup(ids[0]!, 'Kept');
     const failing = groupedSqliteTransaction(storage.db, () => {
       rename.sync(storage.db, { id: ids[1]!, name: 'Lost' });
       throw new Error('this member fails');
     })!;
-    const last = groupedSqliteTransaction(storage.db, () =>
-      rename.sync(storage.db, { id: ids[2]!, name: 'Kept too' }),
-    )!;
+    const last = renameInGroup(ids[2]!, 'Kept too');
     await expect(failing).rejects.toThrow('this member fails');
     await Promise.all([first, last]);
     expect(ids.map(committedName)).toEqual(['Kept', 'B', 'Kept too']);
   });
 
   it('a prepared query outside the group commits the open group first, and reads committed rows', async () => {
-    const member = groupedSqliteTransaction(storage.db, () =>
-      rename.sync(storage.db, { id: ids[0]!, name: 'Grouped' }),
-    )!;
+    const member = renameInGroup(ids[0]!, 'Grouped');
     // Straight on the connection, synchronously: the group is committed before it runs.
     const read = nameOf(storage.db, { id: ids[0]! });
     expect(read).toEqual([{ name: 'Grouped' }]);
@@ -111,9 +109,7 @@ describe('group commit on SQLite', () => {
   });
 
   it('a transaction started while a group is open joins it, and its caller goes on only once the group has committed', async () => {
-    const member = groupedSqliteTransaction(storage.db, () =>
-      rename.sync(storage.db, { id: ids[0]!, name: 'Grouped' }),
-    )!;
+    const member = renameInGroup(ids[0]!, 'Grouped');
     const seenInside = await storage.transaction(async (trx) => {
       await trx.updateTable('customers').set({ name: 'Later' }).where('id', '=', ids[1]!).execute();
       // Both writes are in the open group: nothing of it is committed yet.
@@ -125,9 +121,7 @@ describe('group commit on SQLite', () => {
   });
 
   it('a transaction that fails in the group undoes its own writes only', async () => {
-    const member = groupedSqliteTransaction(storage.db, () =>
-      rename.sync(storage.db, { id: ids[0]!, name: 'Grouped' }),
-    )!;
+    const member = renameInGroup(ids[0]!, 'Grouped');
     const failing = storage.transaction(async (trx) => {
       await trx.updateTable('customers').set({ name: 'Lost' }).where('id', '=', ids[1]!).execute();
       throw new Error('this transaction fails');
@@ -141,9 +135,7 @@ describe('group commit on SQLite', () => {
   });
 
   it('a query outside any transaction commits the open group first', async () => {
-    const member = groupedSqliteTransaction(storage.db, () =>
-      rename.sync(storage.db, { id: ids[1]!, name: 'Grouped' }),
-    )!;
+    const member = renameInGroup(ids[1]!, 'Grouped');
     const read = await storage.db
       .selectFrom('customers')
       .select('name')
@@ -155,9 +147,7 @@ describe('group commit on SQLite', () => {
   });
 
   it('closing the storage commits the open group', async () => {
-    const member = groupedSqliteTransaction(storage.db, () =>
-      rename.sync(storage.db, { id: ids[2]!, name: 'Before close' }),
-    )!;
+    const member = renameInGroup(ids[2]!, 'Before close');
     await storage.close();
     expect(await member).toEqual([{ name: 'Before close' }]);
     expect(committedName(ids[2]!)).toBe('Before close');
