@@ -1,4 +1,4 @@
-import { CompiledQuery, type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import { isConnectionLoss } from '../storage/connection-loss.ts';
 import type { Storage } from '../storage/database.ts';
@@ -154,31 +154,6 @@ const claimByIdStatement = prepared<ClaimValues & { jobId: number }, JobRow>((db
     .returningAll(),
 );
 
-const begin = CompiledQuery.raw('begin immediate');
-const commit = CompiledQuery.raw('commit');
-const rollback = CompiledQuery.raw('rollback');
-
-/**
- * SQLite: a transaction that takes the write lock at its start (waiting for it under
- * `busy_timeout`), so that its first statement, a read, cannot be overtaken by another
- * process's commit before its write (a deferred transaction would then fail with
- * SQLITE_BUSY instead of waiting).
- */
-async function immediateTransaction<T>(storage: Storage, work: (db: Db) => Promise<T>): Promise<T> {
-  return storage.db.connection().execute(async (db) => {
-    await db.executeQuery(begin);
-    let result: T;
-    try {
-      result = await work(db);
-    } catch (error) {
-      await db.executeQuery(rollback);
-      throw error;
-    }
-    await db.executeQuery(commit);
-    return result;
-  });
-}
-
 /**
  * SQLite: for each enabled route of the agent, that route's best queued job straight from
  * the partial queue index (no sort of the queue). SQLite has a single writer, so the pick
@@ -276,12 +251,16 @@ export async function claimNextJob(
     } else if (wants instanceof Promise) {
       await wants; // Loads the subscriptions: the next claims know at once.
     }
-    return immediateTransaction(storage, async (db) => {
-      const picked = await db.executeQuery(sqlitePickStatement.compile(db, values));
+    // A webhook endpoint takes the event (or the connection was busy): an ordinary
+    // transaction, which on SQLite is a `BEGIN IMMEDIATE` group member (storage.md), so its
+    // read cannot be overtaken by another process's commit before its write; the outbox's
+    // nudge to the dispatcher waits for the commit.
+    return storage.transaction(async (trx) => {
+      const picked = await trx.executeQuery(sqlitePickStatement.compile(trx, values));
       const jobId = bestOf(picked.rows);
       if (jobId === undefined) return undefined;
-      const claimed = await db.executeQuery(claimByIdStatement.compile(db, { ...values, jobId }));
-      return finishClaim(storage, db, values, claimed.rows[0]);
+      const claimed = await trx.executeQuery(claimByIdStatement.compile(trx, { ...values, jobId }));
+      return finishClaim(storage, trx, values, claimed.rows[0]);
     });
   }
   try {
@@ -313,7 +292,7 @@ export async function claimNextJob(
 /**
  * SQLite, the usual case: the whole claim synchronously, straight on the connection, in the
  * group commit of the claims and confirms made in this turn of the event loop (the same
- * statements as `immediateTransaction` below, without Kysely's connection mutex, promises
+ * statements as the ordinary path in `claimNextJob`, without Kysely's connection lock, promises
  * and transaction object: about half a claim's CPU; and one commit for the group). Only
  * when no webhook endpoint of the company takes `print_job.claimed` (known without a
  * query) and nothing else holds the connection; otherwise `undefined`, and the caller
