@@ -5,6 +5,7 @@ import { isoNow } from '../../server/time.ts';
 import { hashToken } from '../../server/tokens/tokens.ts';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { writeFromAnotherThread } from '../helpers/sqlite-other-thread.ts';
 import { createJob, integratorToken, registerAgent } from './helpers.ts';
 import { untilWaiting, wait, wellUnderTheWait } from './two-instances.ts';
 
@@ -31,34 +32,42 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
   });
   afterAll(() => instances.close());
 
-  /** Another connection to the database, as the CLI (or another instance) would use. */
-  async function fromOutside(work: (storage: ReturnType<typeof openStorage>) => Promise<void>) {
-    const target: DatabaseTarget =
-      dialect === 'sqlite'
-        ? { kind: 'sqlite', file: one.dbFile }
-        : (two.app.services.config.database as DatabaseTarget);
-    // SQLite: the server's connection may hold the write lock of its group commit until this
-    // turn's immediates run (server/storage/group-commit.ts). The CLI, in another process,
-    // would wait for it; a second connection in this thread would wait (busy_timeout) on the
-    // thread that must release it. So this one starts after those immediates, as the CLI's
-    // write would land after the group's commit.
-    if (dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
-    const storage = openStorage(target);
+  /**
+   * A write from outside the server, as `shopdesk token revoke` (another process) or another
+   * instance makes it: on SQLite from a connection in another thread, on PostgreSQL through
+   * a connection of its own.
+   */
+  async function fromOutside(
+    sqlite: [sql: string, parameters: unknown[]][],
+    postgres: (storage: ReturnType<typeof openStorage>) => Promise<void>,
+  ) {
+    if (dialect === 'sqlite') {
+      // Each statement must find its row, as the PostgreSQL side's `OrThrow` does.
+      const changes = await writeFromAnotherThread(one.dbFile, sqlite);
+      expect(changes.every((count) => count > 0)).toBe(true);
+      return;
+    }
+    const storage = openStorage(two.app.services.config.database as DatabaseTarget);
     try {
-      await work(storage);
+      await postgres(storage);
     } finally {
       await storage.close();
     }
   }
 
-  const revoke = (secret: string) =>
-    fromOutside(async (storage) => {
-      await storage.db
-        .updateTable('tokens')
-        .set({ revoked_at: isoNow() })
-        .where('hash', '=', hashToken(secret))
-        .execute();
-    });
+  const revoke = (secret: string) => {
+    const [revokedAt, hash] = [isoNow(), hashToken(secret)];
+    return fromOutside(
+      [['update tokens set revoked_at = ? where hash = ?', [revokedAt, hash]]],
+      async (storage) => {
+        await storage.db
+          .updateTable('tokens')
+          .set({ revoked_at: revokedAt })
+          .where('hash', '=', hash)
+          .execute();
+      },
+    );
+  };
 
   /** The refused long-poll, a job queued after it began, and a second agent to take it. */
   async function refusedWhileWaiting(
@@ -106,15 +115,22 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
 
   it('an agent removed while its long-poll waits claims nothing: 401', async () => {
     await refusedWhileWaiting(async (agent) => {
-      await fromOutside(async (storage) => {
-        const row = await storage.db
-          .selectFrom('print_agents')
-          .select('id')
-          .where('uuid', '=', agent.uuid)
-          .executeTakeFirstOrThrow();
-        await storage.db.deleteFrom('print_routes').where('agent_id', '=', row.id).execute();
-        await storage.db.deleteFrom('print_agents').where('id', '=', row.id).execute();
-      });
+      const agentRow = 'select id from print_agents where uuid = ?';
+      await fromOutside(
+        [
+          [`delete from print_routes where agent_id = (${agentRow})`, [agent.uuid]],
+          ['delete from print_agents where uuid = ?', [agent.uuid]],
+        ],
+        async (storage) => {
+          const row = await storage.db
+            .selectFrom('print_agents')
+            .select('id')
+            .where('uuid', '=', agent.uuid)
+            .executeTakeFirstOrThrow();
+          await storage.db.deleteFrom('print_routes').where('agent_id', '=', row.id).execute();
+          await storage.db.deleteFrom('print_agents').where('id', '=', row.id).execute();
+        },
+      );
     });
   });
 
