@@ -14,7 +14,12 @@ import {
   toJobRecord,
   transitionStatement,
 } from './jobs.ts';
-import { type ConfirmValues, confirmInOneStatement, confirmUpdate } from './pg-confirm.ts';
+import {
+  type ConfirmValues,
+  confirmInOneStatement,
+  confirmUpdate,
+  confirmWithOthers,
+} from './pg-confirm.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
   if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
@@ -56,8 +61,11 @@ export async function confirmJob(
   const db = storage.db;
   if (storage.dialect === 'postgres') {
     if ((await wantsEvent(storage, db, agent.companyId, 'print_job.printed')) === false) {
-      // One round trip (pg-confirm.ts); when it changes nothing, the path below says why.
-      const [row] = await confirmInOneStatement(db, values);
+      // One statement with this turn's other confirms (pg-confirm.ts); when it changes
+      // nothing, the path below says why.
+      const row = db.isTransaction
+        ? (await confirmInOneStatement(db, values))[0]
+        : await confirmWithOthers(db, values);
       if (row) return toJobRecord(row);
     }
   } else {

@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { confirmWithOthers } from '../../server/printing/pg-confirm.ts';
+import { isoNow } from '../../server/time.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { outboxRows } from '../webhooks/helpers.ts';
@@ -150,6 +152,112 @@ describe('claim and confirm on PostgreSQL, one statement each', () => {
       to: 'printed',
       message: 'printed on EPSON',
     });
+  });
+});
+
+describe('the confirms of one turn on PostgreSQL, one statement', () => {
+  it('each confirm gets its own job; a repeat and a non-holder in the same burst change nothing', async () => {
+    const { company, integrator, agent } = await setUp('burst');
+    const second = await registerAgent(server, company, ['burst']);
+    const [first, other, third] = [
+      await createJob(server, integrator, { route: 'burst' }),
+      await createJob(server, integrator, { route: 'burst' }),
+      await createJob(server, integrator, { route: 'burst' }),
+    ];
+    expect((await agent.next()).body.data.id).toBe(first!.id);
+    expect((await second.next()).body.data.id).toBe(other!.id);
+    expect((await agent.next()).body.data.id).toBe(third!.id);
+
+    const db = server.app.services.storage.db;
+    const now = isoNow();
+    const confirm = (jobId: number, agentUuid: string, printer: string | null) =>
+      confirmWithOthers(db, { jobId, companyId: company, agentUuid, printer, now });
+    // All called in one turn: one batch.
+    const burst = await sentDuring(() =>
+      Promise.all([
+        confirm(first!.id, agent.uuid, 'EPSON'),
+        confirm(other!.id, second.uuid, null),
+        confirm(third!.id, agent.uuid, null),
+        confirm(third!.id, agent.uuid, null),
+        confirm(first!.id, second.uuid, null),
+      ]),
+    );
+    expect(count(burst.sent, /^with "input"/)).toBe(1);
+    expect(count(burst.sent, /^with "confirmed"/)).toBe(0);
+    const [mine, theirs, once, again, notHolder] = burst.result;
+    expect(mine).toMatchObject({ id: first!.id, status: 'printed', printer: 'EPSON' });
+    expect(theirs).toMatchObject({ id: other!.id, status: 'printed', agent_id: second.uuid });
+    expect(once).toMatchObject({ id: third!.id, status: 'printed', printer: null });
+    expect(again).toEqual(once);
+    expect(notHolder).toBeUndefined();
+
+    const trail = async (id: number) =>
+      (await server.request('GET', `/printing/jobs/${id}`, { token: integrator })).body.data.events;
+    expect((await trail(first!.id)).at(-1)).toMatchObject({
+      from: 'claimed',
+      to: 'printed',
+      agent_id: agent.uuid,
+      message: 'printed on EPSON',
+      at: now,
+    });
+    expect((await trail(other!.id)).at(-1)).toMatchObject({
+      to: 'printed',
+      agent_id: second.uuid,
+      message: null,
+    });
+    // The job sent twice printed once: one event.
+    expect((await trail(third!.id)).map((event: { to: string }) => event.to)).toEqual([
+      'queued',
+      'claimed',
+      'printed',
+    ]);
+  });
+
+  it('a confirm alone runs the one-job statement', async () => {
+    const { company, integrator, agent } = await setUp('alone');
+    const job = await createJob(server, integrator, { route: 'alone' });
+    expect((await agent.next()).status).toBe(200);
+    const values = { jobId: job.id, companyId: company, agentUuid: agent.uuid, printer: null };
+    const alone = await sentDuring(() =>
+      confirmWithOthers(server.app.services.storage.db, { ...values, now: isoNow() }),
+    );
+    expect(count(alone.sent, /^with "confirmed"/)).toBe(1);
+    expect(count(alone.sent, /^with "input"/)).toBe(0);
+    expect(alone.result).toMatchObject({ id: job.id, status: 'printed' });
+  });
+
+  it('confirms sent together over HTTP: each agent its own job, each printed once', async () => {
+    const { company, integrator } = await setUp('together');
+    const agents = await Promise.all(
+      Array.from({ length: 6 }, () => registerAgent(server, company, ['together'])),
+    );
+    for (let i = 0; i < agents.length; i++)
+      await createJob(server, integrator, { route: 'together' });
+    const held: number[] = [];
+    for (const agent of agents) held.push((await agent.next()).body.data.id as number);
+    const answers = await Promise.all(
+      agents.map((agent, i) =>
+        agent.call('POST', `/printing/jobs/${held[i]}/confirm`, { printer: `P${i}` }),
+      ),
+    );
+    answers.forEach((answer, i) => {
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toMatchObject({
+        id: held[i],
+        status: 'printed',
+        agent_id: agents[i]!.uuid,
+        printer: `P${i}`,
+      });
+    });
+    const events = await server.app.services.storage.db
+      .selectFrom('print_job_events')
+      .select(['job_id', 'message'])
+      .where('to_status', '=', 'printed')
+      .where('job_id', 'in', held)
+      .execute();
+    expect(events.map((event) => event.message).sort()).toEqual(
+      agents.map((_, i) => `printed on P${i}`).sort(),
+    );
   });
 });
 
