@@ -3,6 +3,7 @@ import type { ClaimedJob } from '../../shared/printing.ts';
 import { isConnectionLoss } from '../storage/connection-loss.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { perTurn } from '../storage/per-turn.ts';
 import { groupedSqliteTransaction, prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
 import { isoNow } from '../time.ts';
@@ -10,6 +11,7 @@ import { wantsEvent } from '../webhooks/outbox.ts';
 import type { AgentRef } from './agents.ts';
 import { recordJobEvent } from './job-events.ts';
 import { type JobRow, toJobRecord } from './jobs.ts';
+import { type ClaimRow, type ClaimValues, claimMany } from './pg-claim.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 import { releaseLostClaim, unclaimed } from './release-lost-claim.ts';
 
@@ -18,14 +20,6 @@ export interface Claim {
   /** Id of the claim's event, so that an undone claim leaves no trace. */
   eventId: number;
 }
-
-type ClaimValues = {
-  companyId: number;
-  agentRowId: number;
-  agentUuid: string;
-  now: string;
-  lease: string;
-};
 
 /**
  * `CAST(? AS INTEGER)`: with a bare `?` for the company and the agent, SQLite's plan for
@@ -85,10 +79,7 @@ const claimStatement = prepared<ClaimValues, JobRow>((db, p) =>
  * COMMIT). Data-modifying CTEs all run, or none, in the statement's one transaction; the
  * event is made from the row the UPDATE returned.
  */
-const claimAllInOneStatement = prepared<
-  ClaimValues,
-  JobRow & { event_id: number; document_content: Buffer }
->((db, p) =>
+const claimAllInOneStatement = prepared<ClaimValues, ClaimRow>((db, p) =>
   db
     .with('claimed', (qc) =>
       qc
@@ -123,6 +114,28 @@ const claimAllInOneStatement = prepared<
     .selectAll('claimed')
     .select(['event.id as event_id', 'd.content as document_content']),
 );
+
+/**
+ * PostgreSQL: `claimAllInOneStatement`, sent together with the other claims that arrive in
+ * the same turn of the event loop (`perTurn`, docs/printing.md): agents that print steadily
+ * come back for their next job in bursts, as their confirms are answered. A claim alone
+ * runs the one-agent statement; a burst runs `claimMany` (pg-claim.ts), and an agent that
+ * it left without a job while its routes hold queued ones takes the one-agent statement
+ * after it.
+ */
+const claimWithOthers = perTurn(async (db: Db, batch: ClaimValues[]) => {
+  type Claimed = ClaimRow | undefined;
+  const alone = async (values: ClaimValues): Promise<Claimed> =>
+    (await claimAllInOneStatement(db, values))[0];
+  if (batch.length === 1) return [alone(batch[0]!)];
+  const claims = await claimMany(db, batch);
+  // Each agent that tries alone hears of its own try only: should it fail, the others'
+  // claims stand (the caller gives back only its own agent's claim, claimNextJob).
+  return claims.map((claim, i): Claimed | Promise<Claimed> => {
+    if (claim.kind === 'claimed') return claim.row;
+    return claim.kind === 'missed' ? alone(batch[i]!) : undefined;
+  });
+});
 
 /**
  * SQLite: the pick, then the UPDATE of that one row by id (still guarded by `status =
@@ -265,7 +278,10 @@ export async function claimNextJob(
   }
   try {
     if ((await wantsEvent(storage, storage.db, agent.companyId, 'print_job.claimed')) === false) {
-      const [row] = await claimAllInOneStatement(storage.db, values);
+      const db = storage.db;
+      const row = db.isTransaction
+        ? (await claimAllInOneStatement(db, values))[0]
+        : await claimWithOthers(db, values);
       if (!row) return undefined;
       const { event_id: eventId, document_content: content, ...job } = row;
       return { eventId, job: claimedJob(job, content) };

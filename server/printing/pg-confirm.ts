@@ -1,5 +1,6 @@
 import { CompiledQuery, type QueryCreator, sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
+import { perTurn } from '../storage/per-turn.ts';
 import { nameStatement } from '../storage/pg-named-statements.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
@@ -88,64 +89,32 @@ const confirmManyText = `with "input" as (
 select * from "confirmed"`;
 nameStatement(confirmManyText);
 
-interface Waiting {
-  values: ConfirmValues;
-  resolve(row: JobRow | undefined): void;
-  reject(error: unknown): void;
-}
-
-/** The confirms waiting for the end of this turn of the event loop, per database. */
-const waiting = new WeakMap<Db, Waiting[]>();
-
 /**
  * PostgreSQL: `confirmInOneStatement`, sent together with the other confirms that arrive
- * in the same turn of the event loop (docs/printing.md). Agents that print steadily confirm
- * in bursts (the bench saw 3.3 confirms a turn on each of three busy instances): one
- * statement, one commit and one round trip for the burst instead of one each. A confirm
- * alone runs the one-job statement. The row is undefined when the confirm changed nothing
- * (not the holder, or a repeat): the caller reads the job to say why. Only outside a
- * transaction: the statement commits on its own.
+ * in the same turn of the event loop (`perTurn`, docs/printing.md): agents that print
+ * steadily confirm in bursts (the bench saw 3.3 confirms a turn on each of three busy
+ * instances). A confirm alone runs the one-job statement. The row is undefined when the
+ * confirm changed nothing (not the holder, or a repeat): the caller reads the job to say
+ * why. Only outside a transaction: the statement commits on its own.
  */
-export function confirmWithOthers(db: Db, values: ConfirmValues): Promise<JobRow | undefined> {
-  return new Promise((resolve, reject) => {
-    let batch = waiting.get(db);
-    if (!batch) {
-      const opened: Waiting[] = [];
-      batch = opened;
-      waiting.set(db, opened);
-      setImmediate(() => {
-        waiting.delete(db);
-        void confirmBatch(db, opened);
-      });
-    }
-    batch.push({ values, resolve, reject });
-  });
-}
-
-async function confirmBatch(db: Db, batch: Waiting[]): Promise<void> {
-  try {
-    if (batch.length === 1) {
-      const [only] = batch as [Waiting];
-      only.resolve((await confirmInOneStatement(db, only.values))[0]);
-      return;
-    }
-    const { rows } = await db.executeQuery(
+export const confirmWithOthers = perTurn(
+  async (db: Db, batch: ConfirmValues[]): Promise<(JobRow | undefined)[]> => {
+    if (batch.length === 1) return [(await confirmInOneStatement(db, batch[0]!))[0]];
+    const { rows } = await db.executeQuery<JobRow>(
       CompiledQuery.raw(confirmManyText, [
-        batch.map((w) => w.values.jobId),
-        batch.map((w) => w.values.companyId),
-        batch.map((w) => w.values.agentUuid),
-        batch.map((w) => w.values.printer),
-        batch.map((w) => w.values.now),
+        batch.map((values) => values.jobId),
+        batch.map((values) => values.companyId),
+        batch.map((values) => values.agentUuid),
+        batch.map((values) => values.printer),
+        batch.map((values) => values.now),
       ]),
     );
-    const byJob = new Map((rows as JobRow[]).map((row) => [row.id, row]));
-    for (const { values, resolve } of batch) {
+    const byJob = new Map(rows.map((row) => [row.id, row]));
+    return batch.map((values) => {
       const row = byJob.get(values.jobId);
       // The job's row answers only the confirm it matched: its holder, in its company.
       const mine = row?.company_id === values.companyId && row.agent_id === values.agentUuid;
-      resolve(mine ? row : undefined);
-    }
-  } catch (error) {
-    for (const { reject } of batch) reject(error);
-  }
-}
+      return mine ? row : undefined;
+    });
+  },
+);

@@ -1,7 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentRef } from '../../server/printing/agents.ts';
+import { claimNextJob } from '../../server/printing/claim-next-job.ts';
 import { confirmWithOthers } from '../../server/printing/pg-confirm.ts';
 import { isoNow } from '../../server/time.ts';
+import type { QueuedJobRecord } from '../../shared/printing.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { outboxRows } from '../webhooks/helpers.ts';
@@ -258,6 +261,110 @@ describe('the confirms of one turn on PostgreSQL, one statement', () => {
     expect(events.map((event) => event.message).sort()).toEqual(
       agents.map((_, i) => `printed on P${i}`).sort(),
     );
+  });
+});
+
+/** The agents as the claim takes them (row id, company, uuid). */
+async function refsOf(uuids: string[]): Promise<AgentRef[]> {
+  const rows = await server.app.services.storage.db
+    .selectFrom('print_agents')
+    .select(['id', 'company_id', 'uuid'])
+    .where('uuid', 'in', uuids)
+    .execute();
+  return uuids.map((uuid) => {
+    const row = rows.find((candidate) => candidate.uuid === uuid)!;
+    return { rowId: row.id, companyId: row.company_id, uuid };
+  });
+}
+
+/** Claims for all `agents` in one turn of the event loop, as one burst. */
+const claimTogether = (agents: AgentRef[]) =>
+  sentDuring(() =>
+    Promise.all(
+      agents.map((agent) => claimNextJob(server.app.services.storage, agent, new Date(), 60)),
+    ),
+  );
+
+const contentOf = (claim: { job: { document: { content_base64: string } } } | undefined) =>
+  claim && Buffer.from(claim.job.document.content_base64, 'base64').toString();
+
+describe('the claims of one turn on PostgreSQL, one statement', () => {
+  it('each agent its own job, in queue order, with its event and document; an agent with nothing queued gets none', async () => {
+    const { company, integrator, agent } = await setUp('many');
+    const others = [
+      await registerAgent(server, company, ['many']),
+      await registerAgent(server, company, ['many']),
+    ];
+    const idle = await registerAgent(server, company, ['quiet']);
+    const jobs: QueuedJobRecord[] = [];
+    for (let i = 0; i < 3; i++) {
+      const content_base64 = Buffer.from(`job ${i}`).toString('base64');
+      jobs.push(await createJob(server, integrator, { route: 'many', content_base64 }));
+    }
+    const refs = await refsOf([agent.uuid, ...others.map((other) => other.uuid), idle.uuid]);
+    const burst = await claimTogether(refs);
+    console.log(
+      burst.result.map((c) => c?.job.id),
+      burst.sent,
+    );
+    expect(count(burst.sent, /^with "agents"/)).toBe(1);
+    // Nobody missed, and the idle agent is not tried again alone.
+    expect(count(burst.sent, /^with "claimed"/)).toBe(0);
+    expect(burst.result.map((claim) => claim?.job.id)).toEqual([
+      ...jobs.map((job) => job.id),
+      undefined,
+    ]);
+    expect(burst.result.map(contentOf)).toEqual(['job 0', 'job 1', 'job 2', undefined]);
+    burst.result.slice(0, 3).forEach((claim, i) => {
+      expect(claim!.job).toMatchObject({ status: 'claimed', agent_id: refs[i]!.uuid, attempts: 1 });
+    });
+    const events = await server.app.services.storage.db
+      .selectFrom('print_job_events')
+      .select(['id', 'job_id', 'agent_id'])
+      .where('to_status', '=', 'claimed')
+      .where(
+        'job_id',
+        'in',
+        jobs.map((job) => job.id),
+      )
+      .orderBy('job_id')
+      .execute();
+    expect(events).toEqual(
+      burst.result.slice(0, 3).map((claim, i) => ({
+        id: claim!.eventId,
+        job_id: jobs[i]!.id,
+        agent_id: refs[i]!.uuid,
+      })),
+    );
+  });
+
+  it('passes over jobs another transaction holds; an agent left without a job tries alone', async () => {
+    const { company, integrator, agent } = await setUp('held');
+    const second = await registerAgent(server, company, ['held']);
+    const third = await registerAgent(server, company, ['held']);
+    const jobs: QueuedJobRecord[] = [];
+    for (let i = 0; i < 3; i++) jobs.push(await createJob(server, integrator, { route: 'held' }));
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from print_jobs where id = $1 for update', [jobs[0]!.id]);
+      const burst = await claimTogether(await refsOf([agent.uuid, second.uuid, third.uuid]));
+      // The first job is held: the first two agents take the next two, the third finds
+      // nothing free on its route and tries alone (which finds nothing either).
+      expect(burst.result.map((claim) => claim?.job.id)).toEqual([
+        jobs[1]!.id,
+        jobs[2]!.id,
+        undefined,
+      ]);
+      expect(count(burst.sent, /^with "agents"/)).toBe(1);
+      expect(count(burst.sent, /^with "claimed"/)).toBe(1);
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
+    const [left] = await claimTogether(await refsOf([third.uuid])).then((burst) => burst.result);
+    expect(left?.job.id).toBe(jobs[0]!.id);
   });
 });
 
