@@ -66,18 +66,22 @@ export const confirmInOneStatement = prepared<ConfirmValues, JobRow>((db, p) =>
 /**
  * The confirms of several agents in one statement: each input row (job, company, agent,
  * printer, time) is one confirm, made exactly as `confirmInOneStatement` makes it. A job
- * sent twice is updated once; an input row that matches no held job changes nothing.
+ * sent twice is updated once; an input row that matches no held job changes nothing. The
+ * rows are found by id and the status is checked against a column: a literal `status =
+ * 'claimed'` would let the planner read the leases' partial index whole (pg-claim.ts).
  */
 const confirmManyText = `with "input" as (
-  select * from unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[])
+  select *, 'claimed' as "expected"
+  from unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[])
     as "i"("job_id", "company_id", "agent_id", "printer", "at")
 ), "confirmed" as (
   update "print_jobs" as "j"
   set "status" = 'printed', "printer" = "i"."printer", "printed_at" = "i"."at",
     "lease_expires_at" = null, "updated_at" = "i"."at"
   from "input" as "i"
-  where "j"."id" = "i"."job_id" and "j"."company_id" = "i"."company_id"
-    and "j"."agent_id" = "i"."agent_id" and "j"."status" = 'claimed'
+  where "j"."id" = any($1::integer[]) and "j"."id" = "i"."job_id"
+    and "j"."company_id" = "i"."company_id" and "j"."agent_id" = "i"."agent_id"
+    and "j"."status" = "i"."expected"
   returning "j".*
 ), "event" as (
   insert into "print_job_events"
