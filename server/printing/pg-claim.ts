@@ -29,15 +29,16 @@ export type ClaimRow = JobRow & { event_id: number; document_content: Buffer };
  * changed) and count wrong: an `OFFSET` per agent, tried first, did.
  *
  * The `UPDATE` finds its rows by id (`= any(array(...))`) and checks the status against a
- * column, not a literal: with `status = 'queued'` written out, the planner could take the
- * queue's partial index and read every queued job (seen under the generic plan, with the
- * statistics of a table filled a moment before: a bitmap scan of 27,933 rows, 33.8 ms a
- * statement against 2.5 ms).
+ * column of a materialized CTE: with `status = 'queued'` written out (or a constant the
+ * planner sees through), it could take the queue's partial index and read every queued job
+ * (seen under the generic plan, with the statistics of a table filled a moment before: a
+ * bitmap scan of 27,933 rows, 33.8 ms a statement against 2.5 ms). Tested in
+ * test/printing/postgres-batch-plans.test.ts.
  *
  * An agent left without a job (its route had fewer free jobs than its group had agents)
  * takes the one-agent claim after this statement, which also looks at its other routes.
  */
-const claimManyText = `with "agents" as (
+export const claimManyText = `with "agents" as (
   select * from unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[])
     with ordinality as "a"("company_id", "agent_row_id", "agent_uuid", "now", "lease", "n")
 ), "routed" as (
@@ -75,7 +76,7 @@ const claimManyText = `with "agents" as (
     order by "c"."priority" desc, "c"."id" limit "g"."size"
     for update skip locked
   ) as "j"
-), "picked" as (
+), "picked" as materialized (
   select "ranked".*, "picks"."job_id", 'queued' as "expected" from "ranked"
   left join "picks" on "picks"."company_id" = "ranked"."company_id"
     and "picks"."route" = "ranked"."route" and "picks"."rank" = "ranked"."rank"

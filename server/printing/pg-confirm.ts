@@ -67,10 +67,11 @@ export const confirmInOneStatement = prepared<ConfirmValues, JobRow>((db, p) =>
  * The confirms of several agents in one statement: each input row (job, company, agent,
  * printer, time) is one confirm, made exactly as `confirmInOneStatement` makes it. A job
  * sent twice is updated once; an input row that matches no held job changes nothing. The
- * rows are found by id and the status is checked against a column: a literal `status =
- * 'claimed'` would let the planner read the leases' partial index whole (pg-claim.ts).
+ * rows are found by id and the status is checked against a column of a materialized CTE:
+ * a literal `status = 'claimed'`, or a constant the planner can see through, lets it read
+ * the leases' partial index whole (pg-claim.ts; test/printing/postgres-batch-plans.test.ts).
  */
-const confirmManyText = `with "input" as (
+export const confirmManyText = `with "input" as materialized (
   select *, 'claimed' as "expected"
   from unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[])
     as "i"("job_id", "company_id", "agent_id", "printer", "at")
