@@ -10,6 +10,29 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** The servers running now: killed when the bench exits, however it exits. */
+const running = new Set<ChildProcess>();
+let reaping = false;
+
+/**
+ * A bench stopped by Ctrl-C or `kill` must not leave its servers behind: they would go on
+ * using the CPU (on PostgreSQL, retrying a database the bench dropped) and skew every run
+ * after it.
+ */
+function reapOnExit(): void {
+  if (reaping) return;
+  reaping = true;
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => process.exit(code));
+  }
+}
+
 /**
  * Starts a server in its own process (so it never shares an event loop with the load
  * generator) and waits for the first stdout line holding its URL.
@@ -24,6 +47,9 @@ export async function startServer(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  reapOnExit();
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
