@@ -119,9 +119,9 @@ const claimAllInOneStatement = prepared<ClaimValues, ClaimRow>((db, p) =>
  * PostgreSQL: `claimAllInOneStatement`, sent together with the other claims that arrive in
  * the same turn of the event loop (`perTurn`, docs/printing.md): agents that print steadily
  * come back for their next job in bursts, as their confirms are answered. A claim alone
- * runs the one-agent statement; a burst runs `claimMany` (pg-claim.ts), and an agent that
- * it left without a job while its routes hold queued ones takes the one-agent statement
- * after it.
+ * (or one inside a transaction) runs the one-agent statement; a burst runs `claimMany`
+ * (pg-claim.ts), and an agent that it left without a job while its routes hold queued ones
+ * takes the one-agent statement after it.
  */
 const claimWithOthers = perTurn(async (db: Db, batch: ClaimValues[]) => {
   type Claimed = ClaimRow | undefined;
@@ -278,10 +278,7 @@ export async function claimNextJob(
   }
   try {
     if ((await wantsEvent(storage, storage.db, agent.companyId, 'print_job.claimed')) === false) {
-      const db = storage.db;
-      const row = db.isTransaction
-        ? (await claimAllInOneStatement(db, values))[0]
-        : await claimWithOthers(db, values);
+      const row = await claimWithOthers(storage.db, values);
       if (!row) return undefined;
       const { event_id: eventId, document_content: content, ...job } = row;
       return { eventId, job: claimedJob(job, content) };

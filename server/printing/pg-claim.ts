@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../storage/db.ts';
+import { fieldArrays } from '../storage/per-turn.ts';
 import { nameStatement } from '../storage/pg-named-statements.ts';
 import type { JobRow } from './jobs.ts';
 
@@ -119,13 +120,10 @@ type ManyRow = { batch_position: string; claimed_position: string | null } & (
 /** Runs the claims of `batch` in one statement: what became of each, in batch order. */
 export async function claimMany(db: Db, batch: ClaimValues[]): Promise<ManyClaim[]> {
   const { rows } = await db.executeQuery<ManyRow>(
-    CompiledQuery.raw(claimManyText, [
-      batch.map((values) => values.companyId),
-      batch.map((values) => values.agentRowId),
-      batch.map((values) => values.agentUuid),
-      batch.map((values) => values.now),
-      batch.map((values) => values.lease),
-    ]),
+    CompiledQuery.raw(
+      claimManyText,
+      fieldArrays(batch, ['companyId', 'agentRowId', 'agentUuid', 'now', 'lease']),
+    ),
   );
   const claims: ManyClaim[] = batch.map(() => ({ kind: 'nothing' }));
   for (const { batch_position: position, claimed_position: _, ...row } of rows) {

@@ -1,6 +1,6 @@
 import { CompiledQuery, type QueryCreator, sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
-import { perTurn } from '../storage/per-turn.ts';
+import { fieldArrays, perTurn } from '../storage/per-turn.ts';
 import { nameStatement } from '../storage/pg-named-statements.ts';
 import { prepared } from '../storage/prepared.ts';
 import type { Database } from '../storage/schema.ts';
@@ -100,19 +100,16 @@ nameStatement(confirmManyText);
  * steadily confirm in bursts (the bench saw 3.3 confirms a turn on each of three busy
  * instances). A confirm alone runs the one-job statement. The row is undefined when the
  * confirm changed nothing (not the holder, or a repeat): the caller reads the job to say
- * why. Only outside a transaction: the statement commits on its own.
+ * why. Inside a transaction it runs there, alone (`perTurn`).
  */
 export const confirmWithOthers = perTurn(
   async (db: Db, batch: ConfirmValues[]): Promise<(JobRow | undefined)[]> => {
     if (batch.length === 1) return [(await confirmInOneStatement(db, batch[0]!))[0]];
     const { rows } = await db.executeQuery<JobRow>(
-      CompiledQuery.raw(confirmManyText, [
-        batch.map((values) => values.jobId),
-        batch.map((values) => values.companyId),
-        batch.map((values) => values.agentUuid),
-        batch.map((values) => values.printer),
-        batch.map((values) => values.now),
-      ]),
+      CompiledQuery.raw(
+        confirmManyText,
+        fieldArrays(batch, ['jobId', 'companyId', 'agentUuid', 'printer', 'now']),
+      ),
     );
     const byJob = new Map(rows.map((row) => [row.id, row]));
     return batch.map((values) => {

@@ -14,12 +14,7 @@ import {
   toJobRecord,
   transitionStatement,
 } from './jobs.ts';
-import {
-  type ConfirmValues,
-  confirmInOneStatement,
-  confirmUpdate,
-  confirmWithOthers,
-} from './pg-confirm.ts';
+import { type ConfirmValues, confirmUpdate, confirmWithOthers } from './pg-confirm.ts';
 
 function notHolder(row: JobRow, agent: AgentRef, action: string) {
   if (row.status === 'claimed' && row.agent_id !== agent.uuid) {
@@ -63,9 +58,7 @@ export async function confirmJob(
     if ((await wantsEvent(storage, db, agent.companyId, 'print_job.printed')) === false) {
       // One statement with this turn's other confirms (pg-confirm.ts); when it changes
       // nothing, the path below says why.
-      const row = db.isTransaction
-        ? (await confirmInOneStatement(db, values))[0]
-        : await confirmWithOthers(db, values);
+      const row = await confirmWithOthers(db, values);
       if (row) return toJobRecord(row);
     }
   } else {

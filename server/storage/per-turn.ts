@@ -11,7 +11,9 @@ interface Waiting<In, Out> {
  * turn's I/O is done (`setImmediate`): `run` gets every input of the turn, in call order,
  * and gives one output for each, in the same order: a value, or a promise of the call's
  * own (which settles that call alone, as it settles). A failure of `run` fails every call
- * of its batch. One batch per database: calls on another Kysely instance batch apart.
+ * of its batch. One batch per database: calls on another Kysely instance batch apart. A
+ * call inside a transaction runs at once, alone, in that transaction: its statements must
+ * go in order on the transaction's connection.
  *
  * For statements that requests send in bursts (PostgreSQL's confirms and claims of the
  * print queue, docs/printing.md): one statement, one commit and one round trip a burst
@@ -21,18 +23,19 @@ export function perTurn<In, Out>(
   run: (db: Db, inputs: In[]) => Promise<(Out | Promise<Out>)[]>,
 ): (db: Db, input: In) => Promise<Out> {
   const open = new WeakMap<Db, Waiting<In, Out>[]>();
+  const start = (db: Db, inputs: In[]): Promise<(Out | Promise<Out>)[]> => {
+    try {
+      return run(db, inputs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
   const flush = (db: Db, batch: Waiting<In, Out>[]) => {
     open.delete(db);
-    let outputs: Promise<(Out | Promise<Out>)[]>;
-    try {
-      outputs = run(
-        db,
-        batch.map((waiting) => waiting.input),
-      );
-    } catch (error) {
-      outputs = Promise.reject(error);
-    }
-    outputs.then(
+    start(
+      db,
+      batch.map((waiting) => waiting.input),
+    ).then(
       (outputs) => {
         for (const [i, waiting] of batch.entries())
           waiting.resolve(outputs[i] as Out | Promise<Out>);
@@ -42,8 +45,9 @@ export function perTurn<In, Out>(
       },
     );
   };
-  return (db, input) =>
-    new Promise<Out>((resolve, reject) => {
+  return (db, input) => {
+    if (db.isTransaction) return start(db, [input]).then((outputs) => outputs[0] as Out);
+    return new Promise<Out>((resolve, reject) => {
       let batch = open.get(db);
       if (!batch) {
         const opened: Waiting<In, Out>[] = [];
@@ -53,4 +57,10 @@ export function perTurn<In, Out>(
       }
       batch.push({ input, resolve, reject });
     });
+  };
+}
+
+/** A batch's inputs as one array per field, in batch order: the parameters of an `unnest`. */
+export function fieldArrays<T, K extends keyof T>(batch: readonly T[], fields: readonly K[]) {
+  return fields.map((field) => batch.map((input) => input[field]));
 }

@@ -66,6 +66,16 @@ describe('perTurn', () => {
     ]);
   });
 
+  it('a call inside a transaction runs at once, alone', async () => {
+    const { runs, call } = recorder();
+    const transaction = { isTransaction: true } as Db;
+    const db = database();
+    const batched = call(db, 1);
+    expect(await call(transaction, 2)).toBe(20);
+    expect(runs).toEqual([{ db: transaction, inputs: [2] }]);
+    expect(await batched).toBe(10);
+  });
+
   it('a run that throws before its promise fails its calls too', async () => {
     const call = perTurn((_db: Db, _inputs: number[]): Promise<number[]> => {
       throw new Error('bad input');
