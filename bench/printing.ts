@@ -1,6 +1,6 @@
 /**
  * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]
- * [--samples N] [--rounds N] [--postgres URL] [--webhook] [--no-baseline] [--cpu-prof DIR]`.
+ * [--samples N] [--rounds N] [--warmup N] [--postgres URL] [--webhook] [--no-baseline] [--cpu-prof DIR]`.
  *
  * Beside ShopDesk, the Fastify queue baseline (bench/servers/fastify-queue.ts: Fastify +
  * better-sqlite3, the same routes and bodies, long-poll woken in-process, as an integrator
@@ -86,6 +86,8 @@ async function run(): Promise<void> {
       waiters: { type: 'string', default: '50' },
       samples: { type: 'string', default: '300' },
       rounds: { type: 'string', default: '2' },
+      // Unrecorded rounds first, on every server: the JIT and the caches warm up alike.
+      warmup: { type: 'string', default: '1' },
       postgres: { type: 'string' },
       webhook: { type: 'boolean', default: false },
       // ShopDesk alone, without the Fastify queue baseline.
@@ -147,18 +149,19 @@ async function run(): Promise<void> {
   try {
     // Rounds alternate the servers, so that a busy moment of the machine hits them alike.
     const runs = new Map<string, Throughput[]>();
-    for (let round = 0; round < Number(values.rounds); round++) {
+    const warmup = Number(values.warmup);
+    for (let round = -warmup; round < Number(values.rounds); round++) {
       for (const client of clients) {
         const result = await throughput(client, `throughput-${round}`, jobs, agentCount);
         const { name } = client.target;
         console.log(
-          `claim+confirm on ${name}, round ${round + 1}: ${jobs} jobs, ${agentCount} agents on one route: ` +
+          `claim+confirm on ${name}, ${round < 0 ? 'warm-up (not counted)' : `round ${round + 1}`}: ${jobs} jobs, ${agentCount} agents on one route: ` +
             `${fixed(result.jobsPerSecond)} jobs/s (${result.seconds.toFixed(2)} s), ` +
             `server CPU ${result.cpuUsPerJob === null ? '—' : fixed(result.cpuUsPerJob)} µs/job, ` +
             `claimed ${result.claimed}/${jobs}, duplicates ${result.duplicates}`,
         );
         if (result.duplicates > 0 || result.claimed !== jobs) process.exitCode = 1;
-        runs.set(name, [...(runs.get(name) ?? []), result]);
+        if (round >= 0) runs.set(name, [...(runs.get(name) ?? []), result]);
       }
     }
     const latencies = new Map<string, Latency>();
