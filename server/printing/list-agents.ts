@@ -8,6 +8,7 @@ import type {
 import { NotFound } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
 import { offsetOf, totalOf } from '../storage/pages.ts';
+import { prepared } from '../storage/prepared.ts';
 import { type AgentRow, onlineSince, toAgentRecord } from './agents.ts';
 
 /** The routes of each of these agents, in their saved order. */
@@ -90,6 +91,20 @@ export async function getAgent(
   return listingsOf([row], routes, presence)[0]!;
 }
 
+// Compiled once (prepared): every POST /printing/jobs runs it.
+const servingAgent = prepared((db, p: { companyId: number; route: string; seenSince: string }) =>
+  db
+    .selectFrom('print_routes as r')
+    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
+    .select('r.id')
+    .where('r.company_id', '=', p.companyId)
+    .where('r.name', '=', p.route)
+    .where('r.enabled', '=', 1)
+    .where('a.paused', '=', 0)
+    .where('a.last_seen_at', '>=', p.seenSince)
+    .limit(1),
+);
+
 /**
  * Whether an agent that would print a job of `route` now is there: online, not paused, and
  * serving the route (enabled). One indexed lookup (print_routes by company and name).
@@ -100,18 +115,12 @@ export async function routeOnline(
   route: string,
   { now, heartbeatSeconds }: Presence,
 ): Promise<boolean> {
-  const found = await db
-    .selectFrom('print_routes as r')
-    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select('r.id')
-    .where('r.company_id', '=', companyId)
-    .where('r.name', '=', route)
-    .where('r.enabled', '=', 1)
-    .where('a.paused', '=', 0)
-    .where('a.last_seen_at', '>=', onlineSince(now, heartbeatSeconds))
-    .limit(1)
-    .executeTakeFirst();
-  return found !== undefined;
+  const found = await servingAgent(db, {
+    companyId,
+    route,
+    seenSince: onlineSince(now, heartbeatSeconds),
+  });
+  return found.length > 0;
 }
 
 /** A job just queued, with `route_online`: whether an agent is there to print it now. */
