@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimNextJob } from '../../server/printing/claim-next-job.ts';
+import { releaseLostClaim } from '../../server/printing/release-lost-claim.ts';
+import { isoNow } from '../../server/time.ts';
+import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { createJob, integratorToken, registerAgent } from './helpers.ts';
+
+/**
+ * A claim whose connection was lost may still be waiting to run on PostgreSQL when the
+ * server gives it back: the first look finds nothing, and the claim commits after it.
+ * releaseLostClaim looks again for a second (docs/printing.md).
+ */
+
+let database: FreshDatabase;
+let server: TestServer;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  server = await startTestServer({ database: { kind: 'postgres', url: database.url } });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await database?.drop();
+});
+
+async function setUp(route: string) {
+  const company = await server.createCompany();
+  const integrator = await integratorToken(server, company);
+  const agent = await registerAgent(server, company, [route]);
+  const job = await createJob(server, integrator, { route });
+  const storage = server.app.services.storage;
+  const row = await storage.db
+    .selectFrom('print_agents')
+    .select(['id', 'company_id'])
+    .where('uuid', '=', agent.uuid)
+    .executeTakeFirstOrThrow();
+  const ref = { rowId: row.id, companyId: row.company_id, uuid: agent.uuid };
+  return { storage, job, ref };
+}
+
+const statusOf = async (id: number) =>
+  server.app.services.storage.db
+    .selectFrom('print_jobs')
+    .select(['status', 'agent_id', 'attempts'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+
+describe('giving back a claim whose answer was lost (PostgreSQL)', () => {
+  it('a claim that commits after the first look is still given back: queued, attempts restored, no claim event', async () => {
+    const { storage, job, ref } = await setUp('late');
+    const now = new Date();
+    const claimedAt = isoNow(now);
+    const releasing = releaseLostClaim(storage, {
+      companyId: ref.companyId,
+      agentUuid: ref.uuid,
+      claimedAt,
+    });
+    // The lost statement runs only now, after the first look found nothing.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const claim = await claimNextJob(storage, ref, now, 60);
+    expect(claim?.job.id).toBe(job.id);
+    await releasing;
+    expect(await statusOf(job.id)).toEqual({ status: 'queued', agent_id: null, attempts: 0 });
+    const events = await storage.db
+      .selectFrom('print_job_events')
+      .select('to_status')
+      .where('job_id', '=', job.id)
+      .execute();
+    expect(events.map((event) => event.to_status)).toEqual(['queued']);
+  });
+
+  it('leaves alone a claim of the same agent made at another time', async () => {
+    const { storage, job, ref } = await setUp('other-time');
+    const claim = await claimNextJob(storage, ref, new Date(), 60);
+    expect(claim?.job.id).toBe(job.id);
+    await releaseLostClaim(storage, {
+      companyId: ref.companyId,
+      agentUuid: ref.uuid,
+      claimedAt: isoNow(new Date(Date.now() - 5000)),
+    });
+    expect(await statusOf(job.id)).toMatchObject({ status: 'claimed', agent_id: ref.uuid });
+  });
+});
