@@ -3,8 +3,10 @@ import type { ContentType, JobRecord, PrintOptions } from '../../shared/printing
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
+import { wantsEvent } from '../webhooks/outbox.ts';
 import { recordJobEvent } from './job-events.ts';
 import { type JobRow, recordTransitions, toJobRecord } from './jobs.ts';
+import { createInOneStatement } from './pg-create.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 
 export interface NewJob {
@@ -63,6 +65,10 @@ async function storeDocument(db: Db, companyId: number, content: Buffer, stamp: 
   if (!row) throw new Error('the stored document was not found after its insert');
   return { documentId: row.id, sha256, size: content.length };
 }
+
+/** When a job with `expires_in` seconds expires, or null when it never does. */
+const expiryOf = (expiresIn: number | undefined, now: Date): string | null =>
+  expiresIn === undefined ? null : isoNow(new Date(now.getTime() + expiresIn * 1000));
 
 type JobValues = {
   companyId: number;
@@ -123,12 +129,7 @@ export async function insertJob(
   message: string | null,
 ): Promise<JobRow> {
   const stamp = isoNow(now);
-  const expiresAt =
-    job.expiresAt !== undefined
-      ? job.expiresAt
-      : job.expires_in === undefined
-        ? null
-        : isoNow(new Date(now.getTime() + job.expires_in * 1000));
+  const expiresAt = job.expiresAt !== undefined ? job.expiresAt : expiryOf(job.expires_in, now);
   const [row] = await insertJobRow(db, {
     companyId,
     documentId: job.document.documentId,
@@ -158,6 +159,36 @@ export async function createJob(
   input: NewJob,
   now: Date,
 ): Promise<JobRecord> {
+  const { storage } = queue;
+  const db = storage.db;
+  // PostgreSQL, outside a larger unit of work (an idempotent request's transaction) and
+  // when no endpoint takes the event: one statement (pg-create.ts).
+  if (
+    storage.dialect === 'postgres' &&
+    !db.isTransaction &&
+    (await wantsEvent(storage, db, companyId, 'print_job.created')) === false
+  ) {
+    const stamp = isoNow(now);
+    const row = await createInOneStatement(db, {
+      companyId,
+      sha256: hash('sha256', input.content, 'hex'),
+      size: input.content.length,
+      content: input.content,
+      route: input.route,
+      title: input.title ?? null,
+      contentType: input.content_type,
+      copies: input.copies,
+      priority: input.priority,
+      options: JSON.stringify(input.options),
+      createdAt: stamp,
+      expiresAt: expiryOf(input.expires_in, now),
+    });
+    if (row) {
+      // Committed: wake this process's waiters (the NOTIFY wakes every instance's).
+      queue.notifier.jobQueued(companyId, row.route);
+      return toJobRecord(row);
+    }
+  }
   const row = await queueInTransaction(queue, companyId, async (trx) => {
     const document = await storeDocument(trx, companyId, input.content, isoNow(now));
     const row = await insertJob(trx, companyId, { ...input, document }, now, null);

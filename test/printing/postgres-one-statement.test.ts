@@ -5,6 +5,7 @@ import { claimNextJob } from '../../server/printing/claim-next-job.ts';
 import { confirmWithOthers } from '../../server/printing/pg-confirm.ts';
 import { isoNow } from '../../server/time.ts';
 import type { QueuedJobRecord } from '../../shared/printing.ts';
+import { count, sentDuring } from '../helpers/pg-sent.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { outboxRows } from '../webhooks/helpers.ts';
@@ -34,25 +35,6 @@ afterAll(async () => {
   await server?.close();
   await database?.drop();
 });
-
-/** The SQL texts `pg` sent while `work` ran (other work of the server included). */
-async function sentDuring<T>(work: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
-  const sent: string[] = [];
-  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = prototype.query;
-  prototype.query = function spy(this: unknown, ...args: unknown[]) {
-    const first = args[0];
-    sent.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
-    return original.apply(this, args);
-  };
-  try {
-    return { result: await work(), sent };
-  } finally {
-    prototype.query = original;
-  }
-}
-
-const count = (sent: string[], pattern: RegExp) => sent.filter((text) => pattern.test(text)).length;
 
 async function setUp(route: string) {
   const company = await server.createCompany();
@@ -303,10 +285,6 @@ describe('the claims of one turn on PostgreSQL, one statement', () => {
     }
     const refs = await refsOf([agent.uuid, ...others.map((other) => other.uuid), idle.uuid]);
     const burst = await claimTogether(refs);
-    console.log(
-      burst.result.map((c) => c?.job.id),
-      burst.sent,
-    );
     expect(count(burst.sent, /^with "agents"/)).toBe(1);
     // Nobody missed, and the idle agent is not tried again alone.
     expect(count(burst.sent, /^with "claimed"/)).toBe(0);
@@ -365,34 +343,5 @@ describe('the claims of one turn on PostgreSQL, one statement', () => {
     }
     const [left] = await claimTogether(await refsOf([third.uuid])).then((burst) => burst.result);
     expect(left?.job.id).toBe(jobs[0]!.id);
-  });
-});
-
-describe('a create on PostgreSQL stores its document', () => {
-  it('new content in the one insert that returns its id; the same content again is read, one document', async () => {
-    const { company, integrator, agent } = await setUp('documents');
-    const content_base64 = Buffer.from(`same bytes ${company}`).toString('base64');
-    const first = await sentDuring(() =>
-      createJob(server, integrator, { route: 'documents', content_base64 }),
-    );
-    expect(count(first.sent, /^insert into "print_documents"/)).toBe(1);
-    expect(count(first.sent, /^select "id" from "print_documents"/)).toBe(0);
-    const second = await sentDuring(() =>
-      createJob(server, integrator, { route: 'documents', content_base64 }),
-    );
-    expect(count(second.sent, /^insert into "print_documents"/)).toBe(1);
-    expect(count(second.sent, /^select "id" from "print_documents"/)).toBe(1);
-    expect(second.result.sha256).toBe(first.result.sha256);
-    const documents = await server.app.services.storage.db
-      .selectFrom('print_documents')
-      .select('id')
-      .where('company_id', '=', company)
-      .execute();
-    expect(documents).toHaveLength(1);
-    for (const job of [first.result, second.result]) {
-      const claim = await agent.next();
-      expect(claim.body.data.id).toBe(job.id);
-      expect(claim.body.data.document.content_base64).toBe(content_base64);
-    }
   });
 });

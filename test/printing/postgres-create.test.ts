@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isoNow } from '../../server/time.ts';
+import { count, sentDuring } from '../helpers/pg-sent.ts';
+import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { outboxRows } from '../webhooks/helpers.ts';
+import { createJob, integratorToken, registerAgent } from './helpers.ts';
+
+/**
+ * On PostgreSQL, when no webhook endpoint takes `print_job.created` and no larger unit of
+ * work is open, a create is one statement (pg-create.ts): the document, the job, its event
+ * and the NOTIFY, sent without BEGIN and COMMIT. The test server runs in this process, so
+ * the statements are read off `pg`'s client as they are sent.
+ */
+
+let database: FreshDatabase;
+let server: TestServer;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  server = await startTestServer({
+    database: { kind: 'postgres', url: database.url },
+    config: { webhooks: { allowHttp: true, allowPrivate: true } },
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await database?.drop();
+});
+
+async function setUp(route: string) {
+  const company = await server.createCompany();
+  const integrator = await integratorToken(server, company);
+  const agent = await registerAgent(server, company, [route]);
+  return { company, integrator, agent };
+}
+
+describe('a create on PostgreSQL, one statement', () => {
+  it('without webhook endpoints: the document, the job, its event and the NOTIFY in one statement; the same content again shares the document', async () => {
+    const { company, integrator, agent } = await setUp('documents');
+    const content_base64 = Buffer.from(`same bytes ${company}`).toString('base64');
+    const first = await sentDuring(() =>
+      createJob(server, integrator, { route: 'documents', content_base64, title: 'Receipt 1' }),
+    );
+    expect(count(first.sent, /^with "new_document"/)).toBe(1);
+    expect(count(first.sent, /^(begin|insert|select pg_notify)/)).toBe(0);
+    expect(first.result).toMatchObject({
+      status: 'queued',
+      route: 'documents',
+      title: 'Receipt 1',
+    });
+    const second = await sentDuring(() =>
+      createJob(server, integrator, { route: 'documents', content_base64, expires_in: 600 }),
+    );
+    expect(count(second.sent, /^with "new_document"/)).toBe(1);
+    expect(count(second.sent, /^(begin|insert|select pg_notify)/)).toBe(0);
+    expect(second.result.sha256).toBe(first.result.sha256);
+    expect(Date.parse(second.result.expires_at!) - Date.parse(second.result.created_at)).toBe(
+      600_000,
+    );
+    const documents = await server.app.services.storage.db
+      .selectFrom('print_documents')
+      .select('id')
+      .where('company_id', '=', company)
+      .execute();
+    expect(documents).toHaveLength(1);
+    // The agent long-polls: the NOTIFY sent with the statement's commit wakes it.
+    for (const job of [first.result, second.result]) {
+      const claim = await agent.next();
+      expect(claim.body.data.id).toBe(job.id);
+      expect(claim.body.data.document.content_base64).toBe(content_base64);
+    }
+    const read = await server.request('GET', `/printing/jobs/${first.result.id}`, {
+      token: integrator,
+    });
+    expect(read.body.data.events[0]).toMatchObject({ from: null, to: 'queued' });
+    const waiting = agent.next(5);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const third = await createJob(server, integrator, { route: 'documents' });
+    expect((await waiting).body.data.id).toBe(third.id);
+  });
+
+  it('with an endpoint that takes print_job.created: the transaction path, and its outbox row', async () => {
+    const { company, integrator } = await setUp('created-hook');
+    const manager = await server.token(company, ['webhooks.manage']);
+    const endpoint = await server.request('POST', '/webhooks', {
+      token: manager,
+      body: { url: 'http://127.0.0.1:9/hooks', events: ['print_job.created'] },
+    });
+    expect(endpoint.status).toBe(201);
+    const before = await outboxRows(server);
+    const created = await sentDuring(() =>
+      createJob(server, integrator, { route: 'created-hook' }),
+    );
+    expect(count(created.sent, /^with "new_document"/)).toBe(0);
+    expect(count(created.sent, /^insert into "print_jobs"/)).toBe(1);
+    expect(await outboxRows(server)).toBe(before + 1);
+  });
+
+  it('the same content stored meanwhile by another transaction: the statement writes nothing, the transaction path reads that document', async () => {
+    const { company, integrator, agent } = await setUp('race');
+    const content = Buffer.from(`raced bytes ${company}`);
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      await other.query('begin');
+      const held = await other.query(
+        `insert into print_documents (company_id, sha256, size, content, created_at)
+         values ($1, $2, $3, $4, $5) returning id`,
+        [company, sha256, content.length, content, isoNow(new Date())],
+      );
+      // The create's insert waits for this transaction's row; it commits meanwhile.
+      const creating = sentDuring(() =>
+        createJob(server, integrator, {
+          route: 'race',
+          content_base64: content.toString('base64'),
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await other.query('commit');
+      const created = await creating;
+      expect(count(created.sent, /^with "new_document"/)).toBe(1);
+      expect(count(created.sent, /^insert into "print_jobs"/)).toBe(1);
+      const job = await server.app.services.storage.db
+        .selectFrom('print_jobs')
+        .select('document_id')
+        .where('id', '=', created.result.id)
+        .executeTakeFirstOrThrow();
+      expect(job.document_id).toBe(held.rows[0].id);
+      const claim = await agent.next();
+      expect(claim.body.data.id).toBe(created.result.id);
+      expect(claim.body.data.document.content_base64).toBe(content.toString('base64'));
+    } finally {
+      await other.end();
+    }
+  });
+});
