@@ -261,18 +261,20 @@ function customerTargets(rows: Row[]): string[] {
 
 /**
  * The print queue's own bench (bench/printing.ts: claim+confirm throughput with zero
- * duplicates, enqueue→claim latency), at a size that keeps the whole run near 3 minutes.
- * It starts its own server; the customers' servers are stopped by then.
+ * duplicates, enqueue→claim latency), at a size that keeps the whole run near 4 minutes:
+ * after the warm-up, three rounds of 4,000 jobs (rounds of 2,000 lasted 0.4–0.5 s, and
+ * one slow moment moved the ratio by a tenth). It starts its own server; the customers'
+ * servers are stopped by then.
  */
 async function printQueueBench(): Promise<void> {
   const script = fileURLToPath(new URL('./printing.ts', import.meta.url));
   if (process.env.BENCH_PRINTING === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
   console.log(
-    '\nPrint queue, beside the Fastify queue baseline (bench/printing.ts --jobs 2000 --samples 150):\n',
+    '\nPrint queue, beside the Fastify queue baseline (bench/printing.ts --jobs 4000 --rounds 3 --samples 150):\n',
   );
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', script, '--jobs', '2000', '--samples', '150'],
+    ['--import', 'tsx', script, '--jobs', '4000', '--rounds', '3', '--samples', '150'],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
