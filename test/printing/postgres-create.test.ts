@@ -120,7 +120,7 @@ describe('a create on PostgreSQL, one statement', () => {
           content_base64: content.toString('base64'),
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await untilCreateWaits(other);
       await other.query('commit');
       const created = await creating;
       expect(count(created.sent, /^with "new_document"/)).toBe(1);
@@ -139,3 +139,22 @@ describe('a create on PostgreSQL, one statement', () => {
     }
   });
 });
+
+/**
+ * Until the create's statement waits for the row `other` holds: a backend of this database
+ * waiting on a transaction's lock (pg_stat_activity; its `query` may still show the
+ * connection's previous statement, so it is not matched).
+ */
+async function untilCreateWaits(other: pg.Client): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await other.query(
+      `select count(*)::int as n from pg_stat_activity
+       where datname = current_database() and wait_event_type = 'Lock'
+         and wait_event = 'transactionid'`,
+    );
+    if (rows[0].n > 0) return;
+    if (Date.now() > deadline) throw new Error('the create never waited for the held row');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
