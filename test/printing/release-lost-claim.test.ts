@@ -52,16 +52,34 @@ describe('giving back a claim whose answer was lost (PostgreSQL)', () => {
     const { storage, job, ref } = await setUp('late');
     const now = new Date();
     const claimedAt = isoNow(now);
-    const releasing = releaseLostClaim(storage, {
-      companyId: ref.companyId,
-      agentUuid: ref.uuid,
-      claimedAt,
+    // The first look is the first transaction releaseLostClaim opens: known when it ends.
+    const transaction = storage.transaction;
+    let firstLookDone!: () => void;
+    const firstLook = new Promise<void>((resolve) => {
+      firstLookDone = resolve;
     });
-    // The lost statement runs only now, after the first look found nothing.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const claim = await claimNextJob(storage, ref, now, 60);
+    storage.transaction = async (work) => {
+      try {
+        return await transaction(work);
+      } finally {
+        firstLookDone();
+      }
+    };
+    let claim: Awaited<ReturnType<typeof claimNextJob>>;
+    try {
+      const releasing = releaseLostClaim(storage, {
+        companyId: ref.companyId,
+        agentUuid: ref.uuid,
+        claimedAt,
+      });
+      await firstLook;
+      // The lost statement runs only now, after the first look found nothing.
+      claim = await claimNextJob(storage, ref, now, 60);
+      await releasing;
+    } finally {
+      storage.transaction = transaction;
+    }
     expect(claim?.job.id).toBe(job.id);
-    await releasing;
     expect(await statusOf(job.id)).toEqual({ status: 'queued', agent_id: null, attempts: 0 });
     const events = await storage.db
       .selectFrom('print_job_events')
