@@ -47,7 +47,10 @@ export const jobsChannel = 'shopdesk_jobs';
  * delivers identical payloads of one transaction once).
  */
 export const noticeOf = (companyId: number, route: string, jobId: number) =>
-  `${companyId}:${route}:${jobId}`;
+  `${noticePrefix(companyId, route)}${jobId}`;
+
+/** The payload before its job id: for a statement that learns the id as it inserts the job. */
+export const noticePrefix = (companyId: number, route: string) => `${companyId}:${route}:`;
 
 export function parseNotice(payload: string): { companyId: number; route: string } | undefined {
   const match = /^(\d+):([a-z0-9._-]{1,64}):\d+$/.exec(payload);

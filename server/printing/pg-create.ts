@@ -2,7 +2,7 @@ import { CompiledQuery } from 'kysely';
 import type { Db } from '../storage/db.ts';
 import { nameStatement } from '../storage/pg-named-statements.ts';
 import type { JobRow } from './jobs.ts';
-import { jobsChannel } from './notifier.ts';
+import { jobsChannel, noticePrefix } from './notifier.ts';
 
 /** A new job's values, as the one-statement create binds them. */
 export interface CreateValues {
@@ -60,9 +60,7 @@ export const createJobText = `with "new_document" as (
   select "company_id", "id", null, 'queued', null, null, "created_at"
   from "job"
 )
-select "job".*,
-  pg_notify('${jobsChannel}', "job"."company_id" || ':' || "job"."route" || ':' || "job"."id")
-    as "notified"
+select "job".*, pg_notify('${jobsChannel}', $13::text || "job"."id") as "notified"
 from "job"`;
 nameStatement(createJobText);
 
@@ -82,6 +80,7 @@ export async function createInOneStatement(db: Db, p: CreateValues): Promise<Job
       p.priority,
       p.options,
       p.expiresAt,
+      noticePrefix(p.companyId, p.route),
     ]),
   );
   const row = rows[0];

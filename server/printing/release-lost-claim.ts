@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
@@ -14,28 +15,27 @@ export const unclaimed = (eb: ExpressionBuilder<Database, 'print_jobs'>) =>
   }) as const;
 
 /**
- * When a lost claim is looked for again, in ms after the first look. A connection seen lost
- * may be that of a statement PostgreSQL has not run yet (it was sent just before the cut,
- * and the backend is slow): it then commits after the first look, which found nothing to
- * give back. Looking again for a second covers that; past it, the lease does.
+ * The pauses before each new look for a lost claim, in ms (the looks come 50 ms, 250 ms
+ * and 1 s after the first). A connection seen lost may be that of a statement PostgreSQL
+ * has not run yet (it was sent just before the cut, and the backend is slow): it then
+ * commits after the first look, which found nothing to give back. Looking again for a
+ * second covers that; past it, the lease does.
  */
-export const lostClaimLooks = [50, 250, 1000];
+export const lostClaimPauses = [50, 200, 750];
 
 /**
  * Puts back in the queue a claim whose outcome is unknown: only the claim made by this very
  * attempt (same agent, same claim time), and only when it did commit; the others are woken
  * by a NOTIFY (PostgreSQL only: a SQLite claim cannot lose its answer). Found nothing, it
- * looks again (`lostClaimLooks`) before it gives up.
+ * looks again (`lostClaimPauses`) before it gives up.
  */
 export async function releaseLostClaim(
   storage: Storage,
   claim: { companyId: number; agentUuid: string; claimedAt: string },
 ): Promise<void> {
   if (await releaseOnce(storage, claim)) return;
-  let waited = 0;
-  for (const at of lostClaimLooks) {
-    await new Promise((resolve) => setTimeout(resolve, at - waited));
-    waited = at;
+  for (const pause of lostClaimPauses) {
+    await sleep(pause);
     if (await releaseOnce(storage, claim)) return;
   }
 }

@@ -30,3 +30,10 @@ export async function startTestServerOn(
   };
   return server;
 }
+
+/** The PostgreSQL database a server runs on, for a client of the test's own beside it. */
+export function postgresUrlOf(server: TestServer): string {
+  const { database } = server.app.services.config;
+  if (database.kind !== 'postgres') throw new Error('the server runs on SQLite');
+  return database.url;
+}

@@ -69,3 +69,11 @@ export async function integratorToken(
 ): Promise<string> {
   return server.token(companyId, permissions);
 }
+
+/** A new company with an integrator's token and one agent serving `route`. */
+export async function companyWithAgent(server: TestServer, route: string) {
+  const company = await server.createCompany();
+  const integrator = await integratorToken(server, company);
+  const agent = await registerAgent(server, company, [route]);
+  return { company, integrator, agent };
+}

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoNow } from '../../server/time.ts';
+import { postgresUrlOf, startTestServerOn } from '../helpers/databases.ts';
 import { count, sentDuring } from '../helpers/pg-sent.ts';
-import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { outboxRows } from '../webhooks/helpers.ts';
-import { createJob, integratorToken, registerAgent } from './helpers.ts';
+import { companyWithAgent, createJob } from './helpers.ts';
 
 /**
  * On PostgreSQL, when no webhook endpoint takes `print_job.created` and no larger unit of
@@ -15,28 +15,19 @@ import { createJob, integratorToken, registerAgent } from './helpers.ts';
  * the statements are read off `pg`'s client as they are sent.
  */
 
-let database: FreshDatabase;
 let server: TestServer;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  server = await startTestServer({
-    database: { kind: 'postgres', url: database.url },
+  server = await startTestServerOn('postgres', {
     config: { webhooks: { allowHttp: true, allowPrivate: true } },
   });
 });
 
 afterAll(async () => {
   await server?.close();
-  await database?.drop();
 });
 
-async function setUp(route: string) {
-  const company = await server.createCompany();
-  const integrator = await integratorToken(server, company);
-  const agent = await registerAgent(server, company, [route]);
-  return { company, integrator, agent };
-}
+const setUp = (route: string) => companyWithAgent(server, route);
 
 describe('a create on PostgreSQL, one statement', () => {
   it('without webhook endpoints: the document, the job, its event and the NOTIFY in one statement; the same content again shares the document', async () => {
@@ -67,7 +58,7 @@ describe('a create on PostgreSQL, one statement', () => {
       .where('company_id', '=', company)
       .execute();
     expect(documents).toHaveLength(1);
-    // The agent long-polls: the NOTIFY sent with the statement's commit wakes it.
+    // The agent long-polls: the create wakes it once its statement has committed.
     for (const job of [first.result, second.result]) {
       const claim = await agent.next();
       expect(claim.body.data.id).toBe(job.id);
@@ -104,7 +95,7 @@ describe('a create on PostgreSQL, one statement', () => {
     const { company, integrator, agent } = await setUp('race');
     const content = Buffer.from(`raced bytes ${company}`);
     const sha256 = createHash('sha256').update(content).digest('hex');
-    const other = new pg.Client({ connectionString: database.url });
+    const other = new pg.Client({ connectionString: postgresUrlOf(server) });
     await other.connect();
     try {
       await other.query('begin');

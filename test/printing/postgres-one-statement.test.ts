@@ -5,11 +5,11 @@ import { claimNextJob } from '../../server/printing/claim-next-job.ts';
 import { confirmWithOthers } from '../../server/printing/pg-confirm.ts';
 import { isoNow } from '../../server/time.ts';
 import type { QueuedJobRecord } from '../../shared/printing.ts';
+import { postgresUrlOf, startTestServerOn } from '../helpers/databases.ts';
 import { count, sentDuring } from '../helpers/pg-sent.ts';
-import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { outboxRows } from '../webhooks/helpers.ts';
-import { createJob, integratorToken, registerAgent } from './helpers.ts';
+import { companyWithAgent, createJob, registerAgent } from './helpers.ts';
 
 /**
  * On PostgreSQL, when no webhook endpoint takes the event, a claim (with its event and the
@@ -20,28 +20,19 @@ import { createJob, integratorToken, registerAgent } from './helpers.ts';
  * statements are read off `pg`'s client as they are sent.
  */
 
-let database: FreshDatabase;
 let server: TestServer;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  server = await startTestServer({
-    database: { kind: 'postgres', url: database.url },
+  server = await startTestServerOn('postgres', {
     config: { webhooks: { allowHttp: true, allowPrivate: true } },
   });
 });
 
 afterAll(async () => {
   await server?.close();
-  await database?.drop();
 });
 
-async function setUp(route: string) {
-  const company = await server.createCompany();
-  const integrator = await integratorToken(server, company);
-  const agent = await registerAgent(server, company, [route]);
-  return { company, integrator, agent };
-}
+const setUp = (route: string) => companyWithAgent(server, route);
 
 describe('claim and confirm on PostgreSQL, one statement each', () => {
   it('without webhook endpoints: one statement per claim and per confirm, the same trail of events', async () => {
@@ -247,17 +238,8 @@ describe('the confirms of one turn on PostgreSQL, one statement', () => {
 });
 
 /** The agents as the claim takes them (row id, company, uuid). */
-async function refsOf(uuids: string[]): Promise<AgentRef[]> {
-  const rows = await server.app.services.storage.db
-    .selectFrom('print_agents')
-    .select(['id', 'company_id', 'uuid'])
-    .where('uuid', 'in', uuids)
-    .execute();
-  return uuids.map((uuid) => {
-    const row = rows.find((candidate) => candidate.uuid === uuid)!;
-    return { rowId: row.id, companyId: row.company_id, uuid };
-  });
-}
+const refsOf = (company: number, uuids: string[]): Promise<AgentRef[]> =>
+  Promise.all(uuids.map((uuid) => server.app.services.printing.requireAgent(uuid, company)));
 
 /** Claims for all `agents` in one turn of the event loop, as one burst. */
 const claimTogether = (agents: AgentRef[]) =>
@@ -283,7 +265,11 @@ describe('the claims of one turn on PostgreSQL, one statement', () => {
       const content_base64 = Buffer.from(`job ${i}`).toString('base64');
       jobs.push(await createJob(server, integrator, { route: 'many', content_base64 }));
     }
-    const refs = await refsOf([agent.uuid, ...others.map((other) => other.uuid), idle.uuid]);
+    const refs = await refsOf(company, [
+      agent.uuid,
+      ...others.map((other) => other.uuid),
+      idle.uuid,
+    ]);
     const burst = await claimTogether(refs);
     expect(count(burst.sent, /^with "agents"/)).toBe(1);
     // Nobody missed, and the idle agent is not tried again alone.
@@ -322,12 +308,14 @@ describe('the claims of one turn on PostgreSQL, one statement', () => {
     const third = await registerAgent(server, company, ['held']);
     const jobs: QueuedJobRecord[] = [];
     for (let i = 0; i < 3; i++) jobs.push(await createJob(server, integrator, { route: 'held' }));
-    const holder = new pg.Client({ connectionString: database.url });
+    const holder = new pg.Client({ connectionString: postgresUrlOf(server) });
     await holder.connect();
     try {
       await holder.query('begin');
       await holder.query('select id from print_jobs where id = $1 for update', [jobs[0]!.id]);
-      const burst = await claimTogether(await refsOf([agent.uuid, second.uuid, third.uuid]));
+      const burst = await claimTogether(
+        await refsOf(company, [agent.uuid, second.uuid, third.uuid]),
+      );
       // The first job is held: the first two agents take the next two, the third finds
       // nothing free on its route and tries alone (which finds nothing either).
       expect(burst.result.map((claim) => claim?.job.id)).toEqual([
@@ -341,7 +329,9 @@ describe('the claims of one turn on PostgreSQL, one statement', () => {
       await holder.query('rollback');
       await holder.end();
     }
-    const [left] = await claimTogether(await refsOf([third.uuid])).then((burst) => burst.result);
+    const [left] = await claimTogether(await refsOf(company, [third.uuid])).then(
+      (burst) => burst.result,
+    );
     expect(left?.job.id).toBe(jobs[0]!.id);
   });
 });

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimNextJob } from '../../server/printing/claim-next-job.ts';
 import { releaseLostClaim } from '../../server/printing/release-lost-claim.ts';
 import { isoNow } from '../../server/time.ts';
-import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createJob, integratorToken, registerAgent } from './helpers.ts';
+import { startTestServerOn } from '../helpers/databases.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { companyWithAgent, createJob } from './helpers.ts';
 
 /**
  * A claim whose connection was lost may still be waiting to run on PostgreSQL when the
@@ -12,31 +12,21 @@ import { createJob, integratorToken, registerAgent } from './helpers.ts';
  * releaseLostClaim looks again for a second (docs/printing.md).
  */
 
-let database: FreshDatabase;
 let server: TestServer;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  server = await startTestServer({ database: { kind: 'postgres', url: database.url } });
+  server = await startTestServerOn('postgres');
 });
 
 afterAll(async () => {
   await server?.close();
-  await database?.drop();
 });
 
 async function setUp(route: string) {
-  const company = await server.createCompany();
-  const integrator = await integratorToken(server, company);
-  const agent = await registerAgent(server, company, [route]);
+  const { company, integrator, agent } = await companyWithAgent(server, route);
   const job = await createJob(server, integrator, { route });
   const storage = server.app.services.storage;
-  const row = await storage.db
-    .selectFrom('print_agents')
-    .select(['id', 'company_id'])
-    .where('uuid', '=', agent.uuid)
-    .executeTakeFirstOrThrow();
-  const ref = { rowId: row.id, companyId: row.company_id, uuid: agent.uuid };
+  const ref = await server.app.services.printing.requireAgent(agent.uuid, company);
   return { storage, job, ref };
 }
 
