@@ -15,12 +15,13 @@
  */
 import { deepStrictEqual } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogueScenarios } from './lib/catalogue.ts';
 import { keyCostTable } from './lib/idempotency.ts';
+import { keyRowFloor } from './lib/key-floor.ts';
 import {
   averageOf,
   type LoadSettings,
@@ -28,10 +29,10 @@ import {
   measure,
   type Scenario,
 } from './lib/load.ts';
-import { sampleCustomer, seedDatabases } from './lib/seed.ts';
+import { type Seed, sampleCustomer, seedDatabases } from './lib/seed.ts';
 import type { RunningServer } from './lib/spawn.ts';
 import { fixed, formatTable, ratio } from './lib/table.ts';
-import { startCeiling, startFastify, startShopDesk } from './servers/index.ts';
+import { startCeiling, startFastify, startFloor, startShopDesk } from './servers/index.ts';
 
 const settings: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
     const oursDb = join(dir, 'shopdesk.sqlite');
     const fastifyDb = join(dir, 'fastify.sqlite');
     const sameSqlDb = join(dir, 'fastify-same-sql.sqlite');
-    const seed = await seedDatabases([oursDb, fastifyDb, sameSqlDb]);
+    const floorDb = join(dir, 'floor.sqlite');
+    const seed = await seedDatabases([oursDb, fastifyDb, sameSqlDb, floorDb]);
     const ours = await startShopDesk(oursDb);
     servers.push(ours);
     const fastify = await startFastify(fastifyDb);
@@ -105,6 +107,11 @@ async function main(): Promise<void> {
     if (process.env.BENCH_NO_CEILING !== '1') {
       servers.push(await startCeiling({ get: oursGet.bytes, post: oursPost.bytes, put: 32 }));
     }
+    // The read's floor serves the read only: bare node:http with ShopDesk's SQL (floor.ts).
+    const floor = await startFloor(floorDb, seed.companyId);
+    servers.push(floor);
+    const floorGet = await fetchJson(floor.origin + getPath);
+    deepStrictEqual(floorGet.body, oursGet.body, "the read's floor answers a different body");
 
     let serial = 0;
     const scenarios: Array<{ name: string; scenario: Scenario }> = [
@@ -130,8 +137,9 @@ async function main(): Promise<void> {
       if (only && !name.includes(only)) continue;
       const runs: Record<string, Measurement[]> = {};
       // Rounds alternate the servers, so a slow moment of the machine hits them all alike.
+      const measured = servers.filter((server) => server !== floor || scenario.method === 'GET');
       for (let round = 0; round < rounds; round++) {
-        for (const server of servers) {
+        for (const server of measured) {
           // Warm-up once: later rounds find the JIT and the caches already hot.
           const warmup = round === 0 ? settings.warmupSeconds : 0;
           const result = await measure(server.origin, server.child.pid, scenario, {
@@ -182,10 +190,12 @@ async function main(): Promise<void> {
       console.log(`\nTargets (issue 14), in this run:\n\n${targets.join('\n')}`);
 
     if (!only || 'Idempotency-Key'.includes(only)) {
-      const table = await keyCostTable(ours, seed, settings, rounds);
+      const { table, measured } = await keyCostTable(ours, seed, settings, rounds);
       console.log(
         `\nIdempotency-Key, ShopDesk alone: the same writes without and with a fresh key each (target: ≤ 10 % fewer req/s):\n\n${table}`,
       );
+      const creates = measured.get('POST /customers');
+      if (creates) console.log(`\n${keyFloorLine(dir, seed, oursPost.bytes, creates.without)}`);
     }
 
     // Products and stock: ShopDesk alone, one round each after a warm-up.
@@ -234,6 +244,31 @@ async function main(): Promise<void> {
 }
 
 /** ShopDesk against "Fastify, same SQL": the HTTP core's targets, with what this run met. */
+const floorName = 'node:http + same SQL';
+
+/**
+ * What SQLite alone charges a keyed create (key-floor.ts), beside what the ≤ 10 % target
+ * leaves a key in this run: a tenth of the unkeyed request's time, taken as its CPU.
+ */
+function keyFloorLine(dir: string, seed: Seed, answerBytes: number, unkeyed: Measurement): string {
+  const file = join(dir, 'key-floor.sqlite');
+  copyFileSync(join(dir, 'floor.sqlite'), file);
+  const floor = keyRowFloor(file, seed.companyId, (n) => sampleCustomer(`F-${n}`), answerBytes, {
+    creates: 20_000,
+    groupSize: 10,
+    rounds: 3,
+  });
+  const row = floor.withKey - floor.withoutKey;
+  const allowed = unkeyed.cpuUsPerRequest === null ? null : unkeyed.cpuUsPerRequest / 9;
+  return (
+    `The key's floor: ShopDesk's create SQL on raw better-sqlite3, groups of 10, ${fixed(floor.withoutKey, 1)} µs a create without a key and ${fixed(floor.withKey, 1)} µs with its row (${answerBytes}-byte answer, random key): ` +
+    `+${fixed(row, 1)} µs in SQLite alone. ` +
+    (allowed === null
+      ? ''
+      : `≤ 10 % fewer req/s leaves a key ${fixed(allowed, 1)} µs of CPU in this run (unkeyed POST /customers: ${fixed(unkeyed.cpuUsPerRequest!, 0)} µs): the row alone is ${fixed(row / allowed, 1)}x that.`)
+  );
+}
+
 function customerTargets(rows: Row[]): string[] {
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
   return rows.flatMap(({ scenario, results }) => {
@@ -246,6 +281,14 @@ function customerTargets(rows: Row[]): string[] {
       `- ${scenario}: ShopDesk ÷ Fastify, same SQL ${times.toFixed(2)}x req/s (target ≥ ${wanted.toFixed(2)}x: ${verdict(times >= wanted)}); ` +
         `p99 ${fixed(ours.p99Ms, 1)} against ${fixed(base.p99Ms, 1)} ms (target no worse: ${verdict(ours.p99Ms <= base.p99Ms)})`,
     ];
+    const floor = results[floorName];
+    if (floor) {
+      const most = floor.requestsPerSecond / base.requestsPerSecond;
+      lines.push(
+        `  the floor (${floorName}, nothing but that SQL): ${most.toFixed(2)}x Fastify, same SQL; ` +
+          `${wanted.toFixed(2)}x asks ShopDesk for ${((wanted / most) * 100).toFixed(0)} % of the floor's req/s (it has ${((ours.requestsPerSecond / floor.requestsPerSecond) * 100).toFixed(0)} %)`,
+      );
+    }
     if (
       scenario.startsWith('GET') &&
       ours.cpuUsPerRequest !== null &&

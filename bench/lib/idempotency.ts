@@ -44,8 +44,9 @@ export async function keyCostTable(
   seed: Seed,
   settings: LoadSettings,
   rounds: number,
-): Promise<string> {
+): Promise<{ table: string; measured: Map<string, { without: Measurement; with: Measurement }> }> {
   const rows: string[][] = [];
+  const measured = new Map<string, { without: Measurement; with: Measurement }>();
   for (const { name, scenario } of writes(seed.token)) {
     const runs: Record<'without' | 'with', Measurement[]> = { without: [], with: [] };
     for (let round = 0; round < rounds; round++) {
@@ -67,6 +68,7 @@ export async function keyCostTable(
     }
     const without = averageOf(runs.without);
     const withKey = averageOf(runs.with);
+    measured.set(name, { without, with: withKey });
     const change = (withKey.requestsPerSecond / without.requestsPerSecond - 1) * 100;
     const cpu = (m: Measurement) => (m.cpuUsPerRequest === null ? '—' : fixed(m.cpuUsPerRequest));
     rows.push([
@@ -80,7 +82,7 @@ export async function keyCostTable(
       cpu(withKey),
     ]);
   }
-  return formatTable(
+  const table = formatTable(
     [
       'scenario',
       'req/s, no key',
@@ -93,4 +95,5 @@ export async function keyCostTable(
     ],
     rows,
   );
+  return { table, measured };
 }

@@ -37,3 +37,17 @@ export function startCeiling(sizes: { get: number; post: number; put: number }) 
     String(sizes.put),
   ]);
 }
+
+/** Bare node:http running ShopDesk's SQL for the read and nothing else (see floor.ts). */
+export function startFloor(dbFile: string, companyId: number) {
+  return startServer('node:http + same SQL', process.execPath, [
+    ...profileFlags('floor'),
+    '--import',
+    'tsx',
+    here('./floor.ts'),
+    '--db',
+    dbFile,
+    '--company',
+    String(companyId),
+  ]);
+}

@@ -1,0 +1,109 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import BetterSqlite3 from 'better-sqlite3';
+import { fromCents } from '../../shared/money.ts';
+
+/**
+ * The floor of the read: bare node:http running ShopDesk's SQL for `GET /customers/{id}`
+ * and nothing else. It bounds what any server on node:http can reach with that SQL, so
+ * the ratio of this server to "Fastify, same SQL" is the most any framework could show
+ * there (docs/benchmarks.md, "The read's floor").
+ *
+ * Per request: the `PRAGMA data_version` ShopDesk's token check reads, the customer by
+ * company and id, its addresses unordered (sorted in JS), the same JSON. No token, no
+ * permission, no validation, no request id, no error handling: only the first path
+ * segment after `/customers/` is read. Not a server anyone should run.
+ */
+const at = process.argv.indexOf('--db');
+if (at === -1) throw new Error('usage: floor.ts --db FILE --company ID');
+const companyAt = process.argv.indexOf('--company');
+const companyId = Number(process.argv[companyAt + 1]);
+const db = new BetterSqlite3(process.argv[at + 1]!);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+
+interface CustomerRow {
+  id: number;
+  code: string | null;
+  name: string;
+  type: string;
+  status: string;
+  is_customer: number;
+  is_supplier: number;
+  taxvat: string | null;
+  telephone: string | null;
+  mobile: string | null;
+  email: string | null;
+  credit_limit_cents: number | null;
+  created_at: string;
+  updated_at: string;
+}
+interface AddressRow {
+  id: number;
+  position: number;
+  zipcode: string;
+  street: string;
+  district: string;
+  city: string;
+  state: string;
+  number: string;
+  complement: string | null;
+}
+
+const dataVersion = db.prepare('PRAGMA data_version').pluck();
+const customerById = db.prepare<[number, number], CustomerRow>(
+  'select * from "customers" where "company_id" = ? and "id" = ?',
+);
+const addressesOf = db.prepare<[number], AddressRow>(
+  'select * from "customer_addresses" where "customer_id" = ?',
+);
+
+function readCustomer(id: number) {
+  const row = customerById.get(companyId, id);
+  if (!row) return undefined;
+  const addresses = addressesOf.all(row.id).sort((a, b) => a.position - b.position);
+  return {
+    id: row.id,
+    code: row.code,
+    name: row.name,
+    type: row.type,
+    status: row.status,
+    roles: [...(row.is_customer ? ['customer'] : []), ...(row.is_supplier ? ['supplier'] : [])],
+    taxvat: row.taxvat,
+    telephone: row.telephone,
+    mobile: row.mobile,
+    email: row.email,
+    credit_limit: row.credit_limit_cents === null ? null : fromCents(row.credit_limit_cents),
+    addresses: addresses.map((a) => ({
+      id: a.id,
+      zipcode: a.zipcode,
+      street: a.street,
+      district: a.district,
+      city: a.city,
+      state: a.state,
+      number: a.number,
+      complement: a.complement,
+    })),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const prefix = '/api/v1/customers/';
+const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+  request.resume();
+  dataVersion.get();
+  const customer = readCustomer(Number((request.url ?? '').slice(prefix.length)));
+  const text = JSON.stringify(customer ? { data: customer } : { message: 'Record not found.' });
+  response.writeHead(customer ? 200 : 404, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`floor listening on http://127.0.0.1:${port}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
