@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isoNow } from '../../server/time.ts';
 
-// The API writes every timestamp as ISO 8601 UTC to the second; `isoNow` keeps the text of
-// the last second it was asked for, so these prove that the kept text never outlives its
+// The API writes every timestamp as ISO 8601 UTC to the second; `isoNow` keeps the texts of
+// the last two seconds it was asked for, so these prove that a kept text never outlives its
 // second, in either direction of the clock.
 describe('isoNow', () => {
   it('writes the second, in UTC, without fractions', () => {
@@ -25,6 +25,31 @@ describe('isoNow', () => {
       '2026-11-22T09:59:59Z',
       '2026-11-22T10:00:00Z',
       '1970-01-01T00:00:00Z',
+    ]);
+  });
+
+  it('keeps two seconds apart, as a claim and its lease or a key and its expiry ask', () => {
+    const texts = [
+      '2026-11-22T10:00:00.100Z',
+      '2026-11-23T10:00:00.100Z',
+      '2026-11-22T10:00:00.700Z',
+      '2026-11-23T10:00:00.700Z',
+      '2026-11-22T10:00:01.000Z',
+      '2026-11-23T10:00:00.900Z',
+      '2026-11-23T10:00:01.000Z',
+      '2026-11-22T10:00:00.100Z',
+      '2026-11-22T10:00:01.500Z',
+    ].map((text) => isoNow(new Date(text)));
+    expect(texts).toEqual([
+      '2026-11-22T10:00:00Z',
+      '2026-11-23T10:00:00Z',
+      '2026-11-22T10:00:00Z',
+      '2026-11-23T10:00:00Z',
+      '2026-11-22T10:00:01Z',
+      '2026-11-23T10:00:00Z',
+      '2026-11-23T10:00:01Z',
+      '2026-11-22T10:00:00Z',
+      '2026-11-22T10:00:01Z',
     ]);
   });
 
