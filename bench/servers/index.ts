@@ -38,9 +38,12 @@ export function startCeiling(sizes: { get: number; post: number; put: number }) 
   ]);
 }
 
+/** The name the read's floor goes by in the tables. */
+export const floorName = 'node:http + same SQL';
+
 /** Bare node:http running ShopDesk's SQL for the read and nothing else (see floor.ts). */
 export function startFloor(dbFile: string, companyId: number) {
-  return startServer('node:http + same SQL', process.execPath, [
+  return startServer(floorName, process.execPath, [
     ...profileFlags('floor'),
     '--import',
     'tsx',
