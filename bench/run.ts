@@ -270,14 +270,13 @@ function keyFloorLine(
     rounds: 3,
   });
   const row = floor.withKey - floor.withoutKey;
-  const allowed = unkeyed.cpuUsPerRequest === null ? null : unkeyed.cpuUsPerRequest / 9;
-  return (
+  const line =
     `The key's floor: ShopDesk's create SQL on raw better-sqlite3, groups of 10, ${fixed(floor.withoutKey, 1)} µs a create without a key and ${fixed(floor.withKey, 1)} µs with its row (${answerBytes}-byte answer, random key): ` +
-    `+${fixed(row, 1)} µs in SQLite alone. ` +
-    (allowed === null
-      ? ''
-      : `≤ 10 % fewer req/s leaves a key ${fixed(allowed, 1)} µs of CPU in this run (unkeyed POST /customers: ${fixed(unkeyed.cpuUsPerRequest!, 0)} µs): the row alone is ${fixed(row / allowed, 1)}x that.`)
-  );
+    `+${fixed(row, 1)} µs in SQLite alone.`;
+  const cpu = unkeyed.cpuUsPerRequest;
+  if (cpu === null) return line;
+  const allowed = cpu / 9;
+  return `${line} ≤ 10 % fewer req/s leaves a key ${fixed(allowed, 1)} µs of CPU in this run (unkeyed POST /customers: ${fixed(cpu, 0)} µs): the row alone is ${fixed(row / allowed, 1)}x that.`;
 }
 
 /** ShopDesk against "Fastify, same SQL": the HTTP core's targets, with what this run met. */

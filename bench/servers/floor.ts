@@ -1,7 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import BetterSqlite3 from 'better-sqlite3';
-import { fromCents } from '../../shared/money.ts';
+import {
+  type AddressRow,
+  type CustomerRow,
+  toRecord,
+} from '../../server/customers/read-customers.ts';
 
 /**
  * The floor of the read: bare node:http running ShopDesk's SQL for `GET /customers/{id}`
@@ -10,9 +14,10 @@ import { fromCents } from '../../shared/money.ts';
  * there (docs/benchmarks.md, "The read's floor").
  *
  * Per request: the `PRAGMA data_version` ShopDesk's token check reads, the customer by
- * company and id, its addresses unordered (sorted in JS), the same JSON. No token, no
- * permission, no validation, no request id, no error handling: only the first path
- * segment after `/customers/` is read. Not a server anyone should run.
+ * company and id, its addresses unordered (sorted in JS), and the record made by ShopDesk's
+ * own `toRecord`, as JSON. No token, no permission, no validation, no request id, no error
+ * handling: only the first path segment after `/customers/` is read. Not a server anyone
+ * should run.
  */
 const at = process.argv.indexOf('--db');
 if (at === -1) throw new Error('usage: floor.ts --db FILE --company ID');
@@ -21,34 +26,6 @@ const companyId = Number(process.argv[companyAt + 1]);
 const db = new BetterSqlite3(process.argv[at + 1]!);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
-
-interface CustomerRow {
-  id: number;
-  code: string | null;
-  name: string;
-  type: string;
-  status: string;
-  is_customer: number;
-  is_supplier: number;
-  taxvat: string | null;
-  telephone: string | null;
-  mobile: string | null;
-  email: string | null;
-  credit_limit_cents: number | null;
-  created_at: string;
-  updated_at: string;
-}
-interface AddressRow {
-  id: number;
-  position: number;
-  zipcode: string;
-  street: string;
-  district: string;
-  city: string;
-  state: string;
-  number: string;
-  complement: string | null;
-}
 
 const dataVersion = db.prepare('PRAGMA data_version').pluck();
 const customerById = db.prepare<[number, number], CustomerRow>(
@@ -61,32 +38,10 @@ const addressesOf = db.prepare<[number], AddressRow>(
 function readCustomer(id: number) {
   const row = customerById.get(companyId, id);
   if (!row) return undefined;
-  const addresses = addressesOf.all(row.id).sort((a, b) => a.position - b.position);
-  return {
-    id: row.id,
-    code: row.code,
-    name: row.name,
-    type: row.type,
-    status: row.status,
-    roles: [...(row.is_customer ? ['customer'] : []), ...(row.is_supplier ? ['supplier'] : [])],
-    taxvat: row.taxvat,
-    telephone: row.telephone,
-    mobile: row.mobile,
-    email: row.email,
-    credit_limit: row.credit_limit_cents === null ? null : fromCents(row.credit_limit_cents),
-    addresses: addresses.map((a) => ({
-      id: a.id,
-      zipcode: a.zipcode,
-      street: a.street,
-      district: a.district,
-      city: a.city,
-      state: a.state,
-      number: a.number,
-      complement: a.complement,
-    })),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+  return toRecord(
+    row,
+    addressesOf.all(row.id).sort((a, b) => a.position - b.position),
+  );
 }
 
 const prefix = '/api/v1/customers/';

@@ -17,7 +17,7 @@ import type { CustomerTables } from '../storage/tables/customers.ts';
 import { isoNow } from '../time.ts';
 
 export type CustomerRow = Selectable<CustomerTables['customers']>;
-type AddressRow = Selectable<CustomerTables['customer_addresses']>;
+export type AddressRow = Selectable<CustomerTables['customer_addresses']>;
 
 /** Each role's column (migration 012). */
 export const roleColumns = {
@@ -25,7 +25,8 @@ export const roleColumns = {
   supplier: 'is_supplier',
 } as const satisfies Record<CustomerRole, keyof CustomerRow>;
 
-function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
+/** A customer as the API answers it, from its row and its addresses in their order. */
+export function toRecord(row: CustomerRow, addresses: AddressRow[]): CustomerRecord {
   return {
     id: row.id,
     code: row.code,

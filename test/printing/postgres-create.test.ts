@@ -5,7 +5,7 @@ import { isoNow } from '../../server/time.ts';
 import { postgresUrlOf, startTestServerOn } from '../helpers/databases.ts';
 import { count, sentDuring } from '../helpers/pg-sent.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { outboxRows } from '../webhooks/helpers.ts';
+import { localReceivers, outboxRows } from '../webhooks/helpers.ts';
 import { companyWithAgent, createJob } from './helpers.ts';
 
 /**
@@ -18,9 +18,7 @@ import { companyWithAgent, createJob } from './helpers.ts';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServerOn('postgres', {
-    config: { webhooks: { allowHttp: true, allowPrivate: true } },
-  });
+  server = await startTestServerOn('postgres', { config: localReceivers });
 });
 
 afterAll(async () => {

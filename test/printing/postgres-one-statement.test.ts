@@ -8,7 +8,7 @@ import type { QueuedJobRecord } from '../../shared/printing.ts';
 import { postgresUrlOf, startTestServerOn } from '../helpers/databases.ts';
 import { count, sentDuring } from '../helpers/pg-sent.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { outboxRows } from '../webhooks/helpers.ts';
+import { localReceivers, outboxRows } from '../webhooks/helpers.ts';
 import { companyWithAgent, createJob, registerAgent } from './helpers.ts';
 
 /**
@@ -23,9 +23,7 @@ import { companyWithAgent, createJob, registerAgent } from './helpers.ts';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServerOn('postgres', {
-    config: { webhooks: { allowHttp: true, allowPrivate: true } },
-  });
+  server = await startTestServerOn('postgres', { config: localReceivers });
 });
 
 afterAll(async () => {
