@@ -1,11 +1,14 @@
 /**
  * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]
- * [--samples N] [--rounds N] [--warmup N] [--postgres URL] [--webhook] [--no-baseline] [--cpu-prof DIR]`.
+ * [--samples N] [--rounds N] [--warmup N] [--postgres URL] [--webhook] [--no-baseline]
+ * [--against DIR] [--cpu-prof DIR]`.
  *
  * Beside ShopDesk, the Fastify queue baseline (bench/servers/fastify-queue.ts: Fastify +
  * better-sqlite3, the same routes and bodies, long-poll woken in-process, as an integrator
  * would write it) runs the same load in its own process, in alternating rounds; the
- * summary prints both and the ratio (`--no-baseline`: ShopDesk alone).
+ * summary prints both and the ratios (`--no-baseline`: ShopDesk alone). `--against DIR`: the
+ * baseline is instead the ShopDesk of another checkout (`git worktree add DIR main`), run
+ * the same way: to weigh a change of the server in one run, rounds alternating.
  *
  * `--webhook`: the company has an endpoint subscribed to every event (`["*"]`), on a
  * receiver in this process that answers 204, so every create, claim and confirm also writes
@@ -23,7 +26,7 @@
  *     time is created and the time from sending POST /printing/jobs to the waiting agent
  *     holding the claimed job is taken; p50 and p99.
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -92,6 +95,8 @@ async function run(): Promise<void> {
       webhook: { type: 'boolean', default: false },
       // ShopDesk alone, without the Fastify queue baseline.
       'no-baseline': { type: 'boolean', default: false },
+      // Another checkout (a git worktree): its ShopDesk is the baseline, to weigh a change.
+      against: { type: 'string' },
       // A directory: the server children write V8 CPU profiles there when they exit.
       'cpu-prof': { type: 'string' },
     },
@@ -110,19 +115,29 @@ async function run(): Promise<void> {
   // Both servers run their TypeScript as Node runs it (type stripping, as `npm start`
   // does), not through this script's tsx loader, whose transform adds a helper call to
   // every function it creates.
-  const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: profileArgs('shopdesk-queue'),
-    env,
-  });
-  const ready = await new Promise<Ready>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as Ready));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  const serveFrom = async (script: string, profileName: string) => {
+    const child = fork(script, ['--serve'], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: profileArgs(profileName),
+      env,
+    });
+    const ready = await new Promise<Ready>((resolve, reject) => {
+      child.once('message', (message) => resolve(message as Ready));
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+    return { child, ready };
+  };
+  const { child, ready } = await serveFrom(fileURLToPath(import.meta.url), 'shopdesk-queue');
   const targets: QueueTarget[] = [{ name: 'ShopDesk', ...ready, pid: child.pid }];
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-queue-'));
   let baseline: RunningServer | undefined;
-  if (!values['no-baseline']) {
+  let other: ChildProcess | undefined;
+  if (values.against) {
+    const script = join(values.against, 'bench', 'printing.ts');
+    const against = await serveFrom(script, 'shopdesk-against');
+    other = against.child;
+    targets.push({ name: 'ShopDesk, --against', ...against.ready, pid: other.pid });
+  } else if (!values['no-baseline']) {
     const agentToken = randomBytes(24).toString('hex');
     const integratorToken = randomBytes(24).toString('hex');
     baseline = await startServer(
@@ -158,6 +173,7 @@ async function run(): Promise<void> {
           `claim+confirm on ${name}, ${round < 0 ? 'warm-up (not counted)' : `round ${round + 1}`}: ${jobs} jobs, ${agentCount} agents on one route: ` +
             `${fixed(result.jobsPerSecond)} jobs/s (${result.seconds.toFixed(2)} s), ` +
             `server CPU ${result.cpuUsPerJob === null ? '—' : fixed(result.cpuUsPerJob)} µs/job, ` +
+            `load generator ${Math.round(result.loadCpuShare * 100)} % of a core, ` +
             `claimed ${result.claimed}/${jobs}, duplicates ${result.duplicates}`,
         );
         if (result.duplicates > 0 || result.claimed !== jobs) process.exitCode = 1;
@@ -194,10 +210,11 @@ async function run(): Promise<void> {
     receiver?.close();
     await dispatcher.close();
     await baseline?.stop();
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.disconnect();
+    const children = other ? [child, other] : [child];
+    const exited = children.map((c) => new Promise((resolve) => c.once('exit', resolve)));
+    for (const c of children) c.disconnect();
     // The profile is written as the child exits.
-    if (profile) await exited;
+    if (profile) await Promise.all(exited);
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -210,6 +227,7 @@ function summary(runs: Map<string, Throughput[]>, latencies: Map<string, Latency
   };
   const ours = runs.get('ShopDesk')!;
   const oursRate = mean(ours, (t) => t.jobsPerSecond)!;
+  const oursCpu = mean(ours, (t) => t.cpuUsPerJob);
   const rows = [...runs].map(([name, list]) => {
     const rate = mean(list, (t) => t.jobsPerSecond)!;
     const cpu = mean(list, (t) => t.cpuUsPerJob);
@@ -222,6 +240,7 @@ function summary(runs: Map<string, Throughput[]>, latencies: Map<string, Latency
       waited ? waited.p50.toFixed(2) : '—',
       waited ? waited.p99.toFixed(2) : '—',
       name === 'ShopDesk' ? '' : ratio(oursRate, rate),
+      name === 'ShopDesk' || cpu === null || oursCpu === null ? '' : ratio(cpu, oursCpu),
     ];
   });
   return [
@@ -236,6 +255,7 @@ function summary(runs: Map<string, Throughput[]>, latencies: Map<string, Latency
         'claim p50 ms',
         'claim p99 ms',
         'ShopDesk ÷ this',
+        "CPU ÷ ShopDesk's",
       ],
       rows,
     ),

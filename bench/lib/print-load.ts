@@ -49,6 +49,8 @@ export interface Throughput {
   duplicates: number;
   /** Server CPU per claim+confirm (two requests), µs; null where /proc is not readable. */
   cpuUsPerJob: number | null;
+  /** The load generator's own CPU over the round, as a share of one core (1 = saturated). */
+  loadCpuShare: number;
   seconds: number;
 }
 
@@ -72,6 +74,7 @@ export async function throughput(
   const claims = new Map<number, number>();
   let duplicates = 0;
   const cpuBefore = cpuSecondsOf(client.target.pid);
+  const ownBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     agents.map(async (agent) => {
@@ -89,12 +92,14 @@ export async function throughput(
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuSecondsOf(client.target.pid);
+  const own = process.cpuUsage(ownBefore);
   return {
     jobsPerSecond: claims.size / seconds,
     claimed: claims.size,
     duplicates,
     cpuUsPerJob:
       cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / jobs,
+    loadCpuShare: (own.user + own.system) / 1e6 / seconds,
     seconds,
   };
 }
