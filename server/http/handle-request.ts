@@ -255,6 +255,13 @@ class HandlerContext implements RequestContext<unknown, unknown, unknown> {
     return this.#signal;
   }
 
+  get aborted(): boolean {
+    if (this.#signal) return this.#signal.aborted;
+    // What `abortSignalOf` would find, were the signal made now.
+    const response = this.#response;
+    return this.#pipeline.shutdown.aborted || (response.destroyed && !response.writableFinished);
+  }
+
   get baseUrl(): string {
     this.#baseUrl ??= `${linkOrigin(this.#pipeline.links ?? {}, this.request)}${this.#pathname}`;
     return this.#baseUrl;

@@ -34,6 +34,11 @@ export interface RequestContext<P, Q, B> {
   request: IncomingMessage;
   /** Aborted when the client goes away or the server shuts down (long-polls listen to it). */
   signal: AbortSignal;
+  /**
+   * Whether `signal` is aborted, asked without making it: the signal costs listeners on the
+   * response and the server, which a request that never waits should not pay.
+   */
+  readonly aborted: boolean;
   requestId: string;
   /** Path of the request without its query string, as Laravel's `meta.path` shows it. */
   baseUrl: string;

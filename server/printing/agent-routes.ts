@@ -207,12 +207,14 @@ export const agentRoutes: AnyRoute[] = [
       200: { description: 'A job, claimed for this agent.', schema: dataOf(claimedJob) },
       204: { description: 'No job came within `wait`.' },
     },
-    async handler({ body, caller, services, request, signal, stillAuthenticated }) {
+    async handler(context) {
+      // Not `signal` from the context: a claim that needs no wait never makes it.
+      const { body, caller, services, request, stillAuthenticated } = context;
       const agent = await callingAgent({ request, caller, services });
       const job = await services.printing.nextJob(
         agent,
         body.wait,
-        signal,
+        context,
         async () =>
           (await stillAuthenticated()) && (await services.printing.agentStillRegistered(agent)),
       );
@@ -223,7 +225,7 @@ export const agentRoutes: AnyRoute[] = [
       }
       if (job) return ok(job);
       // Woken by shutdown: answer, and close the connection so the server can stop now.
-      if (signal.aborted) return { status: 204, headers: { connection: 'close' } };
+      if (context.aborted) return { status: 204, headers: { connection: 'close' } };
       return noContent();
     },
   }),

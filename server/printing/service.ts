@@ -43,6 +43,16 @@ export const externalWriteCheckMs = 250;
  * and a cache of agent identities (an agent's uuid → row and company never changes once
  * registered, so the cache needs no invalidation, even with several instances).
  */
+/**
+ * What ends a long-poll: the client gone or the server shutting down. `aborted` is asked on
+ * every claim and must cost nothing; `signal` (listeners) is made only for a wait. A
+ * route handler's context is one.
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  readonly signal: AbortSignal;
+}
+
 export class PrintingService {
   readonly notifier: JobNotifier;
   /** For the operations that queue a job: they wake this process's waiters themselves. */
@@ -186,12 +196,13 @@ export class PrintingService {
    * passed on to the next waiter of that route. When the agent's routes are replaced
    * meanwhile, the wait claims and listens on the new ones. After every wake-up and before
    * its claim, `stillAllowed` (the caller's token and agent, read again) must hold, else the
-   * wait ends with `'refused'` and claims nothing.
+   * wait ends with `'refused'` and claims nothing. `cancel.signal` is read only when the
+   * wait sleeps: a claim that finds a job at once asks `cancel.aborted` alone.
    */
   async nextJob(
     agent: AgentRef,
     waitSeconds: number,
-    signal: AbortSignal,
+    cancel: Cancellation,
     stillAllowed?: () => Promise<boolean>,
   ): Promise<ClaimedJob | 'refused' | undefined> {
     const { storage, clock, config } = this.deps;
@@ -217,7 +228,7 @@ export class PrintingService {
     };
     try {
       for (;;) {
-        if (signal.aborted) return undefined;
+        if (cancel.aborted) return undefined;
         // A token revoked (or expired) while its long-poll waited, or an agent gone, claims
         // nothing: checked after every wake, before the claim.
         if (woken && stillAllowed && !(await stillAllowed())) return 'refused';
@@ -232,7 +243,7 @@ export class PrintingService {
         notice = undefined;
         const claim = await claimNextJob(storage, agent, clock.now(), config.leaseSeconds);
         if (claim) {
-          if (signal.aborted) {
+          if (cancel.aborted) {
             // Queued again; the undo wakes the route's waiters itself.
             await undoClaim(this.queue, agent, claim);
             if (used !== claim.job.route) passOn(used);
@@ -257,6 +268,7 @@ export class PrintingService {
           });
           continue;
         }
+        const signal = cancel.signal;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, left);
           signal.addEventListener('abort', done, { once: true });

@@ -109,7 +109,12 @@ describe('POST /printing/jobs/next long-poll', () => {
     });
     const controller = new AbortController();
     try {
-      const claiming = printing.nextJob(ref, 0, controller.signal);
+      const claiming = printing.nextJob(ref, 0, {
+        get aborted() {
+          return controller.signal.aborted;
+        },
+        signal: controller.signal,
+      });
       controller.abort();
       expect(await claiming).toBeUndefined();
       expect(requeued).toBe(true);
