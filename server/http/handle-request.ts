@@ -320,7 +320,9 @@ async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promi
   }
   const header = request.headers.authorization;
   const bearer = bearerOf(request);
-  const caller = bearer ? await pipeline.authenticator.authenticate(bearer) : null;
+  const caller = bearer
+    ? await pipeline.authenticator.authenticate(bearer, { connection: request.socket })
+    : null;
   if (!caller) {
     const message = header
       ? 'The token is invalid, expired or revoked.'
