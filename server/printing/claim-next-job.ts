@@ -10,7 +10,7 @@ import { isoNow } from '../time.ts';
 import { wantsEvent } from '../webhooks/outbox.ts';
 import type { AgentRef } from './agents.ts';
 import { recordJobEvent } from './job-events.ts';
-import { type JobRow, toJobRecord } from './jobs.ts';
+import { type JobRow, toJobRecord, transitionStatement } from './jobs.ts';
 import { type ClaimRow, type ClaimValues, claimMany } from './pg-claim.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 import { releaseLostClaim, unclaimed } from './release-lost-claim.ts';
@@ -322,14 +322,18 @@ function claimAtOnce(
     if (jobId === undefined) return undefined;
     const row = claimByIdStatement.sync(db, { ...values, jobId })[0];
     if (!row) return undefined;
-    const event = claimEvent.sync(db, {
+    // The same row as `claimEvent` writes, its id taken from the insert's result.
+    const eventId = transitionStatement.insertSync(db, {
       companyId: values.companyId,
       jobId: row.id,
-      agentUuid: values.agentUuid,
-      now: values.now,
+      from: 'queued',
+      to: 'claimed',
+      agentId: values.agentUuid,
+      message: null,
+      at: values.now,
     });
     const document = documentContent.sync(db, { documentId: row.document_id });
-    return claimOf(row, event[0]!.id, document[0]!.content);
+    return claimOf(row, eventId, document[0]!.content);
   });
 }
 
