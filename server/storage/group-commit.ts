@@ -45,6 +45,11 @@ export class GroupCommit {
     this.#link = link;
   }
 
+  /** Whether a member runs now: its statements hold the connection (no native call asks). */
+  get running(): boolean {
+    return this.#busy;
+  }
+
   /**
    * Runs `work` (synchronous statements only) as a member of the open group, opening one
    * when none is; its value comes once the group has committed. `undefined`, running

@@ -117,7 +117,7 @@ export function prepared<Params extends object, Row>(
   const syncStatement = (db: Db, params: Params) => {
     const adapter = db.getExecutor().adapter;
     const direct = directConnections.get(adapter);
-    if (!direct?.inTransaction)
+    if (!direct?.group.running)
       throw new Error('prepared.sync runs only in groupedSqliteTransaction');
     const query = withParams(db, adapter, params);
     return { statement: direct.prepare(query.sql), parameters: query.parameters };
