@@ -23,11 +23,15 @@ interface Member {
  * written again by every commit); a group pays them once (docs/storage.md, docs/
  * benchmarks.md).
  *
- * Each member runs in a savepoint: a member that fails undoes its own writes only, and its
- * caller hears at once; the others commit. A failed commit rejects every member. Members
- * come one at a time: a synchronous one (`join`, the print queue's claim and confirm) runs
- * whole within the call; an asynchronous one (`begin` … `end`, a Kysely transaction, see
- * sqlite-driver.ts) holds the connection's lock until it ends. Nothing else interleaves
+ * Members come one at a time. An asynchronous one (`begin` … `end`, a Kysely transaction,
+ * see sqlite-driver.ts) holds the connection's lock until it ends, in a savepoint: when it
+ * fails it undoes its own writes only, its caller hears at once, and the others commit. A
+ * synchronous one (`join`, the print queue's claim and confirm) runs whole within the call
+ * and has no savepoint (SAVEPOINT, RELEASE and the pages they keep were 3–4 % of the
+ * queue's CPU): its statements fail only when the database does (a full disk, an I/O
+ * error, where SQLite may roll the transaction back anyway), so when its work throws the
+ * whole group is rolled back and every member hears the error; nothing half-done is
+ * committed. A failed commit rejects every member. Nothing else interleaves
  * with the open group: the storage layer calls `settle()` before any other use of the
  * connection (a query outside a transaction, a transaction of its own), which commits the
  * group first. So nothing outside the group reads its uncommitted rows, and no transaction
@@ -54,19 +58,23 @@ export class GroupCommit {
    * Runs `work` (synchronous statements only) as a member of the open group, opening one
    * when none is; its value comes once the group has committed. `undefined`, running
    * nothing, when the connection is in a transaction that is not the group's, or while
-   * another member runs (the caller takes its ordinary path).
+   * another member runs (the caller takes its ordinary path). `work` has no savepoint: if it
+   * throws, the group is rolled back and every member of it rejected with that error.
    */
   join<T>(work: () => T): Promise<T> | undefined {
     if (this.#busy || (!this.#open && this.#link.inTransaction)) return undefined;
-    this.begin();
+    this.#openGroup();
+    this.#busy = true;
     let value: T;
     try {
       value = work();
     } catch (error) {
-      this.undo(error);
+      this.#busy = false;
+      this.#abandon(error);
       return Promise.reject(error);
     }
-    return this.end(value);
+    this.#busy = false;
+    return this.#member(value);
   }
 
   /**
@@ -74,12 +82,7 @@ export class GroupCommit {
    * until `end` or `undo`): opens the group when none is open, then the member's savepoint.
    */
   begin(): void {
-    if (!this.#open) {
-      if (this.#link.inTransaction) throw new Error('another transaction holds the connection');
-      this.#link.exec('begin immediate');
-      this.#open = true;
-      this.#schedule();
-    }
+    this.#openGroup();
     this.#link.exec('savepoint group_member');
     this.#busy = true;
   }
@@ -88,10 +91,34 @@ export class GroupCommit {
   end<T>(value: T): Promise<T> {
     this.#busy = false;
     this.#link.exec('release group_member');
+    return this.#member(value);
+  }
+
+  #openGroup(): void {
+    if (this.#open) return;
+    if (this.#link.inTransaction) throw new Error('another transaction holds the connection');
+    this.#link.exec('begin immediate');
+    this.#open = true;
+    this.#schedule();
+  }
+
+  #member<T>(value: T): Promise<T> {
     this.#schedule();
     return new Promise<T>((resolve, reject) => {
       this.#members.push({ value, resolve: resolve as (value: unknown) => void, reject });
     });
+  }
+
+  /** A synchronous member failed, with no savepoint to go back to: the whole group is undone. */
+  #abandon(error: unknown): void {
+    const members = this.#take();
+    this.#open = false;
+    try {
+      if (this.#link.inTransaction) this.#link.exec('rollback');
+    } catch {
+      // The connection is gone or broken: the next use reports it.
+    }
+    for (const member of members) member.reject(error);
   }
 
   /**

@@ -22,7 +22,7 @@ const nameOf = prepared((db, p: { id: number }) =>
 
 // SQLite's group commit (server/storage/group-commit.ts): the print queue's claims and
 // confirms made in one turn of the event loop share one transaction. These prove that no
-// caller hears of its write before the commit, that a member's failure is its own, and
+// caller hears of its write before the commit, what a member's failure undoes, and
 // that nothing else run on the connection lands inside the open group.
 describe('group commit on SQLite', () => {
   let dir: string;
@@ -87,16 +87,18 @@ describe('group commit on SQLite', () => {
     ]);
   });
 
-  it('a member whose work throws loses its own writes only; the others commit', async () => {
-    const first = renameInGroup(ids[0]!, 'Kept');
+  it('a synchronous member whose work throws rolls the whole group back: every member hears the error, nothing half-done is committed', async () => {
+    const first = renameInGroup(ids[0]!, 'Lost first');
     const failing = groupedSqliteTransaction(storage.db, () => {
       rename.sync(storage.db, { id: ids[1]!, name: 'Lost' });
       throw new Error('this member fails');
     })!;
-    const last = renameInGroup(ids[2]!, 'Kept too');
+    // A new group opens after it: its members commit.
+    const last = renameInGroup(ids[2]!, 'Kept');
     await expect(failing).rejects.toThrow('this member fails');
-    await Promise.all([first, last]);
-    expect(ids.map(committedName)).toEqual(['Kept', 'B', 'Kept too']);
+    await expect(first).rejects.toThrow('this member fails');
+    expect(await last).toEqual([{ name: 'Kept' }]);
+    expect(ids.map(committedName)).toEqual(['A', 'B', 'Kept']);
   });
 
   it('a prepared query outside the group commits the open group first, and reads committed rows', async () => {

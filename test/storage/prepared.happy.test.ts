@@ -111,16 +111,16 @@ describe('prepared queries on SQLite', () => {
     expect((await findCustomer(storage.db, companyId, customerId))?.name).toBe('Original');
   });
 
-  it('a grouped transaction commits its statements, and a throw rolls back its own', async () => {
+  it('a grouped transaction commits its statements, and a throw rolls back its group', async () => {
     const committed = groupedSqliteTransaction(storage.db, () =>
       rename.sync(storage.db, { id: customerId, name: 'Committed' }),
     );
+    expect(await committed).toEqual([{ name: 'Committed' }]);
     const undone = groupedSqliteTransaction(storage.db, () => {
       rename.sync(storage.db, { id: customerId, name: 'Rolled back' });
       throw new Error('undone');
     });
     await expect(undone).rejects.toThrow('undone');
-    expect(await committed).toEqual([{ name: 'Committed' }]);
     expect((await findCustomer(storage.db, companyId, customerId))?.name).toBe('Committed');
     // Once done, the connection is free again: the ordinary path runs.
     expect(await nameOf(storage.db, { id: customerId })).toEqual([
