@@ -256,10 +256,9 @@ class HandlerContext implements RequestContext<unknown, unknown, unknown> {
   }
 
   get aborted(): boolean {
-    if (this.#signal) return this.#signal.aborted;
-    // What `abortSignalOf` would find, were the signal made now.
-    const response = this.#response;
-    return this.#pipeline.shutdown.aborted || (response.destroyed && !response.writableFinished);
+    return this.#signal
+      ? this.#signal.aborted
+      : this.#pipeline.shutdown.aborted || clientGone(this.#response);
   }
 
   get baseUrl(): string {
@@ -287,7 +286,7 @@ function abortSignalOf(
   };
   const onShutdown = () => controller.abort(shutdown.reason);
   if (shutdown.aborted) onShutdown();
-  else if (response.destroyed) onClose();
+  else if (clientGone(response)) controller.abort();
   response.once('close', onClose);
   shutdown.addEventListener('abort', onShutdown, { once: true });
   return {
@@ -298,6 +297,10 @@ function abortSignalOf(
     },
   };
 }
+
+/** The connection closed before the answer was written out. */
+const clientGone = (response: ServerResponse): boolean =>
+  response.destroyed && !response.writableFinished;
 
 const bearerOf = (request: IncomingMessage): string | undefined =>
   request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];

@@ -10,7 +10,13 @@ import { isoNow } from '../time.ts';
 import { wantsEvent } from '../webhooks/outbox.ts';
 import type { AgentRef } from './agents.ts';
 import { recordJobEvent } from './job-events.ts';
-import { type JobRow, toJobRecord, transitionStatement } from './jobs.ts';
+import {
+  eventRowOf,
+  type JobRow,
+  type Transition,
+  toJobRecord,
+  transitionStatement,
+} from './jobs.ts';
 import { type ClaimRow, type ClaimValues, claimMany } from './pg-claim.ts';
 import { type PrintQueue, queueInTransaction } from './print-queue.ts';
 import { releaseLostClaim, unclaimed } from './release-lost-claim.ts';
@@ -216,23 +222,21 @@ function postgresPick(db: Kysely<Database>, p: ClaimValues) {
   return sql<number>`coalesce((${fast}), (${fallback}))`;
 }
 
-const claimEvent = prepared<
-  { companyId: number; jobId: number; agentUuid: string; now: string },
-  { id: number }
->((db, p) =>
-  db
-    .insertInto('print_job_events')
-    .values({
-      company_id: p.companyId,
-      job_id: p.jobId,
-      from_status: 'queued',
-      to_status: 'claimed',
-      agent_id: p.agentUuid,
-      message: null,
-      at: p.now,
-    })
-    .returning('id'),
+/** The claim's event, with its id (the path that may run on PostgreSQL needs `RETURNING`). */
+const claimEvent = prepared<Transition, { id: number }>((db, t) =>
+  db.insertInto('print_job_events').values(eventRowOf(t)).returning('id'),
 );
+
+/** The transition a claim writes down. */
+const claimTransition = (values: ClaimValues, jobId: number): Transition => ({
+  companyId: values.companyId,
+  jobId,
+  from: 'queued',
+  to: 'claimed',
+  agentId: values.agentUuid,
+  message: null,
+  at: values.now,
+});
 
 const documentContent = prepared<{ documentId: number }, { content: Buffer }>((db, p) =>
   db.selectFrom('print_documents').select('content').where('id', '=', p.documentId),
@@ -322,16 +326,8 @@ function claimAtOnce(
     if (jobId === undefined) return undefined;
     const row = claimByIdStatement.sync(db, { ...values, jobId })[0];
     if (!row) return undefined;
-    // The same row as `claimEvent` writes, its id taken from the insert's result.
-    const eventId = transitionStatement.insertSync(db, {
-      companyId: values.companyId,
-      jobId: row.id,
-      from: 'queued',
-      to: 'claimed',
-      agentId: values.agentUuid,
-      message: null,
-      at: values.now,
-    });
+    // The id from the insert's own result, not `RETURNING id`.
+    const eventId = transitionStatement.insertSync(db, claimTransition(values, row.id));
     const document = documentContent.sync(db, { documentId: row.document_id });
     return claimOf(row, eventId, document[0]!.content);
   });
@@ -350,14 +346,7 @@ async function finishClaim(
   row: JobRow | undefined,
 ): Promise<Claim | undefined> {
   if (!row) return undefined;
-  const event = await db.executeQuery(
-    claimEvent.compile(db, {
-      companyId: values.companyId,
-      jobId: row.id,
-      agentUuid: values.agentUuid,
-      now: values.now,
-    }),
-  );
+  const event = await db.executeQuery(claimEvent.compile(db, claimTransition(values, row.id)));
   await recordJobEvent(storage, db, 'print_job.claimed', row);
   const document = await db.executeQuery(
     documentContent.compile(db, { documentId: row.document_id }),

@@ -53,7 +53,7 @@ export interface Transition {
 }
 
 /** The row of `print_job_events` that records a transition. */
-const eventRowOf = (t: Transition) => ({
+export const eventRowOf = (t: Transition) => ({
   company_id: t.companyId,
   job_id: t.jobId,
   from_status: t.from,

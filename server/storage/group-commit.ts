@@ -69,8 +69,10 @@ export class GroupCommit {
     try {
       value = work();
     } catch (error) {
+      // No savepoint to go back to: the whole group is undone.
       this.#busy = false;
-      this.#abandon(error);
+      this.#open = false;
+      this.#fail(this.#take(), error);
       return Promise.reject(error);
     }
     this.#busy = false;
@@ -109,10 +111,12 @@ export class GroupCommit {
     });
   }
 
-  /** A synchronous member failed, with no savepoint to go back to: the whole group is undone. */
-  #abandon(error: unknown): void {
-    const members = this.#take();
-    this.#open = false;
+  /**
+   * The group is lost (a synchronous member threw, SQLite rolled the transaction back, the
+   * commit failed): rolls back what SQLite still holds, and every member hears why. Runs
+   * from a timer too, so nothing may escape.
+   */
+  #fail(members: Member[], error: unknown): void {
     try {
       if (this.#link.inTransaction) this.#link.exec('rollback');
     } catch {
@@ -136,7 +140,7 @@ export class GroupCommit {
       return;
     }
     this.#open = false;
-    for (const member of this.#take()) member.reject(error);
+    this.#fail(this.#take(), error);
   }
 
   /** Commits the open group now, if there is one and no member is running. */
@@ -147,13 +151,7 @@ export class GroupCommit {
     try {
       this.#link.exec('commit');
     } catch (error) {
-      // Runs from a timer too: nothing may escape, every member hears of the failure.
-      try {
-        if (this.#link.inTransaction) this.#link.exec('rollback');
-      } catch {
-        // The connection is gone or broken: the next use reports it.
-      }
-      for (const member of members) member.reject(error);
+      this.#fail(members, error);
       return;
     }
     for (const member of members) member.resolve(member.value);
