@@ -8,6 +8,7 @@ import {
 } from '../../shared/customers.ts';
 import { fromCents } from '../../shared/money.ts';
 import { NotFound } from '../domain-errors.ts';
+import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { likePattern, literalPattern } from '../storage/like.ts';
@@ -88,24 +89,31 @@ const addressesOf = prepared((db, p: { customerId: number }) =>
   db.selectFrom('customer_addresses').selectAll().where('customer_id', '=', p.customerId),
 );
 
-export async function findCustomer(
+/**
+ * Synchronous on SQLite's direct path (prepared.ts), so that the read of `GET
+ * /customers/{id}` answers within the turn it came in (docs/http.md).
+ */
+export function findCustomer(
   db: Db,
   companyId: number,
   id: number,
-): Promise<CustomerRecord | undefined> {
-  const [row] = await customerById(db, { companyId, id });
-  if (!row) return undefined;
-  const addresses = await addressesOf(db, { customerId: row.id });
-  return toRecord(
-    row,
-    addresses.sort((a, b) => a.position - b.position),
-  );
+): MaybePromise<CustomerRecord | undefined> {
+  return andThen(customerById(db, { companyId, id }), ([row]) => {
+    if (!row) return undefined;
+    return andThen(addressesOf(db, { customerId: row.id }), (addresses) =>
+      toRecord(
+        row,
+        addresses.sort((a, b) => a.position - b.position),
+      ),
+    );
+  });
 }
 
-export async function getCustomer(db: Db, companyId: number, id: number): Promise<CustomerRecord> {
-  const customer = await findCustomer(db, companyId, id);
-  if (!customer) throw new NotFound('Customer');
-  return customer;
+export function getCustomer(db: Db, companyId: number, id: number): MaybePromise<CustomerRecord> {
+  return andThen(findCustomer(db, companyId, id), (customer) => {
+    if (!customer) throw new NotFound('Customer');
+    return customer;
+  });
 }
 
 /** By code (unique) or by document (the oldest customer with that tax id). */

@@ -13,6 +13,7 @@ import {
 import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
 import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
+import { andThen } from '../maybe-promise.ts';
 import { getCustomer, getCustomerBy, listCustomers } from './read-customers.ts';
 import { addRelationship, listRelationships, removeRelationship } from './relationships.ts';
 import { createCustomer, updateCustomer } from './save-customer.ts';
@@ -79,8 +80,8 @@ export const customerRoutes = [
     tag,
     params: customerParams,
     responses: one,
-    async handler({ params, caller, services }) {
-      return ok(await getCustomer(services.storage.db, caller.companyId, params.customer));
+    handler({ params, caller, services }) {
+      return andThen(getCustomer(services.storage.db, caller.companyId, params.customer), ok);
     },
   }),
   defineRoute({

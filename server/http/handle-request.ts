@@ -2,68 +2,106 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
-import type { Services } from '../services.ts';
+import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
-import type { Caller, TokenAuthenticator } from '../tokens/authenticate.ts';
+import { bearerOf, type Caller } from '../tokens/authenticate.ts';
 import { loggableError, loggedPath } from './access-log.ts';
 import { RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
+import { type ContextSources, HandlerContext } from './handler-context.ts';
 import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
-import { type LinkPolicy, linkOrigin } from './public-origin.ts';
 import { parseQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
-import { type AnyRoute, defaultBodyLimit, type Reply, type RequestContext } from './route.ts';
+import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
 import type { Router } from './router.ts';
 import { parseOrThrow, refuseUnstorableText } from './validation.ts';
 
-export interface Pipeline {
+export interface Pipeline extends ContextSources {
   router: Router;
-  authenticator: TokenAuthenticator;
   rateLimiter: RateLimit | null;
-  services: Services;
-  log: Logger;
   /** Origins that browser apps may call from (`*` for any); none when absent. */
   corsOrigins?: readonly string[];
-  /** Aborted when the server begins to shut down. */
-  shutdown: AbortSignal;
-  /** Where links point (`--public-url`, `--trust-proxy`): see public-origin.ts. */
-  links?: LinkPolicy;
 }
 
 const infoLevel = pino.levels.values.info!;
 
 const noCaller = undefined as unknown as Caller;
 
-/** What the pipeline learnt of a request on the way, for its log line. */
-interface Seen {
-  caller?: Caller;
-  route?: AnyRoute;
+/**
+ * What the pipeline knows of one request on its way through: where it came and what was
+ * learnt (the route, the caller) for the error reply and the log line. A class, so that
+ * each request's steps share one object of one shape.
+ */
+class Exchange {
+  readonly pipeline: Pipeline;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly requestId: string;
+  readonly pathname: string;
+  readonly search: string;
+  readonly started: number;
+  route: AnyRoute | undefined;
+  caller: Caller | undefined;
+
+  constructor(pipeline: Pipeline, request: IncomingMessage, response: ServerResponse) {
+    this.pipeline = pipeline;
+    this.request = request;
+    this.response = response;
+    // The clock only for the log line, which warn and above never write.
+    this.started = pipeline.log.levelVal > infoLevel ? 0 : performance.now();
+    const incomingId = request.headers['x-request-id'];
+    this.requestId =
+      typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId)
+        ? incomingId
+        : randomUUID();
+    const rawUrl = request.url ?? '/';
+    const queryAt = rawUrl.indexOf('?');
+    this.pathname = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+    this.search = queryAt === -1 ? '' : rawUrl.slice(queryAt);
+  }
 }
 
-/** One request, from the socket to the answer: every error ends here as a JSON body. */
-export async function handleRequest(
+/**
+ * One request, from the socket to the answer: every error ends here as a JSON body.
+ *
+ * Synchronous as far as it can go: each step that has its answer at once (a route, a
+ * cached token, a handler reading SQLite) hands it on at once, and a request whose steps
+ * all do is answered in the turn it came in. A step that must wait returns a promise, and
+ * the rest follows it (`andThen`). Measured on the read: ~10 promise hops a request cost
+ * several µs of CPU (docs/benchmarks.md).
+ */
+export function handleRequest(
   pipeline: Pipeline,
   request: IncomingMessage,
   response: ServerResponse,
-): Promise<void> {
-  const started = performance.now();
-  const incomingId = request.headers['x-request-id'];
-  const requestId =
-    typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
-  const rawUrl = request.url ?? '/';
-  const queryAt = rawUrl.indexOf('?');
-  const pathname = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
-  const search = queryAt === -1 ? '' : rawUrl.slice(queryAt);
-  const seen: Seen = {};
-  let reply: Reply | undefined;
+): void {
+  const exchange = new Exchange(pipeline, request, response);
+  let reply: MaybePromise<Reply>;
   try {
-    reply = await dispatch(pipeline, request, response, pathname, search, requestId, seen);
+    reply = dispatch(exchange);
   } catch (error) {
-    if (!(error instanceof RequestAborted)) {
-      const path = loggedPath(pathname, pipeline.router.prefix, seen.route);
-      reply = errorReply(pipeline.log, error, requestId, request.method ?? '', path);
-    }
+    finish(exchange, error, true);
+    return;
+  }
+  if (reply instanceof Promise) {
+    reply.then(
+      (answer) => finish(exchange, answer, false),
+      (error: unknown) => finish(exchange, error, true),
+    );
+  } else {
+    finish(exchange, reply, false);
+  }
+}
+
+/** Sends the answer (or the error's), then writes the request's log line. */
+function finish(exchange: Exchange, outcome: unknown, failed: boolean): void {
+  const { pipeline, request, response, requestId } = exchange;
+  let reply: Reply | undefined;
+  if (!failed) reply = outcome as Reply;
+  else if (!(outcome instanceof RequestAborted)) {
+    const path = loggedPath(exchange.pathname, pipeline.router.prefix, exchange.route);
+    reply = errorReply(pipeline.log, outcome, requestId, request.method ?? '', path);
   }
   if (reply) {
     if (pipeline.corsOrigins?.length) {
@@ -85,9 +123,9 @@ export async function handleRequest(
   const entry = {
     req_id: requestId,
     method: request.method,
-    path: loggedPath(pathname, pipeline.router.prefix, seen.route),
-    ms: Math.round((performance.now() - started) * 10) / 10,
-    token_id: seen.caller?.tokenId,
+    path: loggedPath(exchange.pathname, pipeline.router.prefix, exchange.route),
+    ms: Math.round((performance.now() - exchange.started) * 10) / 10,
+    token_id: exchange.caller?.tokenId,
   };
   // A client gone mid-body gets no answer: one line that says so, no status.
   if (reply) pipeline.log.info({ ...entry, status: reply.status }, 'request');
@@ -109,17 +147,12 @@ function leavesBodyUnread(request: IncomingMessage): boolean {
   return Number(declared) > smallUnreadBody;
 }
 
-async function dispatch(
-  pipeline: Pipeline,
-  request: IncomingMessage,
-  response: ServerResponse,
-  pathname: string,
-  search: string,
-  requestId: string,
-  seen: Seen,
-): Promise<Reply> {
-  const query = parseQuery(search);
-  const match = pipeline.router.match(request.method ?? 'GET', pathname);
+/** The route, then its caller (token, rate limit): the first steps, for every request. */
+function dispatch(exchange: Exchange): MaybePromise<Reply> {
+  const { pipeline, request } = exchange;
+  // Before the route: a credential in the URL is refused (400) wherever it was sent.
+  const query = parseQuery(exchange.search);
+  const match = pipeline.router.match(request.method ?? 'GET', exchange.pathname);
   if (match.kind === 'not_found') {
     throw new HttpError('not_found', 'The requested resource was not found.');
   }
@@ -139,18 +172,15 @@ async function dispatch(
     );
   }
   const route = match.route;
-  seen.route = route;
-  let caller = noCaller;
-  let rateHeaders: Record<string, string> | undefined;
-  if (route.access !== 'public') {
-    caller = await authenticate(pipeline, request);
-    seen.caller = caller;
-    if (pipeline.rateLimiter) {
-      const counted = rateLimitKey(caller, request.headers['x-agent-id']);
-      const taken = pipeline.rateLimiter.take(counted);
-      const quota = taken instanceof Promise ? await taken : taken;
-      rateHeaders = {
-        'x-ratelimit-limit': String(pipeline.rateLimiter.limitPerMinute),
+  exchange.route = route;
+  if (route.access === 'public') return run(exchange, match.params, query, noCaller, undefined);
+  return andThen(authenticate(pipeline, request), (caller) => {
+    exchange.caller = caller;
+    const limiter = pipeline.rateLimiter;
+    if (!limiter) return run(exchange, match.params, query, caller, undefined);
+    return andThen(limiter.take(rateLimitKey(caller, request.headers['x-agent-id'])), (quota) => {
+      const rateHeaders = {
+        'x-ratelimit-limit': String(limiter.limitPerMinute),
         'x-ratelimit-remaining': String(quota.remaining),
       };
       if (!quota.allowed) {
@@ -158,152 +188,59 @@ async function dispatch(
           headers: { ...rateHeaders, 'retry-after': String(quota.resetInSeconds) },
         });
       }
-    }
-    authorize(route, caller);
-  }
-  const params = route.params ? parseParams(route, match.params) : {};
+      return run(exchange, match.params, query, caller, rateHeaders);
+    });
+  });
+}
+
+/** The admitted request: permission, path, query and body checked, then the handler. */
+function run(
+  exchange: Exchange,
+  rawParams: Record<string, string>,
+  query: Record<string, string | string[]>,
+  caller: Caller,
+  rateHeaders: Record<string, string> | undefined,
+): MaybePromise<Reply> {
+  const { pipeline, request } = exchange;
+  const route = exchange.route!;
+  authorize(route, caller);
+  const params = route.params ? parseParams(route, rawParams) : {};
   const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
   const queryValues = route.query ? parseOrThrow(route.query, query) : {};
+  const answer = (sent: unknown): MaybePromise<Reply> => {
+    const body = route.body ? parseOrThrow(route.body, sent) : undefined;
+    const context = new HandlerContext(exchange, caller, { params, query: queryValues, body });
+    let reply: MaybePromise<Reply>;
+    try {
+      reply =
+        key === undefined
+          ? route.handler(context)
+          : idempotentReply(
+              pipeline.services.idempotency,
+              { companyId: caller.companyId, operation: `${route.method} ${route.path}`, key },
+              { params: rawParams, query, body: sent },
+              async () => route.handler(context),
+            );
+    } catch (error) {
+      context.release();
+      throw error;
+    }
+    const done = (made: Reply): Reply => {
+      context.release();
+      if (rateHeaders) made.headers = { ...rateHeaders, ...made.headers };
+      return made;
+    };
+    if (!(reply instanceof Promise)) return done(reply);
+    return reply.then(done, (error: unknown) => {
+      context.release();
+      throw error;
+    });
+  };
   // A route without a body leaves one unread (and the answer closes the connection). What
   // was sent, before the schema's defaults, is what an idempotency key's fingerprint covers.
-  const sent = route.body
-    ? await readJsonBody(request, route.bodyLimit ?? defaultBodyLimit)
-    : undefined;
-  const body = route.body ? parseOrThrow(route.body, sent) : undefined;
-  const context = new HandlerContext(pipeline, request, response, pathname, requestId, caller, {
-    params,
-    query: queryValues,
-    body,
-  });
-  let reply: Reply;
-  try {
-    reply =
-      key === undefined
-        ? await route.handler(context)
-        : await idempotentReply(
-            pipeline.services.idempotency,
-            { companyId: caller.companyId, operation: `${route.method} ${route.path}`, key },
-            { params: match.params, query, body: sent },
-            async () => route.handler(context),
-          );
-  } finally {
-    context.release();
-  }
-  if (rateHeaders) reply.headers = { ...rateHeaders, ...reply.headers };
-  return reply;
+  if (!route.body) return answer(undefined);
+  return readJsonBody(request, route.bodyLimit ?? defaultBodyLimit).then(answer);
 }
-
-/**
- * What a route's handler is given. A class, not an object literal: a literal with getters
- * (the two lazy ones below) made V8 build its accessors anew for every request, in the old
- * generation: about 5 KB a request promoted, young-generation pauses of 15–25 ms instead of
- * under 1 ms, and more CPU (measured with `--trace-gc`, docs/benchmarks.md).
- */
-class HandlerContext implements RequestContext<unknown, unknown, unknown> {
-  readonly params: unknown;
-  readonly query: unknown;
-  readonly body: unknown;
-  readonly caller: Caller;
-  readonly services: Services;
-  readonly request: IncomingMessage;
-  readonly requestId: string;
-  readonly log: Logger;
-  readonly #pipeline: Pipeline;
-  readonly #response: ServerResponse;
-  readonly #pathname: string;
-  #signal: AbortSignal | undefined;
-  #release: (() => void) | undefined;
-  #baseUrl: string | undefined;
-
-  constructor(
-    pipeline: Pipeline,
-    request: IncomingMessage,
-    response: ServerResponse,
-    pathname: string,
-    requestId: string,
-    caller: Caller,
-    input: { params: unknown; query: unknown; body: unknown },
-  ) {
-    this.#pipeline = pipeline;
-    this.#response = response;
-    this.#pathname = pathname;
-    this.params = input.params;
-    this.query = input.query;
-    this.body = input.body;
-    this.caller = caller;
-    this.services = pipeline.services;
-    this.request = request;
-    this.requestId = requestId;
-    this.log = pipeline.log;
-  }
-
-  /** A field, not a method: handlers take it out of the context (`{ stillAuthenticated }`). */
-  readonly stillAuthenticated = async (): Promise<boolean> => {
-    const again = await this.#pipeline.authenticator.authenticate(bearerOf(this.request) ?? '', {
-      fresh: true,
-    });
-    return again !== null && again.tokenId === this.caller.tokenId;
-  };
-
-  /** Made on first read: most handlers never look at it, and it costs listeners. */
-  get signal(): AbortSignal {
-    if (!this.#signal) {
-      const made = abortSignalOf(this.#response, this.#pipeline.shutdown);
-      this.#signal = made.signal;
-      this.#release = made.release;
-    }
-    return this.#signal;
-  }
-
-  get aborted(): boolean {
-    return this.#signal
-      ? this.#signal.aborted
-      : this.#pipeline.shutdown.aborted || clientGone(this.#response);
-  }
-
-  get baseUrl(): string {
-    this.#baseUrl ??= `${linkOrigin(this.#pipeline.links ?? {}, this.request)}${this.#pathname}`;
-    return this.#baseUrl;
-  }
-
-  /** Drops the abort signal's listeners once the handler is done. */
-  release(): void {
-    this.#release?.();
-  }
-}
-
-/**
- * Aborts when the client goes away before its answer is written, or when the server
- * begins to shut down. `release` drops the listeners once the handler is done.
- */
-function abortSignalOf(
-  response: ServerResponse,
-  shutdown: AbortSignal,
-): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!response.writableFinished) controller.abort();
-  };
-  const onShutdown = () => controller.abort(shutdown.reason);
-  if (shutdown.aborted) onShutdown();
-  else if (clientGone(response)) controller.abort();
-  response.once('close', onClose);
-  shutdown.addEventListener('abort', onShutdown, { once: true });
-  return {
-    signal: controller.signal,
-    release: () => {
-      response.off('close', onClose);
-      shutdown.removeEventListener('abort', onShutdown);
-    },
-  };
-}
-
-/** The connection closed before the answer was written out. */
-const clientGone = (response: ServerResponse): boolean =>
-  response.destroyed && !response.writableFinished;
-
-const bearerOf = (request: IncomingMessage): string | undefined =>
-  request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 
 /** How many Authorization headers came (`headersDistinct` would build every header's list). */
 function authorizationHeaders(request: IncomingMessage): number {
@@ -315,30 +252,32 @@ function authorizationHeaders(request: IncomingMessage): number {
   return count;
 }
 
-async function authenticate(pipeline: Pipeline, request: IncomingMessage): Promise<Caller> {
+function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromise<Caller> {
   // Node keeps the first of repeated Authorization headers; which one a proxy on the way
   // keeps is anybody's guess, so two are refused rather than one silently chosen.
   if (authorizationHeaders(request) > 1) {
     throw new HttpError('bad_request', 'Send one Authorization header, not several.');
   }
-  const header = request.headers.authorization;
   const bearer = bearerOf(request);
-  const caller = bearer
-    ? await pipeline.authenticator.authenticate(bearer, { connection: request.socket })
-    : null;
-  if (!caller) {
-    const message = header
-      ? 'The token is invalid, expired or revoked.'
-      : 'Authentication required: send Authorization: Bearer <token>.';
-    throw new HttpError('unauthenticated', message, {
-      headers: {
-        'www-authenticate': header
-          ? 'Bearer realm="shopdesk", error="invalid_token"'
-          : 'Bearer realm="shopdesk"',
-      },
-    });
-  }
-  return caller;
+  if (!bearer) return refuseCaller(request);
+  return andThen(
+    pipeline.authenticator.authenticate(bearer, { connection: request.socket }),
+    (caller) => caller ?? refuseCaller(request),
+  );
+}
+
+function refuseCaller(request: IncomingMessage): never {
+  const header = request.headers.authorization;
+  const message = header
+    ? 'The token is invalid, expired or revoked.'
+    : 'Authentication required: send Authorization: Bearer <token>.';
+  throw new HttpError('unauthenticated', message, {
+    headers: {
+      'www-authenticate': header
+        ? 'Bearer realm="shopdesk", error="invalid_token"'
+        : 'Bearer realm="shopdesk"',
+    },
+  });
 }
 
 function authorize(route: AnyRoute, caller: Caller): void {

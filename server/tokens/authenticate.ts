@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { Permission } from '../../shared/permissions.ts';
+import type { MaybePromise } from '../maybe-promise.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Clock } from '../time.ts';
 import { hashToken } from './tokens.ts';
@@ -14,6 +16,10 @@ export interface Caller {
   /** The one print agent (lower-case uuid) this token may act as; null: any of the company's. */
   agentUuid: string | null;
 }
+
+/** The token a request sends (`Authorization: Bearer <token>`), if it sends one. */
+export const bearerOf = (request: IncomingMessage): string | undefined =>
+  request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 
 /** Where a change of `tokens` or `companies` is announced, by the trigger of migration 014. */
 export const tokensChannel = 'shopdesk_tokens';
@@ -75,23 +81,29 @@ export class TokenAuthenticator {
    * again so (revoked meanwhile by whatever process, it is refused). `connection`: the
    * socket the secret came on, whose last secret's hash is kept.
    */
-  async authenticate(
+  authenticate(
     secret: string,
     { fresh = false, connection }: { fresh?: boolean; connection?: object } = {},
-  ): Promise<Caller | null> {
+  ): MaybePromise<Caller | null> {
     const cacheable = this.storage.dialect === 'sqlite' ? this.sqliteUnchanged() : this.listening;
     const hash = connection ? this.hashOn(connection, secret) : hashToken(secret);
-    let entry = fresh || !cacheable ? undefined : this.cache.get(hash);
     if (fresh) this.cache.delete(hash);
-    if (!entry) {
-      const generation = this.generation;
-      entry = await this.load(hash);
+    // Kept: answered at once, no promise (most requests: the read path stays synchronous).
+    const kept = fresh || !cacheable ? undefined : this.cache.get(hash);
+    if (kept) return this.callerOf(kept);
+    const generation = this.generation;
+    return this.load(hash).then((entry) => {
       // Unknown secrets are not cached: a flood of random tokens must not grow memory.
       if (entry.caller && cacheable && generation === this.generation) {
         if (this.cache.size >= 10_000) this.cache.clear();
         this.cache.set(hash, entry);
       }
-    }
+      return this.callerOf(entry);
+    });
+  }
+
+  /** The entry's caller, unless its token has expired meanwhile. */
+  private callerOf(entry: CachedToken): Caller | null {
     if (!entry.caller) return null;
     if (entry.expiresAtMs !== null && this.clock.now().getTime() >= entry.expiresAtMs) return null;
     return entry.caller;

@@ -57,10 +57,12 @@ describe('prepared queries on SQLite', () => {
         .set({ name: 'Uncommitted' })
         .where('id', '=', customerId)
         .execute();
-      readDuringTransaction = findCustomer(storage.db, companyId, customerId).then((found) => {
-        settledEarly = true;
-        return found;
-      });
+      readDuringTransaction = Promise.resolve(findCustomer(storage.db, companyId, customerId)).then(
+        (found) => {
+          settledEarly = true;
+          return found;
+        },
+      );
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(settledEarly).toBe(false);
       throw new Error('roll back');
