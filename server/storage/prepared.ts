@@ -85,58 +85,90 @@ export function prepared<Params extends object, Row>(
   build: (db: Kysely<Database>, params: Params, dialect: Dialect) => Compilable<Row>,
 ): Prepared<Params, Row> {
   // Keyed by the dialect adapter: a Kysely instance and its transactions share it.
-  const compiled = new WeakMap<object, CompiledQuery<Row>>();
-  const withParams = (db: Db, adapter: object, params: Params): CompiledQuery<Row> => {
-    let query = compiled.get(adapter);
-    if (!query) {
+  const plans = new WeakMap<object, Plan<Row>>();
+  const planOf = (db: Db, adapter: object): Plan<Row> => {
+    let plan = plans.get(adapter);
+    if (!plan) {
       const dialect: Dialect = adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
-      query = build(db, slots as Params, dialect).compile();
+      const query = build(db, slots as Params, dialect).compile();
       if (dialect === 'postgres') nameStatement(query.sql);
-      compiled.set(adapter, query);
+      plan = new Plan(query, directConnections.get(adapter));
+      plans.set(adapter, plan);
     }
-    const values = params as Record<string, unknown>;
-    const parameters = query.parameters.map((value) =>
-      value instanceof Slot ? values[value.name] : value,
-    );
-    return { ...query, parameters };
+    return plan;
+  };
+  const withParams = (db: Db, params: Params): CompiledQuery<Row> => {
+    const plan = planOf(db, db.getExecutor().adapter);
+    return { ...plan.query, parameters: plan.parametersOf(params) };
   };
   // Not async: the direct path answers at once, without a promise; callers await either.
   const run = (db: Db, params: Params): Row[] | Promise<Row[]> => {
-    const adapter = db.getExecutor().adapter;
-    const query = withParams(db, adapter, params);
-    const direct = directConnections.get(adapter);
+    const plan = planOf(db, db.getExecutor().adapter);
+    const parameters = plan.parametersOf(params);
+    const direct = plan.direct;
     direct?.group.settle();
     if (direct && (db.isTransaction || !direct.inTransaction)) {
-      const statement = direct.prepare(query.sql);
-      if (statement.reader) return statement.all(query.parameters) as Row[];
-      statement.run(query.parameters);
+      const statement = plan.statement();
+      if (statement.reader) return statement.all(parameters) as Row[];
+      statement.run(parameters);
       return [];
     }
-    return db.executeQuery<Row>(query).then((result) => result.rows);
+    return db.executeQuery<Row>({ ...plan.query, parameters }).then((result) => result.rows);
   };
-  const syncStatement = (db: Db, params: Params) => {
-    const adapter = db.getExecutor().adapter;
-    const direct = directConnections.get(adapter);
-    if (!direct?.group.running)
+  const syncStatement = (db: Db) => {
+    const plan = planOf(db, db.getExecutor().adapter);
+    if (!plan.direct?.group.running)
       throw new Error('prepared.sync runs only in groupedSqliteTransaction');
-    const query = withParams(db, adapter, params);
-    return { statement: direct.prepare(query.sql), parameters: query.parameters };
+    return plan;
   };
   const sync = (db: Db, params: Params): Row[] => {
-    const { statement, parameters } = syncStatement(db, params);
-    if (statement.reader) return statement.all(parameters) as Row[];
-    statement.run(parameters);
+    const plan = syncStatement(db);
+    const statement = plan.statement();
+    if (statement.reader) return statement.all(plan.parametersOf(params)) as Row[];
+    statement.run(plan.parametersOf(params));
     return [];
   };
   const insertSync = (db: Db, params: Params): number => {
-    const { statement, parameters } = syncStatement(db, params);
-    return Number(statement.run(parameters).lastInsertRowid);
+    const plan = syncStatement(db);
+    return Number(plan.statement().run(plan.parametersOf(params)).lastInsertRowid);
   };
-  return Object.assign(run, {
-    compile: (db: Db, params: Params) => withParams(db, db.getExecutor().adapter, params),
-    sync,
-    insertSync,
-  });
+  return Object.assign(run, { compile: withParams, sync, insertSync });
+}
+
+type DirectStatement = ReturnType<DirectSqlite['prepare']>;
+
+/**
+ * One prepared query on one database: its compiled SQL, where each call's parameters go,
+ * and (SQLite) its statement, taken from the connection's cache once.
+ */
+class Plan<Row> {
+  readonly query: CompiledQuery<Row>;
+  readonly direct: DirectSqlite | undefined;
+  /** For each parameter of the SQL: the name of the call's value, or undefined (a constant). */
+  readonly #names: (string | undefined)[];
+  #statement: DirectStatement | undefined;
+
+  constructor(query: CompiledQuery<Row>, direct: DirectSqlite | undefined) {
+    this.query = query;
+    this.direct = direct;
+    this.#names = query.parameters.map((value) => (value instanceof Slot ? value.name : undefined));
+  }
+
+  parametersOf(params: object): unknown[] {
+    const values = params as Record<string, unknown>;
+    const names = this.#names;
+    const parameters = new Array<unknown>(names.length);
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index];
+      parameters[index] = name === undefined ? this.query.parameters[index] : values[name];
+    }
+    return parameters;
+  }
+
+  statement(): DirectStatement {
+    this.#statement ??= this.direct!.prepare(this.query.sql);
+    return this.#statement;
+  }
 }
 
 /**
