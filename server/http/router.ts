@@ -6,6 +6,8 @@ interface CompiledPath {
   /** The first segment when it is fixed (`customers`), else null (`/{x}/...`). */
   first: string | null;
   names: string[];
+  /** How many segments the path has: a parameter matches one segment, never a `/`. */
+  segments: number;
   staticSegments: number;
   routes: Map<Method, AnyRoute>;
 }
@@ -20,11 +22,12 @@ export class Router {
   private readonly exact = new Map<string, CompiledPath>();
   private readonly patterns: CompiledPath[] = [];
   /**
-   * The patterns that can match a path, by its first segment, in `patterns` order: a
-   * path under /customers never tries the product and stock patterns.
+   * The patterns that can match a path, by its first segment and then by its number of
+   * segments, in `patterns` order: `/customers/5` tries `/customers/{customer}` alone,
+   * never the longer customer patterns nor the product and stock ones.
    */
-  private readonly patternsByFirst = new Map<string, CompiledPath[]>();
-  private readonly patternsAnyFirst: CompiledPath[] = [];
+  private readonly patternsByFirst = new Map<string, CompiledPath[][]>();
+  private readonly patternsAnyFirst: CompiledPath[][] = [];
   readonly prefix: string;
 
   constructor(prefix: string, routes: readonly AnyRoute[]) {
@@ -49,10 +52,14 @@ export class Router {
     for (const first of firsts) {
       this.patternsByFirst.set(
         first,
-        this.patterns.filter((compiled) => compiled.first === first || compiled.first === null),
+        bySegments(
+          this.patterns.filter((compiled) => compiled.first === first || compiled.first === null),
+        ),
       );
     }
-    this.patternsAnyFirst.push(...this.patterns.filter((compiled) => compiled.first === null));
+    this.patternsAnyFirst.push(
+      ...bySegments(this.patterns.filter((compiled) => compiled.first === null)),
+    );
   }
 
   match(method: string, pathname: string): RouteMatch {
@@ -64,7 +71,11 @@ export class Router {
     let allow: string[] | undefined;
     const slash = rest.indexOf('/', 1);
     const first = slash === -1 ? rest.slice(1) : rest.slice(1, slash);
-    const candidates = this.patternsByFirst.get(first) ?? this.patternsAnyFirst;
+    let segments = 0;
+    for (let index = 0; index < rest.length; index++) {
+      if (rest.charCodeAt(index) === slashCode) segments++;
+    }
+    const candidates = (this.patternsByFirst.get(first) ?? this.patternsAnyFirst)[segments] ?? [];
     for (const compiled of candidates) {
       const found = compiled.pattern.exec(rest);
       if (!found) continue;
@@ -78,6 +89,19 @@ export class Router {
     }
     return allow ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
   }
+}
+
+const slashCode = 47;
+
+/** The patterns by their number of segments, each list in the order given. */
+function bySegments(patterns: CompiledPath[]): CompiledPath[][] {
+  const lists: CompiledPath[][] = [];
+  for (const compiled of patterns) {
+    const list = lists[compiled.segments] ?? [];
+    list.push(compiled);
+    lists[compiled.segments] = list;
+  }
+  return lists;
 }
 
 function pick(compiled: CompiledPath, method: Method, params: Record<string, string>): RouteMatch {
@@ -110,6 +134,7 @@ function compile(path: string): CompiledPath {
     pattern: new RegExp(`^${source}$`),
     first: /^\{\w+\}$/.test(head) ? null : head,
     names,
+    segments: path.split('/').length - 1,
     staticSegments,
     routes: new Map(),
   };
