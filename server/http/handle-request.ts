@@ -11,11 +11,12 @@ import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { type ContextSources, HandlerContext } from './handler-context.ts';
 import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
+import { parsePathParams } from './path-params.ts';
 import { parseQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
 import type { Router } from './router.ts';
-import { parseOrThrow, refuseUnstorableText } from './validation.ts';
+import { parseOrThrow } from './validation.ts';
 
 export interface Pipeline extends ContextSources {
   router: Router;
@@ -204,7 +205,7 @@ function run(
   const { pipeline, request } = exchange;
   const route = exchange.route!;
   authorize(route, caller);
-  const params = route.params ? parseParams(route, rawParams) : {};
+  const params = route.params ? parsePathParams(route, rawParams) : {};
   const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
   const queryValues = route.query ? parseOrThrow(route.query, query) : {};
   const answer = (sent: unknown): MaybePromise<Reply> => {
@@ -289,16 +290,6 @@ function authorize(route: AnyRoute, caller: Caller): void {
     'forbidden',
     `This token lacks the permission ${accepted.join(' or ')} that this route requires.`,
   );
-}
-
-function parseParams(route: AnyRoute, raw: Record<string, string>): unknown {
-  // The text rule first: a path value with a NUL is refused (422) as a body field would be,
-  // whatever the parameter's own shape.
-  refuseUnstorableText(raw);
-  const result = route.params!.safeParse(raw);
-  // A path that names no record of the right shape names no record: 404, as for an unknown id.
-  if (!result.success) throw new HttpError('not_found', 'Record not found.');
-  return result.data;
 }
 
 function errorReply(
