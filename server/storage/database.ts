@@ -114,9 +114,6 @@ function openSqlite(file: string): OpenedStorage {
     ),
   });
   runPreparedDirectly(db, {
-    get inTransaction() {
-      return raw.inTransaction;
-    },
     prepare: (sqlText) =>
       statements.prepare(sqlText) as unknown as ReturnType<DirectSqlite['prepare']>,
     group,

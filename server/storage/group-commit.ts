@@ -49,6 +49,16 @@ export class GroupCommit {
     this.#link = link;
   }
 
+  /**
+   * Whether the group's transaction is open. On this connection every transaction is the
+   * group's: the storage layer begins no other, and `#openGroup` refuses to begin while one
+   * it did not begin is open. So this answers "is a transaction open?" without asking
+   * SQLite (a native call, ~1.5 % of the read's CPU).
+   */
+  get open(): boolean {
+    return this.#open;
+  }
+
   /** Whether a member runs now: its statements hold the connection (no native call asks). */
   get running(): boolean {
     return this.#busy;

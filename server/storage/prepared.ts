@@ -14,8 +14,6 @@ class Slot {
 
 /** What prepared queries need of an SQLite connection to run on it directly. */
 export interface DirectSqlite {
-  /** Whether a transaction is open on the connection (better-sqlite3's `inTransaction`). */
-  readonly inTransaction: boolean;
   prepare(sql: string): {
     readonly reader: boolean;
     all(parameters: readonly unknown[]): unknown[];
@@ -34,7 +32,8 @@ const directConnections = new WeakMap<object, DirectSqlite>();
  * Safe because better-sqlite3 runs each statement synchronously, so nothing interleaves
  * within one, and a statement goes direct only when it cannot land inside someone else's
  * transaction: either `db` is the transaction that holds the connection, or no transaction
- * is open on it. Otherwise it goes through Kysely and waits for the connection, as before.
+ * is open on it (after `settle()`, the group's is open only while a member holds it:
+ * `GroupCommit.open`). Otherwise it goes through Kysely and waits for the connection.
  */
 export function runPreparedDirectly(db: Kysely<Database>, connection: DirectSqlite): void {
   directConnections.set(db.getExecutor().adapter, connection);
@@ -107,7 +106,7 @@ export function prepared<Params extends object, Row>(
     const parameters = plan.parametersOf(params);
     const direct = plan.direct;
     direct?.group.settle();
-    if (direct && (db.isTransaction || !direct.inTransaction)) {
+    if (direct && (db.isTransaction || !direct.group.open)) {
       const statement = plan.statement();
       if (statement.reader) return statement.all(parameters) as Row[];
       statement.run(parameters);
