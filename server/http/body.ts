@@ -25,7 +25,10 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   if (!hasBody) return undefined;
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
   refuseUnsupportedType(request.headers['content-type'] ?? '');
-  const bytes = bodyAlreadyIn(request, limit) ?? (await readBytes(request, limit));
+  // The pipeline may call this within the request's event, before Node's parser has handed
+  // over the body that came in the same packet as the headers; a microtask later it has.
+  if (request.readableLength === 0 && !request.complete) await undefined;
+  const bytes = bodyAlreadyIn(request, declared, limit) ?? (await readBytes(request, limit));
   // RFC 8259 §8.1: JSON between systems is UTF-8; read otherwise, a broken byte would be
   // stored as U+FFFD without a word to the client.
   if (!isUtf8(bytes)) {
@@ -66,12 +69,19 @@ function refuseUnsupportedType(contentType: string): void {
 
 /**
  * The whole body when it came in with the headers (a small request, as a claim or a confirm
- * is: one packet), taken from the stream's buffer at once: no listeners, no promise.
- * `undefined` when some of it is still to come.
+ * is: one packet), taken from the stream's buffer at once: no listeners, no promise. All of
+ * it is there when the stream holds as many bytes as `Content-Length` declared (Node marks
+ * the message complete only later) or the message is complete. `undefined` when some of it
+ * is still to come.
  */
-function bodyAlreadyIn(request: IncomingMessage, limit: number): Buffer | undefined {
-  if (!request.complete || request.readableFlowing || request.readableLength === 0) return;
-  if (request.readableLength > limit) return; // readBytes refuses it.
+function bodyAlreadyIn(
+  request: IncomingMessage,
+  declared: string | undefined,
+  limit: number,
+): Buffer | undefined {
+  const buffered = request.readableLength;
+  if (request.readableFlowing || buffered === 0 || buffered > limit) return;
+  if (!request.complete && (declared === undefined || buffered !== Number(declared))) return;
   return request.read() as Buffer;
 }
 
