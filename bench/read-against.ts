@@ -16,11 +16,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { measure } from './lib/load.ts';
 import { seedDatabases } from './lib/seed.ts';
-import { type RunningServer, startServer } from './lib/spawn.ts';
+import type { RunningServer } from './lib/spawn.ts';
+import { startShopDesk } from './servers/ours.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,24 +33,21 @@ const { values } = parseArgs({
 if (!values.against) throw new Error('usage: read-against.ts --against DIR [--rounds N] [--pin]');
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
-const here = fileURLToPath(new URL('..', import.meta.url));
-
-function serve(name: string, checkout: string, dbFile: string): Promise<RunningServer> {
-  const args = [join(checkout, 'bin/shopdesk.js'), 'serve', '--port', '0', '--db', dbFile];
-  const command: [string, string[]] = values.pin
-    ? ['taskset', ['-c', '1', process.execPath, ...args, '--rate-limit', '0']]
-    : [process.execPath, [...args, '--rate-limit', '0']];
-  return startServer(name, ...command, { SHOPDESK_LOG_LEVEL: 'warn' });
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'shopdesk-read-against-'));
 const servers: RunningServer[] = [];
 try {
   // Both read a copy of the seeded file, never the file the seeding wrote.
   const [ours, theirs] = [join(dir, 'here.sqlite'), join(dir, 'there.sqlite')];
   const seed = await seedDatabases([join(dir, 'seed.sqlite'), ours, theirs]);
-  servers.push(await serve('ShopDesk, this checkout', here, ours));
-  servers.push(await serve('ShopDesk, --against', values.against, theirs));
+  const pinToCpu = values.pin ? 1 : undefined;
+  servers.push(await startShopDesk(ours, { name: 'ShopDesk, this checkout', pinToCpu }));
+  servers.push(
+    await startShopDesk(theirs, {
+      name: 'ShopDesk, --against',
+      checkout: values.against,
+      pinToCpu,
+    }),
+  );
   const scenario = {
     method: 'GET' as const,
     path: `/api/v1/customers/${seed.customerId}`,

@@ -14,10 +14,10 @@ import {
  * there (docs/benchmarks.md, "The read's floor").
  *
  * Per request: the `PRAGMA data_version` ShopDesk's token check reads (once per turn of
- * the event loop, as ShopDesk reads it), the customer by company and id, its addresses unordered (sorted in JS), and the record made by ShopDesk's
- * own `toRecord`, as JSON. No token, no permission, no validation, no request id, no error
- * handling: only the first path segment after `/customers/` is read. Not a server anyone
- * should run.
+ * the event loop, as ShopDesk reads it), the customer by company and id, its addresses
+ * unordered (sorted in JS), and the record made by ShopDesk's own `toRecord`, as JSON. No
+ * token, no permission, no validation, no request id, no error handling: only the first
+ * path segment after `/customers/` is read. Not a server anyone should run.
  */
 const at = process.argv.indexOf('--db');
 if (at === -1) throw new Error('usage: floor.ts --db FILE --company ID');

@@ -39,11 +39,6 @@ export const sweepIntervalMs = 5000;
 export const externalWriteCheckMs = 250;
 
 /**
- * The print queue's long-lived parts: the notifier that wakes long-polls, the sweep timer,
- * and a cache of agent identities (an agent's uuid → row and company never changes once
- * registered, so the cache needs no invalidation, even with several instances).
- */
-/**
  * What ends a long-poll: the client gone or the server shutting down. `aborted` is asked on
  * every claim and must cost nothing; `signal` (listeners) is made only for a wait. A
  * route handler's context is one.
@@ -53,6 +48,11 @@ export interface Cancellation {
   readonly signal: AbortSignal;
 }
 
+/**
+ * The print queue's long-lived parts: the notifier that wakes long-polls, the sweep timer,
+ * and a cache of agent identities (an agent's uuid → row and company never changes once
+ * registered, so the cache needs no invalidation, even with several instances).
+ */
 export class PrintingService {
   readonly notifier: JobNotifier;
   /** For the operations that queue a job: they wake this process's waiters themselves. */

@@ -114,21 +114,21 @@ export function prepared<Params extends object, Row>(
     }
     return db.executeQuery<Row>({ ...plan.query, parameters }).then((result) => result.rows);
   };
-  const syncStatement = (db: Db) => {
+  const syncPlan = (db: Db) => {
     const plan = planOf(db, db.getExecutor().adapter);
     if (!plan.direct?.group.running)
       throw new Error('prepared.sync runs only in groupedSqliteTransaction');
     return plan;
   };
   const sync = (db: Db, params: Params): Row[] => {
-    const plan = syncStatement(db);
+    const plan = syncPlan(db);
     const statement = plan.statement();
     if (statement.reader) return statement.all(plan.parametersOf(params)) as Row[];
     statement.run(plan.parametersOf(params));
     return [];
   };
   const insertSync = (db: Db, params: Params): number => {
-    const plan = syncStatement(db);
+    const plan = syncPlan(db);
     return Number(plan.statement().run(plan.parametersOf(params)).lastInsertRowid);
   };
   return Object.assign(run, { compile: withParams, sync, insertSync });

@@ -23,74 +23,70 @@ describe.each(databaseKinds)('bodies as they come off the wire (%s)', (kind) => 
     `Content-Type: application/json\r\nX-Request-Id: ${id}\r\n${extra}\r\n\r\n`;
   const customer = (name: string) => JSON.stringify({ name, type: 'F' });
 
-  /** The answers to the request ids, in order, from what the connection received. */
-  const answersTo = async (connection: Awaited<ReturnType<typeof openRaw>>, ids: string[]) => {
-    const text = await connection.waitFor(`x-request-id: ${ids.at(-1)}\r\n`);
-    await connection.waitFor('"updated_at"', 200);
-    return ids.map((id) => {
-      const at = text.indexOf(`x-request-id: ${id}\r\n`);
-      return parseAnswer(text.slice(text.lastIndexOf('HTTP/1.1 ', at)));
-    });
+  /**
+   * Writes each part on one new connection, 30 ms apart (so that each arrives as a packet of
+   * its own), then reads the answers to the request ids, in order.
+   */
+  const sendInParts = async (parts: string[], ids: string[]) => {
+    const connection = await openRaw(server.url);
+    try {
+      for (const [index, part] of parts.entries()) {
+        if (index > 0) await new Promise((resolve) => setTimeout(resolve, 30));
+        connection.socket.write(part);
+      }
+      const text = await connection.waitFor(`x-request-id: ${ids.at(-1)}\r\n`);
+      await connection.waitFor('"updated_at"', 200);
+      return ids.map((id) => {
+        const at = text.indexOf(`x-request-id: ${id}\r\n`);
+        return parseAnswer(text.slice(text.lastIndexOf('HTTP/1.1 ', at)));
+      });
+    } finally {
+      connection.socket.destroy();
+    }
   };
 
   it('reads a body that came whole with its headers, and the request after it', async () => {
-    const connection = await openRaw(server.url);
-    try {
-      const [first, second] = [customer('One Packet'), customer('Same Connection')];
-      connection.socket.write(post('a1', first) + first + post('a2', second) + second);
-      const answers = await answersTo(connection, ['a1', 'a2']);
-      expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
-      expect(answers.map((answer) => answer.body.data.name)).toEqual([
-        'One Packet',
-        'Same Connection',
-      ]);
-    } finally {
-      connection.socket.destroy();
-    }
+    const [first, second] = [customer('One Packet'), customer('Same Connection')];
+    const answers = await sendInParts(
+      [post('a1', first) + first + post('a2', second) + second],
+      ['a1', 'a2'],
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
+    expect(answers.map((answer) => answer.body.data.name)).toEqual([
+      'One Packet',
+      'Same Connection',
+    ]);
   });
 
   it('reads a body sent after its headers, or in pieces', async () => {
-    const connection = await openRaw(server.url);
-    try {
-      const body = customer('In Pieces');
-      connection.socket.write(post('b1', body));
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      connection.socket.write(body.slice(0, 5));
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      connection.socket.write(body.slice(5));
-      const [answer] = await answersTo(connection, ['b1']);
-      expect(answer!.status).toBe(201);
-      expect(answer!.body.data.name).toBe('In Pieces');
-    } finally {
-      connection.socket.destroy();
-    }
+    const body = customer('In Pieces');
+    const [answer] = await sendInParts([post('b1', body), body.slice(0, 5), body.slice(5)], ['b1']);
+    expect(answer!.status).toBe(201);
+    expect(answer!.body.data.name).toBe('In Pieces');
   });
 
   it('reads a chunked body, whole in one packet or not', async () => {
-    const connection = await openRaw(server.url);
-    try {
-      const body = customer('Chunked');
-      const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
-      connection.socket.write(post('c1', '', 'Transfer-Encoding: chunked') + chunked);
-      connection.socket.write(post('c2', '', 'Transfer-Encoding: chunked') + chunked.slice(0, 9));
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      connection.socket.write(chunked.slice(9));
-      const answers = await answersTo(connection, ['c1', 'c2']);
-      expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
-    } finally {
-      connection.socket.destroy();
-    }
+    const body = customer('Chunked');
+    const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const answers = await sendInParts(
+      [
+        post('c1', '', 'Transfer-Encoding: chunked') +
+          chunked +
+          post('c2', '', 'Transfer-Encoding: chunked') +
+          chunked.slice(0, 9),
+        chunked.slice(9),
+      ],
+      ['c1', 'c2'],
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
   });
 
   it('refuses a malformed body that came whole, and answers the request after it', async () => {
-    const connection = await openRaw(server.url);
-    try {
-      const good = customer('After Malformed');
-      connection.socket.write(post('d1', '{"name":') + '{"name":' + post('d2', good) + good);
-      const answers = await answersTo(connection, ['d1', 'd2']);
-      expect(answers.map((answer) => answer.status)).toEqual([400, 201]);
-    } finally {
-      connection.socket.destroy();
-    }
+    const good = customer('After Malformed');
+    const answers = await sendInParts(
+      [post('d1', '{"name":') + '{"name":' + post('d2', good) + good],
+      ['d1', 'd2'],
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([400, 201]);
   });
 });
