@@ -49,7 +49,7 @@ const agentEnvironment = { MALLOC_ARENA_MAX: '2' };
 
 if (process.argv[2] === 'agent') await runAgent();
 else {
-  const { main } = await import('../server/cli/main.ts');
+  const { main } = await import('../cli/main.ts');
   await main(process.argv);
 }
 

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { AgentCommandOptions } from '../core/cli.ts';
 
 /**
- * The `agent` command of `shopdesk`, defined once: the full CLI (server/cli/main.ts) and the
+ * The `agent` command of `shopdesk`, defined once: the full CLI (cli/main.ts) and the
  * headless bundle's entry (main.ts, which loads none of the server's code) both add it. It
  * imports only commander; the agent core is loaded when the command runs.
  */

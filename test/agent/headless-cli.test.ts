@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { AgentFlags } from '../../agent/headless/agent-command.ts';
 import { buildAgentProgram } from '../../agent/headless/main.ts';
-import { buildProgram } from '../../server/cli/main.ts';
+import { buildProgram } from '../../cli/main.ts';
 
 const agentCommand = (program: Command) =>
   program.commands.find((command) => command.name() === 'agent')!;

@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { maxId } from '../../shared/http.ts';
-import { UsageError } from '../../shared/usage-error.ts';
 import {
   type DatabaseTarget,
   databaseTarget,
   durationSeconds,
   type Environment,
   readEnvironment,
-} from '../config.ts';
-import type { Storage } from '../storage/database.ts';
+} from '../server/config.ts';
+import type { Storage } from '../server/storage/database.ts';
+import { maxId } from '../shared/http.ts';
+import { UsageError } from '../shared/usage-error.ts';
 
 /** A whole number from 1 to the largest id both databases hold (ids, counts, days). */
 export function positiveInt(name: string) {
@@ -137,8 +137,8 @@ export async function withStorage<T>(
     throw new UsageError(`no database at ${target.file}; create a company there first`);
   }
   // Loaded here, not above: --help and usage errors answer without loading Kysely.
-  const { openStorage } = await import('../storage/database.ts');
-  const { migrateToLatest } = await import('../storage/migrate.ts');
+  const { openStorage } = await import('../server/storage/database.ts');
+  const { migrateToLatest } = await import('../server/storage/migrate.ts');
   const storage = openStorage(target);
   try {
     await migrateToLatest(storage);

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { parseCorsOrigins } from '../../http/cors.ts';
-import { parsePublicUrl } from '../../http/public-origin.ts';
+import { parseCorsOrigins } from '../../server/http/cors.ts';
+import { parsePublicUrl } from '../../server/http/public-origin.ts';
 import { duration, nonNegativeInt, portNumber, text, withDatabaseOptions } from '../options.ts';
 
 function corsOrigins(value: string): string[] {

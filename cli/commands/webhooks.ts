@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { UsageError } from '../../../shared/usage-error.ts';
-import { type EventList, eventListSchema, webhookEventTypes } from '../../../shared/webhooks.ts';
-import { companyExists } from '../../companies/companies.ts';
-import { readEnvironment, webhookPolicyOf } from '../../config.ts';
-import { isDomainError } from '../../domain-errors.ts';
-import { systemResolve } from '../../webhooks/address-policy.ts';
-import { createEndpoint } from '../../webhooks/create-endpoint.ts';
-import { SecretBox } from '../../webhooks/secret-box.ts';
-import { resolveSecretKey } from '../../webhooks/secret-key.ts';
+import { companyExists } from '../../server/companies/companies.ts';
+import { readEnvironment, webhookPolicyOf } from '../../server/config.ts';
+import { isDomainError } from '../../server/domain-errors.ts';
+import { systemResolve } from '../../server/webhooks/address-policy.ts';
+import { createEndpoint } from '../../server/webhooks/create-endpoint.ts';
+import { SecretBox } from '../../server/webhooks/secret-box.ts';
+import { resolveSecretKey } from '../../server/webhooks/secret-key.ts';
+import { UsageError } from '../../shared/usage-error.ts';
+import { type EventList, eventListSchema, webhookEventTypes } from '../../shared/webhooks.ts';
 import {
   positiveInt,
   print,

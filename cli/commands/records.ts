@@ -1,10 +1,15 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { UsageError } from '../../../shared/usage-error.ts';
-import { companyExists, createCompany } from '../../companies/companies.ts';
-import { createCategory } from '../../products/categories.ts';
-import { createWarehouse } from '../../stock/warehouses.ts';
-import type { Storage } from '../../storage/database.ts';
-import { issueToken, listTokens, parsePermissionList, revokeToken } from '../../tokens/tokens.ts';
+import { companyExists, createCompany } from '../../server/companies/companies.ts';
+import { createCategory } from '../../server/products/categories.ts';
+import { createWarehouse } from '../../server/stock/warehouses.ts';
+import type { Storage } from '../../server/storage/database.ts';
+import {
+  issueToken,
+  listTokens,
+  parsePermissionList,
+  revokeToken,
+} from '../../server/tokens/tokens.ts';
+import { UsageError } from '../../shared/usage-error.ts';
 import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
 
 function agentUuid(value: string): string {

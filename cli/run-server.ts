@@ -1,13 +1,13 @@
-import { agentPermissions, permissions } from '../../shared/permissions.ts';
-import { UsageError } from '../../shared/usage-error.ts';
-import { type App, startApp } from '../app.ts';
-import { countCompanies, createCompany } from '../companies/companies.ts';
-import { defaultServerConfig, webhookPolicyOf } from '../config.ts';
-import { parseCorsOrigins } from '../http/cors.ts';
-import { parsePublicUrl } from '../http/public-origin.ts';
-import { createWarehouse } from '../stock/warehouses.ts';
-import type { Storage } from '../storage/database.ts';
-import { issueToken } from '../tokens/tokens.ts';
+import { type App, startApp } from '../server/app.ts';
+import { countCompanies, createCompany } from '../server/companies/companies.ts';
+import { defaultServerConfig, webhookPolicyOf } from '../server/config.ts';
+import { parseCorsOrigins } from '../server/http/cors.ts';
+import { parsePublicUrl } from '../server/http/public-origin.ts';
+import { createWarehouse } from '../server/stock/warehouses.ts';
+import type { Storage } from '../server/storage/database.ts';
+import { issueToken } from '../server/tokens/tokens.ts';
+import { agentPermissions, permissions } from '../shared/permissions.ts';
+import { UsageError } from '../shared/usage-error.ts';
 import { type DatabaseOptions, environment, print, targetOf } from './options.ts';
 
 export interface ServeOptions extends DatabaseOptions {

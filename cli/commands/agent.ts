@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addAgentCommand } from '../../../agent/headless/agent-command.ts';
+import { addAgentCommand } from '../../agent/headless/agent-command.ts';
 
 /**
  * `shopdesk agent`: the print agent, headless. The command is defined once, beside the

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { UsageError } from '../../shared/usage-error.ts';
+import { UsageError } from '../shared/usage-error.ts';
 import { registerAgentCommand } from './commands/agent.ts';
 import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';

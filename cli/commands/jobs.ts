@@ -2,17 +2,17 @@ import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { companyExists } from '../../server/companies/companies.ts';
+import { createJob } from '../../server/printing/create-job.ts';
+import { InProcessJobNotifier } from '../../server/printing/notifier.ts';
 import {
   type ContentType,
   contentTypeSchema,
   contentTypes,
   routeNameSchema,
   startsAsPdf,
-} from '../../../shared/printing.ts';
-import { UsageError } from '../../../shared/usage-error.ts';
-import { companyExists } from '../../companies/companies.ts';
-import { createJob } from '../../printing/create-job.ts';
-import { InProcessJobNotifier } from '../../printing/notifier.ts';
+} from '../../shared/printing.ts';
+import { UsageError } from '../../shared/usage-error.ts';
 import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
 
 /** What the extension says the file is, when --content-type is not given. */
