@@ -3,8 +3,9 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { companyExists } from '../../server/companies/companies.ts';
-import { createJob } from '../../server/printing/create-job.ts';
-import { InProcessJobNotifier } from '../../server/printing/notifier.ts';
+import { createJob } from '../../server/printing/jobs/create-job.ts';
+import { PrintJobChanges } from '../../server/printing/jobs/job-changes.ts';
+import { openQueueStore } from '../../server/printing/store/open-queue-store.ts';
 import {
   type ContentType,
   contentTypeSchema,
@@ -105,9 +106,11 @@ export function registerJobCommands(program: Command): void {
         throw new UsageError(`no company with id ${options.company}`);
       }
       // No agent waits in this process: the server hears of the job through NOTIFY
-      // (PostgreSQL) or its watch of SQLite's data_version, so this notifier wakes nobody.
+      // (PostgreSQL) or its watch of SQLite's data_version, so there is nobody to wake here.
+      const changes = new PrintJobChanges(storage, () => {});
       return createJob(
-        { storage, notifier: new InProcessJobNotifier() },
+        { storage, store: openQueueStore(storage, changes) },
+        storage.db,
         options.company,
         {
           route: options.route,

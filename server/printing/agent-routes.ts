@@ -28,15 +28,14 @@ import {
   type RequestContext,
 } from '../http/route.ts';
 import type { Caller } from '../tokens/authenticate.ts';
-import {
-  type AgentRef,
-  agentConfigOf,
-  recordHeartbeat,
-  registerAgent,
-  replaceAgentRoutes,
-  toAgentRecord,
-} from './agents.ts';
-import { confirmJob, reportJobError } from './report-job.ts';
+import type { AgentRef } from './agents/agent-identities.ts';
+import { readAgentConfig } from './agents/read-agent-config.ts';
+import { recordHeartbeat } from './agents/record-heartbeat.ts';
+import { toAgentRecord } from './agents/records.ts';
+import { registerAgent } from './agents/register-agent.ts';
+import { updateRouteList } from './agents/update-route-list.ts';
+import { confirmJob } from './jobs/confirm-job.ts';
+import { failJob } from './jobs/fail-job.ts';
 
 /**
  * The print agent's own routes (permission `printing.agent`): registration, presence,
@@ -120,11 +119,15 @@ export const agentRoutes: AnyRoute[] = [
       const now = services.clock.now();
       const { row, created: isNew } = await registerAgent(
         services.storage,
+        services.storage.db,
         caller.companyId,
         body,
         now,
       );
-      const record = toAgentRecord(row, now, services.config.heartbeatSeconds);
+      const record = toAgentRecord(row, {
+        now,
+        heartbeatSeconds: services.config.heartbeatSeconds,
+      });
       if (!isNew) return ok(record);
       return created(record, baseUrl.replace(/\/register$/, '/config'));
     },
@@ -142,7 +145,8 @@ export const agentRoutes: AnyRoute[] = [
     async handler({ body, caller, services, request }) {
       const agent = await callingAgent({ request, caller, services });
       const result = await recordHeartbeat(
-        services.storage,
+        services.printing.queue,
+        services.storage.db,
         agent,
         body,
         services.clock.now(),
@@ -162,8 +166,9 @@ export const agentRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The configuration.', schema: dataOf(agentConfig) } },
     async handler({ caller, services, request }) {
       const agent = await callingAgent({ request, caller, services });
-      const config = await agentConfigOf(
-        services.storage,
+      const config = await readAgentConfig(
+        services.printing.store,
+        services.storage.db,
         agent,
         { id: caller.companyId, name: caller.companyName },
         services.config,
@@ -189,7 +194,12 @@ export const agentRoutes: AnyRoute[] = [
     },
     async handler({ body, caller, services, request }) {
       const agent = await callingAgent({ request, caller, services });
-      const routes = await replaceAgentRoutes(services.storage, agent, body.routes);
+      const routes = await updateRouteList(
+        services.storage,
+        services.storage.db,
+        agent,
+        body.routes,
+      );
       services.printing.routesChanged(agent);
       return ok({ routes });
     },
@@ -242,9 +252,9 @@ export const agentRoutes: AnyRoute[] = [
     responses: oneJob,
     async handler({ params, body, caller, services, request }) {
       const agent = await callingAgent({ request, caller, services });
-      return ok(
-        await confirmJob(services.storage, agent, params.job, body.printer, services.clock.now()),
-      );
+      const { queue } = services.printing;
+      const db = services.storage.db;
+      return ok(await confirmJob(queue, db, agent, params.job, body.printer, services.clock.now()));
     },
   }),
   defineRoute({
@@ -260,9 +270,9 @@ export const agentRoutes: AnyRoute[] = [
     responses: oneJob,
     async handler({ params, body, caller, services, request }) {
       const agent = await callingAgent({ request, caller, services });
-      return ok(
-        await reportJobError(services.storage, agent, params.job, body, services.clock.now()),
-      );
+      const { queue } = services.printing;
+      const db = services.storage.db;
+      return ok(await failJob(queue, db, agent, params.job, body, services.clock.now()));
     },
   }),
 ];

@@ -16,11 +16,15 @@ import { invalidField } from '../domain-errors.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
 import { type AgentContext, agentRoutes, optionalAgent, tag } from './agent-routes.ts';
-import { cancelJob } from './cancel-job.ts';
-import { createJob } from './create-job.ts';
-import { getJobDetail, listHistory } from './jobs.ts';
-import { getAgent, listAgents, withRouteOnline } from './list-agents.ts';
-import { reprintJob, retryJob } from './requeue-job.ts';
+import { listAgents } from './agents/list-agents.ts';
+import { readAgent } from './agents/read-agent.ts';
+import { withRouteOnline } from './agents/route-online.ts';
+import { cancelJob } from './jobs/cancel-job.ts';
+import { createJob } from './jobs/create-job.ts';
+import { listJobs } from './jobs/list-jobs.ts';
+import { readJobDetail } from './jobs/read-job.ts';
+import { reprintJob } from './jobs/reprint-job.ts';
+import { retryJob } from './jobs/retry-job.ts';
 
 /**
  * The print queue's routes: the agent's own (agent-routes.ts), then what integrators use —
@@ -79,6 +83,7 @@ const integratorRoutes: AnyRoute[] = [
       }
       const job = await createJob(
         services.printing.queue,
+        services.storage.db,
         caller.companyId,
         { ...rest, content },
         services.clock.now(),
@@ -120,7 +125,7 @@ const integratorRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The agent.', schema: dataOf(agentListing) } },
     async handler({ params, caller, services }) {
       const db = services.storage.db;
-      return ok(await getAgent(db, caller.companyId, params.uuid, services.printing.presence()));
+      return ok(await readAgent(db, caller.companyId, params.uuid, services.printing.presence()));
     },
   }),
   defineRoute({
@@ -136,7 +141,8 @@ const integratorRoutes: AnyRoute[] = [
     responses: { 200: { description: 'A page of jobs.', schema: pageOf(jobRecord) } },
     async handler({ query, caller, services, request, baseUrl }) {
       await optionalAgent({ request, caller, services });
-      const { rows, total } = await listHistory(services.storage, caller.companyId, query);
+      const { store } = services.printing;
+      const { rows, total } = await listJobs(store, services.storage.db, caller.companyId, query);
       const { page: _page, per_page: _perPage, ...filters } = query;
       return pageReply(rows, total, query, baseUrl, filters);
     },
@@ -153,7 +159,8 @@ const integratorRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The job and its events.', schema: dataOf(jobDetail) } },
     async handler({ params, caller, services, request }) {
       await optionalAgent({ request, caller, services });
-      return ok(await getJobDetail(services.storage.db, caller.companyId, params.job));
+      const { store } = services.printing;
+      return ok(await readJobDetail(store, services.storage.db, caller.companyId, params.job));
     },
   }),
   defineRoute({
@@ -171,6 +178,7 @@ const integratorRoutes: AnyRoute[] = [
       const agent = await optionalAgent({ request, caller, services });
       const job = await retryJob(
         services.printing.queue,
+        services.storage.db,
         caller.companyId,
         params.job,
         agent?.uuid ?? null,
@@ -200,6 +208,7 @@ const integratorRoutes: AnyRoute[] = [
       await optionalAgent({ request, caller, services });
       const job = await reprintJob(
         services.printing.queue,
+        services.storage.db,
         caller.companyId,
         params.job,
         services.clock.now(),
@@ -220,9 +229,9 @@ const integratorRoutes: AnyRoute[] = [
     idempotent: true,
     responses: { 200: { description: 'The job, cancelled.', schema: dataOf(jobRecord) } },
     async handler({ params, caller, services }) {
-      return ok(
-        await cancelJob(services.storage, caller.companyId, params.job, services.clock.now()),
-      );
+      const { queue } = services.printing;
+      const db = services.storage.db;
+      return ok(await cancelJob(queue, db, caller.companyId, params.job, services.clock.now()));
     },
   }),
 ];

@@ -42,6 +42,12 @@ export interface Storage {
   /** Runs `hook` once the open transaction has committed (at once when none is open). */
   afterCommit(hook: () => void): void;
   dialect: Dialect;
+  /**
+   * The one of `implementations` made for this database: for wiring a part that has an
+   * implementation per database (the print queue's store), so that the part above it never
+   * asks which database runs. Queries use the SQL helpers of this folder instead.
+   */
+  byDialect<T>(implementations: { sqlite: () => T; postgres: () => T }): T;
   /** Case-insensitive LIKE for search filters. */
   like: 'like' | 'ilike';
   /**
@@ -57,7 +63,7 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-type OpenedStorage = Omit<Storage, 'transaction' | 'afterCommit'>;
+type OpenedStorage = Omit<Storage, 'transaction' | 'afterCommit' | 'byDialect'>;
 
 export function openStorage(target: DatabaseTarget): Storage {
   const opened = target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
@@ -70,6 +76,7 @@ export function openStorage(target: DatabaseTarget): Storage {
     },
     transaction: (work) => transactions.run(work),
     afterCommit: (hook) => transactions.afterCommit(hook),
+    byDialect: (implementations) => implementations[opened.dialect](),
   };
 }
 

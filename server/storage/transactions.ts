@@ -63,3 +63,15 @@ export class Transactions {
     else hook();
   }
 }
+
+/**
+ * Runs `work` in `db` when it is a transaction (the caller's larger unit of work), else in
+ * a new transaction of `storage`: atomic either way, and the caller says which.
+ */
+export function inTransaction<T>(
+  storage: { transaction<U>(work: (trx: Transaction<Database>) => Promise<U>): Promise<U> },
+  db: Kysely<Database> | Transaction<Database>,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<Database>) : storage.transaction(work);
+}

@@ -27,7 +27,7 @@ const linesOf = (file: string) => {
 
 describe(`source files of ${checkedFolders.join(', ')}`, () => {
   it('finds what it checks', () => {
-    expect(files).toContain('server/printing/claim-next-job.ts');
+    expect(files).toContain('server/printing/jobs/claim-job.ts');
     expect(files).toContain('shared/errors.ts');
   });
 

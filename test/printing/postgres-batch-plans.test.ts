@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimManyText } from '../../server/printing/pg-claim.ts';
-import { confirmManyText } from '../../server/printing/pg-confirm.ts';
+import { claimManyText } from '../../server/printing/store/postgres/claim-many.ts';
+import { confirmManyText } from '../../server/printing/store/postgres/confirm-job.ts';
 import { isoNow } from '../../server/time.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -1,8 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRef } from '../../server/printing/agents.ts';
-import { claimNextJob } from '../../server/printing/claim-next-job.ts';
-import { confirmWithOthers } from '../../server/printing/pg-confirm.ts';
+import type { AgentRef } from '../../server/printing/agents/agent-identities.ts';
+import { claimJob } from '../../server/printing/jobs/claim-job.ts';
 import { isoNow } from '../../server/time.ts';
 import type { QueuedJobRecord } from '../../shared/printing.ts';
 import { postgresUrlOf, startTestServerOn } from '../helpers/databases.ts';
@@ -14,7 +13,7 @@ import { companyWithAgent, createJob, registerAgent } from './helpers.ts';
 /**
  * On PostgreSQL, when no webhook endpoint takes the event, a claim (with its event and the
  * document) and a confirm (with its event) are one statement each, sent without BEGIN and
- * COMMIT (claim-next-job.ts, pg-confirm.ts): the same job, the same trail of events as the
+ * COMMIT (the PostgreSQL store, server/printing/store/postgres/): the same job, the same trail of events as the
  * transaction path, which still runs whenever an endpoint takes the event (its outbox row
  * must be written in the same transaction). The test server runs in this process, so the
  * statements are read off `pg`'s client as they are sent.
@@ -143,9 +142,10 @@ describe('the confirms of one turn on PostgreSQL, one statement', () => {
     expect((await agent.next()).body.data.id).toBe(third!.id);
 
     const db = server.app.services.storage.db;
+    const { store } = server.app.services.printing;
     const now = isoNow();
     const confirm = (jobId: number, agentUuid: string, printer: string | null) =>
-      confirmWithOthers(db, { jobId, companyId: company, agentUuid, printer, now });
+      store.confirm(db, { jobId, companyId: company, agentUuid, printer, now });
     // All called in one turn: one batch.
     const burst = await sentDuring(() =>
       Promise.all([
@@ -192,8 +192,9 @@ describe('the confirms of one turn on PostgreSQL, one statement', () => {
     const job = await createJob(server, integrator, { route: 'alone' });
     expect((await agent.next()).status).toBe(200);
     const values = { jobId: job.id, companyId: company, agentUuid: agent.uuid, printer: null };
+    const { store } = server.app.services.printing;
     const alone = await sentDuring(() =>
-      confirmWithOthers(server.app.services.storage.db, { ...values, now: isoNow() }),
+      store.confirm(server.app.services.storage.db, { ...values, now: isoNow() }),
     );
     expect(count(alone.sent, /^with "confirmed"/)).toBe(1);
     expect(count(alone.sent, /^with "input"/)).toBe(0);
@@ -243,7 +244,15 @@ const refsOf = (company: number, uuids: string[]): Promise<AgentRef[]> =>
 const claimTogether = (agents: AgentRef[]) =>
   sentDuring(() =>
     Promise.all(
-      agents.map((agent) => claimNextJob(server.app.services.storage, agent, new Date(), 60)),
+      agents.map((agent) =>
+        claimJob(
+          server.app.services.printing.queue,
+          server.app.services.storage.db,
+          agent,
+          new Date(),
+          60,
+        ),
+      ),
     ),
   );
 

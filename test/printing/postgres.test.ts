@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresJobNotifier } from '../../server/printing/pg-notifier.ts';
+import { PostgresJobNotifier } from '../../server/printing/store/postgres/postgres-job-notifier.ts';
 import type { JobRecord } from '../../shared/printing.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

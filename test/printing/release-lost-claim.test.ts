@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimNextJob } from '../../server/printing/claim-next-job.ts';
-import { releaseLostClaim } from '../../server/printing/release-lost-claim.ts';
+import { claimJob } from '../../server/printing/jobs/claim-job.ts';
+import { PrintJobChanges } from '../../server/printing/jobs/job-changes.ts';
+import { releaseLostClaim } from '../../server/printing/store/postgres/release-lost-claim.ts';
 import { isoNow } from '../../server/time.ts';
 import { startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -27,7 +28,9 @@ async function setUp(route: string) {
   const job = await createJob(server, integrator, { route });
   const storage = server.app.services.storage;
   const ref = await server.app.services.printing.requireAgent(agent.uuid, company);
-  return { storage, job, ref };
+  // The store's own parts, as the PostgreSQL store gives them to releaseLostClaim.
+  const context = { storage, changes: new PrintJobChanges(storage, () => {}) };
+  return { storage, context, job, ref };
 }
 
 const statusOf = async (id: number) =>
@@ -39,7 +42,7 @@ const statusOf = async (id: number) =>
 
 describe('giving back a claim whose answer was lost (PostgreSQL)', () => {
   it('a claim that commits after the first look is still given back: queued, attempts restored, no claim event', async () => {
-    const { storage, job, ref } = await setUp('late');
+    const { storage, context, job, ref } = await setUp('late');
     const now = new Date();
     const claimedAt = isoNow(now);
     // The first look is the first transaction releaseLostClaim opens: known when it ends.
@@ -55,16 +58,16 @@ describe('giving back a claim whose answer was lost (PostgreSQL)', () => {
         firstLookDone();
       }
     };
-    let claim: Awaited<ReturnType<typeof claimNextJob>>;
+    let claim: Awaited<ReturnType<typeof claimJob>>;
     try {
-      const releasing = releaseLostClaim(storage, {
+      const releasing = releaseLostClaim(context, {
         companyId: ref.companyId,
         agentUuid: ref.uuid,
         claimedAt,
       });
       await firstLook;
       // The lost statement runs only now, after the first look found nothing.
-      claim = await claimNextJob(storage, ref, now, 60);
+      claim = await claimJob(server.app.services.printing.queue, storage.db, ref, now, 60);
       await releasing;
     } finally {
       storage.transaction = transaction;
@@ -80,10 +83,16 @@ describe('giving back a claim whose answer was lost (PostgreSQL)', () => {
   });
 
   it('leaves alone a claim of the same agent made at another time', async () => {
-    const { storage, job, ref } = await setUp('other-time');
-    const claim = await claimNextJob(storage, ref, new Date(), 60);
+    const { storage, context, job, ref } = await setUp('other-time');
+    const claim = await claimJob(
+      server.app.services.printing.queue,
+      storage.db,
+      ref,
+      new Date(),
+      60,
+    );
     expect(claim?.job.id).toBe(job.id);
-    await releaseLostClaim(storage, {
+    await releaseLostClaim(context, {
       companyId: ref.companyId,
       agentUuid: ref.uuid,
       claimedAt: isoNow(new Date(Date.now() - 5000)),

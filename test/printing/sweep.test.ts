@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../server/app.ts';
 import { createCompany } from '../../server/companies/companies.ts';
 import { defaultServerConfig } from '../../server/config.ts';
-import { registerAgent, replaceAgentRoutes } from '../../server/printing/agents.ts';
-import { claimNextJob } from '../../server/printing/claim-next-job.ts';
-import { createJob } from '../../server/printing/create-job.ts';
+import { registerAgent } from '../../server/printing/agents/register-agent.ts';
+import { updateRouteList } from '../../server/printing/agents/update-route-list.ts';
+import { claimJob } from '../../server/printing/jobs/claim-job.ts';
+import { createJob } from '../../server/printing/jobs/create-job.ts';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.ts';
 import { createJob as createJobOverHttp, integratorToken } from './helpers.ts';
 
@@ -48,6 +49,7 @@ describe('sweeps', () => {
       const company = await createCompany(storage, 'Restarted');
       const { row } = await registerAgent(
         storage,
+        storage.db,
         company,
         {
           uuid: '6f1c3a52-1d0e-4a7b-9a59-0c1c1e2b7d10',
@@ -60,11 +62,13 @@ describe('sweeps', () => {
         clock.now(),
       );
       const agent = { rowId: row.id, companyId: company, uuid: row.uuid };
-      await replaceAgentRoutes(storage, agent, [
+      await updateRouteList(storage, storage.db, agent, [
         { name: 'receipts', printer: 'p', enabled: true, options: {} },
       ]);
+      const { queue } = first.services.printing;
       const job = await createJob(
-        first.services.printing.queue,
+        queue,
+        storage.db,
         company,
         {
           route: 'receipts',
@@ -76,7 +80,9 @@ describe('sweeps', () => {
         },
         clock.now(),
       );
-      expect(await claimNextJob(storage, agent, clock.now(), config.leaseSeconds)).toBeDefined();
+      expect(
+        await claimJob(queue, storage.db, agent, clock.now(), config.leaseSeconds),
+      ).toBeDefined();
       await first.close();
 
       clock.advance((config.leaseSeconds + 1) * 1000);

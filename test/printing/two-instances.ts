@@ -1,4 +1,4 @@
-import type { PostgresJobNotifier } from '../../server/printing/pg-notifier.ts';
+import type { PostgresJobNotifier } from '../../server/printing/store/postgres/postgres-job-notifier.ts';
 import type { TestServer } from '../helpers/server.ts';
 import type { TestAgent } from './helpers.ts';
 

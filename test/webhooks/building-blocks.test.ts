@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../server/config.ts';
-import { printerChanges } from '../../server/printing/agent-events.ts';
+import { printerChanges } from '../../server/printing/agents/agent-events.ts';
 import { nextDelayMs, retryDelaysMs } from '../../server/webhooks/retry-schedule.ts';
 import { resolveSecretKey, secretKeyFileOf } from '../../server/webhooks/secret-key.ts';
 

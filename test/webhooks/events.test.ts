@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { onlineHeartbeats } from '../../server/printing/agents.ts';
+import { onlineHeartbeats } from '../../server/printing/agents/presence.ts';
 import { type Tenant, tenant } from '../helpers/catalog.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createJob, registerAgent } from '../printing/helpers.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJob as queueJob } from '../../server/printing/create-job.ts';
+import { createJob as queueJob } from '../../server/printing/jobs/create-job.ts';
 import { type Tenant, tenant } from '../helpers/catalog.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createJob } from '../printing/helpers.ts';
@@ -50,8 +50,8 @@ describe('webhook outbox', () => {
 
   it('sends nothing for a change that rolls back', async () => {
     const rows = await outboxRows(server);
-    const failing = server.app.services.storage.transaction(async () => {
-      await queueJob(queue(), shop.companyId, job(), server.clock.now());
+    const failing = server.app.services.storage.transaction(async (trx) => {
+      await queueJob(queue(), trx, shop.companyId, job(), server.clock.now());
       throw new Error('the larger unit of work fails after the job was queued');
     });
     await expect(failing).rejects.toThrow('larger unit of work');
@@ -81,8 +81,8 @@ describe('webhook outbox', () => {
     const storage = server.app.services.storage;
     const sent = receiver.received.length;
     let id = 0;
-    await storage.transaction(async () => {
-      id = (await queueJob(queue(), shop.companyId, job(), server.clock.now())).id;
+    await storage.transaction(async (trx) => {
+      id = (await queueJob(queue(), trx, shop.companyId, job(), server.clock.now())).id;
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(receiver.received.length).toBe(sent);
     });

@@ -1,0 +1,71 @@
+import type { RegisterAgentBody } from '../../../shared/printing.ts';
+import { Conflict } from '../../domain-errors.ts';
+import type { Storage } from '../../storage/database.ts';
+import type { Db } from '../../storage/db.ts';
+import { inTransaction } from '../../storage/transactions.ts';
+import { isoNow } from '../../time.ts';
+import { afterAgentChange, beforeAgentChange, recordAgentOnline } from './agent-events.ts';
+import { findAgentRow } from './agent-identities.ts';
+import { type AgentRow, justSeen } from './records.ts';
+
+const takenElsewhere = () =>
+  new Conflict(
+    'This agent UUID is registered to another company; the agent must generate a new UUID.',
+  );
+
+/** Idempotent per uuid: creates the agent, or refreshes what it says about itself. */
+export async function registerAgent(
+  storage: Storage,
+  db: Db,
+  companyId: number,
+  input: RegisterAgentBody,
+  now: Date,
+): Promise<{ row: AgentRow; created: boolean }> {
+  const stamp = isoNow(now);
+  return inTransaction(storage, db, async (trx) => {
+    const inserted = await trx
+      .insertInto('print_agents')
+      .values({
+        company_id: companyId,
+        uuid: input.uuid.toLowerCase(),
+        name: input.name,
+        hostname: input.hostname,
+        platform: input.platform,
+        version: input.version,
+        printers: JSON.stringify(input.printers),
+        paused: 0,
+        last_seen_at: stamp,
+        online_since: stamp,
+        created_at: stamp,
+        updated_at: stamp,
+      })
+      // Two registrations racing (PostgreSQL): the loser updates what the winner wrote.
+      .onConflict((oc) => oc.column('uuid').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) {
+      await recordAgentOnline(storage, trx, inserted, justSeen(now));
+      return { row: inserted, created: true };
+    }
+    const existing = await findAgentRow(trx, input.uuid.toLowerCase());
+    if (!existing || existing.company_id !== companyId) throw takenElsewhere();
+    const ref = { rowId: existing.id, companyId };
+    const before = await beforeAgentChange(storage, trx, ref, stamp, true);
+    const row = await trx
+      .updateTable('print_agents')
+      .set({
+        name: input.name,
+        hostname: input.hostname,
+        platform: input.platform,
+        version: input.version,
+        printers: JSON.stringify(input.printers),
+        last_seen_at: stamp,
+        updated_at: stamp,
+      })
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await afterAgentChange(storage, trx, ref, before, justSeen(now));
+    return { row, created: false };
+  });
+}

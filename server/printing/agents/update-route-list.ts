@@ -1,0 +1,48 @@
+import type { PrintRoute } from '../../../shared/printing.ts';
+import type { Storage } from '../../storage/database.ts';
+import type { Db } from '../../storage/db.ts';
+import { inTransaction } from '../../storage/transactions.ts';
+import type { AgentRef } from './agent-identities.ts';
+import { readRouteList } from './read-route-list.ts';
+
+/**
+ * Replaces the agent's routes with exactly these. On PostgreSQL the agent row is locked
+ * first (`FOR NO KEY UPDATE`, which the routes' foreign key does not conflict with): two
+ * replacements at once (the agent retrying through another instance) would otherwise both
+ * delete, then both insert, and the second hit the unique (agent, name) index — a 500.
+ */
+export async function updateRouteList(
+  storage: Storage,
+  db: Db,
+  agent: AgentRef,
+  routes: PrintRoute[],
+): Promise<PrintRoute[]> {
+  return inTransaction(storage, db, async (trx) => {
+    if (storage.dialect === 'postgres') {
+      await trx
+        .selectFrom('print_agents')
+        .select('id')
+        .where('id', '=', agent.rowId)
+        .forNoKeyUpdate()
+        .execute();
+    }
+    await trx.deleteFrom('print_routes').where('agent_id', '=', agent.rowId).execute();
+    if (routes.length > 0) {
+      await trx
+        .insertInto('print_routes')
+        .values(
+          routes.map((route, position) => ({
+            company_id: agent.companyId,
+            agent_id: agent.rowId,
+            position,
+            name: route.name,
+            printer: route.printer,
+            enabled: route.enabled ? 1 : 0,
+            options: JSON.stringify(route.options),
+          })),
+        )
+        .execute();
+    }
+    return readRouteList(trx, agent.rowId);
+  });
+}

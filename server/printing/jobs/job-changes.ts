@@ -1,0 +1,50 @@
+import type { WebhookEventType } from '../../../shared/webhooks.ts';
+import type { Storage } from '../../storage/database.ts';
+import type { Db } from '../../storage/db.ts';
+import { recordEvent, wantsEvent } from '../../webhooks/outbox.ts';
+import type { JobChange, JobChangeKind, JobChanges, JobRow } from '../store/queue-store.ts';
+import { toJobRecord } from './records.ts';
+
+/** The webhook event of each kind of change; a job queued again under its id sends none. */
+const webhookEvents: Record<JobChangeKind, WebhookEventType | undefined> = {
+  created: 'print_job.created',
+  claimed: 'print_job.claimed',
+  printed: 'print_job.printed',
+  failed: 'print_job.failed',
+  expired: 'print_job.expired',
+  cancelled: 'print_job.cancelled',
+  requeued: undefined,
+};
+
+/**
+ * Where the print queue's changes are announced, whichever store and path made them: the
+ * webhook outbox in the change's commit (the event's data is the job as
+ * `GET /printing/jobs/{job}` shows it, without its trail), and after the commit the agents
+ * waiting in this process for a job queued on its route (`wake`).
+ */
+export class PrintJobChanges implements JobChanges {
+  readonly #storage: Storage;
+  readonly #wake: (companyId: number, route: string) => void;
+
+  constructor(storage: Storage, wake: (companyId: number, route: string) => void) {
+    this.#storage = storage;
+    this.#wake = wake;
+  }
+
+  recordedInCommit(db: Db, companyId: number, kind: JobChangeKind): boolean | Promise<boolean> {
+    const type = webhookEvents[kind];
+    return type === undefined ? false : wantsEvent(this.#storage, db, companyId, type);
+  }
+
+  record(trx: Db, { kind, row }: JobChange): void | Promise<void> {
+    const type = webhookEvents[kind];
+    if (type === undefined) return;
+    return recordEvent(this.#storage, trx, row.company_id, type, row.updated_at, () =>
+      toJobRecord(row as JobRow),
+    );
+  }
+
+  committed({ row }: JobChange): void {
+    if (row.status === 'queued') this.#wake(row.company_id, row.route);
+  }
+}

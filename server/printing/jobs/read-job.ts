@@ -1,0 +1,28 @@
+import type { JobDetail } from '../../../shared/printing.ts';
+import { NotFound } from '../../domain-errors.ts';
+import type { Db } from '../../storage/db.ts';
+import type { JobRow, PrintQueueStore } from '../store/queue-store.ts';
+import { toJobDetail } from './records.ts';
+
+/** The company's job, or 404. */
+export async function readJobRow(
+  store: PrintQueueStore,
+  db: Db,
+  companyId: number,
+  jobId: number,
+): Promise<JobRow> {
+  const row = await store.read(db, companyId, jobId);
+  if (!row) throw new NotFound('Print job');
+  return row;
+}
+
+/** The company's job with its trail of events. */
+export async function readJobDetail(
+  store: PrintQueueStore,
+  db: Db,
+  companyId: number,
+  jobId: number,
+): Promise<JobDetail> {
+  const row = await readJobRow(store, db, companyId, jobId);
+  return toJobDetail(row, await store.trail(db, jobId));
+}

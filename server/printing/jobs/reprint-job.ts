@@ -1,0 +1,38 @@
+import type { JobRecord, JobStatus } from '../../../shared/printing.ts';
+import { Conflict } from '../../domain-errors.ts';
+import type { Db } from '../../storage/db.ts';
+import { inTransaction } from '../../storage/transactions.ts';
+import { isoNow } from '../../time.ts';
+import type { PrintQueue } from './print-queue.ts';
+import { readJobRow } from './read-job.ts';
+import { toJobRecord } from './records.ts';
+import { renewedExpiry } from './retry-job.ts';
+
+const reprintable: readonly JobStatus[] = ['printed', 'failed'];
+
+/**
+ * `printed | failed →` a new queued job with the same document and `reprint_of` set; the
+ * agents waiting on its route are woken once it has committed.
+ */
+export async function reprintJob(
+  { storage, store }: PrintQueue,
+  db: Db,
+  companyId: number,
+  jobId: number,
+  now: Date,
+): Promise<JobRecord> {
+  const row = await inTransaction(storage, db, async (trx) => {
+    const original = await readJobRow(store, trx, companyId, jobId);
+    if (!reprintable.includes(original.status)) {
+      throw new Conflict(
+        `Job ${jobId} is ${original.status}; only a printed or failed job can be reprinted.`,
+      );
+    }
+    return store.reprint(trx, {
+      original,
+      createdAt: isoNow(now),
+      expiresAt: renewedExpiry(original, now),
+    });
+  });
+  return toJobRecord(row);
+}

@@ -1,0 +1,48 @@
+import type { Db } from '../../../storage/db.ts';
+import type { JobRow, NewJob, Reprint } from '../queue-store.ts';
+import { insertQueuedJob, storeDocument } from './insert-job.ts';
+import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+
+/** A new job in a transaction: its document, the job and its event, announced once committed. */
+export function createJob(context: StoreContext, db: Db, job: NewJob): Promise<JobRow> {
+  return inTransaction(context, db, async (trx) => {
+    const { content, ...values } = job;
+    const document = await storeDocument(trx, job.companyId, content, job.createdAt);
+    const row = await insertQueuedJob(trx, { ...values, document, reprintOf: null }, null);
+    await finishChange(context, trx, { kind: 'created', row });
+    return row;
+  });
+}
+
+/** A reprint: a new queued job of the original's document, its first event naming the original. */
+export function reprintJob(
+  context: StoreContext,
+  db: Db,
+  { original, createdAt, expiresAt }: Reprint,
+): Promise<JobRow> {
+  return inTransaction(context, db, async (trx) => {
+    const row = await insertQueuedJob(
+      trx,
+      {
+        companyId: original.company_id,
+        document: {
+          documentId: original.document_id,
+          sha256: original.sha256,
+          size: Number(original.size),
+        },
+        route: original.route,
+        title: original.title,
+        contentType: original.content_type,
+        copies: original.copies,
+        priority: original.priority,
+        options: original.options,
+        reprintOf: original.id,
+        createdAt,
+        expiresAt,
+      },
+      `reprint of job ${original.id}`,
+    );
+    await finishChange(context, trx, { kind: 'created', row });
+    return row;
+  });
+}

@@ -1,0 +1,51 @@
+import type { Db } from '../../../storage/db.ts';
+import type { JobRow, Requeue } from '../queue-store.ts';
+import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { writeTrail } from './trail.ts';
+
+/**
+ * `from → queued` under the same id (a retry), only while the job is still `from`: agent,
+ * printer, error and claim cleared, the expiry given. Announced as queued once committed.
+ */
+export function requeueJob(
+  context: StoreContext,
+  db: Db,
+  request: Requeue,
+): Promise<JobRow | undefined> {
+  return inTransaction(context, db, async (trx) => {
+    const row = await trx
+      .updateTable('print_jobs')
+      .set({
+        status: 'queued',
+        agent_id: null,
+        printer: null,
+        error_message: null,
+        error_code: null,
+        claimed_at: null,
+        printed_at: null,
+        lease_expires_at: null,
+        expires_at: request.expiresAt,
+        updated_at: request.now,
+      })
+      .where('id', '=', request.jobId)
+      .where('company_id', '=', request.companyId)
+      // The state read before must still hold (PostgreSQL: another instance may act too).
+      .where('status', '=', request.from)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    await writeTrail(trx, [
+      {
+        companyId: request.companyId,
+        jobId: request.jobId,
+        from: request.from,
+        to: 'queued',
+        agentId: request.agentId,
+        message: 'retry',
+        at: request.now,
+      },
+    ]);
+    await finishChange(context, trx, { kind: 'requeued', row });
+    return row;
+  });
+}

@@ -1,0 +1,62 @@
+import { sql } from 'kysely';
+import type { Db } from '../../../storage/db.ts';
+import type { SweptJobs } from '../queue-store.ts';
+import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { writeTrail } from './trail.ts';
+
+export const leaseExpiredMessage =
+  'The lease ran out before the agent confirmed the job or reported an error; it was not re-queued, to avoid printing it twice.';
+
+/**
+ * Fails claims whose lease ran out (never re-queued: the agent may have printed it) and
+ * expires queued jobs past their time, each as one UPDATE ... RETURNING over a partial
+ * index, with their events, in one transaction.
+ */
+export function sweepJobs(context: StoreContext, db: Db, stamp: string): Promise<SweptJobs> {
+  return inTransaction(context, db, async (trx) => {
+    const leaseExpired = await trx
+      .updateTable('print_jobs')
+      .set({
+        status: 'failed',
+        error_message: leaseExpiredMessage,
+        error_code: 'lease_expired',
+        updated_at: stamp,
+      })
+      // Literal statuses: the partial indexes apply only to queries that name them so.
+      .where('status', '=', sql.lit('claimed'))
+      .where('lease_expires_at', '<=', stamp)
+      .returningAll()
+      .execute();
+    const expired = await trx
+      .updateTable('print_jobs')
+      .set({ status: 'expired', updated_at: stamp })
+      .where('status', '=', sql.lit('queued'))
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<=', stamp)
+      .returningAll()
+      .execute();
+    await writeTrail(trx, [
+      ...leaseExpired.map((row) => ({
+        companyId: row.company_id,
+        jobId: row.id,
+        from: 'claimed' as const,
+        to: 'failed' as const,
+        agentId: row.agent_id,
+        message: 'lease_expired',
+        at: stamp,
+      })),
+      ...expired.map((row) => ({
+        companyId: row.company_id,
+        jobId: row.id,
+        from: 'queued' as const,
+        to: 'expired' as const,
+        agentId: null,
+        message: 'expires_at passed before any agent claimed it',
+        at: stamp,
+      })),
+    ]);
+    for (const row of leaseExpired) await finishChange(context, trx, { kind: 'failed', row });
+    for (const row of expired) await finishChange(context, trx, { kind: 'expired', row });
+    return { leaseExpired, expired };
+  });
+}

@@ -1,0 +1,136 @@
+import { CompiledQuery, sql } from 'kysely';
+import type { Db } from '../../../storage/db.ts';
+import { fieldArrays, perTurn } from '../../../storage/per-turn.ts';
+import { nameStatement } from '../../../storage/pg-named-statements.ts';
+import { prepared } from '../../../storage/prepared.ts';
+import { confirmUpdate, printedMessage } from '../common/confirm-update.ts';
+import { finishChange, inTransaction, type StoreContext } from '../common/store-context.ts';
+import { transitionStatement } from '../common/trail.ts';
+import type { ConfirmRequest, JobRow } from '../queue-store.ts';
+
+/**
+ * PostgreSQL, when no webhook endpoint of the company takes `print_job.printed` (so no
+ * outbox row is due): the holder's confirm and its event in one statement, run on its own
+ * (autocommit: one round trip instead of BEGIN, UPDATE, INSERT, COMMIT). The event is made
+ * from the row the UPDATE returned, so it is written exactly when the job changed; a confirm
+ * that changes nothing (not the holder, a repeat) returns no row, and the caller's
+ * transaction path reads the job to say why.
+ */
+const confirmInOneStatement = prepared<ConfirmRequest, JobRow>((db, p) =>
+  db
+    .with('confirmed', (qc) => confirmUpdate(qc, p))
+    .with('event', (qc) =>
+      qc
+        .insertInto('print_job_events')
+        .columns(['company_id', 'job_id', 'from_status', 'to_status', 'agent_id', 'message', 'at'])
+        .expression((eb) =>
+          eb.selectFrom('confirmed').select([
+            'confirmed.company_id',
+            'confirmed.id',
+            sql.lit('claimed').as('from_status'),
+            sql.lit('printed').as('to_status'),
+            'confirmed.agent_id',
+            // The same message as the transaction path: `printed on PRINTER`, or none.
+            sql<string | null>`'printed on ' || nullif(confirmed.printer, '')`.as('message'),
+            'confirmed.updated_at',
+          ]),
+        ),
+    )
+    .selectFrom('confirmed')
+    .selectAll('confirmed'),
+);
+
+/**
+ * The confirms of several agents in one statement: each input row (job, company, agent,
+ * printer, time) is one confirm, made exactly as `confirmInOneStatement` makes it. A job
+ * sent twice is updated once; an input row that matches no held job changes nothing. The
+ * rows are found by id and the status is checked against a column of a materialized CTE:
+ * a literal `status = 'claimed'`, or a constant the planner can see through, lets it read
+ * the leases' partial index whole (claim-many.ts; test/printing/postgres-batch-plans.test.ts).
+ */
+export const confirmManyText = `with "input" as materialized (
+  select *, 'claimed' as "expected"
+  from unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[])
+    as "i"("job_id", "company_id", "agent_id", "printer", "at")
+), "confirmed" as (
+  update "print_jobs" as "j"
+  set "status" = 'printed', "printer" = "i"."printer", "printed_at" = "i"."at",
+    "lease_expires_at" = null, "updated_at" = "i"."at"
+  from "input" as "i"
+  where "j"."id" = any($1::integer[]) and "j"."id" = "i"."job_id"
+    and "j"."company_id" = "i"."company_id" and "j"."agent_id" = "i"."agent_id"
+    and "j"."status" = "i"."expected"
+  returning "j".*
+), "event" as (
+  insert into "print_job_events"
+    ("company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at")
+  select "company_id", "id", 'claimed', 'printed', "agent_id",
+    'printed on ' || nullif("printer", ''), "updated_at"
+  from "confirmed"
+)
+select * from "confirmed"`;
+nameStatement(confirmManyText);
+
+/**
+ * PostgreSQL: `confirmInOneStatement`, sent together with the other confirms that arrive
+ * in the same turn of the event loop (`perTurn`, docs/printing.md): agents that print
+ * steadily confirm in bursts (the bench saw 3.3 confirms a turn on each of three busy
+ * instances). A confirm alone runs the one-job statement. The row is undefined when the
+ * confirm changed nothing (not the holder, or a repeat): the caller reads the job to say
+ * why. Inside a transaction it runs there, alone (`perTurn`).
+ */
+const confirmWithOthers = perTurn(
+  async (db: Db, batch: ConfirmRequest[]): Promise<(JobRow | undefined)[]> => {
+    if (batch.length === 1) return [(await confirmInOneStatement(db, batch[0]!))[0]];
+    const { rows } = await db.executeQuery<JobRow>(
+      CompiledQuery.raw(
+        confirmManyText,
+        fieldArrays(batch, ['jobId', 'companyId', 'agentUuid', 'printer', 'now']),
+      ),
+    );
+    const byJob = new Map(rows.map((row) => [row.id, row]));
+    return batch.map((values) => {
+      const row = byJob.get(values.jobId);
+      // The job's row answers only the confirm it matched: its holder, in its company.
+      const mine = row?.company_id === values.companyId && row.agent_id === values.agentUuid;
+      return mine ? row : undefined;
+    });
+  },
+);
+
+/** The confirm's UPDATE alone, compiled once, for the transaction path. */
+const confirmStatement = prepared<ConfirmRequest, JobRow>((db, p) => confirmUpdate(db, p));
+
+/**
+ * PostgreSQL's confirm. Usually (no webhook endpoint takes `print_job.printed`, no larger
+ * unit of work) one statement with this turn's other confirms; otherwise the UPDATE, its
+ * event and its outbox row in a transaction. `undefined` when the agent does not hold the
+ * job claimed (another agent, a repeat): the caller reads the job to say why.
+ */
+export async function confirmJob(
+  context: StoreContext,
+  db: Db,
+  request: ConfirmRequest,
+): Promise<JobRow | undefined> {
+  const recorded = await context.changes.recordedInCommit(db, request.companyId, 'printed');
+  if (!recorded && !db.isTransaction) {
+    const row = await confirmWithOthers(db, request);
+    if (row) context.changes.committed({ kind: 'printed', row });
+    return row;
+  }
+  return inTransaction(context, db, async (trx) => {
+    const row = (await confirmStatement(trx, request))[0];
+    if (!row) return undefined;
+    await transitionStatement(trx, {
+      companyId: row.company_id,
+      jobId: row.id,
+      from: 'claimed',
+      to: 'printed',
+      agentId: request.agentUuid,
+      message: printedMessage(request.printer),
+      at: row.updated_at,
+    });
+    await finishChange(context, trx, { kind: 'printed', row });
+    return row;
+  });
+}

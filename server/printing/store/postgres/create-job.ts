@@ -1,0 +1,96 @@
+import { hash } from 'node:crypto';
+import { CompiledQuery } from 'kysely';
+import type { Db } from '../../../storage/db.ts';
+import { nameStatement } from '../../../storage/pg-named-statements.ts';
+import { createJob as createInTransaction } from '../common/create-job.ts';
+import type { StoreContext } from '../common/store-context.ts';
+import { jobsChannel, noticePrefix } from '../queue-notices.ts';
+import type { JobRow, NewJob } from '../queue-store.ts';
+
+/**
+ * PostgreSQL, when no webhook endpoint of the company takes `print_job.created` (so no
+ * outbox row is due): the create in one statement, run on its own (autocommit: one round
+ * trip instead of BEGIN, the document, the job, its event, NOTIFY and COMMIT). The same
+ * rows as the transaction path (../common/create-job.ts):
+ * - the document, stored once per company and content: the insert returns a new one's id;
+ *   content stored before is read in the same statement (the two branches of `document`
+ *   never both hold a row);
+ * - the job, queued, made from that document;
+ * - its `queued` event;
+ * - the NOTIFY that wakes the waiters of every instance, sent when the statement commits.
+ * No row comes back only when the content was stored by a transaction that committed while
+ * this statement ran: its insert then does nothing and its snapshot cannot see the row. The
+ * caller then takes the transaction path, which reads it.
+ */
+const createJobText = `with "new_document" as (
+  insert into "print_documents" ("company_id", "sha256", "size", "content", "created_at")
+  values ($1::integer, $2::text, $3::integer, $4::bytea, $5::text)
+  on conflict ("company_id", "sha256") do nothing
+  returning "id"
+), "document" as (
+  select "id" from "new_document"
+  union all
+  select "id" from "print_documents" where "company_id" = $1::integer and "sha256" = $2::text
+), "job" as (
+  insert into "print_jobs" ("company_id", "document_id", "route", "title", "status",
+    "content_type", "size", "sha256", "copies", "priority", "options", "attempts",
+    "created_at", "updated_at", "expires_at")
+  select $1::integer, "id", $6::text, $7::text, 'queued', $8::text, $3::integer, $2::text,
+    $9::integer, $10::integer, $11::text, 0, $5::text, $5::text, $12::text
+  from "document"
+  limit 1
+  returning *
+), "event" as (
+  insert into "print_job_events"
+    ("company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at")
+  select "company_id", "id", null, 'queued', null, null, "created_at"
+  from "job"
+)
+select "job".*, pg_notify('${jobsChannel}', $13::text || "job"."id") as "notified"
+from "job"`;
+nameStatement(createJobText);
+
+/** Runs `createJobText`: the queued job, or undefined (see above: the caller's path then). */
+async function createInOneStatement(db: Db, p: NewJob): Promise<JobRow | undefined> {
+  const { rows } = await db.executeQuery<JobRow & { notified: unknown }>(
+    CompiledQuery.raw(createJobText, [
+      p.companyId,
+      hash('sha256', p.content, 'hex'),
+      p.content.length,
+      p.content,
+      p.createdAt,
+      p.route,
+      p.title,
+      p.contentType,
+      p.copies,
+      p.priority,
+      p.options,
+      p.expiresAt,
+      noticePrefix(p.companyId, p.route),
+    ]),
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { notified: _notified, ...job } = row;
+  return job;
+}
+
+/**
+ * PostgreSQL's create: one statement (above) when no webhook endpoint takes
+ * `print_job.created` and no larger unit of work is open (a request with an
+ * `Idempotency-Key` stores its answer in its transaction); otherwise, and in the one case the
+ * statement gives no row, the transaction path, which also writes the outbox row.
+ */
+export async function createJob(context: StoreContext, db: Db, job: NewJob): Promise<JobRow> {
+  if (!db.isTransaction) {
+    const recorded = await context.changes.recordedInCommit(db, job.companyId, 'created');
+    if (!recorded) {
+      const row = await createInOneStatement(db, job);
+      if (row) {
+        context.changes.committed({ kind: 'created', row });
+        return row;
+      }
+    }
+  }
+  return createInTransaction(context, db, job);
+}

@@ -1,0 +1,213 @@
+import type { Selectable } from 'kysely';
+import type { Logger } from 'pino';
+import type { HistoryQuery, JobStatus } from '../../../shared/printing.ts';
+import type { Db } from '../../storage/db.ts';
+import type { PrintingTables } from '../../storage/tables/printing.ts';
+import type { JobNotifier } from '../long-poll/job-notifier.ts';
+
+/**
+ * The print queue's storage: one interface, one implementation per database
+ * (`sqlite/sqlite-queue-store.ts`, `postgres/postgres-queue-store.ts`). What sits above it —
+ * the job operations (`../jobs/`), the routes and the long-poll — asks it plainly ("claim for
+ * this agent", "confirm this job") and never knows which database runs, nor which path a
+ * call took: batching, group commit and one-statement paths are the implementations' own.
+ *
+ * The rules every implementation keeps:
+ * - Every method takes the `db` it runs on: the database itself, or the transaction of a
+ *   larger unit of work (an idempotent request stores its answer in its write's
+ *   transaction). A write given the database is atomic on its own.
+ * - Every change of a job's status writes its row of `print_job_events` (the trail
+ *   `GET /printing/jobs/{job}` shows) in the change's own commit, and hands the change to
+ *   the store's `JobChanges` (below): in the commit, what must commit with it (the webhook
+ *   outbox), and after the commit, the announcement (the waiting agents' wake-up).
+ * - A job that becomes claimable (created, reprinted, retried, a claim given back) is
+ *   announced to every process that may have agents waiting, once it has committed and
+ *   never before (docs/printing.md, "Notifier").
+ * - Guarded writes answer `undefined` when the job was not in the state they expect (not
+ *   queued, not held by this agent): the caller reads the job to say why.
+ */
+export interface PrintQueueStore {
+  /** Queues a new job: its document (stored once per company and content), the job, its event. */
+  create(db: Db, job: NewJob): Promise<JobRow>;
+  /** `printed | failed →` a new queued job with the same document and `reprint_of` set. */
+  reprint(db: Db, reprint: Reprint): Promise<JobRow>;
+  /**
+   * Claims for the agent the best job queued on its enabled routes (`bestQueuedJob`, once
+   * per database): the highest priority, then the oldest, not past its expiry. Its status,
+   * holder, claim time, lease end and attempts change, its event is written and its
+   * document read, in one commit; `undefined` when none is queued.
+   */
+  claim(db: Db, request: ClaimRequest): Promise<StoredClaim | undefined>;
+  /**
+   * A claim whose answer could not be delivered goes back to the queue as if never made
+   * (attempts restored, its event deleted), if the agent still holds it; announced as queued.
+   */
+  giveBack(db: Db, claim: ClaimGivenBack): Promise<boolean>;
+  /** The holder's `claimed → printed`; `undefined` when the agent does not hold the job claimed. */
+  confirm(db: Db, request: ConfirmRequest): Promise<JobRow | undefined>;
+  /** The holder's `claimed → failed`, with its message and code; `undefined` as for `confirm`. */
+  fail(db: Db, request: FailRequest): Promise<JobRow | undefined>;
+  /** `from → queued`, same id (a retry): only while the job is still `from`. */
+  requeue(db: Db, request: Requeue): Promise<JobRow | undefined>;
+  /** `queued → cancelled`: only while the job is still queued. */
+  cancel(db: Db, request: Cancel): Promise<JobRow | undefined>;
+  /** Fails the claims whose lease ran out and expires the queued jobs past their time. */
+  sweep(db: Db, now: string): Promise<SweptJobs>;
+  /** Extends the leases of the jobs the agent still holds, unless already run out; their ids. */
+  extendLeases(db: Db, request: LeaseExtension): Promise<number[]>;
+  read(db: Db, companyId: number, jobId: number): Promise<JobRow | undefined>;
+  /** The job's events, in order. */
+  trail(db: Db, jobId: number): Promise<TrailRow[]>;
+  /** The company's jobs, newest first, filtered and paginated as `GET /printing/history`. */
+  list(db: Db, companyId: number, query: HistoryQuery): Promise<{ rows: JobRow[]; total: number }>;
+  /** The routes on which the company has jobs queued. */
+  queuedRoutes(db: Db, companyId: number): Promise<string[]>;
+  /**
+   * The notifier of the agents waiting in this process, which also hears of the jobs other
+   * processes queue (SQLite: the CLI, through the file's `data_version`; PostgreSQL: every
+   * instance and the CLI, through LISTEN/NOTIFY).
+   */
+  openNotifier(log: Logger): JobNotifier;
+}
+
+/**
+ * The one place a job's change of status is announced, whichever store and path made it.
+ * The store calls it; the print queue's service implements it (`../jobs/job-changes.ts`).
+ */
+export interface JobChanges {
+  /**
+   * Whether changes of `kind` in the company must be written in their own commit (a
+   * webhook endpoint takes them: its outbox row commits with the change). `false` lets the
+   * store take a path without a transaction of its own (one statement, a group commit).
+   * Answers at once, without a promise, when it knows (docs/webhooks.md).
+   */
+  recordedInCommit(db: Db, companyId: number, kind: JobChangeKind): boolean | Promise<boolean>;
+  /** In the change's transaction: what must commit with it (the webhook outbox rows). */
+  record(trx: Db, change: JobChange): void | Promise<void>;
+  /**
+   * After the change has committed (in this process): a queued job wakes the agents waiting
+   * here for its route. Must not throw: the change has committed.
+   */
+  committed(change: JobChange): void;
+}
+
+/** What happened to a job: its new status, as a webhook event names it, or a return to the queue. */
+export type JobChangeKind =
+  | 'created'
+  | 'claimed'
+  | 'printed'
+  | 'failed'
+  | 'expired'
+  | 'cancelled'
+  /** Retried, or a claim given back: queued again under its id (no webhook event). */
+  | 'requeued';
+
+export interface JobChange {
+  kind: JobChangeKind;
+  /** The job as the change left it. */
+  row: JobRow;
+}
+
+export type JobRow = Selectable<PrintingTables['print_jobs']>;
+
+/** A row of a job's trail (`print_job_events`). */
+export interface TrailRow {
+  from_status: JobStatus | null;
+  to_status: JobStatus;
+  agent_id: string | null;
+  message: string | null;
+  at: string;
+}
+
+/** A new job, as the store writes it. */
+export interface NewJob {
+  companyId: number;
+  content: Buffer;
+  route: string;
+  title: string | null;
+  contentType: JobRow['content_type'];
+  copies: number;
+  priority: number;
+  /** The print options, as JSON text. */
+  options: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface Reprint {
+  original: JobRow;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+/** One agent's claim: who claims, and the claim's time and lease end. */
+export interface ClaimRequest {
+  companyId: number;
+  agentRowId: number;
+  agentUuid: string;
+  now: string;
+  lease: string;
+}
+
+/** A claimed job: its row, its document's content, and the id of the claim's event. */
+export interface StoredClaim {
+  row: JobRow;
+  content: Buffer;
+  eventId: number;
+}
+
+export interface ClaimGivenBack {
+  companyId: number;
+  agentUuid: string;
+  jobId: number;
+  eventId: number;
+}
+
+export interface ConfirmRequest {
+  jobId: number;
+  companyId: number;
+  agentUuid: string;
+  printer: string | null;
+  now: string;
+}
+
+export interface FailRequest {
+  jobId: number;
+  companyId: number;
+  agentUuid: string;
+  message: string;
+  code: string | null;
+  now: string;
+}
+
+export interface Requeue {
+  companyId: number;
+  jobId: number;
+  /** The status the job must still have. */
+  from: JobStatus;
+  /** The agent that asked, for the event; null for an integrator. */
+  agentId: string | null;
+  expiresAt: string | null;
+  now: string;
+}
+
+export interface Cancel {
+  companyId: number;
+  jobId: number;
+  now: string;
+}
+
+export interface LeaseExtension {
+  companyId: number;
+  agentUuid: string;
+  jobIds: number[];
+  lease: string;
+  now: string;
+}
+
+export interface SweptJobs {
+  /** Claimed jobs whose lease ran out: now `failed` with code `lease_expired`. */
+  leaseExpired: JobRow[];
+  /** Queued jobs past their `expires_at`: now `expired`. */
+  expired: JobRow[];
+}
