@@ -55,16 +55,17 @@ interface Ready extends Tokens {
 
 /** The child: the real server over a fresh database, until the parent disconnects. */
 async function serve(): Promise<void> {
-  const { createCompany } = await import('../server/companies/companies.ts');
+  const { createCompany } = await import('../server/companies/create-company.ts');
   const { issuePrintTokens } = await import('./lib/print-tokens.ts');
   const { app, close } = await startBenchApp();
   const storage = app.services.storage;
-  const company = await createCompany(storage, 'Bench shop');
+  const company = await createCompany(storage.db, 'Bench shop');
   const hookUrl = process.env.BENCH_WEBHOOK_URL;
   if (hookUrl) {
     const { createEndpoint } = await import('../server/webhooks/create-endpoint.ts');
     await createEndpoint(
       app.services.webhooks.endpoints,
+      storage.db,
       company,
       { url: hookUrl, events: ['*'] },
       new Date(),

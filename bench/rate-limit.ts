@@ -13,12 +13,12 @@
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import pino from 'pino';
-import { createCompany } from '../server/companies/companies.ts';
+import { createCompany } from '../server/companies/create-company.ts';
 import { type RateLimit, RateLimiter } from '../server/http/rate-limit.ts';
 import { SharedRateLimit } from '../server/http/shared-rate-limit.ts';
 import { openStorage } from '../server/storage/database.ts';
 import { migrateToLatest } from '../server/storage/migrate.ts';
-import { issueToken } from '../server/tokens/tokens.ts';
+import { createToken } from '../server/tokens/create-token.ts';
 import { permissions } from '../shared/permissions.ts';
 import { freshDatabase } from '../test/helpers/postgres.ts';
 import { measure } from './lib/load.ts';
@@ -71,8 +71,8 @@ try {
   // 2. Through the server.
   const storage = openStorage({ kind: 'postgres', url: database.url });
   await migrateToLatest(storage);
-  const companyId = await createCompany(storage, 'Bench Shop');
-  const { secret } = await issueToken(storage, {
+  const companyId = await createCompany(storage.db, 'Bench Shop');
+  const { secret } = await createToken(storage.db, {
     companyId,
     permissions: [...permissions],
     name: 'bench',

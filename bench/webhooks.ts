@@ -31,18 +31,17 @@ interface Ready {
 
 /** The child: the real server over a fresh database, until the parent disconnects. */
 async function serve(): Promise<void> {
-  const { createCompany } = await import('../server/companies/companies.ts');
-  const { issueToken } = await import('../server/tokens/tokens.ts');
-  const { createWarehouse } = await import('../server/stock/warehouses.ts');
+  const { createCompany } = await import('../server/companies/create-company.ts');
+  const { createToken } = await import('../server/tokens/create-token.ts');
+  const { createWarehouse } = await import('../server/stock/create-warehouse.ts');
   const { app, close } = await startBenchApp();
   const storage = app.services.storage;
   // When each transaction that wrote events committed, on the clock both processes share
   // (the epoch, in ms with fractions): the delay to delivery is measured from there.
-  const { outboxOf } = await import('../server/webhooks/outbox.ts');
   const commits: number[] = [];
-  outboxOf(storage).onRecorded(() => commits.push(performance.timeOrigin + performance.now()));
-  const company = await createCompany(storage, 'Bench shop');
-  const token = await issueToken(storage, {
+  app.services.outbox.onRecorded(() => commits.push(performance.timeOrigin + performance.now()));
+  const company = await createCompany(storage.db, 'Bench shop');
+  const token = await createToken(storage.db, {
     companyId: company,
     permissions: [
       'webhooks.manage',
@@ -52,7 +51,7 @@ async function serve(): Promise<void> {
     ],
     name: 'bench',
   });
-  const warehouse = await createWarehouse(storage, { companyId: company, code: 'W', name: 'W' });
+  const warehouse = await createWarehouse(storage.db, { companyId: company, code: 'W', name: 'W' });
   const url = `${app.url}/api/v1`;
   const products: number[] = [];
   for (let i = 0; i < 10; i++) {

@@ -1,11 +1,12 @@
 import { type App, startApp } from '../server/app.ts';
-import { countCompanies, createCompany } from '../server/companies/companies.ts';
+import { createCompany } from '../server/companies/create-company.ts';
+import { countCompanies } from '../server/companies/read-companies.ts';
 import { defaultServerConfig, webhookPolicyOf } from '../server/config.ts';
 import { parseCorsOrigins } from '../server/http/cors.ts';
 import { parsePublicUrl } from '../server/http/public-origin.ts';
-import { createWarehouse } from '../server/stock/warehouses.ts';
+import { createWarehouse } from '../server/stock/create-warehouse.ts';
 import type { Storage } from '../server/storage/database.ts';
-import { issueToken } from '../server/tokens/tokens.ts';
+import { createToken } from '../server/tokens/create-token.ts';
 import { agentPermissions, permissions } from '../shared/permissions.ts';
 import { UsageError } from '../shared/usage-error.ts';
 import { type DatabaseOptions, environment, print, targetOf } from './options.ts';
@@ -125,20 +126,20 @@ function listenError(error: unknown, host: string, port: number): UsageError | u
  * as shell assignments: the README's commands use them as $TOKEN and $AGENT_TOKEN.
  */
 async function seedDemo(storage: Storage): Promise<void> {
-  if ((await countCompanies(storage)) > 0) {
+  if ((await countCompanies(storage.db)) > 0) {
     print(
       "Tokens are shown only when the database is new; `npx shopdesk token create --company 1 --permissions '*'` issues another.",
     );
     return;
   }
-  const companyId = await createCompany(storage, 'Demo Shop');
-  await createWarehouse(storage, { companyId, code: 'MAIN', name: 'Main warehouse' });
-  const admin = await issueToken(storage, {
+  const companyId = await createCompany(storage.db, 'Demo Shop');
+  await createWarehouse(storage.db, { companyId, code: 'MAIN', name: 'Main warehouse' });
+  const admin = await createToken(storage.db, {
     companyId,
     permissions: [...permissions],
     name: 'demo: all permissions',
   });
-  const agent = await issueToken(storage, {
+  const agent = await createToken(storage.db, {
     companyId,
     permissions: agentPermissions,
     name: 'demo: print agent',

@@ -9,10 +9,10 @@ import { PrintingService } from './printing/service.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
-import { type ListenConnection, listenForCache } from './storage/listen-connection.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { type Clock, systemClock } from './time.ts';
-import { TokenAuthenticator, tokensChannel } from './tokens/authenticate.ts';
+import { TokenAuthenticator } from './tokens/authenticate.ts';
+import { WebhookOutbox } from './webhooks/outbox.ts';
 import { SecretBox } from './webhooks/secret-box.ts';
 import { resolveSecretKey } from './webhooks/secret-key.ts';
 import { type WebhookDeps, WebhookService } from './webhooks/service.ts';
@@ -54,7 +54,7 @@ export async function startApp(
   const http = await bind(config.host, config.port, log, config.http);
   let storage: Storage | undefined;
   let rateLimiter: RateLimit | null = null;
-  let tokenListener: ListenConnection | undefined;
+  let authenticator: TokenAuthenticator | undefined;
   try {
     storage = options.storage ?? openStorage(config.database);
     await migrateToLatest(storage);
@@ -66,32 +66,38 @@ export async function startApp(
         'generated a new secret key (it seals webhook secrets): keep it with the data, and give every instance the same one',
       );
     }
-    const printing = new PrintingService({ storage, clock, config, log });
+    // The outbox every operation records its webhook events in, whichever domain it is in.
+    const outbox = new WebhookOutbox(storage);
+    const printing = new PrintingService({ storage, outbox, clock, config, log });
     const idempotency = new IdempotencyService({ storage, clock, config, log });
     const webhooks = new WebhookService({
       storage,
+      outbox,
       clock,
       config,
       log,
       box: new SecretBox(key.key),
       ...options.webhooks,
     });
-    const services: Services = { storage, clock, config, log, printing, idempotency, webhooks };
+    const services: Services = {
+      storage,
+      outbox,
+      clock,
+      config,
+      log,
+      printing,
+      idempotency,
+      webhooks,
+    };
     // Before answering: leases that ran out while the server was down are failed first
     // (their events are written then), and the dispatcher sends what the outbox holds.
     await webhooks.start();
     await printing.start();
     await idempotency.start();
     rateLimiter = await openRateLimit(config, log);
-    const authenticator = new TokenAuthenticator(storage, clock);
-    if (storage.dialect === 'postgres' && storage.dedicatedClient) {
-      // A change of tokens or companies, whoever made it, drops the tokens kept in memory.
-      tokenListener = listenForCache(
-        { connect: storage.dedicatedClient, channel: tokensChannel, name: 'tokens', log },
-        authenticator,
-      );
-      await tokenListener.start();
-    }
+    authenticator = new TokenAuthenticator(storage, clock);
+    // A change of tokens or companies, whoever made it, drops the tokens kept in memory.
+    await authenticator.start(log);
     http.serve({
       router: new Router('/api/v1', allRoutes),
       authenticator,
@@ -103,7 +109,7 @@ export async function startApp(
     });
     const opened = storage;
     const limits = rateLimiter;
-    const tokens = tokenListener;
+    const tokens = authenticator;
     return {
       url: http.url,
       services,
@@ -124,7 +130,7 @@ export async function startApp(
   } catch (error) {
     await http.close(0);
     await rateLimiter?.close().catch(() => {});
-    await tokenListener?.close().catch(() => {});
+    await authenticator?.close().catch(() => {});
     // The start-up error is the one to report, not a failure to close after it.
     if (storage && !options.storage) await storage.close().catch(() => {});
     throw error;

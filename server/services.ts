@@ -4,6 +4,7 @@ import type { IdempotencyService } from './idempotency/service.ts';
 import type { PrintingService } from './printing/service.ts';
 import type { Storage } from './storage/database.ts';
 import type { Clock } from './time.ts';
+import type { WebhookOutbox } from './webhooks/outbox.ts';
 import type { WebhookService } from './webhooks/service.ts';
 
 /**
@@ -12,6 +13,8 @@ import type { WebhookService } from './webhooks/service.ts';
  */
 export interface Services {
   storage: Storage;
+  /** The webhook outbox: operations record their events in it, in their own transaction. */
+  outbox: WebhookOutbox;
   clock: Clock;
   config: ServerConfig;
   log: Logger;

@@ -101,11 +101,11 @@ export async function startInstance(
 /** A company, an agent token and an integrator token, written through the server's modules. */
 export async function seedCompany(databaseUrl: string): Promise<Tokens> {
   const { openStorage } = await import('../../server/storage/database.ts');
-  const { createCompany } = await import('../../server/companies/companies.ts');
+  const { createCompany } = await import('../../server/companies/create-company.ts');
   const { issuePrintTokens } = await import('./print-tokens.ts');
   const storage = openStorage({ kind: 'postgres', url: databaseUrl });
   try {
-    const company = await createCompany(storage, 'Bench shop');
+    const company = await createCompany(storage.db, 'Bench shop');
     return await issuePrintTokens(storage, company);
   } finally {
     await storage.close();

@@ -1,5 +1,5 @@
 import type { Storage } from '../../server/storage/database.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import type { Tokens } from './print-client.ts';
 
 /**
@@ -7,12 +7,12 @@ import type { Tokens } from './print-client.ts';
  * agent's (`printing.agent`) and an integrator's (create and read jobs).
  */
 export async function issuePrintTokens(storage: Storage, companyId: number): Promise<Tokens> {
-  const agent = await issueToken(storage, {
+  const agent = await createToken(storage.db, {
     companyId,
     permissions: ['printing.agent'],
     name: 'bench agent',
   });
-  const integrator = await issueToken(storage, {
+  const integrator = await createToken(storage.db, {
     companyId,
     permissions: ['printing.jobs.create', 'printing.jobs.read'],
     name: 'bench integrator',

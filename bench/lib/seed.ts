@@ -1,12 +1,12 @@
 import { copyFileSync } from 'node:fs';
-import { createCompany } from '../../server/companies/companies.ts';
-import { createCustomer } from '../../server/customers/save-customer.ts';
-import { createCategory } from '../../server/products/categories.ts';
-import { createProduct } from '../../server/products/save-product.ts';
-import { createWarehouse } from '../../server/stock/warehouses.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
+import { createCustomer } from '../../server/customers/create-customer.ts';
+import { createCategory } from '../../server/products/create-category.ts';
+import { createProduct } from '../../server/products/create-product.ts';
+import { createWarehouse } from '../../server/stock/create-warehouse.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import type { CustomerInput } from '../../shared/customers.ts';
 import { permissions } from '../../shared/permissions.ts';
 import type { ProductInput } from '../../shared/products.ts';
@@ -84,24 +84,36 @@ export async function seedDatabases(files: string[]): Promise<Seed> {
   const storage = openStorage({ kind: 'sqlite', file: first! });
   await migrateToLatest(storage);
   const fixed = new Date('2026-11-22T10:00:00Z');
-  const companyId = await createCompany(storage, 'Bench Shop', fixed);
+  const companyId = await createCompany(storage.db, 'Bench Shop', fixed);
   // A second company with its own customer, so company scoping has something to exclude.
-  const other = await createCompany(storage, 'Other Shop', fixed);
-  await createCustomer(storage, other, sampleCustomer('OTHER-1'), fixed);
-  const { secret } = await issueToken(
-    storage,
+  const other = await createCompany(storage.db, 'Other Shop', fixed);
+  await createCustomer(storage, storage.db, other, sampleCustomer('OTHER-1'), fixed);
+  const { secret } = await createToken(
+    storage.db,
     { companyId, permissions: [...permissions], name: 'bench' },
     fixed,
   );
-  const customer = await createCustomer(storage, companyId, sampleCustomer('C-0001'), fixed);
+  const customer = await createCustomer(
+    storage,
+    storage.db,
+    companyId,
+    sampleCustomer('C-0001'),
+    fixed,
+  );
   // Catalogue and stock: 1,000 stock-managed products in one warehouse.
   const warehouseCode = 'MAIN';
-  await createWarehouse(storage, { companyId, code: warehouseCode, name: 'Main store' }, fixed);
-  const categoryId = await createCategory(storage, { companyId, name: 'Bakery' }, fixed);
+  await createWarehouse(storage.db, { companyId, code: warehouseCode, name: 'Main store' }, fixed);
+  const categoryId = await createCategory(storage.db, { companyId, name: 'Bakery' }, fixed);
   const productCodes: string[] = [];
   for (let index = 0; index < 1000; index++) {
     const code = `P-${String(index).padStart(4, '0')}`;
-    await createProduct(storage, companyId, sampleProduct(code, categoryId, index), fixed);
+    await createProduct(
+      storage,
+      storage.db,
+      companyId,
+      sampleProduct(code, categoryId, index),
+      fixed,
+    );
     productCodes.push(code);
   }
   await storage.close();

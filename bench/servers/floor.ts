@@ -4,8 +4,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import {
   type AddressRow,
   type CustomerRow,
-  toRecord,
-} from '../../server/customers/read-customers.ts';
+  toCustomerRecord,
+} from '../../server/customers/records.ts';
 
 /**
  * The floor of the read: bare node:http running ShopDesk's SQL for `GET /customers/{id}`
@@ -38,7 +38,7 @@ const addressesOf = db.prepare<[number], AddressRow>(
 function readCustomer(id: number) {
   const row = customerById.get(companyId, id);
   if (!row) return undefined;
-  return toRecord(
+  return toCustomerRecord(
     row,
     addressesOf.all(row.id).sort((a, b) => a.position - b.position),
   );

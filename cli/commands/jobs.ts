@@ -2,10 +2,11 @@ import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { companyExists } from '../../server/companies/companies.ts';
+import { companyExists } from '../../server/companies/read-companies.ts';
 import { createJob } from '../../server/printing/jobs/create-job.ts';
 import { PrintJobChanges } from '../../server/printing/jobs/job-changes.ts';
 import { openQueueStore } from '../../server/printing/store/open-queue-store.ts';
+import { WebhookOutbox } from '../../server/webhooks/outbox.ts';
 import {
   type ContentType,
   contentTypeSchema,
@@ -102,14 +103,16 @@ export function registerJobCommands(program: Command): void {
       );
     }
     const created = await withStorage(options, async (storage) => {
-      if (!(await companyExists(storage, options.company))) {
+      if (!(await companyExists(storage.db, options.company))) {
         throw new UsageError(`no company with id ${options.company}`);
       }
       // No agent waits in this process: the server hears of the job through NOTIFY
       // (PostgreSQL) or its watch of SQLite's data_version, so there is nobody to wake here.
-      const changes = new PrintJobChanges(storage, () => {});
+      // Its events go to the outbox like the server's (the server's dispatcher sends them).
+      const outbox = new WebhookOutbox(storage);
+      const changes = new PrintJobChanges(outbox, () => {});
       return createJob(
-        { storage, store: openQueueStore(storage, changes) },
+        { storage, store: openQueueStore(storage, changes), outbox },
         storage.db,
         options.company,
         {

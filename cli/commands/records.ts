@@ -1,14 +1,13 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { companyExists, createCompany } from '../../server/companies/companies.ts';
-import { createCategory } from '../../server/products/categories.ts';
-import { createWarehouse } from '../../server/stock/warehouses.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
+import { companyExists } from '../../server/companies/read-companies.ts';
+import { createCategory } from '../../server/products/create-category.ts';
+import { createWarehouse } from '../../server/stock/create-warehouse.ts';
 import type { Storage } from '../../server/storage/database.ts';
-import {
-  issueToken,
-  listTokens,
-  parsePermissionList,
-  revokeToken,
-} from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
+import { listTokens } from '../../server/tokens/list-tokens.ts';
+import { parsePermissionList } from '../../server/tokens/permission-list.ts';
+import { revokeToken } from '../../server/tokens/revoke-token.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
 
@@ -20,7 +19,7 @@ function agentUuid(value: string): string {
 }
 
 async function requireCompany(storage: Storage, id: number): Promise<void> {
-  if (!(await companyExists(storage, id))) throw new UsageError(`no company with id ${id}`);
+  if (!(await companyExists(storage.db, id))) throw new UsageError(`no company with id ${id}`);
 }
 
 /** `company`, `token`, `warehouse` and `category`: what an operator sets up by hand. */
@@ -33,7 +32,7 @@ export function registerRecordCommands(program: Command): void {
       .requiredOption('--name <name>', 'company name', text('--name', 255)),
     { creates: true },
   ).action(async (options) => {
-    print(String(await withStorage(options, (storage) => createCompany(storage, options.name))));
+    print(String(await withStorage(options, (storage) => createCompany(storage.db, options.name))));
   });
 
   const token = program.command('token').description('integration tokens');
@@ -66,7 +65,7 @@ export function registerRecordCommands(program: Command): void {
       options,
       async (storage) => {
         await requireCompany(storage, options.company);
-        return issueToken(storage, {
+        return createToken(storage.db, {
           companyId: options.company,
           permissions,
           name: options.name ?? 'integration',
@@ -88,7 +87,7 @@ export function registerRecordCommands(program: Command): void {
       options,
       async (storage) => {
         await requireCompany(storage, options.company);
-        return listTokens(storage, options.company);
+        return listTokens(storage.db, options.company);
       },
       { existing: true },
     );
@@ -108,7 +107,7 @@ export function registerRecordCommands(program: Command): void {
       .description('revoke a token at once')
       .argument('<id>', 'token id', positiveInt('token id')),
   ).action(async (id: number, options) => {
-    const revoked = await withStorage(options, (storage) => revokeToken(storage, id), {
+    const revoked = await withStorage(options, (storage) => revokeToken(storage.db, id), {
       existing: true,
     });
     if (!revoked) throw new UsageError(`no active token with id ${id}`);
@@ -130,7 +129,7 @@ export function registerRecordCommands(program: Command): void {
       async (storage) => {
         await requireCompany(storage, options.company);
         try {
-          return await createWarehouse(storage, {
+          return await createWarehouse(storage.db, {
             companyId: options.company,
             code: options.code,
             name: options.name ?? options.code,
@@ -157,7 +156,7 @@ export function registerRecordCommands(program: Command): void {
       options,
       async (storage) => {
         await requireCompany(storage, options.company);
-        return createCategory(storage, { companyId: options.company, name: options.name });
+        return createCategory(storage.db, { companyId: options.company, name: options.name });
       },
       { existing: true },
     );

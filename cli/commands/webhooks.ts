@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { companyExists } from '../../server/companies/companies.ts';
+import { companyExists } from '../../server/companies/read-companies.ts';
 import { readEnvironment, webhookPolicyOf } from '../../server/config.ts';
 import { isDomainError } from '../../server/domain-errors.ts';
 import { systemResolve } from '../../server/webhooks/address-policy.ts';
 import { createEndpoint } from '../../server/webhooks/create-endpoint.ts';
+import { WebhookOutbox } from '../../server/webhooks/outbox.ts';
 import { SecretBox } from '../../server/webhooks/secret-box.ts';
 import { resolveSecretKey } from '../../server/webhooks/secret-key.ts';
 import { UsageError } from '../../shared/usage-error.ts';
@@ -56,7 +57,7 @@ export function registerWebhookCommands(program: Command): void {
     const created = await withStorage(
       options,
       async (storage) => {
-        if (!(await companyExists(storage, options.company))) {
+        if (!(await companyExists(storage.db, options.company))) {
           throw new UsageError(`no company with id ${options.company}`);
         }
         const key = resolveSecretKey(env.SHOPDESK_SECRET_KEY, targetOf(options));
@@ -64,10 +65,12 @@ export function registerWebhookCommands(program: Command): void {
           return await createEndpoint(
             {
               storage,
+              outbox: new WebhookOutbox(storage),
               box: new SecretBox(key.key),
               policy: webhookPolicyOf(options, env),
               resolve: systemResolve,
             },
+            storage.db,
             options.company,
             { url: options.url, events: options.events, description: options.description },
             new Date(),

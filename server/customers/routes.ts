@@ -14,9 +14,13 @@ import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
 import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
 import { andThen } from '../maybe-promise.ts';
-import { getCustomer, getCustomerBy, listCustomers } from './read-customers.ts';
-import { addRelationship, listRelationships, removeRelationship } from './relationships.ts';
-import { createCustomer, updateCustomer } from './save-customer.ts';
+import { createCustomer } from './create-customer.ts';
+import { createRelationship } from './create-relationship.ts';
+import { deleteRelationship } from './delete-relationship.ts';
+import { listCustomers } from './list-customers.ts';
+import { listRelationships } from './list-relationships.ts';
+import { readCustomer, readCustomerBy } from './read-customer.ts';
+import { updateCustomer } from './update-customer.ts';
 
 const tag = 'Customers';
 const one = { 200: { description: 'The customer.', schema: dataOf(customerRecord) } };
@@ -33,8 +37,8 @@ export const customerRoutes = [
     tag,
     query: customerListQuery,
     responses: { 200: { description: 'A page of customers.', schema: pageOf(customerRecord) } },
-    async handler({ query, caller, services, baseUrl }) {
-      const { rows, total } = await listCustomers(services.storage, caller.companyId, query);
+    async handler({ query, caller, baseUrl, db }) {
+      const { rows, total } = await listCustomers(db, caller.companyId, query);
       const { page: _page, per_page: _perPage, ...filters } = query;
       return pageReply(rows, total, query, baseUrl, filters);
     },
@@ -50,8 +54,8 @@ export const customerRoutes = [
     // Integrators often use a tax id or an e-mail address as the customer's code.
     personalParams: ['code'],
     responses: one,
-    async handler({ params, caller, services }) {
-      return ok(await getCustomerBy(services.storage.db, caller.companyId, 'code', params.code));
+    async handler({ params, caller, db }) {
+      return ok(await readCustomerBy(db, caller.companyId, 'code', params.code));
     },
   }),
   defineRoute({
@@ -65,10 +69,8 @@ export const customerRoutes = [
     params: customerDocumentParams,
     personalParams: ['document'],
     responses: one,
-    async handler({ params, caller, services }) {
-      return ok(
-        await getCustomerBy(services.storage.db, caller.companyId, 'taxvat', params.document),
-      );
+    async handler({ params, caller, db }) {
+      return ok(await readCustomerBy(db, caller.companyId, 'taxvat', params.document));
     },
   }),
   defineRoute({
@@ -80,8 +82,8 @@ export const customerRoutes = [
     tag,
     params: customerParams,
     responses: one,
-    handler({ params, caller, services }) {
-      return andThen(getCustomer(services.storage.db, caller.companyId, params.customer), ok);
+    handler({ params, caller, db }) {
+      return andThen(readCustomer(db, caller.companyId, params.customer), ok);
     },
   }),
   defineRoute({
@@ -101,9 +103,10 @@ export const customerRoutes = [
         headers: { Location: 'URL of the new customer.' },
       },
     },
-    async handler({ body, caller, services, baseUrl }) {
+    async handler({ body, caller, services, baseUrl, db }) {
       const customer = await createCustomer(
         services.storage,
+        db,
         caller.companyId,
         body,
         services.clock.now(),
@@ -128,9 +131,10 @@ export const customerRoutes = [
       summary: 'Change some fields of a customer',
       body: customerPatch,
     },
-    update: ({ params, body, caller, services }, mode) =>
+    update: ({ params, body, caller, services, db }, mode) =>
       updateCustomer(
         services.storage,
+        db,
         caller.companyId,
         params.customer,
         body,
@@ -150,13 +154,8 @@ export const customerRoutes = [
     responses: {
       200: { description: 'A page of relationships.', schema: pageOf(relationshipRecord) },
     },
-    async handler({ params, query, caller, services, baseUrl }) {
-      const { rows, total } = await listRelationships(
-        services.storage.db,
-        caller.companyId,
-        params.customer,
-        query,
-      );
+    async handler({ params, query, caller, baseUrl, db }) {
+      const { rows, total } = await listRelationships(db, caller.companyId, params.customer, query);
       return pageReply(rows, total, query, baseUrl);
     },
   }),
@@ -175,9 +174,10 @@ export const customerRoutes = [
     responses: {
       201: { description: 'The relationship.', schema: dataOf(relationshipRecord) },
     },
-    async handler({ params, body, caller, services, baseUrl }) {
-      const link = await addRelationship(
+    async handler({ params, body, caller, services, baseUrl, db }) {
+      const link = await createRelationship(
         services.storage,
+        db,
         caller.companyId,
         params.customer,
         body,
@@ -195,10 +195,10 @@ export const customerRoutes = [
     tag,
     params: relationshipParams,
     responses: { 204: { description: 'Unlinked.' } },
-    async handler({ params, caller, services }) {
-      await getCustomer(services.storage.db, caller.companyId, params.customer);
-      await removeRelationship(
-        services.storage,
+    async handler({ params, caller, db }) {
+      await readCustomer(db, caller.companyId, params.customer);
+      await deleteRelationship(
+        db,
         caller.companyId,
         params.customer,
         params.direction,

@@ -220,7 +220,11 @@ function run(
               pipeline.services.idempotency,
               { companyId: caller.companyId, operation: `${route.method} ${route.path}`, key },
               { params: rawParams, query, body: sent },
-              async () => route.handler(context),
+              async (trx) => {
+                // The handler's writes go through the transaction that stores its answer.
+                context.db = trx;
+                return route.handler(context);
+              },
             );
     } catch (error) {
       context.release();

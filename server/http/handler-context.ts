@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
+import type { Db } from '../storage/db.ts';
 import { bearerOf, type Caller, type TokenAuthenticator } from '../tokens/authenticate.ts';
 import { type LinkPolicy, linkOrigin } from './public-origin.ts';
 import type { RequestContext } from './route.ts';
@@ -66,6 +67,17 @@ export class HandlerContext implements RequestContext<unknown, unknown, unknown>
   }
 
   /** A field, not a method: handlers take it out of the context (`{ stillAuthenticated }`). */
+  #db: Db | undefined;
+
+  /** The database, or the transaction of a keyed request (set by the idempotency step). */
+  get db(): Db {
+    return this.#db ?? this.services.storage.db;
+  }
+
+  set db(trx: Db) {
+    this.#db = trx;
+  }
+
   readonly stillAuthenticated = async (): Promise<boolean> => {
     const again = await this.#pipeline.authenticator.authenticate(bearerOf(this.request) ?? '', {
       fresh: true,

@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
+import type { Transaction } from 'kysely';
 import { fingerprintOf, type RequestPayload } from '../idempotency/fingerprint.ts';
+import type { StoredAnswer } from '../idempotency/records.ts';
 import type { IdempotencyService } from '../idempotency/service.ts';
-import type { KeyScope, StoredAnswer } from '../idempotency/stored-answers.ts';
+import type { KeyScope } from '../idempotency/stored-answers.ts';
+import type { Database } from '../storage/schema.ts';
 import { HttpError } from './errors.ts';
 import type { Reply } from './route.ts';
 
@@ -67,10 +70,10 @@ export async function idempotentReply(
   idempotency: IdempotencyService,
   scope: KeyScope,
   payload: RequestPayload,
-  handle: () => Promise<Reply>,
+  handle: (trx: Transaction<Database>) => Promise<Reply>,
 ): Promise<Reply> {
-  const outcome = await idempotency.once(scope, fingerprintOf(payload), async () => {
-    const reply = await handle();
+  const outcome = await idempotency.once(scope, fingerprintOf(payload), async (trx) => {
+    const reply = await handle(trx);
     if (reply.status < 200 || reply.status >= 300) return { answer: reply, stored: null };
     const { sent, stored } = serialized(reply);
     const answer: Reply = {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Permission } from '../../shared/permissions.ts';
 import type { Services } from '../services.ts';
+import type { Db } from '../storage/db.ts';
 import type { Caller } from '../tokens/authenticate.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -31,6 +32,12 @@ export interface RequestContext<P, Q, B> {
    */
   stillAuthenticated(): Promise<boolean>;
   services: Services;
+  /**
+   * Where the handler's queries run: the database, or, for a request with an
+   * `Idempotency-Key`, the transaction that stores its answer with its write (docs/http.md).
+   * Every query of the handler goes through it.
+   */
+  db: Db;
   request: IncomingMessage;
   /** Aborted when the client goes away or the server shuts down (long-polls listen to it). */
   signal: AbortSignal;

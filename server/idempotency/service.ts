@@ -1,16 +1,15 @@
+import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { ServerConfig, TestFault } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Database } from '../storage/schema.ts';
 import { type Clock, isoNow } from '../time.ts';
-import {
-  deleteKey,
-  findKey,
-  type KeyScope,
-  type StoredAnswer,
-  saveKey,
-  storedAnswerOf,
-  tryLockKey,
-} from './stored-answers.ts';
+import { type StoredAnswer, toStoredAnswer } from './records.ts';
+import { createKey, deleteKey, type KeyScope, readKey, tryLockKey } from './stored-answers.ts';
+
+/** The work of a keyed request, in the transaction that stores its answer (`trx`). */
+export type KeyedWork<A> = (trx: Transaction<Database>) => Promise<Attempt<A>>;
+
 import { sweepKeys } from './sweep-keys.ts';
 
 export interface IdempotencyDeps {
@@ -106,13 +105,10 @@ export class IdempotencyService {
 
   /**
    * Runs `work` once for this key and fingerprint, in one transaction with the storing of
-   * its answer; or answers what the key already says (replay, in flight, reused).
+   * its answer (`work` is given that transaction: its writes must go through it); or
+   * answers what the key already says (replay, in flight, reused).
    */
-  async once<A>(
-    scope: KeyScope,
-    fingerprint: string,
-    work: () => Promise<Attempt<A>>,
-  ): Promise<Outcome<A>> {
+  async once<A>(scope: KeyScope, fingerprint: string, work: KeyedWork<A>): Promise<Outcome<A>> {
     const name = `${scope.companyId}\n${scope.operation}\n${scope.key}`;
     if (this.running.has(name)) return { kind: 'in_flight' };
     this.running.add(name);
@@ -126,7 +122,7 @@ export class IdempotencyService {
   private async run<A>(
     scope: KeyScope,
     fingerprint: string,
-    work: () => Promise<Attempt<A>>,
+    work: KeyedWork<A>,
   ): Promise<Outcome<A>> {
     const { storage, clock, config } = this.deps;
     const now = clock.now();
@@ -139,14 +135,12 @@ export class IdempotencyService {
     for (let attempt = 0; ; attempt++) {
       let failure: unknown;
       try {
-        const outcome = await storage.transaction(async (trx): Promise<Outcome<A>> => {
+        const outcome = await storage.transaction(storage.db, async (trx): Promise<Outcome<A>> => {
           // Across PostgreSQL instances; SQLite has one server process and `running`.
-          if (storage.dialect === 'postgres' && !(await tryLockKey(trx, scope))) {
-            return { kind: 'in_flight' };
-          }
-          const done = await work();
+          if (!(await tryLockKey(trx, scope))) return { kind: 'in_flight' };
+          const done = await work(trx);
           if (!done.stored) throw new Undone(done.answer);
-          if (!(await saveKey(trx, scope, fingerprint, done.stored, stamp, expiresAt))) {
+          if (!(await createKey(trx, scope, fingerprint, done.stored, stamp, expiresAt))) {
             throw keyTaken;
           }
           this.testFault('kill-before-idempotent-commit');
@@ -159,19 +153,19 @@ export class IdempotencyService {
       }
       // The work failed, or the key was taken: what does an earlier use of the key say?
       // (When even that read fails, the failure of the request is the one to report.)
-      const row = await findKey(storage.db, scope).catch(() => {
+      const row = await readKey(storage.db, scope).catch(() => {
         throw failure;
       });
       if (row && row.expires_at > stamp) {
         if (row.fingerprint !== fingerprint) return { kind: 'reused' };
-        return { kind: 'replayed', stored: storedAnswerOf(row) };
+        return { kind: 'replayed', stored: toStoredAnswer(row) };
       }
       if (failure instanceof Undone) return { kind: 'ran', answer: failure.answer as A };
       if (failure !== keyTaken) throw failure;
       // Taken by a key past its time that the sweep has not reached yet (or by one swept
       // meanwhile): free it, and run again; taken a second time, by a writer we cannot see.
       if (attempt > 0) return { kind: 'in_flight' };
-      if (row) await storage.transaction((trx) => deleteKey(trx, row.id));
+      if (row) await deleteKey(storage.db, row.id);
     }
   }
 

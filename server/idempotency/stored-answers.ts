@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../storage/db.ts';
+import { tryLockName } from '../storage/locks.ts';
 import { prepared } from '../storage/prepared.ts';
+import type { KeyRow, StoredAnswer } from './records.ts';
 
 /** Which key: a company's, for one operation (method and route template). */
 export interface KeyScope {
@@ -9,24 +10,6 @@ export interface KeyScope {
   /** `POST /printing/jobs/{job}/retry`: a key used on another operation is another key. */
   operation: string;
   key: string;
-}
-
-/** The answer of the request that first used a key, replayed byte for byte. */
-export interface StoredAnswer {
-  status: number;
-  /** The body's exact bytes; null when the answer had none. */
-  body: Buffer | null;
-  /** The headers replayed with it (content-type, location). */
-  headers: Record<string, string>;
-}
-
-export interface KeyRow {
-  id: number;
-  fingerprint: string;
-  status: number;
-  body: Buffer | null;
-  headers: string;
-  expires_at: string;
 }
 
 const findStatement = prepared<{ companyId: number; operation: string; key: string }, KeyRow>(
@@ -39,16 +22,10 @@ const findStatement = prepared<{ companyId: number; operation: string; key: stri
       .where('key', '=', p.key),
 );
 
-export async function findKey(db: Db, scope: KeyScope): Promise<KeyRow | undefined> {
+export async function readKey(db: Db, scope: KeyScope): Promise<KeyRow | undefined> {
   const rows = await findStatement(db, scope);
   return rows[0];
 }
-
-export const storedAnswerOf = (row: KeyRow): StoredAnswer => ({
-  status: row.status,
-  body: row.body === null ? null : Buffer.from(row.body),
-  headers: JSON.parse(row.headers) as Record<string, string>,
-});
 
 type SaveValues = {
   companyId: number;
@@ -84,7 +61,7 @@ const saveStatement = prepared<SaveValues, { id: number }>((db, p) =>
  * Stores the answer under its key, in the transaction of the request's write; false, with
  * nothing stored, when the key is taken (stored before, expired or not).
  */
-export async function saveKey(
+export async function createKey(
   db: Db,
   scope: KeyScope,
   fingerprint: string,
@@ -109,18 +86,16 @@ export async function deleteKey(db: Db, id: number): Promise<void> {
 }
 
 /**
- * PostgreSQL: takes, for the rest of the transaction, the advisory lock of this key, or
- * answers false at once when another transaction (of any instance) holds it. The lock's id
- * is the first 64 bits of sha256 of the scope.
+ * Takes, for the rest of the transaction, the lock of this key, or answers false at once
+ * when another transaction (of any instance) holds it (PostgreSQL's advisory lock; SQLite
+ * has one server process, whose set of running keys is enough). The lock's name is the
+ * first 64 bits of sha256 of the scope.
  */
-export async function tryLockKey(db: Db, scope: KeyScope): Promise<boolean> {
-  const id = createHash('sha256')
+export function tryLockKey(db: Db, scope: KeyScope): Promise<boolean> {
+  const name = createHash('sha256')
     .update(`${scope.companyId}\n${scope.operation}\n${scope.key}`)
     .digest()
     .readBigInt64BE(0)
     .toString();
-  const result = await sql<{
-    locked: boolean;
-  }>`select pg_try_advisory_xact_lock(${id}::bigint) as locked`.execute(db);
-  return result.rows[0]?.locked === true;
+  return tryLockName(db, name);
 }

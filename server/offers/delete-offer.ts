@@ -1,13 +1,12 @@
 import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
-import { getOfferRow } from './read-offers.ts';
+import type { Db } from '../storage/db.ts';
+import { readOfferRow } from './read-offer.ts';
 
 /** Any offer but an accepted one may be deleted (an accepted offer is a commitment). */
-export async function deleteOffer(storage: Storage, companyId: number, id: number) {
-  await storage.transaction(async (trx) => {
-    const existing = await getOfferRow(trx, companyId, id, {
-      lock: storage.dialect === 'postgres',
-    });
+export async function deleteOffer(storage: Storage, db: Db, companyId: number, id: number) {
+  await storage.transaction(db, async (trx) => {
+    const existing = await readOfferRow(trx, companyId, id, { lock: true });
     if (existing.status === 'accepted') {
       throw new Conflict('An accepted offer cannot be deleted.');
     }

@@ -1,10 +1,11 @@
 import { fromCents, maxMoney, toCents } from '../../shared/money.ts';
-import type { OfferInput, QuoteRecord, QuoteWarning } from '../../shared/offers.ts';
+import type { OfferInput, QuoteWarning } from '../../shared/offers.ts';
 import { fromMilli, toMilli } from '../../shared/quantity.ts';
-import { FieldErrors, InvalidFields, invalidField } from '../domain-errors.ts';
-import { availableMilli } from '../stock/balances.ts';
+import { FieldErrors, invalidField } from '../domain-errors.ts';
+import { readAvailableMilli } from '../stock/read-balances.ts';
 import type { Db } from '../storage/db.ts';
-import { fromBasisPoints, lineTotalCents, toBasisPoints } from './pricing.ts';
+import { lockRows } from '../storage/locks.ts';
+import { lineTotalCents, toBasisPoints } from './pricing.ts';
 
 // Totals stay exact doubles (below 2^53) when capped like any money field.
 const maxMoneyCents = toCents(maxMoney);
@@ -43,9 +44,9 @@ export async function priceOffer(
   input: OfferInput,
   prefix = '',
   /**
-   * PostgreSQL, when the lines are saved: hold the products until the transaction ends, so
-   * that one deleted meanwhile is either gone before (422) or deleted after (its lines keep
-   * their copies), never a foreign-key fault.
+   * When the lines are saved: hold the products until `db`'s transaction ends (a key-share
+   * lock, PostgreSQL), so that one deleted meanwhile is either gone before (422) or deleted
+   * after (its lines keep their copies), never a foreign-key fault.
    */
   lockProducts = false,
 ): Promise<PricedOffer> {
@@ -58,13 +59,15 @@ export async function priceOffer(
     .executeTakeFirst();
   if (!customer) errors.unknown(`${prefix}customer_id`);
   const ids = [...new Set(input.items.map((item) => item.product_id))];
-  let productQuery = db
+  const productQuery = db
     .selectFrom('products')
     .select(['id', 'code', 'name', 'price_cents', 'manage_stock'])
     .where('company_id', '=', companyId)
     .where('id', 'in', ids);
-  if (lockProducts) productQuery = productQuery.forKeyShare();
-  const products = await productQuery.execute();
+  const products = await (lockProducts
+    ? lockRows(db, productQuery, 'key share')
+    : productQuery
+  ).execute();
   const byId = new Map(products.map((p) => [p.id, p]));
   errors.unknownIds(
     input.items.map((item) => item.product_id),
@@ -144,7 +147,7 @@ async function stockWarnings(
     if (!product?.manage_stock) continue;
     requested.set(product.id, (requested.get(product.id) ?? 0) + line.quantity_milli);
   }
-  const available = await availableMilli(db, companyId, [...requested.keys()]);
+  const available = await readAvailableMilli(db, companyId, [...requested.keys()]);
   const warnings: QuoteWarning[] = [];
   for (const [productId, milli] of requested) {
     const have = available.get(productId) ?? 0;
@@ -159,45 +162,4 @@ async function stockWarnings(
     });
   }
   return warnings;
-}
-
-export function lineRecord(line: PricedLine) {
-  return {
-    product_id: line.product_id,
-    product_code: line.product_code,
-    product_name: line.product_name,
-    quantity: fromMilli(Number(line.quantity_milli)),
-    unit_price: fromCents(Number(line.unit_price_cents)),
-    discount_percent: fromBasisPoints(line.discount_basis_points),
-    total: fromCents(Number(line.total_cents)),
-  };
-}
-
-export function quoteRecordOf(priced: PricedOffer): QuoteRecord {
-  return {
-    customer_id: priced.customer_id,
-    items: priced.lines.map(lineRecord),
-    subtotal: fromCents(priced.subtotal_cents),
-    discount: fromCents(priced.discount_cents),
-    total: fromCents(priced.total_cents),
-    notes: priced.notes,
-    valid_until: priced.valid_until,
-    warnings: priced.warnings,
-  };
-}
-
-/** Up to 100 quotes; every invalid one is reported (`offers.N.…`) before any answer. */
-export async function priceOffers(db: Db, companyId: number, inputs: OfferInput[]) {
-  const errors: Record<string, string[]> = {};
-  const quotes: QuoteRecord[] = [];
-  for (const [index, input] of inputs.entries()) {
-    try {
-      quotes.push(quoteRecordOf(await priceOffer(db, companyId, input, `offers.${index}.`)));
-    } catch (error) {
-      if (!(error instanceof InvalidFields)) throw error;
-      Object.assign(errors, error.errors);
-    }
-  }
-  if (Object.keys(errors).length > 0) throw new InvalidFields(errors);
-  return quotes;
 }

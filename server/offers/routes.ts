@@ -12,10 +12,14 @@ import {
 } from '../../shared/offers.ts';
 import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
+import { createOffer } from './create-offer.ts';
 import { deleteOffer } from './delete-offer.ts';
-import { priceOffer, priceOffers, quoteRecordOf } from './price-offer.ts';
-import { getOffer, listOffers } from './read-offers.ts';
-import { createOffer, updateOffer } from './save-offer.ts';
+import { listOffers } from './list-offers.ts';
+import { priceOffer } from './price-offer.ts';
+import { priceOffers } from './price-offers.ts';
+import { readOffer } from './read-offer.ts';
+import { toQuoteRecord } from './records.ts';
+import { updateOffer } from './update-offer.ts';
 
 const tag = 'Offers';
 const one = { 200: { description: 'The offer.', schema: dataOf(offerRecord) } };
@@ -34,8 +38,8 @@ export const offerRoutes = [
     tag,
     query: offerListQuery,
     responses: { 200: { description: 'A page of offers.', schema: pageOf(offerRecord) } },
-    async handler({ query, caller, services, baseUrl }) {
-      const { rows, total } = await listOffers(services.storage, caller.companyId, query);
+    async handler({ query, caller, baseUrl, db }) {
+      const { rows, total } = await listOffers(db, caller.companyId, query);
       return pageReply(rows, total, query, baseUrl, {
         status: query.status,
         customer_id: query.customer_id,
@@ -59,9 +63,10 @@ export const offerRoutes = [
         headers: { Location: 'URL of the new offer.' },
       },
     },
-    async handler({ body, caller, services, baseUrl }) {
+    async handler({ body, caller, services, baseUrl, db }) {
       const offer = await createOffer(
         services.storage,
+        db,
         caller.companyId,
         body,
         services.clock.now(),
@@ -79,8 +84,8 @@ export const offerRoutes = [
     tag,
     body: offerInput,
     responses: { 200: { description: 'The quote.', schema: dataOf(quoteRecord) } },
-    async handler({ body, caller, services }) {
-      return ok(quoteRecordOf(await priceOffer(services.storage.db, caller.companyId, body)));
+    async handler({ body, caller, db }) {
+      return ok(toQuoteRecord(await priceOffer(db, caller.companyId, body)));
     },
   }),
   defineRoute({
@@ -96,8 +101,8 @@ export const offerRoutes = [
     responses: {
       200: { description: 'The quotes, in order.', schema: dataOf(z.array(quoteRecord)) },
     },
-    async handler({ body, caller, services }) {
-      return ok(await priceOffers(services.storage.db, caller.companyId, body.offers));
+    async handler({ body, caller, db }) {
+      return ok(await priceOffers(db, caller.companyId, body.offers));
     },
   }),
   defineRoute({
@@ -109,8 +114,8 @@ export const offerRoutes = [
     tag,
     params: offerParams,
     responses: one,
-    async handler({ params, caller, services }) {
-      return ok(await getOffer(services.storage.db, caller.companyId, params.offer));
+    async handler({ params, caller, db }) {
+      return ok(await readOffer(db, caller.companyId, params.offer));
     },
   }),
   ...replaceAndPatchRoutes({
@@ -131,15 +136,8 @@ export const offerRoutes = [
       description: `Only what is sent changes; \`items\`, when sent, replace every line. ${statuses}`,
       body: offerPatch,
     },
-    update: ({ params, body, caller, services }, mode) =>
-      updateOffer(
-        services.storage,
-        caller.companyId,
-        params.offer,
-        body,
-        mode,
-        services.clock.now(),
-      ),
+    update: ({ params, body, caller, services, db }, mode) =>
+      updateOffer(services, db, caller.companyId, params.offer, body, mode, services.clock.now()),
   }),
   defineRoute({
     method: 'DELETE',
@@ -151,8 +149,8 @@ export const offerRoutes = [
     tag,
     params: offerParams,
     responses: { 204: { description: 'Deleted.' } },
-    async handler({ params, caller, services }) {
-      await deleteOffer(services.storage, caller.companyId, params.offer);
+    async handler({ params, caller, services, db }) {
+      await deleteOffer(services.storage, db, caller.companyId, params.offer);
       return noContent();
     },
   }),

@@ -82,12 +82,12 @@ function agentIdOf(request: IncomingMessage, caller: Caller): string {
 
 export type AgentContext = Pick<
   RequestContext<unknown, unknown, unknown>,
-  'request' | 'caller' | 'services'
+  'request' | 'caller' | 'services' | 'db'
 >;
 
 /** The registered agent that X-Agent-Id names, in the caller's company (else 409). */
-export const callingAgent = ({ request, caller, services }: AgentContext): Promise<AgentRef> =>
-  services.printing.requireAgent(agentIdOf(request, caller), caller.companyId);
+export const callingAgent = ({ request, caller, services, db }: AgentContext): Promise<AgentRef> =>
+  services.printing.requireAgent(db, agentIdOf(request, caller), caller.companyId);
 
 /** Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold. */
 export async function optionalAgent(context: AgentContext): Promise<AgentRef | undefined> {
@@ -114,12 +114,12 @@ export const agentRoutes: AnyRoute[] = [
         headers: { Location: "URL of the agent's configuration." },
       },
     },
-    async handler({ body, caller, services, baseUrl }) {
+    async handler({ body, caller, services, baseUrl, db }) {
       refuseOtherAgent(caller, body.uuid);
       const now = services.clock.now();
       const { row, created: isNew } = await registerAgent(
-        services.storage,
-        services.storage.db,
+        services,
+        db,
         caller.companyId,
         body,
         now,
@@ -142,11 +142,11 @@ export const agentRoutes: AnyRoute[] = [
     tag,
     body: heartbeatBody.default({ held_job_ids: [] }),
     responses: { 200: { description: 'Leases extended.', schema: dataOf(heartbeatResult) } },
-    async handler({ body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
+    async handler({ body, caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
       const result = await recordHeartbeat(
         services.printing.queue,
-        services.storage.db,
+        db,
         agent,
         body,
         services.clock.now(),
@@ -164,11 +164,11 @@ export const agentRoutes: AnyRoute[] = [
     description: `The company, the agent, its saved routes, every route name the company uses, and the intervals (long-poll wait, heartbeat, lease). ${agentHeaderNote}`,
     tag,
     responses: { 200: { description: 'The configuration.', schema: dataOf(agentConfig) } },
-    async handler({ caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
+    async handler({ caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
       const config = await readAgentConfig(
         services.printing.store,
-        services.storage.db,
+        db,
         agent,
         { id: caller.companyId, name: caller.companyName },
         services.config,
@@ -192,14 +192,9 @@ export const agentRoutes: AnyRoute[] = [
         schema: dataOf(z.object({ routes: z.array(printRouteSchema) })),
       },
     },
-    async handler({ body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
-      const routes = await updateRouteList(
-        services.storage,
-        services.storage.db,
-        agent,
-        body.routes,
-      );
+    async handler({ body, caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
+      const routes = await updateRouteList(services.storage, db, agent, body.routes);
       services.printing.routesChanged(agent);
       return ok({ routes });
     },
@@ -219,14 +214,16 @@ export const agentRoutes: AnyRoute[] = [
     },
     async handler(context) {
       // Not `signal` from the context: a claim that needs no wait never makes it.
-      const { body, caller, services, request, stillAuthenticated } = context;
-      const agent = await callingAgent({ request, caller, services });
-      const job = await services.printing.nextJob(
+      const { body, caller, services, request, db, stillAuthenticated } = context;
+      const { printing } = services;
+      const agent = await callingAgent({ request, caller, services, db });
+      const job = await printing.nextJob(
+        db,
         agent,
         body.wait,
         context,
         async () =>
-          (await stillAuthenticated()) && (await services.printing.agentStillRegistered(agent)),
+          (await stillAuthenticated()) && (await printing.agentStillRegistered(db, agent)),
       );
       if (job === 'refused') {
         throw new HttpError('unauthenticated', 'The token was revoked or expired while waiting.', {
@@ -250,10 +247,9 @@ export const agentRoutes: AnyRoute[] = [
     params: jobParams,
     body: confirmJobBody.default({}),
     responses: oneJob,
-    async handler({ params, body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
+    async handler({ params, body, caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
       const { queue } = services.printing;
-      const db = services.storage.db;
       return ok(await confirmJob(queue, db, agent, params.job, body.printer, services.clock.now()));
     },
   }),
@@ -268,10 +264,9 @@ export const agentRoutes: AnyRoute[] = [
     params: jobParams,
     body: reportErrorBody,
     responses: oneJob,
-    async handler({ params, body, caller, services, request }) {
-      const agent = await callingAgent({ request, caller, services });
+    async handler({ params, body, caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
       const { queue } = services.printing;
-      const db = services.storage.db;
       return ok(await failJob(queue, db, agent, params.job, body, services.clock.now()));
     },
   }),

@@ -44,8 +44,10 @@ const jobUrl = (baseUrl: string, id: number) =>
   `${baseUrl.slice(0, baseUrl.indexOf('/printing/'))}/printing/jobs/${id}`;
 
 /** A job just queued, with `route_online`. */
-const queued = (job: JobRecord, { caller, services }: Pick<AgentContext, 'caller' | 'services'>) =>
-  withRouteOnline(services.storage.db, caller.companyId, job, services.printing.presence());
+const queued = (
+  job: JobRecord,
+  { caller, services, db }: Pick<AgentContext, 'caller' | 'services' | 'db'>,
+) => withRouteOnline(db, caller.companyId, job, services.printing.presence());
 
 const integratorRoutes: AnyRoute[] = [
   defineRoute({
@@ -66,7 +68,7 @@ const integratorRoutes: AnyRoute[] = [
         headers: { Location: 'URL of the new job.' },
       },
     },
-    async handler({ body, caller, services, baseUrl }) {
+    async handler({ body, caller, services, baseUrl, db }) {
       const { content_base64, ...rest } = body;
       const content = Buffer.from(content_base64, 'base64');
       if (content.length === 0) {
@@ -83,12 +85,12 @@ const integratorRoutes: AnyRoute[] = [
       }
       const job = await createJob(
         services.printing.queue,
-        services.storage.db,
+        db,
         caller.companyId,
         { ...rest, content },
         services.clock.now(),
       );
-      return created(await queued(job, { caller, services }), `${baseUrl}/${job.id}`);
+      return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);
     },
   }),
   defineRoute({
@@ -102,8 +104,7 @@ const integratorRoutes: AnyRoute[] = [
     tag,
     query: agentsQuery,
     responses: { 200: { description: 'A page of agents.', schema: pageOf(agentListing) } },
-    async handler({ query, caller, services, baseUrl }) {
-      const db = services.storage.db;
+    async handler({ query, caller, services, baseUrl, db }) {
       const { rows, total } = await listAgents(
         db,
         caller.companyId,
@@ -123,8 +124,7 @@ const integratorRoutes: AnyRoute[] = [
     tag,
     params: agentParams,
     responses: { 200: { description: 'The agent.', schema: dataOf(agentListing) } },
-    async handler({ params, caller, services }) {
-      const db = services.storage.db;
+    async handler({ params, caller, services, db }) {
       return ok(await readAgent(db, caller.companyId, params.uuid, services.printing.presence()));
     },
   }),
@@ -139,10 +139,10 @@ const integratorRoutes: AnyRoute[] = [
     tag,
     query: historyQuery,
     responses: { 200: { description: 'A page of jobs.', schema: pageOf(jobRecord) } },
-    async handler({ query, caller, services, request, baseUrl }) {
-      await optionalAgent({ request, caller, services });
+    async handler({ query, caller, services, request, baseUrl, db }) {
+      await optionalAgent({ request, caller, services, db });
       const { store } = services.printing;
-      const { rows, total } = await listJobs(store, services.storage.db, caller.companyId, query);
+      const { rows, total } = await listJobs(store, db, caller.companyId, query);
       const { page: _page, per_page: _perPage, ...filters } = query;
       return pageReply(rows, total, query, baseUrl, filters);
     },
@@ -157,10 +157,10 @@ const integratorRoutes: AnyRoute[] = [
     tag,
     params: jobParams,
     responses: { 200: { description: 'The job and its events.', schema: dataOf(jobDetail) } },
-    async handler({ params, caller, services, request }) {
-      await optionalAgent({ request, caller, services });
+    async handler({ params, caller, services, request, db }) {
+      await optionalAgent({ request, caller, services, db });
       const { store } = services.printing;
-      return ok(await readJobDetail(store, services.storage.db, caller.companyId, params.job));
+      return ok(await readJobDetail(store, db, caller.companyId, params.job));
     },
   }),
   defineRoute({
@@ -174,17 +174,17 @@ const integratorRoutes: AnyRoute[] = [
     params: jobParams,
     idempotent: true,
     responses: { 200: { description: 'The job, queued again.', schema: dataOf(queuedJobRecord) } },
-    async handler({ params, caller, services, request }) {
-      const agent = await optionalAgent({ request, caller, services });
+    async handler({ params, caller, services, request, db }) {
+      const agent = await optionalAgent({ request, caller, services, db });
       const job = await retryJob(
         services.printing.queue,
-        services.storage.db,
+        db,
         caller.companyId,
         params.job,
         agent?.uuid ?? null,
         services.clock.now(),
       );
-      return ok(await queued(job, { caller, services }));
+      return ok(await queued(job, { caller, services, db }));
     },
   }),
   defineRoute({
@@ -204,16 +204,16 @@ const integratorRoutes: AnyRoute[] = [
         headers: { Location: 'URL of the new job.' },
       },
     },
-    async handler({ params, caller, services, request, baseUrl }) {
-      await optionalAgent({ request, caller, services });
+    async handler({ params, caller, services, request, baseUrl, db }) {
+      await optionalAgent({ request, caller, services, db });
       const job = await reprintJob(
         services.printing.queue,
-        services.storage.db,
+        db,
         caller.companyId,
         params.job,
         services.clock.now(),
       );
-      return created(await queued(job, { caller, services }), jobUrl(baseUrl, job.id));
+      return created(await queued(job, { caller, services, db }), jobUrl(baseUrl, job.id));
     },
   }),
   defineRoute({
@@ -228,9 +228,8 @@ const integratorRoutes: AnyRoute[] = [
     params: jobParams,
     idempotent: true,
     responses: { 200: { description: 'The job, cancelled.', schema: dataOf(jobRecord) } },
-    async handler({ params, caller, services }) {
+    async handler({ params, caller, services, db }) {
       const { queue } = services.printing;
-      const db = services.storage.db;
       return ok(await cancelJob(queue, db, caller.companyId, params.job, services.clock.now()));
     },
   }),

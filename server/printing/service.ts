@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import type { Clock } from '../time.ts';
+import type { WebhookOutbox } from '../webhooks/outbox.ts';
 import { AgentIdentities, type AgentRef } from './agents/agent-identities.ts';
 import type { Presence } from './agents/presence.ts';
 import { enabledRouteNames } from './agents/read-route-list.ts';
@@ -18,6 +20,8 @@ import type { PrintQueueStore } from './store/queue-store.ts';
 
 export interface PrintingDeps {
   storage: Storage;
+  /** Where the queue's and the agents' webhook events are recorded. */
+  outbox: WebhookOutbox;
   clock: Clock;
   config: ServerConfig;
   log: Logger;
@@ -45,12 +49,12 @@ export class PrintingService {
 
   constructor(deps: PrintingDeps) {
     this.#deps = deps;
-    const changes = new PrintJobChanges(deps.storage, (companyId, route) =>
+    const changes = new PrintJobChanges(deps.outbox, (companyId, route) =>
       this.notifier.jobQueued(companyId, route),
     );
     this.store = openQueueStore(deps.storage, changes);
     this.notifier = this.store.openNotifier(deps.log);
-    this.queue = { storage: deps.storage, store: this.store };
+    this.queue = { storage: deps.storage, store: this.store, outbox: deps.outbox };
     this.#longPolls = new LongPolls(this.notifier);
   }
 
@@ -84,7 +88,7 @@ export class PrintingService {
     const start = async () => {
       const now = clock.now();
       const result = await sweepJobs(this.queue, storage.db, now);
-      const offline = await sweepAgents(storage, now, config.heartbeatSeconds);
+      const offline = await sweepAgents(this.#deps, storage.db, now, config.heartbeatSeconds);
       if (result.leaseExpired.length > 0 || result.expired.length > 0 || offline.length > 0) {
         log.info(
           { lease_expired: result.leaseExpired, expired: result.expired, offline },
@@ -108,14 +112,14 @@ export class PrintingService {
     this.#longPolls.routesChanged(agent);
   }
 
-  /** The registered agent X-Agent-Id names, in the caller's company (else 409). */
-  requireAgent(uuid: string, companyId: number): Promise<AgentRef> {
-    return this.agents.require(this.#deps.storage.db, uuid, companyId);
+  /** The registered agent X-Agent-Id names, in the caller's company (else 409), read with `db`. */
+  requireAgent(db: Db, uuid: string, companyId: number): Promise<AgentRef> {
+    return this.agents.require(db, uuid, companyId);
   }
 
   /** Whether the agent is still registered to its company, read now (never cached). */
-  agentStillRegistered(agent: AgentRef): Promise<boolean> {
-    return this.agents.stillRegistered(this.#deps.storage.db, agent);
+  agentStillRegistered(db: Db, agent: AgentRef): Promise<boolean> {
+    return this.agents.stillRegistered(db, agent);
   }
 
   /** What an agent's `online` is measured against: now, and the heartbeat interval. */
@@ -129,13 +133,13 @@ export class PrintingService {
    * and agent, read again after every wake-up) no longer holds.
    */
   nextJob(
+    db: Db,
     agent: AgentRef,
     waitSeconds: number,
     cancel: Cancellation,
     stillAllowed?: () => Promise<boolean>,
   ): Promise<ClaimedJob | 'refused' | undefined> {
-    const { storage, clock, config } = this.#deps;
-    const db = storage.db;
+    const { clock, config } = this.#deps;
     return this.#longPolls.nextJob(agent, waitSeconds, cancel, {
       claim: () => claimJob(this.queue, db, agent, clock.now(), config.leaseSeconds),
       giveBack: (claim) => giveBackClaim(this.queue, db, agent, claim),

@@ -1,5 +1,6 @@
 import { Conflict } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { lockProductRow } from './lock-product.ts';
 
 /**
@@ -7,12 +8,12 @@ import { lockProductRow } from './lock-product.ts';
  * product that is a component of an assembly is refused (409): remove it from the kit
  * first. Offers keep their lines (code and name were copied).
  */
-export async function deleteProduct(storage: Storage, companyId: number, id: number) {
-  await storage.transaction(async (trx) => {
+export async function deleteProduct(storage: Storage, db: Db, companyId: number, id: number) {
+  await storage.transaction(db, async (trx) => {
     // Before anything else: writers that reference the product (stock, offers) hold it with a
     // key-share lock from their start, so this waits for them, or they for it, and no one
     // holds half of what the other needs.
-    await lockProductRow(trx, storage.dialect, companyId, id, 'delete');
+    await lockProductRow(trx, companyId, id, 'delete');
     const usedBy = await trx
       .selectFrom('product_components as pc')
       .innerJoin('products as p', 'p.id', 'pc.assembly_id')

@@ -2,14 +2,15 @@ import type { Selectable } from 'kysely';
 import { fromCents } from '../../shared/money.ts';
 import type { ImageRecord, ProductRecord } from '../../shared/products.ts';
 import { fromMilli } from '../../shared/quantity.ts';
-import { balancesOf, stockOf } from '../stock/balances.ts';
+import { readBalances } from '../stock/read-balances.ts';
+import { toProductStock } from '../stock/records.ts';
 import type { Db } from '../storage/db.ts';
 import type { ProductTables } from '../storage/tables/products.ts';
 
 export type ProductRow = Selectable<ProductTables['products']>;
 
 /** Rows to records: categories, images, components and stock in one query each. */
-export async function toRecords(
+export async function toProductRecords(
   db: Db,
   companyId: number,
   rows: ProductRow[],
@@ -38,7 +39,7 @@ export async function toRecords(
       .orderBy('pc.assembly_id')
       .orderBy('pc.position')
       .execute(),
-    balancesOf(
+    readBalances(
       db,
       companyId,
       rows.filter((row) => Boolean(row.manage_stock)).map((row) => row.id),
@@ -58,7 +59,7 @@ export async function toRecords(
     ncm: row.ncm,
     manage_stock: Boolean(row.manage_stock),
     categories: (categoriesOf.get(row.id) ?? []).map((c) => c.category_id),
-    images: (imagesOf.get(row.id) ?? []).map(imageRecordOf),
+    images: (imagesOf.get(row.id) ?? []).map(toImageRecord),
     assembly:
       row.type === 'ASSEMBLY'
         ? {
@@ -70,12 +71,12 @@ export async function toRecords(
             })),
           }
         : null,
-    stock: row.manage_stock ? stockOf(balances.get(row.id) ?? []) : null,
+    stock: row.manage_stock ? toProductStock(balances.get(row.id) ?? []) : null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }));
 }
 
-export function imageRecordOf(row: Selectable<ProductTables['product_images']>): ImageRecord {
+export function toImageRecord(row: Selectable<ProductTables['product_images']>): ImageRecord {
   return { id: row.id, url: row.url, alt_text: row.alt_text, position: row.position };
 }

@@ -20,12 +20,16 @@ import {
 } from '../../shared/products.ts';
 import { pageReply } from '../http/pagination.ts';
 import { created, defineRoute, noContent, ok, replaceAndPatchRoutes } from '../http/route.ts';
-import { updatePrices } from './bulk-prices.ts';
-import { syncCategory } from './categories.ts';
+import { createImage } from './create-image.ts';
+import { createProduct } from './create-product.ts';
+import { deleteImage } from './delete-image.ts';
 import { deleteProduct } from './delete-product.ts';
-import { addImage, deleteImage, replaceImages } from './images.ts';
-import { getProduct, listProducts } from './read-products.ts';
-import { createProduct, updateProduct } from './save-product.ts';
+import { listProducts } from './list-products.ts';
+import { readProduct } from './read-product.ts';
+import { updateCategoryProducts } from './update-category.ts';
+import { updateImages } from './update-images.ts';
+import { updatePrices } from './update-prices.ts';
+import { updateProduct } from './update-product.ts';
 
 const tag = 'Products';
 const one = { 200: { description: 'The product.', schema: dataOf(productRecord) } };
@@ -44,8 +48,8 @@ export const productRoutes = [
     tag,
     query: productListQuery,
     responses: { 200: { description: 'A page of products.', schema: pageOf(productRecord) } },
-    async handler({ query, caller, services, baseUrl }) {
-      const { rows, total } = await listProducts(services.storage, caller.companyId, query);
+    async handler({ query, caller, baseUrl, db }) {
+      const { rows, total } = await listProducts(db, caller.companyId, query);
       return pageReply(rows, total, query, baseUrl, { search: query.search });
     },
   }),
@@ -60,8 +64,8 @@ export const productRoutes = [
     tag,
     query: productSearchQuery,
     responses: { 200: { description: 'A page of products.', schema: pageOf(productRecord) } },
-    async handler({ query, caller, services, baseUrl }) {
-      const { rows, total } = await listProducts(services.storage, caller.companyId, query);
+    async handler({ query, caller, baseUrl, db }) {
+      const { rows, total } = await listProducts(db, caller.companyId, query);
       return pageReply(rows, total, query, baseUrl, { q: query.q });
     },
   }),
@@ -74,8 +78,8 @@ export const productRoutes = [
     tag,
     params: productCodeParams,
     responses: one,
-    async handler({ params, caller, services }) {
-      return ok(await getProduct(services.storage.db, caller.companyId, { code: params.code }));
+    async handler({ params, caller, db }) {
+      return ok(await readProduct(db, caller.companyId, { code: params.code }));
     },
   }),
   defineRoute({
@@ -87,8 +91,8 @@ export const productRoutes = [
     tag,
     params: productParams,
     responses: one,
-    async handler({ params, caller, services }) {
-      return ok(await getProduct(services.storage.db, caller.companyId, { id: params.product }));
+    async handler({ params, caller, db }) {
+      return ok(await readProduct(db, caller.companyId, { id: params.product }));
     },
   }),
   defineRoute({
@@ -108,9 +112,10 @@ export const productRoutes = [
         headers: { Location: 'URL of the new product.' },
       },
     },
-    async handler({ body, caller, services, baseUrl }) {
+    async handler({ body, caller, services, baseUrl, db }) {
       const product = await createProduct(
         services.storage,
+        db,
         caller.companyId,
         body,
         services.clock.now(),
@@ -136,9 +141,10 @@ export const productRoutes = [
       description: `Lists sent (categories, images, assembly) replace the whole list. ${assemblyNote}`,
       body: productPatch,
     },
-    update: ({ params, body, caller, services }, mode) =>
+    update: ({ params, body, caller, services, db }, mode) =>
       updateProduct(
         services.storage,
+        db,
         caller.companyId,
         params.product,
         body,
@@ -157,8 +163,8 @@ export const productRoutes = [
     tag,
     params: productParams,
     responses: { 204: { description: 'Deleted.' } },
-    async handler({ params, caller, services }) {
-      await deleteProduct(services.storage, caller.companyId, params.product);
+    async handler({ params, caller, services, db }) {
+      await deleteProduct(services.storage, db, caller.companyId, params.product);
       return noContent();
     },
   }),
@@ -177,9 +183,15 @@ export const productRoutes = [
     responses: {
       200: { description: 'The category and its products.', schema: dataOf(categorySyncRecord) },
     },
-    async handler({ params, body, caller, services }) {
+    async handler({ params, body, caller, services, db }) {
       return ok(
-        await syncCategory(services.storage, caller.companyId, params.category, body.product_ids),
+        await updateCategoryProducts(
+          services.storage,
+          db,
+          caller.companyId,
+          params.category,
+          body.product_ids,
+        ),
       );
     },
   }),
@@ -201,9 +213,10 @@ export const productRoutes = [
         headers: { Location: 'URL of the image.' },
       },
     },
-    async handler({ params, body, caller, services, baseUrl }) {
-      const image = await addImage(
+    async handler({ params, body, caller, services, baseUrl, db }) {
+      const image = await createImage(
         services.storage,
+        db,
         caller.companyId,
         params.product,
         body,
@@ -223,10 +236,11 @@ export const productRoutes = [
     params: productParams,
     body: imagesReplaceInput,
     responses: { 200: { description: 'The new list.', schema: dataOf(z.array(imageRecord)) } },
-    async handler({ params, body, caller, services }) {
+    async handler({ params, body, caller, services, db }) {
       return ok(
-        await replaceImages(
+        await updateImages(
           services.storage,
+          db,
           caller.companyId,
           params.product,
           body.images,
@@ -244,9 +258,10 @@ export const productRoutes = [
     tag,
     params: productImageParams,
     responses: { 204: { description: 'Deleted.' } },
-    async handler({ params, caller, services }) {
+    async handler({ params, caller, services, db }) {
       await deleteImage(
         services.storage,
+        db,
         caller.companyId,
         params.product,
         params.image,
@@ -269,9 +284,10 @@ export const productRoutes = [
     responses: {
       200: { description: 'How many items were applied.', schema: dataOf(bulkUpdatedRecord) },
     },
-    async handler({ body, caller, services }) {
+    async handler({ body, caller, services, db }) {
       const updated = await updatePrices(
         services.storage,
+        db,
         caller.companyId,
         body,
         services.clock.now(),

@@ -3,18 +3,12 @@ import { productParams } from '../../shared/products.ts';
 import {
   bulkStockInput,
   bulkUpdatedRecord,
-  type ProductStockRecord,
   productStockRecord,
   stockCodeParams,
   stockUpdateInput,
 } from '../../shared/stock.ts';
 import { defineRoute, ok } from '../http/route.ts';
-import { getProductRow } from '../products/read-products.ts';
-import type { Storage } from '../storage/database.ts';
-import type { Caller } from '../tokens/authenticate.ts';
-import { balancesOf, stockOf } from './balances.ts';
-import type { StockChange } from './resolve-changes.ts';
-import { setStock } from './set-stock.ts';
+import { updateProductStock, updateStock } from './update-stock.ts';
 
 const tag = 'Stock';
 const stockRules =
@@ -22,27 +16,6 @@ const stockRules =
 const answer = {
   200: { description: "The product's stock after the change.", schema: dataOf(productStockRecord) },
 };
-
-async function setOne(
-  storage: Storage,
-  caller: Caller,
-  by: { id: number } | { code: string },
-  body: StockChange,
-  now: Date,
-): Promise<ProductStockRecord> {
-  const product = await getProductRow(storage.db, caller.companyId, by);
-  // The product comes from the path: a product that does not manage stock is keyed `product`.
-  await setStock(
-    storage,
-    caller.companyId,
-    caller.tokenId,
-    [{ ...body, product_id: product.id, product_code: undefined }],
-    (_index, field) => (field === 'product_id' || field === 'product_code' ? 'product' : field),
-    now,
-  );
-  const balances = (await balancesOf(storage.db, caller.companyId, [product.id])).get(product.id);
-  return { product_id: product.id, product_code: product.code, ...stockOf(balances ?? []) };
-}
 
 export const stockRoutes = [
   defineRoute({
@@ -57,9 +30,16 @@ export const stockRoutes = [
     params: stockCodeParams,
     body: stockUpdateInput,
     responses: answer,
-    async handler({ params, body, caller, services }) {
+    async handler({ params, body, caller, services, db }) {
       return ok(
-        await setOne(services.storage, caller, { code: params.code }, body, services.clock.now()),
+        await updateProductStock(
+          services,
+          db,
+          caller,
+          { code: params.code },
+          body,
+          services.clock.now(),
+        ),
       );
     },
   }),
@@ -75,9 +55,16 @@ export const stockRoutes = [
     params: productParams,
     body: stockUpdateInput,
     responses: answer,
-    async handler({ params, body, caller, services }) {
+    async handler({ params, body, caller, services, db }) {
       return ok(
-        await setOne(services.storage, caller, { id: params.product }, body, services.clock.now()),
+        await updateProductStock(
+          services,
+          db,
+          caller,
+          { id: params.product },
+          body,
+          services.clock.now(),
+        ),
       );
     },
   }),
@@ -94,9 +81,10 @@ export const stockRoutes = [
     responses: {
       200: { description: 'How many items were applied.', schema: dataOf(bulkUpdatedRecord) },
     },
-    async handler({ body, caller, services }) {
-      await setStock(
-        services.storage,
+    async handler({ body, caller, services, db }) {
+      await updateStock(
+        services,
+        db,
         caller.companyId,
         caller.tokenId,
         body.items,

@@ -1,8 +1,7 @@
 import { fromMilli } from '../../shared/quantity.ts';
-import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
-import { type NewEvent, outboxOf, wantsEvent } from '../webhooks/outbox.ts';
-import { balancesOf } from './balances.ts';
+import type { NewEvent, WebhookOutbox } from '../webhooks/outbox.ts';
+import { readBalances } from './read-balances.ts';
 
 /** A balance an update changed: its slot, what it holds now and held before, in milli. */
 export interface ChangedBalance {
@@ -21,16 +20,16 @@ export interface ChangedBalance {
  * only when some endpoint of the company takes the type.
  */
 export async function recordStockChanges(
-  storage: Storage,
+  outbox: WebhookOutbox,
   db: Db,
   companyId: number,
   at: string,
   changed: readonly ChangedBalance[],
 ): Promise<void> {
   if (changed.length === 0) return;
-  if (!(await wantsEvent(storage, db, companyId, 'stock.changed'))) return;
+  if (!(await outbox.wants(db, companyId, 'stock.changed'))) return;
   const productIds = [...new Set(changed.map((c) => c.productId))];
-  const balances = await balancesOf(db, companyId, productIds);
+  const balances = await readBalances(db, companyId, productIds);
   const codes = new Map(
     (
       await db
@@ -62,5 +61,5 @@ export async function recordStockChanges(
       }),
     };
   });
-  await outboxOf(storage).recordAll(db, events);
+  await outbox.recordAll(db, events);
 }

@@ -11,8 +11,15 @@ import {
 } from 'kysely';
 import type PgModule from 'pg';
 import type { DatabaseTarget } from '../config.ts';
+import {
+  type ChangeWatch,
+  PostgresChangeWatch,
+  SqliteChangeWatch,
+  type WatchedCache,
+  type WatchOptions,
+} from './change-watch.ts';
 import { startCheckpointer } from './checkpointer.ts';
-import type { Dialect } from './db.ts';
+import type { Db, Dialect } from './db.ts';
 import { GroupCommit } from './group-commit.ts';
 import { runNamedStatements } from './pg-named-statements.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
@@ -29,18 +36,19 @@ const require = createRequire(import.meta.url);
  * default) or PostgreSQL (several server instances), so queries are written once.
  */
 export interface Storage {
-  /**
-   * The database; inside `transaction(...)`, that transaction, so that every query of a unit
-   * of work runs in it (`transactions.ts`).
-   */
+  /** The database itself (never a transaction: a unit of work passes its `trx` explicitly). */
   readonly db: Kysely<Database>;
   /**
-   * Runs `work` atomically: in a new transaction, or as part of the one already open in this
-   * call chain (an idempotent request answers from the same transaction as its write).
+   * Runs `work` atomically within `db`: in `db` when it is a transaction of this storage (the
+   * caller's larger unit of work: an idempotent request stores its answer in its write's
+   * transaction), in a new transaction when `db` is the database (`transactions.ts`).
    */
-  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
-  /** Runs `hook` once the open transaction has committed (at once when none is open). */
-  afterCommit(hook: () => void): void;
+  transaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `hook` once `db`'s transaction has committed (dropped if it rolls back); at once
+   * when `db` is the database.
+   */
+  afterCommit(db: Db, hook: () => void): void;
   dialect: Dialect;
   /**
    * The one of `implementations` made for this database: for wiring a part that has an
@@ -48,13 +56,16 @@ export interface Storage {
    * asks which database runs. Queries use the SQL helpers of this folder instead.
    */
   byDialect<T>(implementations: { sqlite: () => T; postgres: () => T }): T;
-  /** Case-insensitive LIKE for search filters. */
-  like: 'like' | 'ilike';
   /**
-   * A number that changes whenever another process commits a write. Caches of rarely
-   * changing rows (tokens) compare it to know when to drop what they hold.
+   * A number that changes whenever another process commits a write (SQLite; on PostgreSQL
+   * it changes on every call, since nothing tells this instance of others' writes).
    */
   externalChangeMark(): number;
+  /**
+   * Keeps `cache` (rows other processes may change: tokens, webhook subscriptions) in step
+   * with their writes, in this database's way (`change-watch.ts`).
+   */
+  watchChanges(cache: WatchedCache, options: WatchOptions): ChangeWatch;
   /**
    * PostgreSQL only: a new connection outside the pool, not yet connected, for a session
    * that must stay open on its own (LISTEN).
@@ -63,20 +74,22 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-type OpenedStorage = Omit<Storage, 'transaction' | 'afterCommit' | 'byDialect'>;
+type OpenedStorage = Omit<Storage, 'transaction' | 'afterCommit' | 'byDialect' | 'watchChanges'>;
 
 export function openStorage(target: DatabaseTarget): Storage {
   const opened = target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
-  const root = opened.db;
-  const transactions = new Transactions(root);
+  const transactions = new Transactions(opened.db);
   return {
     ...opened,
-    get db() {
-      return transactions.current ?? root;
-    },
-    transaction: (work) => transactions.run(work),
-    afterCommit: (hook) => transactions.afterCommit(hook),
+    transaction: (db, work) => transactions.run(db, work),
+    afterCommit: (db, hook) => transactions.afterCommit(db, hook),
     byDialect: (implementations) => implementations[opened.dialect](),
+    watchChanges: (cache, options) => {
+      const connect = opened.dedicatedClient;
+      return connect
+        ? new PostgresChangeWatch(cache, connect, options)
+        : new SqliteChangeWatch(cache, opened.externalChangeMark, options.markEveryMs);
+    },
   };
 }
 
@@ -128,7 +141,6 @@ function openSqlite(file: string): OpenedStorage {
   return {
     db,
     dialect: 'sqlite',
-    like: 'like',
     externalChangeMark: () => dataVersion.get() as number,
     close: async () => {
       group.settle();
@@ -200,7 +212,6 @@ function openPostgres(url: string): OpenedStorage {
   return {
     db,
     dialect: 'postgres',
-    like: 'ilike',
     // Another instance may write at any time and nothing tells this one: never cache.
     externalChangeMark: () => ++mark,
     // TCP keep-alive probes after 10 s idle, so that a connection cut without a word is

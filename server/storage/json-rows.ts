@@ -1,5 +1,5 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { Dialect } from './db.ts';
+import { type Db, dialectOf } from './db.ts';
 
 /**
  * Set-based statements whose SQL text does not grow with the number of rows: the rows
@@ -10,11 +10,11 @@ import type { Dialect } from './db.ts';
 
 /** `column IN (values)` with the list bound as one parameter. */
 export function isAnyOf(
-  dialect: Dialect,
+  db: Db,
   column: string,
   values: readonly (number | string)[],
 ): Expression<SqlBool> {
-  if (dialect === 'postgres') return sql<SqlBool>`${sql.ref(column)} = any(${values})`;
+  if (dialectOf(db) === 'postgres') return sql<SqlBool>`${sql.ref(column)} = any(${values})`;
   return sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`;
 }
 
@@ -25,12 +25,12 @@ export type JsonColumnType = 'integer' | 'bigint' | 'text';
  * `insert into t (...) select ... from ${jsonTable(...)} as j`.
  */
 export function jsonTable(
-  dialect: Dialect,
+  db: Db,
   columns: readonly (readonly [name: string, type: JsonColumnType])[],
   rows: readonly (readonly unknown[])[],
 ): RawBuilder<unknown> {
   const json = JSON.stringify(rows);
-  if (dialect === 'postgres') {
+  if (dialectOf(db) === 'postgres') {
     const list = sql.join(
       columns.map(([name, type], index) =>
         type === 'text'

@@ -1,5 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { Storage } from './database.ts';
+import { type Db, dialectOf } from './db.ts';
 
 /**
  * Search terms are text to find, not patterns: `%`, `_` and `\` match themselves. Both
@@ -12,10 +12,7 @@ export function literalPattern(term: string, where: 'anywhere' | 'start'): strin
 }
 
 /** `column` matches `pattern`, case-insensitively (ILIKE, or SQLite's LIKE: ASCII only). */
-export function likePattern(
-  storage: Storage,
-  column: string,
-  pattern: string,
-): RawBuilder<SqlBool> {
-  return sql<SqlBool>`${sql.ref(column)} ${sql.raw(storage.like)} ${pattern} escape '\\'`;
+export function likePattern(db: Db, column: string, pattern: string): RawBuilder<SqlBool> {
+  const like = dialectOf(db) === 'postgres' ? 'ilike' : 'like';
+  return sql<SqlBool>`${sql.ref(column)} ${sql.raw(like)} ${pattern} escape '\\'`;
 }

@@ -137,28 +137,3 @@ export class ListenConnection {
     this.retry.unref();
   }
 }
-
-/** A cache kept in memory that a channel's notices keep in step (tokens, subscriptions). */
-export interface NoticedCache {
-  /** A notice arrived: what the cache keeps changed (the payload may say which part). */
-  changed(payload: string): void;
-  /** The session is up (from now on every change is heard, the cache may be trusted) or lost. */
-  setListening(listening: boolean): void;
-}
-
-/**
- * The LISTEN session of a cache: each notice on `channel` goes to `cache.changed`; while the
- * session is down notices could be missed, so the cache is told to trust nothing
- * (`setListening(false)`) until it is back. Start it with `start()`, end it with `close()`.
- */
-export function listenForCache(
-  options: Pick<ListenOptions, 'connect' | 'channel' | 'name' | 'log'>,
-  cache: NoticedCache,
-): ListenConnection {
-  return new ListenConnection({
-    ...options,
-    notice: (payload) => cache.changed(payload),
-    up: () => cache.setListening(true),
-    down: () => cache.setListening(false),
-  });
-}

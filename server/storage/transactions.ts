@@ -1,77 +1,72 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
+import type { Db } from './db.ts';
 import type { Database } from './schema.ts';
 
+/** An open transaction's hooks, run once it has committed. */
 interface Scope {
-  trx: Transaction<Database>;
-  /** Run once the transaction has committed; dropped if it rolls back. */
   afterCommit: (() => void)[];
-  /** Set when the transaction has ended: work started inside it (a timer) must not reuse it. */
-  ended: boolean;
 }
 
 /**
- * Transactions that join the one already open in the same call chain. An operation says
- * "this must be atomic" with `run`; when it is called inside a larger unit of work (an
- * idempotent request stores its answer in the transaction of its write), it becomes part
- * of that unit instead of committing on its own. `current` is what `storage.db` answers
- * while a transaction is open, so that every query of the unit runs in it: on SQLite, with
- * its one connection, a query outside the open transaction would wait for it forever.
+ * The storage's transactions, passed explicitly as values (Kysely's `trx`): a reader sees
+ * at each call which statements share a commit.
  *
- * `afterCommit` is for what must happen only once the change is visible to others (waking
- * the agents that wait for a job, the webhook dispatcher): inside a transaction it waits
- * for the outermost commit, and a rollback drops it.
+ * `run(db, work)` runs `work` in `db` when `db` is one of these transactions (the caller's
+ * larger unit of work: an idempotent request stores its answer in the transaction of its
+ * write), and in a new transaction when `db` is the database. `afterCommit(db, hook)` ties
+ * a hook to `db`'s transaction: it runs after that transaction commits and is dropped if it
+ * rolls back; given the database, it runs at once. A transaction that has ended (a timer
+ * started inside it fires later) is no longer one of these: using it for a hook fails loudly.
  */
 export class Transactions {
-  private readonly scope = new AsyncLocalStorage<Scope>();
-  private readonly root: Kysely<Database>;
+  readonly #root: Kysely<Database>;
+  readonly #open = new WeakMap<Transaction<Database>, Scope>();
 
   constructor(root: Kysely<Database>) {
-    this.root = root;
+    this.#root = root;
   }
 
-  /** The transaction open in this call chain, if any. */
-  get current(): Transaction<Database> | undefined {
-    const open = this.scope.getStore();
-    return open && !open.ended ? open.trx : undefined;
-  }
-
-  async run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    const open = this.scope.getStore();
-    if (open && !open.ended) return work(open.trx);
-    let scope: Scope | undefined;
+  async run<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    if (db.isTransaction) {
+      const trx = db as Transaction<Database>;
+      this.#scopeOf(trx); // It must still be open.
+      return work(trx);
+    }
+    const scope: Scope = { afterCommit: [] };
+    let opened: Transaction<Database> | undefined;
     let result: T;
     try {
-      result = await this.root.transaction().execute((trx) => {
-        scope = { trx, afterCommit: [], ended: false };
-        return this.scope.run(scope, () => work(trx));
+      result = await this.#root.transaction().execute((trx) => {
+        opened = trx;
+        this.#open.set(trx, scope);
+        return work(trx);
       });
     } finally {
-      if (scope) scope.ended = true;
+      if (opened) this.#open.delete(opened);
     }
-    for (const hook of scope?.afterCommit ?? []) hook();
+    for (const hook of scope.afterCommit) hook();
     return result;
   }
 
   /**
-   * Runs `hook` after the open transaction commits, or now when none is open. Hooks must not
-   * throw: the change they follow has committed, and its caller must hear that it did.
+   * Runs `hook` after `db`'s transaction commits, or now when `db` is the database. Hooks
+   * must not throw: the change they follow has committed, and its caller must hear that it did.
    */
-  afterCommit(hook: () => void): void {
-    const open = this.scope.getStore();
-    if (open && !open.ended) open.afterCommit.push(hook);
-    else hook();
+  afterCommit(db: Db, hook: () => void): void {
+    if (!db.isTransaction) {
+      hook();
+      return;
+    }
+    this.#scopeOf(db as Transaction<Database>).afterCommit.push(hook);
   }
-}
 
-/**
- * Runs `work` in `db` when it is a transaction (the caller's larger unit of work), else in
- * a new transaction of `storage`: atomic either way, and the caller says which.
- */
-export function inTransaction<T>(
-  storage: { transaction<U>(work: (trx: Transaction<Database>) => Promise<U>): Promise<U> },
-  db: Kysely<Database> | Transaction<Database>,
-  work: (trx: Transaction<Database>) => Promise<T>,
-): Promise<T> {
-  return db.isTransaction ? work(db as Transaction<Database>) : storage.transaction(work);
+  #scopeOf(trx: Transaction<Database>): Scope {
+    const scope = this.#open.get(trx);
+    if (!scope) {
+      throw new Error(
+        'not an open transaction of this storage: it has ended, or it was not opened with storage.transaction',
+      );
+    }
+    return scope;
+  }
 }

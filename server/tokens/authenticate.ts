@@ -1,9 +1,11 @@
 import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
 import type { Permission } from '../../shared/permissions.ts';
 import type { MaybePromise } from '../maybe-promise.ts';
+import type { ChangeWatch } from '../storage/change-watch.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Clock } from '../time.ts';
-import { hashToken } from './tokens.ts';
+import { hashToken } from './token-secrets.ts';
 
 /** Who is calling: the token's company and what it may do. Never holds the secret. */
 export interface Caller {
@@ -31,22 +33,23 @@ interface CachedToken {
 
 /**
  * Looks bearer tokens up by hash. Answers are cached in memory, since tokens change rarely,
- * and dropped when one may have changed, so that a revocation takes effect at once:
+ * and dropped when one may have changed, so that a revocation takes effect at once
+ * (`storage.watchChanges`, storage/change-watch.ts):
  * - SQLite: whenever another process (the CLI revoking a token) has committed a write
- *   (`PRAGMA data_version`), read once per turn of the event loop;
+ *   (`PRAGMA data_version`), read once per turn of the event loop (the PRAGMA was ~2 % of
+ *   the print queue's CPU; the requests read in one turn arrived together, and a
+ *   revocation counts from the next turn, under a millisecond later);
  * - PostgreSQL: when a notice says tokens or companies changed (a trigger sends it with
- *   the commit, whoever wrote; the app's LISTEN session on `tokensChannel` hears it and
- *   calls `changed`, storage/listen-connection.ts), a few milliseconds after the
- *   commit on every instance. Without a LISTEN session (lost, or not started) nothing is
- *   cached: every request reads its token.
+ *   the commit, whoever wrote, on `tokensChannel`, and this instance's LISTEN session hears
+ *   it), a few milliseconds after the commit on every instance. Without a LISTEN session
+ *   (lost, or not started) nothing is cached: every request reads its token.
  */
 export class TokenAuthenticator {
   private readonly cache = new Map<string, CachedToken>();
-  private mark: number;
   private readonly storage: Storage;
   private readonly clock: Clock;
-  /** PostgreSQL: whether change notices reach this process, so that the cache can be used. */
-  private listening = false;
+  /** When the cache may be used and when it must be dropped (`storage.watchChanges`). */
+  readonly watch: ChangeWatch;
   /** Bumped whenever the cache is dropped: a read that began before is not kept. */
   private generation = 0;
   /**
@@ -55,18 +58,25 @@ export class TokenAuthenticator {
    * only while the connection lives (a WeakMap on its socket), never logged.
    */
   private readonly lastHashes = new WeakMap<object, { secret: string; hash: string }>();
-  private markReadThisTurn = false;
 
   constructor(storage: Storage, clock: Clock) {
     this.storage = storage;
     this.clock = clock;
-    this.mark = storage.externalChangeMark();
+    this.watch = storage.watchChanges(this, { channel: tokensChannel, name: 'tokens' });
+  }
+
+  /** Starts hearing other processes' changes of tokens and companies (PostgreSQL: LISTEN). */
+  start(log: Logger): Promise<void> {
+    return this.watch.start(log);
+  }
+
+  close(): Promise<void> {
+    return this.watch.close();
   }
 
   /** PostgreSQL: the LISTEN session is up (from now on notices arrive) or lost. */
   setListening(listening: boolean): void {
-    this.listening = listening;
-    this.changed();
+    this.watch.setListening(listening);
   }
 
   /** Tokens or companies changed (committed): read every token again. */
@@ -85,7 +95,7 @@ export class TokenAuthenticator {
     secret: string,
     { fresh = false, connection }: { fresh?: boolean; connection?: object } = {},
   ): MaybePromise<Caller | null> {
-    const cacheable = this.storage.dialect === 'sqlite' ? this.sqliteUnchanged() : this.listening;
+    const cacheable = this.watch.trusted();
     const hash = connection ? this.hashOn(connection, secret) : hashToken(secret);
     if (fresh) this.cache.delete(hash);
     // Kept: answered at once, no promise (most requests: the read path stays synchronous).
@@ -115,26 +125,6 @@ export class TokenAuthenticator {
     const hash = hashToken(secret);
     this.lastHashes.set(connection, { secret, hash });
     return hash;
-  }
-
-  /**
-   * SQLite: drops the cache when another process committed since the mark was last read.
-   * Read once per turn of the event loop (the PRAGMA was ~2 % of the print queue's CPU):
-   * the requests read in one turn arrived together, and a revocation counts from the next
-   * turn, under a millisecond later.
-   */
-  private sqliteUnchanged(): true {
-    if (this.markReadThisTurn) return true;
-    this.markReadThisTurn = true;
-    setImmediate(() => {
-      this.markReadThisTurn = false;
-    });
-    const mark = this.storage.externalChangeMark();
-    if (mark !== this.mark) {
-      this.changed();
-      this.mark = mark;
-    }
-    return true;
   }
 
   private async load(hash: string): Promise<CachedToken> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
+import { lockRows } from '../storage/locks.ts';
 import type { WebhookTables } from '../storage/tables/webhooks.ts';
 import { isoNow } from '../time.ts';
 
@@ -45,19 +46,18 @@ export async function claimDueDeliveries(
   const stamp = isoNow(now);
   const lease = isoNow(new Date(now.getTime() + leaseMs));
   const db = storage.db;
-  if (storage.dialect === 'sqlite') {
-    // A read first: the timer looks every second, and on SQLite even an UPDATE that
-    // matches nothing takes the write lock (and waits for the CLI's, if it holds it).
-    const any = await db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', sql.lit('pending'))
-      .where('next_attempt_at', '<=', stamp)
-      .limit(1)
-      .executeTakeFirst();
-    if (!any) return [];
-  }
-  let due = db
+  // A read first: the timer looks every second, and on SQLite even an UPDATE that matches
+  // nothing takes the write lock (and waits for the CLI's, if it holds it); on PostgreSQL
+  // the read costs one round trip a batch.
+  const any = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', sql.lit('pending'))
+    .where('next_attempt_at', '<=', stamp)
+    .limit(1)
+    .executeTakeFirst();
+  if (!any) return [];
+  const due = db
     .selectFrom('webhook_deliveries')
     .select('id')
     // Literal status: SQLite uses the partial index only for a literal term.
@@ -65,11 +65,10 @@ export async function claimDueDeliveries(
     .where('next_attempt_at', '<=', stamp)
     .orderBy('next_attempt_at')
     .limit(limit);
-  if (storage.dialect === 'postgres') due = due.forUpdate().skipLocked();
   return db
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: lease })
-    .where('id', 'in', due)
+    .where('id', 'in', lockRows(db, due, 'update', { skipLocked: true }))
     .where('status', '=', sql.lit('pending'))
     .where('next_attempt_at', '<=', stamp)
     .returning(columns)

@@ -4,9 +4,10 @@ import {
   maxEndpointsPerCompany,
 } from '../../shared/webhooks.ts';
 import { invalidField } from '../domain-errors.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { acceptableUrl, type EndpointDeps, storedEvents, toEndpointRecord } from './endpoints.ts';
-import { endpointsChanged } from './outbox.ts';
+import { acceptableUrl, type EndpointDeps, storedEvents } from './endpoint-input.ts';
+import { toEndpointRecord } from './records.ts';
 import { newSecret } from './signing.ts';
 
 /**
@@ -15,6 +16,7 @@ import { newSecret } from './signing.ts';
  */
 export async function createEndpoint(
   deps: EndpointDeps,
+  db: Db,
   companyId: number,
   input: CreateEndpointBody,
   now: Date,
@@ -22,8 +24,8 @@ export async function createEndpoint(
   const url = await acceptableUrl(deps, input.url);
   const secret = newSecret();
   const stamp = isoNow(now);
-  const { storage } = deps;
-  const row = await storage.transaction(async (trx) => {
+  const { storage, outbox } = deps;
+  const row = await storage.transaction(db, async (trx) => {
     const counted = await trx
       .selectFrom('webhook_endpoints')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -54,7 +56,7 @@ export async function createEndpoint(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await endpointsChanged(storage, trx, companyId);
+    await outbox.endpointsChanged(trx, companyId);
     return inserted;
   });
   return { ...toEndpointRecord(row), secret };

@@ -6,11 +6,14 @@ import type { Storage } from '../storage/database.ts';
 import type { Clock } from '../time.ts';
 import { claimDueDeliveries, type DueDelivery } from './claim-deliveries.ts';
 import { attemptDelivery } from './deliver.ts';
+import type { WebhookOutbox } from './outbox.ts';
 import { type AttemptResult, recordAttempts } from './record-attempts.ts';
 import type { DeliveryTarget, SigningKeys } from './signing-keys.ts';
 
 export interface DispatcherDeps {
   storage: Storage;
+  /** An endpoint the server disables tells every process's subscription cache. */
+  outbox: WebhookOutbox;
   /** Schedules: when a delivery is due, when a secret expires. */
   clock: Clock;
   log: Logger;
@@ -218,12 +221,7 @@ export class WebhookDispatcher {
     if (this.flushing || this.results.length === 0) return;
     const batch = this.results;
     this.results = [];
-    this.flushing = recordAttempts(
-      this.deps.storage,
-      batch,
-      this.deps.clock.now(),
-      this.deps.random,
-    )
+    this.flushing = recordAttempts(this.deps, batch, this.deps.clock.now(), this.deps.random)
       .catch((error) => {
         // The deliveries keep their lease and are tried again when it ends.
         this.deps.log.error({ err: error }, 'webhooks: recording attempts failed');

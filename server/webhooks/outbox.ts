@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import type { Logger } from 'pino';
 import type { DeliveredEventType, EventBody, WebhookEventType } from '../../shared/webhooks.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { notify } from '../storage/notify.ts';
 import { prepared } from '../storage/prepared.ts';
 import { Subscriptions, subscriptionsChannel } from './subscriptions.ts';
 
@@ -60,41 +61,51 @@ export function bodyOf(type: DeliveredEventType, at: string, data: unknown): str
  * change always has its event and a rolled-back one never sends one. Once the transaction
  * commits, the dispatcher is told (`storage.afterCommit`).
  *
- * One outbox per storage, made on first use (`outboxOf`): every operation already holds
- * the storage, so recording an event needs no new argument through the layers, and the
- * CLI, which runs no dispatcher, writes its events all the same (the server's dispatcher
- * finds them on its next poll).
+ * One outbox per storage, built by the wiring (`server/app.ts`, and the CLI for its own
+ * changes, whose events the server's dispatcher finds on its next poll) and handed to the
+ * operations that record events.
  */
 export class WebhookOutbox {
   readonly subscriptions: Subscriptions;
-  private readonly storage: Storage;
-  private readonly listeners = new Set<() => void>();
-  private readonly notify = () => {
-    for (const listener of this.listeners) listener();
+  readonly #storage: Storage;
+  readonly #listeners = new Set<() => void>();
+  readonly #notify = () => {
+    for (const listener of this.#listeners) listener();
   };
 
   constructor(storage: Storage) {
-    this.storage = storage;
+    this.#storage = storage;
     this.subscriptions = new Subscriptions(storage);
+  }
+
+  /** Keeps the subscriptions in step with other processes' changes (PostgreSQL: LISTEN). */
+  start(log: Logger): Promise<void> {
+    return this.subscriptions.watch.start(log);
+  }
+
+  close(): Promise<void> {
+    return this.subscriptions.watch.close();
   }
 
   /** Called after each commit that wrote delivery rows (the dispatcher's nudge). */
   onRecorded(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**
    * Records one event in `db`'s transaction. When no enabled endpoint of the company takes
    * the type and the subscriptions are cached, it returns at once: no query, no promise.
+   * `event.data` builds the record as the API shows it, and runs only when some endpoint
+   * takes the type.
    */
   record(db: Db, event: NewEvent): void | Promise<void> {
     const endpoints = this.subscriptions.endpointsFor(db, event.companyId, event.type);
     if (endpoints instanceof Promise) {
-      return endpoints.then((ids) => (ids.length === 0 ? undefined : this.write(db, event, ids)));
+      return endpoints.then((ids) => (ids.length === 0 ? undefined : this.#write(db, event, ids)));
     }
     if (endpoints.length === 0) return;
-    return this.write(db, event, endpoints);
+    return this.#write(db, event, endpoints);
   }
 
   /** Records several events (a sweep, a bulk stock update), in order. */
@@ -102,7 +113,7 @@ export class WebhookOutbox {
     const rows: OutboxRow[] = [];
     for (const event of events) {
       const endpoints = await this.subscriptions.endpointsFor(db, event.companyId, event.type);
-      if (endpoints.length > 0) rows.push(...(await this.rowsOf(event, endpoints)));
+      if (endpoints.length > 0) rows.push(...(await this.#rowsOf(event, endpoints)));
     }
     if (rows.length === 0) return;
     // Several rows a statement: a bulk of 1,000 balances is 1,000 events, and on
@@ -113,26 +124,49 @@ export class WebhookOutbox {
         .values(rows.slice(start, start + 200).map(deliveryValues))
         .execute();
     }
-    this.announce();
+    this.announce(db);
   }
 
   /** Writes rows made elsewhere (the test event), and tells the dispatcher after commit. */
   async writeRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
     for (const row of rows) await insertDelivery(db, row);
-    this.announce();
+    this.announce(db);
   }
 
-  /** Tells the dispatcher, once the open transaction commits, that deliveries are due. */
-  announce(): void {
-    this.storage.afterCommit(this.notify);
+  /** Tells the dispatcher, once `db`'s transaction commits, that deliveries are due. */
+  announce(db: Db): void {
+    this.#storage.afterCommit(db, this.#notify);
   }
 
-  private async write(db: Db, event: NewEvent, endpoints: readonly number[]): Promise<void> {
-    await this.writeRows(db, await this.rowsOf(event, endpoints));
+  /**
+   * Whether some enabled endpoint of the company takes `type`: for an operation that must
+   * read more to make the event (the agent's printers before a heartbeat changes them), or
+   * that writes without a transaction of its own when no outbox row is due (the print
+   * queue's store). Answers at once, without a promise, when cached.
+   */
+  wants(db: Db, companyId: number, type: WebhookEventType): boolean | Promise<boolean> {
+    const endpoints = this.subscriptions.endpointsFor(db, companyId, type);
+    if (endpoints instanceof Promise) return endpoints.then((ids) => ids.length > 0);
+    return endpoints.length > 0;
+  }
+
+  /**
+   * A company's endpoints changed (created, edited, enabled, disabled, deleted) in `db`'s
+   * transaction: once it commits, every process reads them again. The notice goes out with
+   * the commit, to every instance (PostgreSQL's NOTIFY; none on rollback); this process's
+   * own cache is dropped after the commit as well.
+   */
+  async endpointsChanged(db: Db, companyId: number): Promise<void> {
+    await notify(db, subscriptionsChannel, String(companyId));
+    this.#storage.afterCommit(db, () => this.subscriptions.changed(String(companyId)));
+  }
+
+  async #write(db: Db, event: NewEvent, endpoints: readonly number[]): Promise<void> {
+    await this.writeRows(db, await this.#rowsOf(event, endpoints));
   }
 
   /** One row per endpoint: one `webhook-id` and one body for all of them. */
-  private async rowsOf(event: NewEvent, endpoints: readonly number[]): Promise<OutboxRow[]> {
+  async #rowsOf(event: NewEvent, endpoints: readonly number[]): Promise<OutboxRow[]> {
     const body = bodyOf(event.type, event.at, await event.data());
     const eventId = newEventId();
     return endpoints.map((endpointId) => ({
@@ -146,57 +180,8 @@ export class WebhookOutbox {
   }
 }
 
-const outboxes = new WeakMap<Storage, WebhookOutbox>();
-
-export function outboxOf(storage: Storage): WebhookOutbox {
-  let outbox = outboxes.get(storage);
-  if (!outbox) {
-    outbox = new WebhookOutbox(storage);
-    outboxes.set(storage, outbox);
-  }
-  return outbox;
-}
-
-/**
- * Records a webhook event in the transaction of its change (`db`): the one call an
- * operation makes. `data` builds the record as the API shows it, and runs only when some
- * enabled endpoint of the company takes `type`.
- */
-export function recordEvent(
-  storage: Storage,
-  db: Db,
-  companyId: number,
-  type: WebhookEventType,
-  at: string,
-  data: EventData,
-): void | Promise<void> {
-  return outboxOf(storage).record(db, { companyId, type, at, data });
-}
-
-/**
- * A company's endpoints changed (created, edited, enabled, disabled, deleted) in `db`'s
- * transaction: once it commits, every process reads them again. On PostgreSQL the notice
- * goes out with the commit, to every instance (and none on rollback); this process's own
- * cache is dropped after the commit as well.
- */
-export async function endpointsChanged(storage: Storage, db: Db, companyId: number): Promise<void> {
-  if (storage.dialect === 'postgres') {
-    await sql`select pg_notify(${subscriptionsChannel}, ${String(companyId)})`.execute(db);
-  }
-  storage.afterCommit(() => outboxOf(storage).subscriptions.changed(companyId));
-}
-
-/**
- * Whether some enabled endpoint of the company takes `type`: for an operation that must read
- * more to make the event (the agent's printers before a heartbeat changes them).
- */
-export function wantsEvent(
-  storage: Storage,
-  db: Db,
-  companyId: number,
-  type: WebhookEventType,
-): boolean | Promise<boolean> {
-  const endpoints = outboxOf(storage).subscriptions.endpointsFor(db, companyId, type);
-  if (endpoints instanceof Promise) return endpoints.then((ids) => ids.length > 0);
-  return endpoints.length > 0;
+/** What an operation that records webhook events works with: the storage and the outbox. */
+export interface OutboxDeps {
+  storage: Storage;
+  outbox: WebhookOutbox;
 }

@@ -1,11 +1,10 @@
 import type { DeliveryStatus } from '../../shared/webhooks.ts';
-import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import type { DueDelivery } from './claim-deliveries.ts';
 import type { AttemptOutcome } from './deliver.ts';
-import { endpointsChanged } from './outbox.ts';
+import type { OutboxDeps, WebhookOutbox } from './outbox.ts';
 import { disableAfterMs, nextDelayMs } from './retry-schedule.ts';
 
 /** What became of a delivery the dispatcher took. */
@@ -65,7 +64,7 @@ const saveAttempt = prepared<
  * other in a circle (every transaction that touches both locks the endpoint first).
  */
 export async function recordAttempts(
-  storage: Storage,
+  { storage, outbox }: OutboxDeps,
   results: readonly AttemptResult[],
   now: Date,
   random: () => number,
@@ -73,7 +72,7 @@ export async function recordAttempts(
   const stamp = isoNow(now);
   /** Per endpoint, what its last attempt here came to. */
   const health = new Map<number, { companyId: number; failed: AttemptResult | undefined }>();
-  await storage.transaction(async (trx) => {
+  await storage.transaction(storage.db, async (trx) => {
     for (const result of results) {
       const { delivery } = result;
       if (result.kind === 'orphaned') {
@@ -132,7 +131,7 @@ export async function recordAttempts(
     }
   });
   if (health.size === 0) return;
-  await storage.transaction(async (trx) => {
+  await storage.transaction(storage.db, async (trx) => {
     for (const [endpointId, { companyId, failed }] of [...health].sort(([a], [b]) => a - b)) {
       if (!failed) {
         await trx
@@ -170,7 +169,7 @@ export async function recordAttempts(
         .where('enabled', '=', 1)
         .executeTakeFirst();
       if (Number(disabled.numUpdatedRows) > 0) {
-        await failPendingDeliveries(storage, trx, companyId, endpointId);
+        await failPendingDeliveries(outbox, trx, companyId, endpointId);
       }
     }
   });
@@ -182,7 +181,7 @@ export async function recordAttempts(
  * the subscriptions of its company are read again once this commits.
  */
 export async function failPendingDeliveries(
-  storage: Storage,
+  outbox: WebhookOutbox,
   db: Db,
   companyId: number,
   endpointId: number,
@@ -193,5 +192,5 @@ export async function failPendingDeliveries(
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .execute();
-  await endpointsChanged(storage, db, companyId);
+  await outbox.endpointsChanged(db, companyId);
 }

@@ -1,10 +1,11 @@
 import type { DeliveryRecord } from '../../shared/webhooks.ts';
 import { Conflict } from '../domain-errors.ts';
-import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { getEndpointRow } from './endpoints.ts';
-import { outboxOf } from './outbox.ts';
-import { getDeliveryRow, toDeliveryRecord } from './read-deliveries.ts';
+import type { OutboxDeps } from './outbox.ts';
+import { readDeliveryRow } from './read-delivery.ts';
+import { readEndpointRow } from './read-endpoint.ts';
+import { toDeliveryRecord } from './records.ts';
 
 /**
  * Queues a failed or delivered delivery again, due now, with the same `webhook-id` and
@@ -13,18 +14,17 @@ import { getDeliveryRow, toDeliveryRecord } from './read-deliveries.ts';
  * and making it due again could send it twice at once.
  */
 export async function retryDelivery(
-  storage: Storage,
+  { storage, outbox }: OutboxDeps,
+  db: Db,
   companyId: number,
   endpointId: number,
   deliveryId: number,
   now: Date,
 ): Promise<DeliveryRecord> {
   const stamp = isoNow(now);
-  return storage.transaction(async (trx) => {
-    const endpoint = await getEndpointRow(trx, companyId, endpointId, {
-      lock: storage.dialect === 'postgres',
-    });
-    const existing = await getDeliveryRow(trx, endpointId, deliveryId);
+  return storage.transaction(db, async (trx) => {
+    const endpoint = await readEndpointRow(trx, companyId, endpointId, { lock: true });
+    const existing = await readDeliveryRow(trx, endpointId, deliveryId);
     if (!endpoint.enabled) {
       throw new Conflict(
         `Webhook ${endpointId} is disabled; enable it (PATCH enabled: true) before retrying its deliveries.`,
@@ -46,7 +46,7 @@ export async function retryDelivery(
       .where('status', '=', existing.status)
       .returningAll()
       .executeTakeFirstOrThrow();
-    outboxOf(storage).announce();
+    outbox.announce(trx);
     return toDeliveryRecord(row);
   });
 }

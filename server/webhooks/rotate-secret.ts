@@ -1,6 +1,8 @@
 import type { RotatedSecretRecord } from '../../shared/webhooks.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { type EndpointDeps, getEndpointRow } from './endpoints.ts';
+import type { EndpointDeps } from './endpoint-input.ts';
+import { readEndpointRow } from './read-endpoint.ts';
 import { newSecret } from './signing.ts';
 
 /** How long the replaced secret keeps signing beside the new one. */
@@ -13,6 +15,7 @@ export const previousSecretLifetimeMs = 24 * 3_600_000;
  */
 export async function rotateSecret(
   deps: EndpointDeps,
+  db: Db,
   companyId: number,
   id: number,
   now: Date,
@@ -21,10 +24,8 @@ export async function rotateSecret(
   const stamp = isoNow(now);
   const expires = isoNow(new Date(now.getTime() + previousSecretLifetimeMs));
   const { storage } = deps;
-  await storage.transaction(async (trx) => {
-    const existing = await getEndpointRow(trx, companyId, id, {
-      lock: storage.dialect === 'postgres',
-    });
+  await storage.transaction(db, async (trx) => {
+    const existing = await readEndpointRow(trx, companyId, id, { lock: true });
     await trx
       .updateTable('webhook_endpoints')
       .set({

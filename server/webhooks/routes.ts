@@ -15,8 +15,10 @@ import { pageReply } from '../http/pagination.ts';
 import { type AnyRoute, created, defineRoute, noContent, ok } from '../http/route.ts';
 import { createEndpoint } from './create-endpoint.ts';
 import { deleteEndpoint } from './delete-endpoint.ts';
-import { getEndpointRow, listEndpoints, toEndpointRecord } from './endpoints.ts';
-import { listDeliveries } from './read-deliveries.ts';
+import { listDeliveries } from './list-deliveries.ts';
+import { listEndpoints } from './list-endpoints.ts';
+import { readEndpointRow } from './read-endpoint.ts';
+import { toEndpointRecord } from './records.ts';
 import { retryDelivery } from './retry-delivery.ts';
 import { rotateSecret } from './rotate-secret.ts';
 import { sendTestEvent } from './send-test-event.ts';
@@ -46,8 +48,8 @@ export const webhookRoutes: AnyRoute[] = [
         schema: dataOf(z.array(endpointRecord)),
       },
     },
-    async handler({ caller, services }) {
-      return ok(await listEndpoints(services.storage.db, caller.companyId));
+    async handler({ caller, db }) {
+      return ok(await listEndpoints(db, caller.companyId));
     },
   }),
   defineRoute({
@@ -66,9 +68,10 @@ export const webhookRoutes: AnyRoute[] = [
         headers: { Location: 'URL of the endpoint.' },
       },
     },
-    async handler({ body, caller, services, baseUrl }) {
+    async handler({ body, caller, services, baseUrl, db }) {
       const endpoint = await createEndpoint(
         services.webhooks.endpoints,
+        db,
         caller.companyId,
         body,
         services.clock.now(),
@@ -85,8 +88,8 @@ export const webhookRoutes: AnyRoute[] = [
     tag,
     params: endpointParams,
     responses: one,
-    async handler({ params, caller, services }) {
-      const row = await getEndpointRow(services.storage.db, caller.companyId, params.id);
+    async handler({ params, caller, db }) {
+      const row = await readEndpointRow(db, caller.companyId, params.id);
       return ok(toEndpointRecord(row));
     },
   }),
@@ -101,10 +104,11 @@ export const webhookRoutes: AnyRoute[] = [
     params: endpointParams,
     body: updateEndpointBody,
     responses: one,
-    async handler({ params, body, caller, services }) {
+    async handler({ params, body, caller, services, db }) {
       return ok(
         await updateEndpoint(
           services.webhooks.endpoints,
+          db,
           caller.companyId,
           params.id,
           body,
@@ -122,8 +126,8 @@ export const webhookRoutes: AnyRoute[] = [
     tag,
     params: endpointParams,
     responses: { 204: { description: 'Deleted.' } },
-    async handler({ params, caller, services }) {
-      await deleteEndpoint(services.storage, caller.companyId, params.id);
+    async handler({ params, caller, services, db }) {
+      await deleteEndpoint(services, db, caller.companyId, params.id);
       return noContent();
     },
   }),
@@ -138,10 +142,11 @@ export const webhookRoutes: AnyRoute[] = [
     tag,
     params: endpointParams,
     responses: { 200: { description: 'The new secret.', schema: dataOf(rotatedSecretRecord) } },
-    async handler({ params, caller, services }) {
+    async handler({ params, caller, services, db }) {
       return ok(
         await rotateSecret(
           services.webhooks.endpoints,
+          db,
           caller.companyId,
           params.id,
           services.clock.now(),
@@ -161,9 +166,9 @@ export const webhookRoutes: AnyRoute[] = [
     params: endpointParams,
     query: deliveryListQuery,
     responses: { 200: { description: 'A page of deliveries.', schema: pageOf(deliveryRecord) } },
-    async handler({ params, query, caller, services, baseUrl }) {
-      await getEndpointRow(services.storage.db, caller.companyId, params.id);
-      const { rows, total } = await listDeliveries(services.storage.db, params.id, query);
+    async handler({ params, query, caller, baseUrl, db }) {
+      await readEndpointRow(db, caller.companyId, params.id);
+      const { rows, total } = await listDeliveries(db, params.id, query);
       return pageReply(rows, total, query, baseUrl, { status: query.status });
     },
   }),
@@ -178,9 +183,10 @@ export const webhookRoutes: AnyRoute[] = [
     tag,
     params: deliveryParams,
     responses: { 202: oneDelivery },
-    async handler({ params, caller, services }) {
+    async handler({ params, caller, services, db }) {
       const delivery = await retryDelivery(
-        services.storage,
+        services,
+        db,
         caller.companyId,
         params.id,
         params.delivery,
@@ -200,9 +206,10 @@ export const webhookRoutes: AnyRoute[] = [
     tag,
     params: endpointParams,
     responses: { 202: oneDelivery },
-    async handler({ params, caller, services }) {
+    async handler({ params, caller, services, db }) {
       const delivery = await sendTestEvent(
-        services.storage,
+        services,
+        db,
         caller.companyId,
         params.id,
         services.clock.now(),

@@ -1,24 +1,25 @@
 import { type DeliveryRecord, testEventType } from '../../shared/webhooks.ts';
 import { Conflict } from '../domain-errors.ts';
-import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { getEndpointRow, toEndpointRecord } from './endpoints.ts';
-import { bodyOf, newEventId, outboxOf } from './outbox.ts';
-import { toDeliveryRecord } from './read-deliveries.ts';
+import { bodyOf, newEventId, type OutboxDeps } from './outbox.ts';
+import { readEndpointRow } from './read-endpoint.ts';
+import { toDeliveryRecord, toEndpointRecord } from './records.ts';
 
 /**
  * Queues a `webhook.test` event for this endpoint alone, whatever it subscribes to; its
  * data is the endpoint as the API shows it. Sent like any event: signed, retried.
  */
 export async function sendTestEvent(
-  storage: Storage,
+  { storage, outbox }: OutboxDeps,
+  db: Db,
   companyId: number,
   endpointId: number,
   now: Date,
 ): Promise<DeliveryRecord> {
   const stamp = isoNow(now);
-  return storage.transaction(async (trx) => {
-    const endpoint = await getEndpointRow(trx, companyId, endpointId);
+  return storage.transaction(db, async (trx) => {
+    const endpoint = await readEndpointRow(trx, companyId, endpointId);
     if (!endpoint.enabled) {
       throw new Conflict(`Webhook ${endpointId} is disabled; enable it before testing it.`);
     }
@@ -38,7 +39,7 @@ export async function sendTestEvent(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    outboxOf(storage).announce();
+    outbox.announce(trx);
     return toDeliveryRecord(row);
   });
 }

@@ -2,17 +2,16 @@ import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { ServerConfig, WebhookPolicy } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
-import { type ListenConnection, listenForCache } from '../storage/listen-connection.ts';
+import type { ListenConnection } from '../storage/listen-connection.ts';
 import type { Clock } from '../time.ts';
 import { type Resolve, systemResolve } from './address-policy.ts';
 import { deliveryAgent } from './deliver.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
-import type { EndpointDeps } from './endpoints.ts';
-import { outboxOf } from './outbox.ts';
+import type { EndpointDeps } from './endpoint-input.ts';
+import type { WebhookOutbox } from './outbox.ts';
 import { pruneDeliveries } from './prune-deliveries.ts';
 import type { SecretBox } from './secret-box.ts';
 import { SigningKeys } from './signing-keys.ts';
-import { subscriptionsChannel } from './subscriptions.ts';
 
 export interface WebhookDeps {
   storage: Storage;
@@ -20,6 +19,8 @@ export interface WebhookDeps {
   config: ServerConfig;
   log: Logger;
   box: SecretBox;
+  /** The outbox the operations record events in; its dispatcher is nudged after their commits. */
+  outbox: WebhookOutbox;
   /** How host names are resolved, at creation and at delivery (tests give their own). */
   resolve?: Resolve;
   /** The whole attempt, answer included; 10 s. */
@@ -35,8 +36,8 @@ const pruneEveryMs = 3_600_000;
 
 /**
  * Webhooks' long-lived parts: the sealing box, the address policy, the dispatcher and its
- * HTTP client, and on PostgreSQL the LISTEN session that keeps the subscription cache
- * correct. The app wiring starts it before the listener and stops it after the listener
+ * HTTP client; it starts and stops the outbox's watch of the subscriptions (on PostgreSQL
+ * the LISTEN session that keeps the subscription cache correct). The app wiring starts it before the listener and stops it after the listener
  * closed, before the database closes.
  */
 export class WebhookService {
@@ -48,22 +49,20 @@ export class WebhookService {
   readonly endpoints: EndpointDeps;
   private readonly deps: WebhookDeps;
   private readonly agent: Agent;
-  /** PostgreSQL: the LISTEN session of the subscription cache (tests cut it). */
-  /** PostgreSQL: the LISTEN session that keeps the endpoints' cache in step (tests cut it). */
-  readonly listener: ListenConnection | undefined;
   private unsubscribe: (() => void) | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: WebhookDeps) {
     this.deps = deps;
-    const { storage, config, log, box } = deps;
+    const { storage, config, log, box, outbox } = deps;
     this.box = box;
     this.policy = config.webhooks;
     this.resolve = deps.resolve ?? systemResolve;
-    this.endpoints = { storage, box, policy: this.policy, resolve: this.resolve };
+    this.endpoints = { storage, outbox, box, policy: this.policy, resolve: this.resolve };
     this.agent = deliveryAgent(this.policy, this.resolve);
     this.dispatcher = new WebhookDispatcher({
       storage,
+      outbox,
       clock: deps.clock,
       log,
       policy: this.policy,
@@ -75,25 +74,16 @@ export class WebhookService {
       wallClock: Date.now,
       random: deps.random ?? Math.random,
     });
-    if (storage.dialect === 'postgres' && storage.dedicatedClient) {
-      // Each notice names the company whose endpoints changed (sent with that change's commit).
-      const { subscriptions } = outboxOf(storage);
-      this.listener = listenForCache(
-        { connect: storage.dedicatedClient, channel: subscriptionsChannel, name: 'webhooks', log },
-        {
-          changed: (payload) => {
-            const companyId = Number(payload);
-            if (Number.isInteger(companyId)) subscriptions.changed(companyId);
-          },
-          setListening: (listening) => subscriptions.setListening(listening),
-        },
-      );
-    }
+  }
+
+  /** PostgreSQL: the LISTEN session that keeps the endpoints' cache in step (tests cut it). */
+  get listener(): ListenConnection | undefined {
+    return this.deps.outbox.subscriptions.watch.listener;
   }
 
   async start(): Promise<void> {
-    await this.listener?.start();
-    this.unsubscribe = outboxOf(this.deps.storage).onRecorded(() => this.dispatcher.nudge());
+    await this.deps.outbox.start(this.deps.log);
+    this.unsubscribe = this.deps.outbox.onRecorded(() => this.dispatcher.nudge());
     this.dispatcher.start();
     this.pruneTimer = setInterval(() => void this.prune(), pruneEveryMs);
     this.pruneTimer.unref();
@@ -103,9 +93,7 @@ export class WebhookService {
     clearInterval(this.pruneTimer);
     this.unsubscribe?.();
     await this.dispatcher.stop();
-    await this.listener?.close();
-    // Nothing keeps the cache in step any more: every check reads the endpoints again.
-    if (this.listener) outboxOf(this.deps.storage).subscriptions.setListening(false);
+    await this.deps.outbox.close();
     await this.agent.close();
   }
 

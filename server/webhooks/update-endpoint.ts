@@ -1,15 +1,10 @@
 import type { EndpointRecord, UpdateEndpointBody } from '../../shared/webhooks.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import {
-  acceptableUrl,
-  type EndpointDeps,
-  type EndpointRow,
-  getEndpointRow,
-  storedEvents,
-  toEndpointRecord,
-} from './endpoints.ts';
-import { endpointsChanged } from './outbox.ts';
+import { acceptableUrl, type EndpointDeps, storedEvents } from './endpoint-input.ts';
+import { readEndpointRow } from './read-endpoint.ts';
 import { failPendingDeliveries } from './record-attempts.ts';
+import { type EndpointRow, toEndpointRecord } from './records.ts';
 
 export const disabledByOwner = 'Disabled by its owner.';
 
@@ -20,6 +15,7 @@ export const disabledByOwner = 'Disabled by its owner.';
  */
 export async function updateEndpoint(
   deps: EndpointDeps,
+  db: Db,
   companyId: number,
   id: number,
   input: UpdateEndpointBody,
@@ -27,11 +23,9 @@ export async function updateEndpoint(
 ): Promise<EndpointRecord> {
   const url = input.url === undefined ? undefined : await acceptableUrl(deps, input.url);
   const stamp = isoNow(now);
-  const { storage } = deps;
-  return storage.transaction(async (trx) => {
-    const existing = await getEndpointRow(trx, companyId, id, {
-      lock: storage.dialect === 'postgres',
-    });
+  const { storage, outbox } = deps;
+  return storage.transaction(db, async (trx) => {
+    const existing = await readEndpointRow(trx, companyId, id, { lock: true });
     const columns: Partial<EndpointRow> = { updated_at: stamp };
     if (url !== undefined) columns.url = url;
     if (input.events !== undefined) columns.events = storedEvents(input.events);
@@ -55,9 +49,9 @@ export async function updateEndpoint(
       .returningAll()
       .executeTakeFirstOrThrow();
     if (input.enabled === false && wasEnabled) {
-      await failPendingDeliveries(storage, trx, companyId, id);
+      await failPendingDeliveries(outbox, trx, companyId, id);
     } else {
-      await endpointsChanged(storage, trx, companyId);
+      await outbox.endpointsChanged(trx, companyId);
     }
     return toEndpointRecord(row);
   });

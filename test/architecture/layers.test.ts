@@ -72,7 +72,7 @@ const shown = (edge: ImportEdge) =>
 
 describe('layers: who may import whom (docs/architecture.md)', () => {
   it('finds what it checks', () => {
-    expect(files).toContain('server/products/save-product.ts');
+    expect(files).toContain('server/products/create-product.ts');
     expect(edges.some((edge) => edge.to === 'server/http/route.ts')).toBe(true);
     expect(edges.some((edge) => edge.typeOnly)).toBe(true);
   });

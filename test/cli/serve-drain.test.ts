@@ -5,11 +5,11 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompany } from '../../server/companies/companies.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
 import type { DatabaseTarget } from '../../server/config.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import { permissions } from '../../shared/permissions.ts';
 import { dialects } from '../helpers/instances.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
@@ -42,13 +42,13 @@ async function seed(database: DatabaseTarget): Promise<{ admin: string; agent: s
   const storage = openStorage(database);
   try {
     await migrateToLatest(storage);
-    const companyId = await createCompany(storage, 'Drain Shop');
-    const admin = await issueToken(storage, {
+    const companyId = await createCompany(storage.db, 'Drain Shop');
+    const admin = await createToken(storage.db, {
       companyId,
       permissions: [...permissions],
       name: 'admin',
     });
-    const agent = await issueToken(storage, {
+    const agent = await createToken(storage.db, {
       companyId,
       permissions: ['printing.agent'],
       name: 'agent',

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { createCategory } from '../../server/products/categories.ts';
-import { createWarehouse } from '../../server/stock/warehouses.ts';
+import { createCategory } from '../../server/products/create-category.ts';
+import { createWarehouse } from '../../server/stock/create-warehouse.ts';
 import { type Permission, permissions } from '../../shared/permissions.ts';
 import type { ProductRecord } from '../../shared/products.ts';
 import type { TestServer } from './server.ts';
@@ -25,9 +25,10 @@ export async function tenant(server: TestServer): Promise<Tenant> {
   return {
     companyId,
     token,
-    warehouse: (code) => createWarehouse(storage, { companyId, code, name: `Warehouse ${code}` }),
+    warehouse: (code) =>
+      createWarehouse(storage.db, { companyId, code, name: `Warehouse ${code}` }),
     category: (name) =>
-      createCategory(storage, { companyId, name: name ?? `Category ${++sequence}` }),
+      createCategory(storage.db, { companyId, name: name ?? `Category ${++sequence}` }),
     async product(fields = {}) {
       const answer = await server.request('POST', '/products', {
         token,

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { type App, startApp } from '../../server/app.ts';
-import { createCompany } from '../../server/companies/companies.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
 import {
   type DatabaseTarget,
   defaultServerConfig,
   type ServerConfig,
 } from '../../server/config.ts';
 import type { Clock } from '../../server/time.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import type { Permission } from '../../shared/permissions.ts';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
 
@@ -106,9 +106,9 @@ export async function startTestServer(
     app,
     clock,
     dbFile,
-    createCompany: (name) => createCompany(storage, name ?? `Company ${++companies}`),
+    createCompany: (name) => createCompany(storage.db, name ?? `Company ${++companies}`),
     async token(companyId, permissions, expiresInDays) {
-      const issued = await issueToken(storage, {
+      const issued = await createToken(storage.db, {
         companyId,
         permissions: permissions === '*' ? [...allPermissions] : permissions,
         name: 'test',

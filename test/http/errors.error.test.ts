@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoNow } from '../../server/time.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import { type Answer, captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
 import { writeFromAnotherThread } from '../helpers/sqlite-other-thread.ts';
 import { expectError } from './error-answers.ts';
@@ -123,7 +123,7 @@ describe('401 Unauthorized, always with WWW-Authenticate: Bearer', () => {
 
   it('a revoked token, even one the server has already cached', async () => {
     const storage = server.app.services.storage;
-    const issued = await issueToken(storage, {
+    const issued = await createToken(storage.db, {
       companyId,
       permissions: ['customers.read'],
       name: 'to revoke',

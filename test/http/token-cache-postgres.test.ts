@@ -4,7 +4,7 @@ import { openStorage, type Storage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { systemClock } from '../../server/time.ts';
 import { TokenAuthenticator, tokensChannel } from '../../server/tokens/authenticate.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import { waitFor } from '../agent/helpers/wait.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -140,7 +140,7 @@ describe('TokenAuthenticator on PostgreSQL, listening or not', () => {
 
   async function issued() {
     const companyId = await instances.one.createCompany();
-    const { secret } = await issueToken(storage, {
+    const { secret } = await createToken(storage.db, {
       companyId,
       permissions: ['customers.read'],
       name: 'cache',

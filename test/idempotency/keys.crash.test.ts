@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompany } from '../../server/companies/companies.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
 import type { DatabaseTarget, TestFault } from '../../server/config.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import { permissions } from '../../shared/permissions.ts';
 import { dialects } from '../helpers/instances.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
@@ -46,8 +46,8 @@ async function seed(target: DatabaseTarget): Promise<string> {
   const storage = openStorage(target);
   try {
     await migrateToLatest(storage);
-    const companyId = await createCompany(storage, 'Crash Shop');
-    const token = await issueToken(storage, {
+    const companyId = await createCompany(storage.db, 'Crash Shop');
+    const token = await createToken(storage.db, {
       companyId,
       permissions: [...permissions],
       name: 'crash',

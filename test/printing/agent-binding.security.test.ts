@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { expectError } from '../http/error-answers.ts';
@@ -31,7 +31,7 @@ describe.each(databaseKinds)('on %s', (kind) => {
     server = await startTestServerOn(kind);
     const company = await server.createCompany('Bound Co');
     const storage = server.app.services.storage;
-    const issued = await issueToken(storage, {
+    const issued = await createToken(storage.db, {
       companyId: company,
       permissions: ['printing.agent'],
       name: 'till 1 only',

@@ -98,7 +98,7 @@ describe('POST /printing/jobs/next long-poll', () => {
     const agent = await registerAgent(server, company, ['undo']);
     const job = await createJob(server, integrator, { route: 'undo' });
     const printing = server.app.services.printing;
-    const ref = await printing.requireAgent(agent.uuid, company);
+    const ref = await printing.requireAgent(server.app.services.storage.db, agent.uuid, company);
     // The signal aborts while the claim runs (nextJob has started it when abort() comes: on
     // SQLite the claim is made before nextJob first yields): it must be given back. Giving
     // it back queues the job again, which wakes the route's waiters: that proves the claim
@@ -109,7 +109,7 @@ describe('POST /printing/jobs/next long-poll', () => {
     });
     const controller = new AbortController();
     try {
-      const claiming = printing.nextJob(ref, 0, {
+      const claiming = printing.nextJob(server.app.services.storage.db, ref, 0, {
         get aborted() {
           return controller.signal.aborted;
         },

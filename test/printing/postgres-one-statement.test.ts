@@ -238,7 +238,11 @@ describe('the confirms of one turn on PostgreSQL, one statement', () => {
 
 /** The agents as the claim takes them (row id, company, uuid). */
 const refsOf = (company: number, uuids: string[]): Promise<AgentRef[]> =>
-  Promise.all(uuids.map((uuid) => server.app.services.printing.requireAgent(uuid, company)));
+  Promise.all(
+    uuids.map((uuid) =>
+      server.app.services.printing.requireAgent(server.app.services.storage.db, uuid, company),
+    ),
+  );
 
 /** Claims for all `agents` in one turn of the event loop, as one burst. */
 const claimTogether = (agents: AgentRef[]) =>

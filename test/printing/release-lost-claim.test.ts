@@ -27,9 +27,12 @@ async function setUp(route: string) {
   const { company, integrator, agent } = await companyWithAgent(server, route);
   const job = await createJob(server, integrator, { route });
   const storage = server.app.services.storage;
-  const ref = await server.app.services.printing.requireAgent(agent.uuid, company);
+  const ref = await server.app.services.printing.requireAgent(storage.db, agent.uuid, company);
   // The store's own parts, as the PostgreSQL store gives them to releaseLostClaim.
-  const context = { storage, changes: new PrintJobChanges(storage, () => {}) };
+  const context = {
+    storage,
+    changes: new PrintJobChanges(server.app.services.outbox, () => {}),
+  };
   return { storage, context, job, ref };
 }
 
@@ -51,9 +54,9 @@ describe('giving back a claim whose answer was lost (PostgreSQL)', () => {
     const firstLook = new Promise<void>((resolve) => {
       firstLookDone = resolve;
     });
-    storage.transaction = async (work) => {
+    storage.transaction = async (db, work) => {
       try {
-        return await transaction(work);
+        return await transaction(db, work);
       } finally {
         firstLookDone();
       }

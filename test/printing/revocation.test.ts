@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseTarget } from '../../server/config.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { isoNow } from '../../server/time.ts';
-import { hashToken } from '../../server/tokens/tokens.ts';
+import { hashToken } from '../../server/tokens/token-secrets.ts';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { writeFromAnotherThread } from '../helpers/sqlite-other-thread.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../server/app.ts';
-import { createCompany } from '../../server/companies/companies.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
 import { defaultServerConfig } from '../../server/config.ts';
 import { registerAgent } from '../../server/printing/agents/register-agent.ts';
 import { updateRouteList } from '../../server/printing/agents/update-route-list.ts';
@@ -46,9 +46,9 @@ describe('sweeps', () => {
     try {
       const first = await startApp(config, { clock, log });
       const storage = first.services.storage;
-      const company = await createCompany(storage, 'Restarted');
+      const company = await createCompany(storage.db, 'Restarted');
       const { row } = await registerAgent(
-        storage,
+        first.services,
         storage.db,
         company,
         {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompany } from '../../server/companies/companies.ts';
-import { createWarehouse } from '../../server/stock/warehouses.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
+import { createWarehouse } from '../../server/stock/create-warehouse.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
-import { issueToken } from '../../server/tokens/tokens.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
 import { permissions } from '../../shared/permissions.ts';
 import { startServe as startServeProcess } from '../helpers/serve-process.ts';
 import type { Answer } from '../helpers/server.ts';
@@ -218,10 +218,11 @@ beforeAll(async () => {
   const storage = openStorage({ kind: 'sqlite', file: dbFile });
   try {
     await migrateToLatest(storage);
-    const companyId = await createCompany(storage, 'Crash Co');
-    token = (await issueToken(storage, { companyId, permissions: [...permissions], name: 'crash' }))
-      .secret;
-    await createWarehouse(storage, { companyId, code: 'MAIN', name: 'Main' });
+    const companyId = await createCompany(storage.db, 'Crash Co');
+    token = (
+      await createToken(storage.db, { companyId, permissions: [...permissions], name: 'crash' })
+    ).secret;
+    await createWarehouse(storage.db, { companyId, code: 'MAIN', name: 'Main' });
   } finally {
     await storage.close();
   }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCompany } from '../../server/companies/companies.ts';
-import { createCustomer } from '../../server/customers/save-customer.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
+import { createCustomer } from '../../server/customers/create-customer.ts';
 import { openStorage, type Storage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { groupedSqliteTransaction, prepared } from '../../server/storage/prepared.ts';
@@ -44,11 +44,12 @@ describe('group commit on SQLite', () => {
     file = join(dir, 'db.sqlite');
     storage = openStorage({ kind: 'sqlite', file });
     await migrateToLatest(storage);
-    const companyId = await createCompany(storage, 'Shop');
+    const companyId = await createCompany(storage.db, 'Shop');
     ids = [];
     for (const name of ['A', 'B', 'C']) {
       const created = await createCustomer(
         storage,
+        storage.db,
         companyId,
         { name, type: 'F', addresses: [] },
         new Date(),
@@ -112,7 +113,7 @@ describe('group commit on SQLite', () => {
 
   it('a transaction started while a group is open joins it, and its caller goes on only once the group has committed', async () => {
     const member = renameInGroup(ids[0]!, 'Grouped');
-    const seenInside = await storage.transaction(async (trx) => {
+    const seenInside = await storage.transaction(storage.db, async (trx) => {
       await trx.updateTable('customers').set({ name: 'Later' }).where('id', '=', ids[1]!).execute();
       // Both writes are in the open group: nothing of it is committed yet.
       return ids.map(committedName);
@@ -124,11 +125,11 @@ describe('group commit on SQLite', () => {
 
   it('a transaction that fails in the group undoes its own writes only', async () => {
     const member = renameInGroup(ids[0]!, 'Grouped');
-    const failing = storage.transaction(async (trx) => {
+    const failing = storage.transaction(storage.db, async (trx) => {
       await trx.updateTable('customers').set({ name: 'Lost' }).where('id', '=', ids[1]!).execute();
       throw new Error('this transaction fails');
     });
-    const later = storage.transaction(async (trx) => {
+    const later = storage.transaction(storage.db, async (trx) => {
       await trx.updateTable('customers').set({ name: 'Later' }).where('id', '=', ids[2]!).execute();
     });
     await expect(failing).rejects.toThrow('this transaction fails');

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompiledQuery } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCompany } from '../../server/companies/companies.ts';
-import { findCustomer } from '../../server/customers/read-customers.ts';
-import { createCustomer } from '../../server/customers/save-customer.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
+import { createCustomer } from '../../server/customers/create-customer.ts';
+import { findCustomer } from '../../server/customers/read-customer.ts';
 import { openStorage, type Storage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { groupedSqliteTransaction, prepared } from '../../server/storage/prepared.ts';
@@ -33,9 +33,10 @@ describe('prepared queries on SQLite', () => {
     dir = mkdtempSync(join(tmpdir(), 'shopdesk-prepared-'));
     storage = openStorage({ kind: 'sqlite', file: join(dir, 'db.sqlite') });
     await migrateToLatest(storage);
-    companyId = await createCompany(storage, 'Shop');
+    companyId = await createCompany(storage.db, 'Shop');
     const created = await createCustomer(
       storage,
+      storage.db,
       companyId,
       { name: 'Original', type: 'F', addresses: [] },
       new Date(),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../server/storage/database.ts';
+import type { Db } from '../../server/storage/db.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 
@@ -14,14 +15,12 @@ const companyNames = (storage: Storage) =>
     .execute()
     .then((rows) => rows.map((row) => row.name));
 
-const addCompany = (storage: Storage, name: string) =>
-  storage.db
-    .insertInto('companies')
-    .values({ name, created_at: new Date().toISOString() })
-    .execute();
+const addCompany = (db: Db, name: string) =>
+  db.insertInto('companies').values({ name, created_at: new Date().toISOString() }).execute();
 
-// A unit of work (an idempotent request) holds one transaction; the operations it calls
-// join it, and what waits for a commit (waking agents, webhooks) waits for the outermost one.
+// A unit of work (an idempotent request) holds one transaction and passes it to the
+// operations it calls, which join it; what waits for a commit (waking agents, webhooks) is
+// tied to that transaction and waits for its commit.
 describe.each([
   ['SQLite', 'sqlite'],
   ['PostgreSQL', 'postgres'],
@@ -47,11 +46,14 @@ describe.each([
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('an inner transaction joins the outer one: a failure after it undoes both', async () => {
+  it('given a transaction, it joins it: a failure after the inner work undoes both', async () => {
     await expect(
-      storage.transaction(async () => {
-        await storage.transaction(() => addCompany(storage, 'joined-inner'));
-        await addCompany(storage, 'joined-outer');
+      storage.transaction(storage.db, async (trx) => {
+        await storage.transaction(trx, (inner) => {
+          expect(inner).toBe(trx);
+          return addCompany(inner, 'joined-inner');
+        });
+        await addCompany(trx, 'joined-outer');
         throw new Error('the unit fails after its inner operation returned');
       }),
     ).rejects.toThrow('the unit fails');
@@ -59,23 +61,23 @@ describe.each([
     expect(await companyNames(storage)).not.toContain('joined-outer');
   });
 
-  it('storage.db inside a transaction is that transaction (no wait for the connection it holds)', async () => {
-    await storage.transaction(async (trx) => {
-      expect(storage.db).toBe(trx);
-      await addCompany(storage, 'through-storage-db');
+  it('given the database, it opens a transaction of its own; storage.db stays the database', async () => {
+    await storage.transaction(storage.db, async (trx) => {
+      expect(trx.isTransaction).toBe(true);
+      expect(storage.db.isTransaction).toBe(false);
+      await addCompany(trx, 'own-transaction');
     });
-    expect(storage.db.isTransaction).toBe(false);
-    expect(await companyNames(storage)).toContain('through-storage-db');
+    expect(await companyNames(storage)).toContain('own-transaction');
   });
 
-  it('afterCommit hooks run once the outermost transaction has committed, in order', async () => {
+  it('afterCommit hooks of a transaction run once it has committed, in order, joined work included', async () => {
     const seen: string[] = [];
-    await storage.transaction(async () => {
-      await storage.transaction(async () => {
-        await addCompany(storage, 'hooked');
-        storage.afterCommit(() => seen.push('inner'));
+    await storage.transaction(storage.db, async (trx) => {
+      await storage.transaction(trx, async (inner) => {
+        await addCompany(inner, 'hooked');
+        storage.afterCommit(inner, () => seen.push('inner'));
       });
-      storage.afterCommit(() => seen.push('outer'));
+      storage.afterCommit(trx, () => seen.push('outer'));
       expect(seen).toEqual([]);
     });
     expect(seen).toEqual(['inner', 'outer']);
@@ -84,42 +86,41 @@ describe.each([
   it('a rolled-back transaction drops its afterCommit hooks', async () => {
     const seen: string[] = [];
     await storage
-      .transaction(async () => {
-        storage.afterCommit(() => seen.push('never'));
+      .transaction(storage.db, async (trx) => {
+        storage.afterCommit(trx, () => seen.push('never'));
         throw new Error('rolled back');
       })
       .catch(() => undefined);
     expect(seen).toEqual([]);
   });
 
-  it('afterCommit outside a transaction runs at once', () => {
+  it('afterCommit given the database runs at once', () => {
     let ran = false;
-    storage.afterCommit(() => {
+    storage.afterCommit(storage.db, () => {
       ran = true;
     });
     expect(ran).toBe(true);
   });
 
-  it('work started inside a transaction that runs after it ended does not reuse it', async () => {
-    let later: Promise<unknown> | undefined;
-    await storage.transaction(async () => {
-      later = new Promise((resolve) => setTimeout(resolve, 10)).then(() =>
-        storage.transaction(() => addCompany(storage, 'after-the-end')),
-      );
+  it('a transaction that has ended refuses to take hooks or join work: the mistake shows', async () => {
+    let ended: Db | undefined;
+    await storage.transaction(storage.db, async (trx) => {
+      ended = trx;
     });
-    await later;
-    expect(storage.db.isTransaction).toBe(false);
-    expect(await companyNames(storage)).toContain('after-the-end');
+    expect(() => storage.afterCommit(ended!, () => {})).toThrow('not an open transaction');
+    await expect(storage.transaction(ended!, async () => 1)).rejects.toThrow(
+      'not an open transaction',
+    );
   });
 
   it('two units of work at once keep apart', async () => {
     const results = await Promise.allSettled([
-      storage.transaction(async () => {
-        await addCompany(storage, 'unit-a');
+      storage.transaction(storage.db, async (trx) => {
+        await addCompany(trx, 'unit-a');
         await new Promise((resolve) => setTimeout(resolve, 5));
         throw new Error('a fails');
       }),
-      storage.transaction(() => addCompany(storage, 'unit-b')),
+      storage.transaction(storage.db, (trx) => addCompany(trx, 'unit-b')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
     const names = await companyNames(storage);

@@ -50,7 +50,8 @@ describe('webhook outbox', () => {
 
   it('sends nothing for a change that rolls back', async () => {
     const rows = await outboxRows(server);
-    const failing = server.app.services.storage.transaction(async (trx) => {
+    const { storage } = server.app.services;
+    const failing = storage.transaction(storage.db, async (trx) => {
       await queueJob(queue(), trx, shop.companyId, job(), server.clock.now());
       throw new Error('the larger unit of work fails after the job was queued');
     });
@@ -81,7 +82,7 @@ describe('webhook outbox', () => {
     const storage = server.app.services.storage;
     const sent = receiver.received.length;
     let id = 0;
-    await storage.transaction(async (trx) => {
+    await storage.transaction(storage.db, async (trx) => {
       id = (await queueJob(queue(), trx, shop.companyId, job(), server.clock.now())).id;
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(receiver.received.length).toBe(sent);

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxOf } from '../../server/webhooks/outbox.ts';
 import { type Tenant, tenant } from '../helpers/catalog.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -121,7 +120,7 @@ describe('webhooks on PostgreSQL, two instances', () => {
       const listener = two.app.services.webhooks.listener!;
       const pid = listener.backendPid;
       expect(pid).toBeDefined();
-      const subscriptions = outboxOf(two.app.services.storage).subscriptions;
+      const subscriptions = two.app.services.outbox.subscriptions;
       const look = () =>
         subscriptions.endpointsFor(
           two.app.services.storage.db,

@@ -1,8 +1,8 @@
 import type { AgentRecord, PrinterInfo } from '../../../shared/printing.ts';
-import type { Storage } from '../../storage/database.ts';
 import type { Db } from '../../storage/db.ts';
+import { lockRows } from '../../storage/locks.ts';
 import { prepared } from '../../storage/prepared.ts';
-import { recordEvent, wantsEvent } from '../../webhooks/outbox.ts';
+import type { WebhookOutbox } from '../../webhooks/outbox.ts';
 import type { AgentRow } from './records.ts';
 
 /** The agent as the API shows it (`toAgentRecord` at a given presence, records.ts). */
@@ -33,7 +33,7 @@ const markOnline = prepared<{ id: number; now: string }, { id: number }>((db, p)
  * with a row lock, so that two requests of one agent compare one after the other.
  */
 export async function beforeAgentChange(
-  storage: Storage,
+  outbox: WebhookOutbox,
   db: Db,
   agent: { rowId: number; companyId: number },
   now: string,
@@ -41,10 +41,9 @@ export async function beforeAgentChange(
 ): Promise<AgentBefore> {
   const cameOnline = (await markOnline(db, { id: agent.rowId, now })).length > 0;
   let printers: AgentBefore['printers'];
-  if (printersSent && (await wantsEvent(storage, db, agent.companyId, 'printer.state_changed'))) {
-    let read = db.selectFrom('print_agents').select('printers').where('id', '=', agent.rowId);
-    if (storage.dialect === 'postgres') read = read.forUpdate();
-    const row = await read.executeTakeFirst();
+  if (printersSent && (await outbox.wants(db, agent.companyId, 'printer.state_changed'))) {
+    const read = db.selectFrom('print_agents').select('printers').where('id', '=', agent.rowId);
+    const row = await lockRows(db, read, 'update').executeTakeFirst();
     printers = row ? (JSON.parse(row.printers) as Record<string, unknown>[]) : [];
   }
   return { cameOnline, printers };
@@ -56,7 +55,7 @@ export async function beforeAgentChange(
  * reports), or that appeared or went away.
  */
 export async function afterAgentChange(
-  storage: Storage,
+  outbox: WebhookOutbox,
   db: Db,
   agent: { rowId: number; companyId: number },
   before: AgentBefore,
@@ -69,26 +68,33 @@ export async function afterAgentChange(
     .where('id', '=', agent.rowId)
     .executeTakeFirstOrThrow();
   const at = row.last_seen_at ?? row.updated_at;
-  if (before.cameOnline) await recordAgentOnline(storage, db, row, describe);
+  if (before.cameOnline) await recordAgentOnline(outbox, db, row, describe);
   if (before.printers === undefined) return;
   const after = JSON.parse(row.printers) as Record<string, unknown>[];
   for (const change of printerChanges(before.printers, after)) {
-    await recordEvent(storage, db, agent.companyId, 'printer.state_changed', at, () => ({
-      ...change,
-      agent: describe(row),
-    }));
+    await outbox.record(db, {
+      companyId: agent.companyId,
+      type: 'printer.state_changed',
+      at,
+      data: () => ({ ...change, agent: describe(row) }),
+    });
   }
 }
 
 /** A new agent, or one back online: `agent.online`, with the agent as the API shows it. */
 export function recordAgentOnline(
-  storage: Storage,
+  outbox: WebhookOutbox,
   db: Db,
   row: AgentRow,
   describe: DescribeAgent,
 ): void | Promise<void> {
   const at = row.last_seen_at ?? row.updated_at;
-  return recordEvent(storage, db, row.company_id, 'agent.online', at, () => describe(row));
+  return outbox.record(db, {
+    companyId: row.company_id,
+    type: 'agent.online',
+    at,
+    data: () => describe(row),
+  });
 }
 
 export interface PrinterChange {

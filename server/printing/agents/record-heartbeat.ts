@@ -1,6 +1,5 @@
 import type { HeartbeatBody, HeartbeatResult } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
-import { inTransaction } from '../../storage/transactions.ts';
 import { isoNow } from '../../time.ts';
 import type { PrintQueue } from '../jobs/print-queue.ts';
 import { afterAgentChange, beforeAgentChange } from './agent-events.ts';
@@ -9,7 +8,7 @@ import { justSeen } from './records.ts';
 
 /** Presence, printers and paused flag; extends the leases of the jobs the agent still holds. */
 export async function recordHeartbeat(
-  { storage, store }: PrintQueue,
+  { storage, store, outbox }: PrintQueue,
   db: Db,
   agent: AgentRef,
   input: HeartbeatBody,
@@ -18,14 +17,8 @@ export async function recordHeartbeat(
 ): Promise<HeartbeatResult> {
   const stamp = isoNow(now);
   const lease = isoNow(new Date(now.getTime() + leaseSeconds * 1000));
-  return inTransaction(storage, db, async (trx) => {
-    const before = await beforeAgentChange(
-      storage,
-      trx,
-      agent,
-      stamp,
-      input.printers !== undefined,
-    );
+  return storage.transaction(db, async (trx) => {
+    const before = await beforeAgentChange(outbox, trx, agent, stamp, input.printers !== undefined);
     await trx
       .updateTable('print_agents')
       .set({
@@ -39,7 +32,7 @@ export async function recordHeartbeat(
       })
       .where('id', '=', agent.rowId)
       .execute();
-    await afterAgentChange(storage, trx, agent, before, justSeen(now));
+    await afterAgentChange(outbox, trx, agent, before, justSeen(now));
     const held = [...new Set(input.held_job_ids)];
     const extended = await store.extendLeases(trx, {
       companyId: agent.companyId,

@@ -1,9 +1,8 @@
 import type { RegisterAgentBody } from '../../../shared/printing.ts';
 import { Conflict } from '../../domain-errors.ts';
-import type { Storage } from '../../storage/database.ts';
 import type { Db } from '../../storage/db.ts';
-import { inTransaction } from '../../storage/transactions.ts';
 import { isoNow } from '../../time.ts';
+import type { OutboxDeps } from '../../webhooks/outbox.ts';
 import { afterAgentChange, beforeAgentChange, recordAgentOnline } from './agent-events.ts';
 import { findAgentRow } from './agent-identities.ts';
 import { type AgentRow, justSeen } from './records.ts';
@@ -15,14 +14,14 @@ const takenElsewhere = () =>
 
 /** Idempotent per uuid: creates the agent, or refreshes what it says about itself. */
 export async function registerAgent(
-  storage: Storage,
+  { storage, outbox }: OutboxDeps,
   db: Db,
   companyId: number,
   input: RegisterAgentBody,
   now: Date,
 ): Promise<{ row: AgentRow; created: boolean }> {
   const stamp = isoNow(now);
-  return inTransaction(storage, db, async (trx) => {
+  return storage.transaction(db, async (trx) => {
     const inserted = await trx
       .insertInto('print_agents')
       .values({
@@ -44,13 +43,13 @@ export async function registerAgent(
       .returningAll()
       .executeTakeFirst();
     if (inserted) {
-      await recordAgentOnline(storage, trx, inserted, justSeen(now));
+      await recordAgentOnline(outbox, trx, inserted, justSeen(now));
       return { row: inserted, created: true };
     }
     const existing = await findAgentRow(trx, input.uuid.toLowerCase());
     if (!existing || existing.company_id !== companyId) throw takenElsewhere();
     const ref = { rowId: existing.id, companyId };
-    const before = await beforeAgentChange(storage, trx, ref, stamp, true);
+    const before = await beforeAgentChange(outbox, trx, ref, stamp, true);
     const row = await trx
       .updateTable('print_agents')
       .set({
@@ -65,7 +64,7 @@ export async function registerAgent(
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await afterAgentChange(storage, trx, ref, before, justSeen(now));
+    await afterAgentChange(outbox, trx, ref, before, justSeen(now));
     return { row, created: false };
   });
 }

@@ -1,6 +1,6 @@
-import type { Storage } from '../../storage/database.ts';
+import type { Db } from '../../storage/db.ts';
 import { isoNow } from '../../time.ts';
-import { recordEvent } from '../../webhooks/outbox.ts';
+import type { OutboxDeps } from '../../webhooks/outbox.ts';
 import { onlineSince } from './presence.ts';
 import { toAgentRecord } from './records.ts';
 
@@ -12,13 +12,14 @@ import { toAgentRecord } from './records.ts';
  * locks, then finds them no longer online. Answers the agents' UUIDs.
  */
 export async function sweepAgents(
-  storage: Storage,
+  { storage, outbox }: OutboxDeps,
+  db: Db,
   now: Date,
   heartbeatSeconds: number,
 ): Promise<string[]> {
   const cutoff = onlineSince(now, heartbeatSeconds);
   const stamp = isoNow(now);
-  return storage.transaction(async (trx) => {
+  return storage.transaction(db, async (trx) => {
     const silent = await trx
       .updateTable('print_agents')
       .set({ online_since: null })
@@ -27,9 +28,12 @@ export async function sweepAgents(
       .returningAll()
       .execute();
     for (const row of silent) {
-      await recordEvent(storage, trx, row.company_id, 'agent.offline', stamp, () =>
-        toAgentRecord(row, { now, heartbeatSeconds }),
-      );
+      await outbox.record(trx, {
+        companyId: row.company_id,
+        type: 'agent.offline',
+        at: stamp,
+        data: () => toAgentRecord(row, { now, heartbeatSeconds }),
+      });
     }
     return silent.map((row) => row.uuid).sort();
   });

@@ -1,7 +1,7 @@
 import type { PrintRoute } from '../../../shared/printing.ts';
 import type { Storage } from '../../storage/database.ts';
 import type { Db } from '../../storage/db.ts';
-import { inTransaction } from '../../storage/transactions.ts';
+import { lockRows } from '../../storage/locks.ts';
 import type { AgentRef } from './agent-identities.ts';
 import { readRouteList } from './read-route-list.ts';
 
@@ -17,15 +17,9 @@ export async function updateRouteList(
   agent: AgentRef,
   routes: PrintRoute[],
 ): Promise<PrintRoute[]> {
-  return inTransaction(storage, db, async (trx) => {
-    if (storage.dialect === 'postgres') {
-      await trx
-        .selectFrom('print_agents')
-        .select('id')
-        .where('id', '=', agent.rowId)
-        .forNoKeyUpdate()
-        .execute();
-    }
+  return storage.transaction(db, async (trx) => {
+    const agentRow = trx.selectFrom('print_agents').select('id').where('id', '=', agent.rowId);
+    await lockRows(trx, agentRow, 'no key update').execute();
     await trx.deleteFrom('print_routes').where('agent_id', '=', agent.rowId).execute();
     if (routes.length > 0) {
       await trx

@@ -1,7 +1,6 @@
 import type { JobRecord } from '../../../shared/printing.ts';
 import { Conflict } from '../../domain-errors.ts';
 import type { Db } from '../../storage/db.ts';
-import { inTransaction } from '../../storage/transactions.ts';
 import { isoNow } from '../../time.ts';
 import type { PrintQueue } from './print-queue.ts';
 import { readJobRow } from './read-job.ts';
@@ -22,7 +21,7 @@ export async function cancelJob(
   jobId: number,
   now: Date,
 ): Promise<JobRecord> {
-  const row = await inTransaction(storage, db, async (trx) => {
+  const row = await storage.transaction(db, async (trx) => {
     const current = await readJobRow(store, trx, companyId, jobId);
     if (current.status !== 'queued') throw onlyQueued(jobId, current.status);
     const row = await store.cancel(trx, { companyId, jobId, now: isoNow(now) });

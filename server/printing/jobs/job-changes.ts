@@ -1,8 +1,7 @@
 import type { WebhookEventType } from '../../../shared/webhooks.ts';
-import type { Storage } from '../../storage/database.ts';
 import type { Db } from '../../storage/db.ts';
-import { recordEvent, wantsEvent } from '../../webhooks/outbox.ts';
-import type { JobChange, JobChangeKind, JobChanges, JobRow } from '../store/queue-store.ts';
+import type { WebhookOutbox } from '../../webhooks/outbox.ts';
+import type { JobChange, JobChangeKind, JobChanges } from '../store/queue-store.ts';
 import { toJobRecord } from './records.ts';
 
 /** The webhook event of each kind of change; a job queued again under its id sends none. */
@@ -23,25 +22,28 @@ const webhookEvents: Record<JobChangeKind, WebhookEventType | undefined> = {
  * waiting in this process for a job queued on its route (`wake`).
  */
 export class PrintJobChanges implements JobChanges {
-  readonly #storage: Storage;
+  readonly #outbox: WebhookOutbox;
   readonly #wake: (companyId: number, route: string) => void;
 
-  constructor(storage: Storage, wake: (companyId: number, route: string) => void) {
-    this.#storage = storage;
+  constructor(outbox: WebhookOutbox, wake: (companyId: number, route: string) => void) {
+    this.#outbox = outbox;
     this.#wake = wake;
   }
 
   recordedInCommit(db: Db, companyId: number, kind: JobChangeKind): boolean | Promise<boolean> {
     const type = webhookEvents[kind];
-    return type === undefined ? false : wantsEvent(this.#storage, db, companyId, type);
+    return type === undefined ? false : this.#outbox.wants(db, companyId, type);
   }
 
   record(trx: Db, { kind, row }: JobChange): void | Promise<void> {
     const type = webhookEvents[kind];
     if (type === undefined) return;
-    return recordEvent(this.#storage, trx, row.company_id, type, row.updated_at, () =>
-      toJobRecord(row as JobRow),
-    );
+    return this.#outbox.record(trx, {
+      companyId: row.company_id,
+      type,
+      at: row.updated_at,
+      data: () => toJobRecord(row),
+    });
   }
 
   committed({ row }: JobChange): void {

@@ -1,11 +1,14 @@
 import type { Storage } from '../../storage/database.ts';
+import type { WebhookOutbox } from '../../webhooks/outbox.ts';
 import type { PrintQueueStore } from '../store/queue-store.ts';
 
 /**
- * What the job operations work with: the storage (for the transactions that make several
- * of the store's steps one unit) and the queue's store.
+ * What the job and agent operations work with: the storage (for the transactions that
+ * make several steps one unit), the queue's store, and the outbox (the agents' events; the
+ * store records the jobs' own).
  */
 export interface PrintQueue {
   storage: Storage;
   store: PrintQueueStore;
+  outbox: WebhookOutbox;
 }

@@ -1,7 +1,6 @@
 import type { JobRecord, JobStatus } from '../../../shared/printing.ts';
 import { Conflict } from '../../domain-errors.ts';
 import type { Db } from '../../storage/db.ts';
-import { inTransaction } from '../../storage/transactions.ts';
 import { isoNow } from '../../time.ts';
 import type { PrintQueue } from './print-queue.ts';
 import { readJobRow } from './read-job.ts';
@@ -21,7 +20,7 @@ export async function reprintJob(
   jobId: number,
   now: Date,
 ): Promise<JobRecord> {
-  const row = await inTransaction(storage, db, async (trx) => {
+  const row = await storage.transaction(db, async (trx) => {
     const original = await readJobRow(store, trx, companyId, jobId);
     if (!reprintable.includes(original.status)) {
       throw new Conflict(

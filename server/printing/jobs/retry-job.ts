@@ -1,7 +1,6 @@
 import type { JobRecord, JobStatus } from '../../../shared/printing.ts';
 import { Conflict } from '../../domain-errors.ts';
 import type { Db } from '../../storage/db.ts';
-import { inTransaction } from '../../storage/transactions.ts';
 import { isoNow } from '../../time.ts';
 import type { JobRow } from '../store/queue-store.ts';
 import type { PrintQueue } from './print-queue.ts';
@@ -30,7 +29,7 @@ export async function retryJob(
   agentId: string | null,
   now: Date,
 ): Promise<JobRecord> {
-  const row = await inTransaction(storage, db, async (trx) => {
+  const row = await storage.transaction(db, async (trx) => {
     const current = await readJobRow(store, trx, companyId, jobId);
     if (!retryable.includes(current.status)) {
       throw new Conflict(

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { type App, startApp } from '../../../server/app.ts';
-import { createCompany } from '../../../server/companies/companies.ts';
+import { createCompany } from '../../../server/companies/create-company.ts';
 import { defaultServerConfig, type ServerConfig } from '../../../server/config.ts';
-import { issueToken } from '../../../server/tokens/tokens.ts';
+import { createToken } from '../../../server/tokens/create-token.ts';
 import type { Permission } from '../../../shared/permissions.ts';
 import type { JobRecord } from '../../../shared/printing.ts';
 import type { AgentTestServer } from '../../agent/helpers/agent-test-server.ts';
@@ -63,9 +63,9 @@ export async function startRealAgentTestServer(
   const url = app.url;
   port = Number(new URL(url).port);
   const storage = app.services.storage;
-  const companyId = await createCompany(storage, 'E2E shop');
-  const issue = async (permissions: Parameters<typeof issueToken>[1]['permissions']) =>
-    (await issueToken(storage, { companyId, permissions, name: 'e2e' })).secret;
+  const companyId = await createCompany(storage.db, 'E2E shop');
+  const issue = async (permissions: Parameters<typeof createToken>[1]['permissions']) =>
+    (await createToken(storage.db, { companyId, permissions, name: 'e2e' })).secret;
   const token = await issue(['printing.agent']);
   const integratorToken = await issue(['printing.jobs.create', 'printing.jobs.read']);
   const adminToken = await issue(['printing.agent', 'printing.jobs.create', 'printing.jobs.read']);
@@ -122,7 +122,7 @@ export async function startRealAgentTestServer(
     hasWaiters: () => app?.services.printing.notifier.hasWaiters() ?? false,
     async issueToken(permissions) {
       if (app === null) throw new Error('the server is stopped');
-      return issueToken(app.services.storage, { companyId, permissions, name: 'e2e extra' });
+      return createToken(app.services.storage.db, { companyId, permissions, name: 'e2e extra' });
     },
     async sweep() {
       if (app === null) throw new Error('the server is stopped');

@@ -1,6 +1,6 @@
 import type { Db } from '../../../storage/db.ts';
 import type { Cancel, JobRow } from '../queue-store.ts';
-import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { finishChange, type StoreContext } from './store-context.ts';
 import { writeTrail } from './trail.ts';
 
 /** `queued → cancelled`, only while the job is still queued (an agent may claim it meanwhile). */
@@ -9,7 +9,7 @@ export function cancelJob(
   db: Db,
   request: Cancel,
 ): Promise<JobRow | undefined> {
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const row = await trx
       .updateTable('print_jobs')
       .set({ status: 'cancelled', updated_at: request.now })

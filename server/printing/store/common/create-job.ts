@@ -1,11 +1,11 @@
 import type { Db } from '../../../storage/db.ts';
 import type { JobRow, NewJob, Reprint } from '../queue-store.ts';
 import { insertQueuedJob, storeDocument } from './insert-job.ts';
-import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { finishChange, type StoreContext } from './store-context.ts';
 
 /** A new job in a transaction: its document, the job and its event, announced once committed. */
 export function createJob(context: StoreContext, db: Db, job: NewJob): Promise<JobRow> {
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const { content, ...values } = job;
     const document = await storeDocument(trx, job.companyId, content, job.createdAt);
     const row = await insertQueuedJob(trx, { ...values, document, reprintOf: null }, null);
@@ -20,7 +20,7 @@ export function reprintJob(
   db: Db,
   { original, createdAt, expiresAt }: Reprint,
 ): Promise<JobRow> {
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const row = await insertQueuedJob(
       trx,
       {

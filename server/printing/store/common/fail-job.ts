@@ -1,6 +1,6 @@
 import type { Db } from '../../../storage/db.ts';
 import type { FailRequest, JobRow } from '../queue-store.ts';
-import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { finishChange, type StoreContext } from './store-context.ts';
 import { writeTrail } from './trail.ts';
 
 /** The holder's `claimed → failed`, with its message and code, its event and its announcement. */
@@ -9,7 +9,7 @@ export function failJob(
   db: Db,
   request: FailRequest,
 ): Promise<JobRow | undefined> {
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const row = await trx
       .updateTable('print_jobs')
       .set({

@@ -2,7 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import type { Database } from '../../../storage/schema.ts';
 import type { ClaimGivenBack } from '../queue-store.ts';
-import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { finishChange, type StoreContext } from './store-context.ts';
 
 /** A claimed job's columns as if it had never been claimed (attempts restored). */
 export const unclaimed = (eb: ExpressionBuilder<Database, 'print_jobs'>) =>
@@ -24,7 +24,7 @@ export function giveBackClaim(
   db: Db,
   claim: ClaimGivenBack,
 ): Promise<boolean> {
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const row = await trx
       .updateTable('print_jobs')
       .set(unclaimed)

@@ -1,6 +1,6 @@
 import type { Db } from '../../../storage/db.ts';
 import type { JobRow, Requeue } from '../queue-store.ts';
-import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { finishChange, type StoreContext } from './store-context.ts';
 import { writeTrail } from './trail.ts';
 
 /**
@@ -12,7 +12,7 @@ export function requeueJob(
   db: Db,
   request: Requeue,
 ): Promise<JobRow | undefined> {
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const row = await trx
       .updateTable('print_jobs')
       .set({

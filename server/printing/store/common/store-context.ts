@@ -1,9 +1,6 @@
-import type { Transaction } from 'kysely';
 import type { Storage } from '../../../storage/database.ts';
 import type { Db } from '../../../storage/db.ts';
 import { notify } from '../../../storage/notify.ts';
-import type { Database } from '../../../storage/schema.ts';
-import { inTransaction as inStorageTransaction } from '../../../storage/transactions.ts';
 import { jobsChannel, noticeOf } from '../queue-notices.ts';
 import type { JobChange, JobChanges } from '../queue-store.ts';
 
@@ -29,12 +26,5 @@ export async function finishChange(
     await notify(trx, jobsChannel, noticeOf(row.company_id, row.route, row.id));
   }
   await changes.record(trx, change);
-  storage.afterCommit(() => changes.committed(change));
+  storage.afterCommit(trx, () => changes.committed(change));
 }
-
-/** Runs `work` in `db` when it is a transaction, else in a new one (`storage/transactions.ts`). */
-export const inTransaction = <T>(
-  { storage }: StoreContext,
-  db: Db,
-  work: (trx: Transaction<Database>) => Promise<T>,
-): Promise<T> => inStorageTransaction(storage, db, work);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import type { SweptJobs } from '../queue-store.ts';
-import { finishChange, inTransaction, type StoreContext } from './store-context.ts';
+import { finishChange, type StoreContext } from './store-context.ts';
 import { writeTrail } from './trail.ts';
 
 export const leaseExpiredMessage =
@@ -13,7 +13,7 @@ export const leaseExpiredMessage =
  * index, with their events, in one transaction.
  */
 export function sweepJobs(context: StoreContext, db: Db, stamp: string): Promise<SweptJobs> {
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const leaseExpired = await trx
       .updateTable('print_jobs')
       .set({

@@ -4,7 +4,7 @@ import type { Db } from '../../../storage/db.ts';
 import { perTurn } from '../../../storage/per-turn.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
-import { finishChange, inTransaction, type StoreContext } from '../common/store-context.ts';
+import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { eventRowOf, type Transition } from '../common/trail.ts';
 import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
 import { type ClaimRow, claimMany } from './claim-many.ts';
@@ -188,7 +188,7 @@ export async function claimJob(
       context.changes.committed({ kind: 'claimed', row });
       return { row, content, eventId };
     }
-    return await inTransaction(context, db, async (trx) => {
+    return await context.storage.transaction(db, async (trx) => {
       const claimed = await trx.executeQuery(claimStatement.compile(trx, request));
       const row = claimed.rows[0];
       if (!row) return undefined;

@@ -4,7 +4,7 @@ import { fieldArrays, perTurn } from '../../../storage/per-turn.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import { confirmUpdate, printedMessage } from '../common/confirm-update.ts';
-import { finishChange, inTransaction, type StoreContext } from '../common/store-context.ts';
+import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { transitionStatement } from '../common/trail.ts';
 import type { ConfirmRequest, JobRow } from '../queue-store.ts';
 
@@ -118,7 +118,7 @@ export async function confirmJob(
     if (row) context.changes.committed({ kind: 'printed', row });
     return row;
   }
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const row = (await confirmStatement(trx, request))[0];
     if (!row) return undefined;
     await transitionStatement(trx, {

@@ -33,7 +33,7 @@ export interface LostClaim {
 }
 
 async function releaseOnce(context: StoreContext, claim: LostClaim): Promise<boolean> {
-  return context.storage.transaction(async (trx) => {
+  return context.storage.transaction(context.storage.db, async (trx) => {
     const released = await trx
       .updateTable('print_jobs')
       .set(unclaimed)

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { groupedSqliteTransaction, prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
-import { finishChange, inTransaction, type StoreContext } from '../common/store-context.ts';
+import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { type Transition, transitionStatement } from '../common/trail.ts';
 import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
 
@@ -119,7 +119,7 @@ export async function claimJob(
   } else if (recorded instanceof Promise) {
     await recorded; // Loads the subscriptions: the next claims know at once.
   }
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     const picked = await trx.executeQuery(pickStatement.compile(trx, request));
     const jobId = bestOf(picked.rows);
     if (jobId === undefined) return undefined;

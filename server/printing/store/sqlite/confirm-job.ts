@@ -1,7 +1,7 @@
 import type { Db } from '../../../storage/db.ts';
 import { groupedSqliteTransaction, prepared } from '../../../storage/prepared.ts';
 import { confirmUpdate, printedMessage } from '../common/confirm-update.ts';
-import { finishChange, inTransaction, type StoreContext } from '../common/store-context.ts';
+import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { type Transition, transitionStatement } from '../common/trail.ts';
 import type { ConfirmRequest, JobRow } from '../queue-store.ts';
 
@@ -44,7 +44,7 @@ export async function confirmJob(
   } else if (recorded instanceof Promise) {
     await recorded; // Loads the subscriptions: the next confirms know at once.
   }
-  return inTransaction(context, db, async (trx) => {
+  return context.storage.transaction(db, async (trx) => {
     // In the transaction that holds the connection: on SQLite, straight on it.
     const row = (await confirmStatement(trx, request))[0];
     if (!row) return undefined;

@@ -1,10 +1,16 @@
 import { sql } from 'kysely';
 import { toMilli } from '../../shared/quantity.ts';
+import type { ProductStockRecord } from '../../shared/stock.ts';
 import { FieldErrors } from '../domain-errors.ts';
-import type { Storage } from '../storage/database.ts';
+import { readProductRow } from '../products/read-product.ts';
+import type { Db } from '../storage/db.ts';
 import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
+import { lockRows } from '../storage/locks.ts';
 import { isoNow } from '../time.ts';
-import { createLocations, createLots } from './lots-and-locations.ts';
+import type { OutboxDeps } from '../webhooks/outbox.ts';
+import { createLocations, createLots } from './create-lots-and-locations.ts';
+import { readBalances } from './read-balances.ts';
+import { toProductStock } from './records.ts';
 import {
   type Refusal,
   resolveLocationIds,
@@ -35,37 +41,30 @@ interface Resolved {
  * are refused on their field (`InvalidFields`). `keyOf(index, field)` names a field in errors (`items.3.warehouse_id` in bulk,
  * `warehouse_id` for one product).
  */
-export async function setStock(
-  storage: Storage,
+export async function updateStock(
+  deps: OutboxDeps,
+  db: Db,
   companyId: number,
   tokenId: number | null,
   changes: StockChange[],
   keyOf: (index: number, field: string) => string,
   now: Date,
 ): Promise<number[]> {
-  return storage.transaction(async (trx) => {
+  return deps.storage.transaction(db, async (trx) => {
     const errors = new FieldErrors();
     const refusal: Refusal = {
       unknown: (index, field) => errors.unknown(keyOf(index, field)),
       refuse: (index, field, message) => errors.add(keyOf(index, field), message),
     };
-    const productIds = await resolveProducts(storage, trx, companyId, changes, refusal);
+    const productIds = await resolveProducts(trx, companyId, changes, refusal);
     const warehouseIds = await resolveWarehouses(trx, companyId, changes, refusal);
     const locationIds = await resolveLocationIds(trx, companyId, changes, warehouseIds, refusal);
     const lotIds = await resolveLotIds(trx, companyId, changes, productIds, refusal);
     errors.throwIfAny();
 
     const stamp = isoNow(now);
-    await createLocations(
-      storage.dialect,
-      trx,
-      companyId,
-      changes,
-      warehouseIds,
-      locationIds,
-      stamp,
-    );
-    await createLots(storage.dialect, trx, companyId, changes, productIds, lotIds, stamp);
+    await createLocations(trx, companyId, changes, warehouseIds, locationIds, stamp);
+    await createLots(trx, companyId, changes, productIds, lotIds, stamp);
 
     const resolved: Resolved[] = changes.map((change, index) => ({
       productId: productIds[index]!,
@@ -83,21 +82,17 @@ export async function setStock(
     }) => `${r.productId}:${r.warehouseId}:${r.locationId}:${r.lotId}`;
     const distinctProducts = [...new Set(resolved.map((r) => r.productId))];
     const current = new Map<string, number>();
-    let read = trx
+    const read = trx
       .selectFrom('stock_balances')
       .select(['product_id', 'warehouse_id', 'location_id', 'lot_id', 'quantity_milli'])
-      .where(isAnyOf(storage.dialect, 'product_id', distinctProducts));
-    // PostgreSQL: lock the balances read, so a concurrent writer cannot slip in between the
+      .where(isAnyOf(trx, 'product_id', distinctProducts))
+      .orderBy('product_id')
+      .orderBy('warehouse_id')
+      .orderBy('location_id')
+      .orderBy('lot_id');
+    // Locked in key order (PostgreSQL), so a concurrent writer cannot slip in between the
     // "before" a movement records and the write. SQLite runs one writer at a time anyway.
-    if (storage.dialect === 'postgres') {
-      read = read
-        .orderBy('product_id')
-        .orderBy('warehouse_id')
-        .orderBy('location_id')
-        .orderBy('lot_id')
-        .forUpdate();
-    }
-    const rows = await read.execute();
+    const rows = await lockRows(trx, read, 'update').execute();
     for (const row of rows) {
       current.set(
         slot({
@@ -136,7 +131,7 @@ export async function setStock(
     await sql`insert into stock_balances
         (company_id, product_id, warehouse_id, location_id, lot_id, quantity_milli, updated_at)
       select ${company}, j.product_id, j.warehouse_id, j.location_id, j.lot_id, j.quantity_milli, ${time}
-      from ${jsonTable(storage.dialect, [...slotColumns, ['quantity_milli', 'bigint']], balances)} as j
+      from ${jsonTable(trx, [...slotColumns, ['quantity_milli', 'bigint']], balances)} as j
       where true
       on conflict (product_id, warehouse_id, location_id, lot_id)
       do update set quantity_milli = excluded.quantity_milli, updated_at = excluded.updated_at`.execute(
@@ -149,7 +144,7 @@ export async function setStock(
       select ${company}, j.product_id, j.warehouse_id, j.location_id, j.lot_id, j.before_milli,
         j.after_milli, j.observation, ${token}, ${time}
       from ${jsonTable(
-        storage.dialect,
+        trx,
         [
           ...slotColumns,
           ['before_milli', 'bigint'],
@@ -158,7 +153,13 @@ export async function setStock(
         ],
         movements,
       )} as j`.execute(trx);
-    await recordStockChanges(storage, trx, companyId, stamp, changedSlots(stored, finalBalances));
+    await recordStockChanges(
+      deps.outbox,
+      trx,
+      companyId,
+      stamp,
+      changedSlots(stored, finalBalances),
+    );
     return distinctProducts;
   });
 }
@@ -190,4 +191,30 @@ function bySlot(a: Resolved, b: Resolved): number {
     a.locationId - b.locationId ||
     a.lotId - b.lotId
   );
+}
+
+/**
+ * Sets one product's stock (the product named by the path, by id or code) and answers the
+ * product's stock after it. A product that does not manage stock is keyed `product`.
+ */
+export async function updateProductStock(
+  deps: OutboxDeps,
+  db: Db,
+  caller: { companyId: number; tokenId: number },
+  by: { id: number } | { code: string },
+  change: StockChange,
+  now: Date,
+): Promise<ProductStockRecord> {
+  const product = await readProductRow(db, caller.companyId, by);
+  await updateStock(
+    deps,
+    db,
+    caller.companyId,
+    caller.tokenId,
+    [{ ...change, product_id: product.id, product_code: undefined }],
+    (_index, field) => (field === 'product_id' || field === 'product_code' ? 'product' : field),
+    now,
+  );
+  const balances = (await readBalances(db, caller.companyId, [product.id])).get(product.id);
+  return { product_id: product.id, product_code: product.code, ...toProductStock(balances ?? []) };
 }

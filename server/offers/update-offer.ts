@@ -1,57 +1,19 @@
 import { fromCents } from '../../shared/money.ts';
 import {
   editableStatuses,
-  type OfferInput,
   type OfferPatch,
   type OfferRecord,
   type OfferStatus,
   offerTransitions,
 } from '../../shared/offers.ts';
 import { Conflict, unknownReference } from '../domain-errors.ts';
-import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { recordEvent } from '../webhooks/outbox.ts';
-import { type PricedLine, priceOffer, totalsOf } from './price-offer.ts';
-import { getOffer, getOfferRow, type OfferRow } from './read-offers.ts';
-
-async function replaceLines(db: Db, offerId: number, lines: PricedLine[]) {
-  await db.deleteFrom('offer_items').where('offer_id', '=', offerId).execute();
-  await db
-    .insertInto('offer_items')
-    .values(lines.map((line, position) => ({ ...line, offer_id: offerId, position })))
-    .execute();
-}
-
-export async function createOffer(
-  storage: Storage,
-  companyId: number,
-  input: OfferInput,
-  now: Date,
-): Promise<OfferRecord> {
-  return storage.transaction(async (trx) => {
-    const priced = await priceOffer(trx, companyId, input, '', storage.dialect === 'postgres');
-    const stamp = isoNow(now);
-    const row = await trx
-      .insertInto('offers')
-      .values({
-        company_id: companyId,
-        customer_id: priced.customer_id,
-        status: 'draft',
-        notes: priced.notes,
-        valid_until: priced.valid_until,
-        subtotal_cents: priced.subtotal_cents,
-        discount_cents: priced.discount_cents,
-        total_cents: priced.total_cents,
-        created_at: stamp,
-        updated_at: stamp,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await replaceLines(trx, row.id, priced.lines);
-    return getOffer(trx, companyId, row.id);
-  });
-}
+import type { OutboxDeps } from '../webhooks/outbox.ts';
+import { replaceLines } from './offer-lines.ts';
+import { priceOffer, totalsOf } from './price-offer.ts';
+import { readOffer, readOfferRow } from './read-offer.ts';
+import type { OfferRow } from './records.ts';
 
 const contentFields = ['customer_id', 'items', 'discount', 'notes', 'valid_until'] as const;
 
@@ -62,17 +24,16 @@ const contentFields = ['customer_id', 'items', 'discount', 'notes', 'valid_until
  * products' prices of now); a PATCH without lines keeps the stored ones and their prices.
  */
 export async function updateOffer(
-  storage: Storage,
+  { storage, outbox }: OutboxDeps,
+  db: Db,
   companyId: number,
   id: number,
   input: OfferPatch,
   mode: 'replace' | 'patch',
   now: Date,
 ): Promise<OfferRecord> {
-  return storage.transaction(async (trx) => {
-    const existing = await getOfferRow(trx, companyId, id, {
-      lock: storage.dialect === 'postgres',
-    });
+  return storage.transaction(db, async (trx) => {
+    const existing = await readOfferRow(trx, companyId, id, { lock: true });
     const status: OfferStatus = input.status ?? existing.status;
     if (status !== existing.status && !offerTransitions[existing.status].includes(status)) {
       throw new Conflict(`An offer cannot go from ${existing.status} to ${status}.`);
@@ -94,7 +55,7 @@ export async function updateOffer(
             (mode === 'patch' ? fromCents(Number(existing.discount_cents)) : undefined),
         },
         '',
-        storage.dialect === 'postgres',
+        true,
       );
       await replaceLines(trx, id, priced.lines);
       Object.assign(columns, {
@@ -123,12 +84,14 @@ export async function updateOffer(
       columns.valid_until = input.valid_until ?? null;
     }
     await trx.updateTable('offers').set(columns).where('id', '=', id).execute();
-    const offer = await getOffer(trx, companyId, id);
+    const offer = await readOffer(trx, companyId, id);
     if (status !== existing.status) {
-      await recordEvent(storage, trx, companyId, 'offer.status_changed', offer.updated_at, () => ({
-        ...offer,
-        previous_status: existing.status,
-      }));
+      await outbox.record(trx, {
+        companyId,
+        type: 'offer.status_changed',
+        at: offer.updated_at,
+        data: () => ({ ...offer, previous_status: existing.status }),
+      });
     }
     return offer;
   });

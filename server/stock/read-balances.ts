@@ -1,12 +1,12 @@
-import type { ProductStock, StockBalanceRecord } from '../../shared/products.ts';
-import { fromMilli } from '../../shared/quantity.ts';
+import type { StockBalanceRecord } from '../../shared/products.ts';
 import type { Db } from '../storage/db.ts';
+import { toBalanceRecord } from './records.ts';
 
 /**
  * The balances of some products, by product id, in a stable order (warehouse code, then
  * location, then lot). One query whatever the number of products.
  */
-export async function balancesOf(
+export async function readBalances(
   db: Db,
   companyId: number,
   productIds: number[],
@@ -37,32 +37,12 @@ export async function balancesOf(
     .execute();
   const byProduct = Map.groupBy(rows, (row) => row.product_id);
   return new Map(
-    [...byProduct].map(([productId, balances]) => [
-      productId,
-      balances.map(
-        (row): StockBalanceRecord => ({
-          warehouse_id: row.warehouse_id,
-          warehouse_code: row.warehouse_code,
-          location_id: row.location_id ?? null,
-          location_code: row.location_code ?? null,
-          lot_id: row.lot_id ?? null,
-          lot_number: row.lot_number ?? null,
-          quantity: fromMilli(Number(row.quantity_milli)),
-          updated_at: row.updated_at,
-        }),
-      ),
-    ]),
+    [...byProduct].map(([productId, balances]) => [productId, balances.map(toBalanceRecord)]),
   );
 }
 
-/** The stock as a product record shows it: the total (summed in milli) and each balance. */
-export function stockOf(balances: StockBalanceRecord[]): ProductStock {
-  const milli = balances.reduce((sum, b) => sum + Math.round(b.quantity * 1000), 0);
-  return { quantity: fromMilli(milli), balances };
-}
-
 /** Total quantity (in milli, all warehouses) of each stock-managed product asked for. */
-export async function availableMilli(
+export async function readAvailableMilli(
   db: Db,
   companyId: number,
   productIds: number[],

@@ -3,7 +3,9 @@ import { toCents } from '../../shared/money.ts';
 import type { BulkPriceInput } from '../../shared/products.ts';
 import { FieldErrors } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
+import { lockRows } from '../storage/locks.ts';
 import { isoNow } from '../time.ts';
 
 /**
@@ -13,6 +15,7 @@ import { isoNow } from '../time.ts';
  */
 export async function updatePrices(
   storage: Storage,
+  db: Db,
   companyId: number,
   input: BulkPriceInput,
   now: Date,
@@ -21,22 +24,22 @@ export async function updatePrices(
     ...new Set(input.items.flatMap((item) => (item.product_id ? [item.product_id] : []))),
   ];
   const codes = [...new Set(input.items.flatMap((item) => (item.code ? [item.code] : [])))];
-  return storage.transaction(async (trx) => {
-    let select = trx
+  return storage.transaction(db, async (trx) => {
+    const select = trx
       .selectFrom('products')
       .select(['id', 'code'])
       .where('company_id', '=', companyId)
       .where((eb) => {
         const any = [];
-        if (ids.length > 0) any.push(isAnyOf(storage.dialect, 'id', ids));
-        if (codes.length > 0) any.push(isAnyOf(storage.dialect, 'code', codes));
+        if (ids.length > 0) any.push(isAnyOf(trx, 'id', ids));
+        if (codes.length > 0) any.push(isAnyOf(trx, 'code', codes));
         return eb.or(any);
-      });
-    // PostgreSQL: lock the rows in id order before the UPDATE, which would lock them in the
+      })
+      .orderBy('id');
+    // Locked in id order before the UPDATE (PostgreSQL), which would lock them in the
     // items' order: two bulks naming the same products in opposite orders would deadlock
     // (one aborted, a 500). SQLite runs one writer at a time.
-    if (storage.dialect === 'postgres') select = select.orderBy('id').forNoKeyUpdate();
-    const found = await select.execute();
+    const found = await lockRows(trx, select, 'no key update').execute();
     const byId = new Set(found.map((row) => row.id));
     const byCode = new Map(found.map((row) => [row.code, row.id]));
     const errors = new FieldErrors();
@@ -57,7 +60,7 @@ export async function updatePrices(
     await sql`update products
       set price_cents = j.price_cents, updated_at = ${isoNow(now)}
       from ${jsonTable(
-        storage.dialect,
+        trx,
         [
           ['id', 'integer'],
           ['price_cents', 'bigint'],

@@ -1,22 +1,19 @@
-import {
-  type AddressInput,
-  type CustomerInput,
-  type CustomerPatch,
-  type CustomerRecord,
-  customerRoles,
-} from '../../shared/customers.ts';
+/**
+ * What creating and updating a customer share: the columns an input sets, the code's
+ * uniqueness, and the rows of its addresses.
+ */
+import { type AddressInput, type CustomerPatch, customerRoles } from '../../shared/customers.ts';
 import { toCents } from '../../shared/money.ts';
 import { invalidField } from '../domain-errors.ts';
-import { onUniqueViolation, type Storage } from '../storage/database.ts';
+import { onUniqueViolation } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
-import { isoNow } from '../time.ts';
-import { type CustomerRow, getCustomer, roleColumns } from './read-customers.ts';
+import { type CustomerRow, roleColumns } from './records.ts';
 
-const codeTaken = () => invalidField('code', 'The code has already been taken.');
+export const codeTaken = () => invalidField('code', 'The code has already been taken.');
 
 /** The unique index settles races that `assertCodeFree` cannot see (concurrent writers). */
-const codeRaceAsTaken = onUniqueViolation('customers', ['company_id', 'code'], codeTaken);
+export const codeRaceAsTaken = onUniqueViolation('customers', ['company_id', 'code'], codeTaken);
 
 // Compiled once (prepared): every create, and every update of the addresses, runs these.
 const customerIdsWithCode = prepared((db, p: { companyId: number; code: string }) =>
@@ -26,7 +23,7 @@ const customerIdsWithCode = prepared((db, p: { companyId: number; code: string }
     .where('company_id', '=', p.companyId)
     .where('code', '=', p.code),
 );
-const insertCustomer = prepared((db, row: Omit<CustomerRow, 'id'>) =>
+export const insertCustomer = prepared((db, row: Omit<CustomerRow, 'id'>) =>
   db
     .insertInto('customers')
     .values({
@@ -51,7 +48,7 @@ const deleteAddressesOf = prepared((db, p: { customerId: number }) =>
   db.deleteFrom('customer_addresses').where('customer_id', '=', p.customerId),
 );
 
-function columnsOf(input: CustomerPatch) {
+export function columnsOf(input: CustomerPatch) {
   const columns: Partial<Omit<CustomerRow, 'id' | 'company_id' | 'created_at'>> = {};
   if (input.name !== undefined) columns.name = input.name;
   if (input.type !== undefined) columns.type = input.type;
@@ -71,7 +68,7 @@ function columnsOf(input: CustomerPatch) {
   return columns;
 }
 
-async function assertCodeFree(db: Db, companyId: number, code: string, exceptId?: number) {
+export async function assertCodeFree(db: Db, companyId: number, code: string, exceptId?: number) {
   const holders = await customerIdsWithCode(db, { companyId, code });
   if (holders.some((holder) => holder.id !== exceptId)) throw codeTaken();
 }
@@ -108,7 +105,7 @@ function insertAddressRows(count: number) {
 }
 
 /** A new customer's addresses: it has none yet, so nothing is deleted first. */
-async function insertAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
+export async function insertAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
   if (addresses.length === 0) return;
   const values: Record<string, unknown> = { customer_id: customerId };
   addresses.forEach((address, position) => {
@@ -124,82 +121,7 @@ async function insertAddresses(db: Db, customerId: number, addresses: AddressInp
 }
 
 /** An update's addresses: the list sent replaces the whole list. */
-async function replaceAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
+export async function replaceAddresses(db: Db, customerId: number, addresses: AddressInput[]) {
   await deleteAddressesOf(db, { customerId });
   await insertAddresses(db, customerId, addresses);
-}
-
-export async function createCustomer(
-  storage: Storage,
-  companyId: number,
-  input: CustomerInput,
-  now: Date,
-): Promise<CustomerRecord> {
-  return storage
-    .transaction(async (trx) => {
-      if (input.code) await assertCodeFree(trx, companyId, input.code);
-      const stamp = isoNow(now);
-      const [row] = await insertCustomer(trx, {
-        company_id: companyId,
-        code: null,
-        taxvat: null,
-        telephone: null,
-        mobile: null,
-        email: null,
-        credit_limit_cents: null,
-        status: 'active',
-        // A new contact is a customer unless its roles say otherwise.
-        is_customer: 1,
-        is_supplier: 0,
-        ...columnsOf(input),
-        name: input.name,
-        type: input.type,
-        created_at: stamp,
-        updated_at: stamp,
-      });
-      if (!row) throw new Error('the insert of a customer returned no id');
-      await insertAddresses(trx, row.id, input.addresses ?? []);
-      return getCustomer(trx, companyId, row.id);
-    })
-    .catch(codeRaceAsTaken);
-}
-
-/**
- * PUT replaces every declared field (what is left out becomes empty); PATCH changes only
- * what is sent. Either way addresses, when sent, replace the whole list.
- */
-export async function updateCustomer(
-  storage: Storage,
-  companyId: number,
-  id: number,
-  input: CustomerPatch,
-  mode: 'replace' | 'patch',
-  now: Date,
-): Promise<CustomerRecord> {
-  return storage
-    .transaction(async (trx) => {
-      await getCustomer(trx, companyId, id);
-      if (input.code) await assertCodeFree(trx, companyId, input.code, id);
-      const cleared =
-        mode === 'replace'
-          ? {
-              code: null,
-              taxvat: null,
-              telephone: null,
-              mobile: null,
-              email: null,
-              credit_limit_cents: null,
-            }
-          : {};
-      await trx
-        .updateTable('customers')
-        .set({ ...cleared, ...columnsOf(input), updated_at: isoNow(now) })
-        .where('company_id', '=', companyId)
-        .where('id', '=', id)
-        .execute();
-      const addresses = input.addresses ?? (mode === 'replace' ? [] : undefined);
-      if (addresses) await replaceAddresses(trx, id, addresses);
-      return getCustomer(trx, companyId, id);
-    })
-    .catch(codeRaceAsTaken);
 }

@@ -1,5 +1,4 @@
 import { sql, type Transaction } from 'kysely';
-import type { Dialect } from '../storage/db.ts';
 import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
 import type { Database } from '../storage/schema.ts';
 import type { StockChange } from './resolve-changes.ts';
@@ -14,7 +13,6 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * upsert returns the row a concurrent request created in the meantime instead of failing.
  */
 export async function createLocations(
-  dialect: Dialect,
   trx: Trx,
   companyId: number,
   changes: StockChange[],
@@ -37,8 +35,8 @@ export async function createLocations(
   const rows = await trx
     .selectFrom('stock_locations')
     .select(['id', 'warehouse_id', 'code'])
-    .where(isAnyOf(dialect, 'warehouse_id', [...new Set(list.map((w) => w.warehouse_id))]))
-    .where(isAnyOf(dialect, 'code', [...new Set(list.map((w) => w.code))]))
+    .where(isAnyOf(trx, 'warehouse_id', [...new Set(list.map((w) => w.warehouse_id))]))
+    .where(isAnyOf(trx, 'code', [...new Set(list.map((w) => w.code))]))
     .execute();
   for (const row of rows) known.set(`${row.warehouse_id}:${row.code}`, row.id);
   const missing = [...wanted]
@@ -50,7 +48,7 @@ export async function createLocations(
       insert into stock_locations (company_id, warehouse_id, code, created_at)
       select cast(${companyId} as integer), j.warehouse_id, j.code, cast(${stamp} as varchar(32))
       from ${jsonTable(
-        dialect,
+        trx,
         [
           ['warehouse_id', 'integer'],
           ['code', 'text'],
@@ -70,7 +68,6 @@ export async function createLocations(
 
 /** Fills `lotIds` for changes naming a lot by number, creating missing ones. */
 export async function createLots(
-  dialect: Dialect,
   trx: Trx,
   companyId: number,
   changes: StockChange[],
@@ -90,8 +87,8 @@ export async function createLots(
   const rows = await trx
     .selectFrom('stock_lots')
     .select(['id', 'product_id', 'number'])
-    .where(isAnyOf(dialect, 'product_id', [...new Set(list.map((w) => w.product_id))]))
-    .where(isAnyOf(dialect, 'number', [...new Set(list.map((w) => w.number))]))
+    .where(isAnyOf(trx, 'product_id', [...new Set(list.map((w) => w.product_id))]))
+    .where(isAnyOf(trx, 'number', [...new Set(list.map((w) => w.number))]))
     .execute();
   for (const row of rows) known.set(`${row.product_id}:${row.number}`, row.id);
   const missing = [...wanted]
@@ -103,7 +100,7 @@ export async function createLots(
       insert into stock_lots (company_id, product_id, number, created_at)
       select cast(${companyId} as integer), j.product_id, j.number, cast(${stamp} as varchar(32))
       from ${jsonTable(
-        dialect,
+        trx,
         [
           ['product_id', 'integer'],
           ['number', 'text'],
