@@ -6,6 +6,7 @@ import { bind, type HttpServer } from './http/server.ts';
 import { openRateLimit } from './http/shared-rate-limit.ts';
 import { IdempotencyService } from './idempotency/service.ts';
 import { PrintingService } from './printing/service.ts';
+import { openEnrollmentTries } from './enrollments/tries.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
@@ -54,6 +55,7 @@ export async function startApp(
   const http = await bind(config.host, config.port, log, config.http);
   let storage: Storage | undefined;
   let rateLimiter: RateLimit | null = null;
+  let enrollmentTries: RateLimit | null = null;
   let tokenListener: ListenConnection | undefined;
   try {
     storage = options.storage ?? openStorage(config.database);
@@ -76,7 +78,17 @@ export async function startApp(
       box: new SecretBox(key.key),
       ...options.webhooks,
     });
-    const services: Services = { storage, clock, config, log, printing, idempotency, webhooks };
+    enrollmentTries = await openEnrollmentTries(config, log);
+    const services: Services = {
+      storage,
+      clock,
+      config,
+      log,
+      printing,
+      idempotency,
+      webhooks,
+      enrollmentTries,
+    };
     // Before answering: leases that ran out while the server was down are failed first
     // (their events are written then), and the dispatcher sends what the outbox holds.
     await webhooks.start();
@@ -103,6 +115,7 @@ export async function startApp(
     });
     const opened = storage;
     const limits = rateLimiter;
+    const tries = enrollmentTries;
     const tokens = tokenListener;
     return {
       url: http.url,
@@ -117,6 +130,7 @@ export async function startApp(
         await idempotency.stop();
         await webhooks.stop();
         await limits?.close();
+        await tries?.close();
         await tokens?.close();
         await opened.close();
       },
@@ -124,6 +138,7 @@ export async function startApp(
   } catch (error) {
     await http.close(0);
     await rateLimiter?.close().catch(() => {});
+    await enrollmentTries?.close().catch(() => {});
     await tokenListener?.close().catch(() => {});
     // The start-up error is the one to report, not a failure to close after it.
     if (storage && !options.storage) await storage.close().catch(() => {});

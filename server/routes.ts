@@ -1,6 +1,7 @@
 import { connectivityRoutes } from './connectivity/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { documentationRoutes } from './docs/routes.ts';
+import { enrollmentRoutes } from './enrollments/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { offerRoutes } from './offers/routes.ts';
 import { printingRoutes } from './printing/routes.ts';
@@ -19,6 +20,7 @@ export const apiRoutes: AnyRoute[] = [
   ...stockRoutes,
   ...offerRoutes,
   ...printingRoutes,
+  ...enrollmentRoutes,
   ...webhookRoutes,
 ];
 

@@ -13,6 +13,7 @@ import {
   startsAsPdf,
 } from '../../shared/printing.ts';
 import { invalidField } from '../domain-errors.ts';
+import { refuseUnprintableOptions } from '../printer-capabilities/check-job-options.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
 import { type AgentContext, agentRoutes, optionalAgent, tag } from './agent-routes.ts';
@@ -77,6 +78,12 @@ const integratorRoutes: AnyRoute[] = [
           'The content base64 field must hold a PDF document (starting with %PDF-) when the content type is application/pdf.',
         );
       }
+      await refuseUnprintableOptions(
+        services.storage.db,
+        caller.companyId,
+        body,
+        services.printing.presence(),
+      );
       const job = await createJob(
         services.printing.queue,
         caller.companyId,

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { SheetSize } from '../../../shared/printer-capabilities.ts';
 import {
   type PrinterInfo,
   type PrintOptions,
@@ -63,7 +64,17 @@ const sidesByDuplex = {
 } as const;
 // RFC 8011 §5.2.10 orientation-requested: 3 portrait, 4 landscape.
 const orientationRequested = { portrait: '3', landscape: '4' } as const;
-const mediaByPaper = { a4: 'A4', a5: 'A5', a6: 'A6', letter: 'Letter', legal: 'Legal' } as const;
+/** CUPS media names (PPD names, or PWG 5101.1 where a PPD name would be ambiguous: B5). */
+const mediaByPaper: Record<SheetSize, string> = {
+  a3: 'A3',
+  a4: 'A4',
+  a5: 'A5',
+  a6: 'A6',
+  b5: 'iso_b5_176x250mm',
+  letter: 'Letter',
+  legal: 'Legal',
+  executive: 'Executive',
+};
 
 /** The `lp` arguments for a job, file path last. Options are re-validated: they came over the network. */
 export function lpArguments(
@@ -77,8 +88,11 @@ export function lpArguments(
   if (rawContentTypes.includes(job.content_type)) {
     args.push('-o', 'raw');
   } else {
-    if (checked.paper) args.push('-o', `media=${mediaByPaper[checked.paper]}`);
+    // A roll is what is loaded (the server checked its width): no media to ask for.
+    const media = checked.paper ? mediaByPaper[checked.paper as SheetSize] : undefined;
+    if (media) args.push('-o', `media=${media}`);
     if (checked.duplex) args.push('-o', `sides=${sidesByDuplex[checked.duplex]}`);
+    if (checked.color) args.push('-o', `print-color-mode=${checked.color}`);
     if (checked.orientation) {
       args.push('-o', `orientation-requested=${orientationRequested[checked.orientation]}`);
     }

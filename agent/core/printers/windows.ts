@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { SheetSize } from '../../../shared/printer-capabilities.ts';
 import type { PrinterInfo, PrintOptions } from '../../../shared/printing.ts';
 import { printOptionsSchema } from '../../../shared/printing.ts';
 import {
@@ -138,7 +139,17 @@ function resolvePdfToPrinterDir(): string {
 }
 
 const sideByDuplex = { none: 'simplex', 'long-edge': 'duplexlong', 'short-edge': 'duplexshort' };
-const paperSizes = { a4: 'A4', a5: 'A5', a6: 'A6', letter: 'Letter', legal: 'Legal' };
+/** SumatraPDF's paper names; a roll is what is loaded, so none is asked for. */
+const paperSizes: Record<SheetSize, string> = {
+  a3: 'A3',
+  a4: 'A4',
+  a5: 'A5',
+  a6: 'A6',
+  b5: 'B5',
+  letter: 'Letter',
+  legal: 'Legal',
+  executive: 'Executive',
+};
 
 /** pdf-to-printer options (SumatraPDF `-print-settings`) for a job. */
 export function pdfPrintOptions(
@@ -154,7 +165,9 @@ export function pdfPrintOptions(
     silent: true,
     sumatraPdfPath,
   };
-  if (checked.paper) result['paperSize'] = paperSizes[checked.paper];
+  const paper = checked.paper ? paperSizes[checked.paper as SheetSize] : undefined;
+  if (paper) result['paperSize'] = paper;
+  if (checked.color) result['monochrome'] = checked.color === 'monochrome';
   if (checked.duplex) result['side'] = sideByDuplex[checked.duplex];
   if (checked.orientation) result['orientation'] = checked.orientation;
   if (checked.fit !== undefined) result['scale'] = checked.fit ? 'fit' : 'noscale';

@@ -1,0 +1,118 @@
+import {
+  type PrinterCapabilities,
+  printerCapabilitiesSchema,
+  rollWidthOf,
+} from '../../shared/printer-capabilities.ts';
+import { type ContentType, type PrintOptions, rawContentTypes } from '../../shared/printing.ts';
+import { InvalidFields } from '../domain-errors.ts';
+import { onlineSince } from '../printing/agents.ts';
+import type { Presence } from '../printing/list-agents.ts';
+import type { Db } from '../storage/db.ts';
+
+/** The options a printer's capabilities answer for, in the order a refusal names them. */
+const checkedOptions = ['paper', 'duplex', 'color'] as const;
+type CheckedOption = (typeof checkedOptions)[number];
+
+export interface JobAsked {
+  route: string;
+  content_type: ContentType;
+  copies: number;
+  options: PrintOptions;
+}
+
+/** Whether a printer of these capabilities can honour one asked value; absent: unchecked. */
+function honours(caps: PrinterCapabilities, option: CheckedOption, value: string): boolean {
+  if (option === 'paper') {
+    if (caps.paper === undefined) return true;
+    const roll = rollWidthOf(value);
+    return caps.paper.includes(value) || (roll !== null && caps.roll_width_mm === roll);
+  }
+  const supported = caps[option] as readonly string[] | undefined;
+  return supported === undefined || supported.includes(value);
+}
+
+/**
+ * Refuses (422) a job that no printer serving its route can print as asked: the printers of
+ * the route's online agents (paused ones included: they print once resumed), each as its
+ * agent last reported its capabilities. A printer whose capabilities are unknown honours
+ * everything, and a route with no agent online is not checked at all (the job is queued
+ * with `route_online: false`, as before). Raw content (ZPL, ESC/POS) ignores the options,
+ * so only its copies are checked. One indexed read: the route's rows by company and name.
+ */
+export async function refuseUnprintableOptions(
+  db: Db,
+  companyId: number,
+  job: JobAsked,
+  { now, heartbeatSeconds }: Presence,
+): Promise<void> {
+  const rows = await db
+    .selectFrom('print_routes as r')
+    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
+    .select(['r.printer', 'a.printers'])
+    .where('r.company_id', '=', companyId)
+    .where('r.name', '=', job.route)
+    .where('r.enabled', '=', 1)
+    .where('a.last_seen_at', '>=', onlineSince(now, heartbeatSeconds))
+    .execute();
+  if (rows.length === 0) return;
+  const asked = checkedOptions.filter(
+    (option) => job.options[option] !== undefined && !rawContentTypes.includes(job.content_type),
+  );
+  const printers = rows.map((row) => capabilitiesOf(row.printers, row.printer));
+  const fits = (caps: PrinterCapabilities | null) =>
+    caps === null ||
+    ((caps.copies === undefined || job.copies <= caps.copies) &&
+      asked.every((option) => honours(caps, option, String(job.options[option]))));
+  if (printers.some(fits)) return;
+
+  const known = printers.filter((caps): caps is PrinterCapabilities => caps !== null);
+  const errors: Record<string, string[]> = {};
+  for (const option of asked) {
+    const value = String(job.options[option]);
+    if (known.some((caps) => honours(caps, option, value))) continue;
+    const supported = [...new Set(known.flatMap((caps) => supportedValues(caps, option)))];
+    errors[`options.${option}`] = [
+      `No printer serving route ${job.route} can print ${option} ${value}; they support ${option}: ${supported.join(', ') || 'nothing listed'}.`,
+    ];
+  }
+  const most = Math.max(...known.map((caps) => caps.copies ?? Number.POSITIVE_INFINITY));
+  if (job.copies > most) {
+    errors['copies'] = [
+      `No printer serving route ${job.route} prints ${job.copies} copies of a job; they print at most ${most}.`,
+    ];
+  }
+  if (Object.keys(errors).length === 0) {
+    errors['options'] = [
+      `No single printer serving route ${job.route} supports these options together (${asked.map((option) => `${option}: ${job.options[option]}`).join(', ')}).`,
+    ];
+  }
+  throw new InvalidFields(errors);
+}
+
+function supportedValues(caps: PrinterCapabilities, option: CheckedOption): string[] {
+  const values = [...((caps[option] as readonly string[] | undefined) ?? [])];
+  if (option === 'paper' && caps.roll_width_mm !== undefined) {
+    const roll = `roll-${caps.roll_width_mm}mm`;
+    if (!values.includes(roll)) values.push(roll);
+  }
+  return values;
+}
+
+/**
+ * The capabilities the agent reported for the route's printer, or null when it reported
+ * none (an older agent, a back-end that cannot tell, a printer it does not list).
+ */
+function capabilitiesOf(printersJson: string, printer: string): PrinterCapabilities | null {
+  let printers: unknown;
+  try {
+    printers = JSON.parse(printersJson);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(printers)) return null;
+  const entry = printers.find(
+    (candidate: { name?: unknown }) => candidate && candidate.name === printer,
+  ) as { capabilities?: unknown } | undefined;
+  const parsed = printerCapabilitiesSchema.safeParse(entry?.capabilities);
+  return parsed.success && entry?.capabilities !== undefined ? parsed.data : null;
+}
