@@ -45,3 +45,24 @@ export type AgentUpdateStatus = z.infer<typeof agentUpdateStatus>;
 /** `GET /printing/agents`: each agent as before, with where it stands on updates. */
 export const agentListingWithUpdate = agentListing.extend({ update: agentUpdateStatus });
 export type AgentListingWithUpdate = z.infer<typeof agentListingWithUpdate>;
+
+/**
+ * Orders two versions as semver does for these (`1.10.0` > `1.9.0`; a pre-release is older
+ * than its release: `1.2.0-beta.1` < `1.2.0`; pre-releases compared as text).
+ */
+export function compareVersions(a: string, b: string): number {
+  const split = (version: string) => {
+    const [core = '', pre] = version.split(/-(.*)/s, 2);
+    return { parts: core.split('.').map((part) => Number(part) || 0), pre: pre ?? null };
+  };
+  const left = split(a);
+  const right = split(b);
+  for (let i = 0; i < 3; i++) {
+    const difference = (left.parts[i] ?? 0) - (right.parts[i] ?? 0);
+    if (difference !== 0) return Math.sign(difference);
+  }
+  if (left.pre === right.pre) return 0;
+  if (left.pre === null) return 1;
+  if (right.pre === null) return -1;
+  return left.pre < right.pre ? -1 : 1;
+}
