@@ -1,12 +1,12 @@
 import pino, { type Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import { openEnrollmentTries } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
 import { openRateLimit } from './http/shared-rate-limit.ts';
 import { IdempotencyService } from './idempotency/service.ts';
 import { PrintingService } from './printing/service.ts';
-import { openEnrollmentTries } from './enrollments/tries.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';

@@ -6,6 +6,7 @@ import type { AnyRoute } from './http/route.ts';
 import { offerRoutes } from './offers/routes.ts';
 import { printingRoutes } from './printing/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { releaseRoutes } from './releases/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
@@ -21,6 +22,7 @@ export const apiRoutes: AnyRoute[] = [
   ...offerRoutes,
   ...printingRoutes,
   ...enrollmentRoutes,
+  ...releaseRoutes,
   ...webhookRoutes,
 ];
 

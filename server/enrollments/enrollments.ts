@@ -105,24 +105,22 @@ export async function listEnrollments(
  */
 export async function revokeEnrollment(
   storage: Storage,
-  companyId: number,
+  /** The caller's company; null for the operator's command line, which may revoke any. */
+  companyId: number | null,
   id: number,
   now: Date,
 ): Promise<EnrollmentRecord> {
   const db = storage.db;
-  await db
+  let update = db
     .updateTable('print_enrollments')
     .set({ revoked_at: isoNow(now) })
     .where('id', '=', id)
-    .where('company_id', '=', companyId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  const row = await db
-    .selectFrom('print_enrollments')
-    .selectAll()
-    .where('id', '=', id)
-    .where('company_id', '=', companyId)
-    .executeTakeFirst();
+    .where('revoked_at', 'is', null);
+  if (companyId !== null) update = update.where('company_id', '=', companyId);
+  await update.execute();
+  let select = db.selectFrom('print_enrollments').selectAll().where('id', '=', id);
+  if (companyId !== null) select = select.where('company_id', '=', companyId);
+  const row = await select.executeTakeFirst();
   if (!row) throw new NotFound('Enrolment code');
   const [record] = await recordsOf(db, [row], now);
   return record!;

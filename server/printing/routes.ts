@@ -1,6 +1,5 @@
 import { dataOf, pageOf } from '../../shared/http.ts';
 import {
-  agentListing,
   agentParams,
   agentsQuery,
   createJobBody,
@@ -12,10 +11,12 @@ import {
   queuedJobRecord,
   startsAsPdf,
 } from '../../shared/printing.ts';
+import { agentListingWithUpdate } from '../../shared/releases.ts';
 import { invalidField } from '../domain-errors.ts';
-import { refuseUnprintableOptions } from '../printer-capabilities/check-job-options.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
+import { refuseUnprintableOptions } from '../printer-capabilities/check-job-options.ts';
+import { withUpdateStatus } from '../releases/agent-update-status.ts';
 import { type AgentContext, agentRoutes, optionalAgent, tag } from './agent-routes.ts';
 import { cancelJob } from './cancel-job.ts';
 import { createJob } from './create-job.ts';
@@ -103,7 +104,9 @@ const integratorRoutes: AnyRoute[] = [
       'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals), `last_seen_at`, `paused`, its routes, and its printers as it last reported them.',
     tag,
     query: agentsQuery,
-    responses: { 200: { description: 'A page of agents.', schema: pageOf(agentListing) } },
+    responses: {
+      200: { description: 'A page of agents.', schema: pageOf(agentListingWithUpdate) },
+    },
     async handler({ query, caller, services, baseUrl }) {
       const db = services.storage.db;
       const { rows, total } = await listAgents(
@@ -112,7 +115,8 @@ const integratorRoutes: AnyRoute[] = [
         query,
         services.printing.presence(),
       );
-      return pageReply(rows, total, query, baseUrl);
+      const listed = await withUpdateStatus(db, caller.companyId, rows);
+      return pageReply(listed, total, query, baseUrl);
     },
   }),
   defineRoute({
@@ -124,10 +128,12 @@ const integratorRoutes: AnyRoute[] = [
     description: 'Extension. As in the list; an agent of another company → 404.',
     tag,
     params: agentParams,
-    responses: { 200: { description: 'The agent.', schema: dataOf(agentListing) } },
+    responses: { 200: { description: 'The agent.', schema: dataOf(agentListingWithUpdate) } },
     async handler({ params, caller, services }) {
       const db = services.storage.db;
-      return ok(await getAgent(db, caller.companyId, params.uuid, services.printing.presence()));
+      const agent = await getAgent(db, caller.companyId, params.uuid, services.printing.presence());
+      const [listed] = await withUpdateStatus(db, caller.companyId, [agent]);
+      return ok(listed);
     },
   }),
   defineRoute({
