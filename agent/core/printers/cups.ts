@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { SheetSize } from '../../../shared/printer-capabilities.ts';
+import type { PrinterCapabilities, SheetSize } from '../../../shared/printer-capabilities.ts';
 import {
   type PrinterInfo,
   type PrintOptions,
@@ -16,6 +16,7 @@ import {
   type PrintOutcome,
   plainTitle,
 } from './backend.ts';
+import { capabilitiesFromIpp, capabilityAttributes } from './cups-capabilities.ts';
 import { type IppAttributes, IppClient, jobStates, printerStates } from './ipp.ts';
 import { cleanMessage, cleanReasons, type PrinterStatus, unknownStatus } from './printer-status.ts';
 import { makeTempCopyDir, tempCopyPrefix } from './temp-copies.ts';
@@ -182,6 +183,10 @@ export class CupsBackend implements PrinterBackend {
   private listed:
     | { at: number; printers: Array<Pick<PrinterInfo, 'name' | 'is_default'>> }
     | undefined;
+  private readonly capabilities = new Map<
+    string,
+    { at: number; capabilities: PrinterCapabilities | undefined }
+  >();
 
   constructor(options: CupsBackendOptions = {}) {
     this.completionTimeoutMs = options.completionTimeoutMs ?? 5 * 60_000;
@@ -212,7 +217,34 @@ export class CupsBackend implements PrinterBackend {
     };
     await Promise.all(Array.from({ length: statusRequestsAtOnce }, worker));
     if (states.some((state) => state.state === 'unknown')) this.listed = undefined;
-    return printers.map((printer, index) => ({ ...printer, ...states[index]! }));
+    const capabilities = await Promise.all(
+      printers.map((printer, index) =>
+        states[index]!.state === 'unknown' ? undefined : this.capabilitiesOf(printer.name),
+      ),
+    );
+    return printers.map((printer, index) => ({
+      ...printer,
+      ...states[index]!,
+      ...(capabilities[index] && { capabilities: capabilities[index] }),
+    }));
+  }
+
+  /**
+   * A queue's capabilities (cups-capabilities.ts), read over IPP once a minute at most (they
+   * change when a driver or a tray does, not between jobs); undefined when CUPS cannot say.
+   */
+  private async capabilitiesOf(printer: string): Promise<PrinterCapabilities | undefined> {
+    const kept = this.capabilities.get(printer);
+    if (kept && this.now() - kept.at < this.listTtlMs) return kept.capabilities;
+    let capabilities: PrinterCapabilities | undefined;
+    try {
+      const answer = await this.ipp.getPrinter(printer.split('/')[0]!, capabilityAttributes);
+      if (answer.statusCode < 0x0400) capabilities = capabilitiesFromIpp(answer.attributes);
+    } catch {
+      capabilities = undefined;
+    }
+    this.capabilities.set(printer, { at: this.now(), capabilities });
+    return capabilities;
   }
 
   private async destinations(
