@@ -130,8 +130,8 @@ describe('printer capabilities through real CUPS', () => {
     const size = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(stdout);
     expect(size, stdout).not.toBeNull();
     const [width, height] = [Number(size![1]), Number(size![2])].sort((a, b) => a - b);
-    expect(Math.abs(width - 419.53), stdout).toBeLessThan(2);
-    expect(Math.abs(height - 595.28), stdout).toBeLessThan(2);
+    expect(Math.abs(width! - 419.53), stdout).toBeLessThan(2);
+    expect(Math.abs(height! - 595.28), stdout).toBeLessThan(2);
   });
 
   it('refuses duplex: long-edge at POST /printing/jobs with a 422 naming what the printers support', async () => {
