@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
-import { openEnrollmentTries } from './enrollments/tries.ts';
+import { enrollmentTriesPerMinute } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
@@ -78,7 +78,11 @@ export async function startApp(
       box: new SecretBox(key.key),
       ...options.webhooks,
     });
-    enrollmentTries = await openEnrollmentTries(config, log);
+    // Tries at enrolment codes per address, in the same store as the rate limit.
+    enrollmentTries = await openRateLimit(
+      { ...config, rateLimitPerMinute: enrollmentTriesPerMinute },
+      log,
+    );
     const services: Services = {
       storage,
       clock,

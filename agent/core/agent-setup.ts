@@ -126,7 +126,6 @@ export async function resolveAgentSetup(
     };
   }
   const code = flags.enroll ?? config.enrollmentCode;
-  await privateStateDir(stateDir);
   const stored = await readEnrolledToken(stateDir);
   if (stored !== null) {
     if (code !== undefined) {
@@ -143,6 +142,7 @@ export async function resolveAgentSetup(
   }
   // One agent enrols a state directory: a second one started at once waits its turn here
   // and then finds the token the first one kept.
+  await privateStateDir(stateDir);
   const release = await acquireStateLock(stateDir);
   try {
     const again = await readEnrolledToken(stateDir);

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import {
   createdEnrollment,
   createEnrollmentBody,
@@ -12,7 +13,20 @@ import { pageReply } from '../http/pagination.ts';
 import { type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
 import { createEnrollment, listEnrollments, revokeEnrollment } from './enrollments.ts';
 import { redeemEnrollment } from './redeem-enrollment.ts';
-import { clientAddress, enrollmentTriesPerMinute, triesKey } from './tries.ts';
+import { enrollmentTriesPerMinute, triesKey } from './tries.ts';
+
+/**
+ * The address a try is counted against: the connection's peer, or with `--trust-proxy` the
+ * first address of `X-Forwarded-For` that the proxy in front wrote.
+ */
+function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first.slice(0, 64);
+  }
+  return (request.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+}
 
 const tag = 'Print agents: enrolment';
 const itOnly = { permission: 'printing.agents.write' } as const;

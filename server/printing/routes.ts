@@ -52,7 +52,7 @@ const integratorRoutes: AnyRoute[] = [
     access: { permission: 'printing.jobs.create' },
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
-    description: `Extension. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). ${routeOnlineNote}`,
+    description: `Extension. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,

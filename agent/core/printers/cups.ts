@@ -239,7 +239,9 @@ export class CupsBackend implements PrinterBackend {
     let capabilities: PrinterCapabilities | undefined;
     try {
       const answer = await this.ipp.getPrinter(printer.split('/')[0]!, capabilityAttributes);
-      if (answer.statusCode < 0x0400) capabilities = capabilitiesFromIpp(answer.attributes);
+      const read = answer.statusCode < 0x0400 ? capabilitiesFromIpp(answer.attributes) : {};
+      // Nothing learnt is no capabilities: absent means unchecked.
+      if (Object.keys(read).length > 0) capabilities = read;
     } catch {
       capabilities = undefined;
     }
