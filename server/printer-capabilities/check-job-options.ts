@@ -8,6 +8,7 @@ import { InvalidFields } from '../domain-errors.ts';
 import { onlineSince } from '../printing/agents.ts';
 import type { Presence } from '../printing/list-agents.ts';
 import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
 
 /** The options a printer's capabilities answer for, in the order a refusal names them. */
 const checkedOptions = ['paper', 'duplex', 'color'] as const;
@@ -19,6 +20,19 @@ export interface JobAsked {
   copies: number;
   options: PrintOptions;
 }
+
+// Compiled once (prepared), like the create's own statements: building a Kysely query costs
+// more than SQLite takes to run this one.
+const routePrinters = prepared((db, p: { companyId: number; route: string; seenSince: string }) =>
+  db
+    .selectFrom('print_routes as r')
+    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
+    .select(['r.printer', 'a.printers'])
+    .where('r.company_id', '=', p.companyId)
+    .where('r.name', '=', p.route)
+    .where('r.enabled', '=', 1)
+    .where('a.last_seen_at', '>=', p.seenSince),
+);
 
 /** Whether a printer of these capabilities can honour one asked value; absent: unchecked. */
 function honours(caps: PrinterCapabilities, option: CheckedOption, value: string): boolean {
@@ -37,7 +51,8 @@ function honours(caps: PrinterCapabilities, option: CheckedOption, value: string
  * agent last reported its capabilities. A printer whose capabilities are unknown honours
  * everything, and a route with no agent online is not checked at all (the job is queued
  * with `route_online: false`, as before). Raw content (ZPL, ESC/POS) ignores the options,
- * so only its copies are checked. One indexed read: the route's rows by company and name.
+ * so only its copies are checked. A job that asks for no option and one copy (most receipts)
+ * reads nothing; the others one indexed read: the route's rows by company and name.
  */
 export async function refuseUnprintableOptions(
   db: Db,
@@ -45,25 +60,28 @@ export async function refuseUnprintableOptions(
   job: JobAsked,
   { now, heartbeatSeconds }: Presence,
 ): Promise<void> {
-  const rows = await db
-    .selectFrom('print_routes as r')
-    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select(['r.printer', 'a.printers'])
-    .where('r.company_id', '=', companyId)
-    .where('r.name', '=', job.route)
-    .where('r.enabled', '=', 1)
-    .where('a.last_seen_at', '>=', onlineSince(now, heartbeatSeconds))
-    .execute();
-  if (rows.length === 0) return;
   const asked = checkedOptions.filter(
     (option) => job.options[option] !== undefined && !rawContentTypes.includes(job.content_type),
   );
-  const printers = rows.map((row) => capabilitiesOf(row.printers, row.printer));
+  // Most jobs (a receipt: no options, one copy) ask nothing a printer could refuse: no read.
+  if (asked.length === 0 && job.copies <= 1) return;
+  const rows = await routePrinters(db, {
+    companyId,
+    route: job.route,
+    seenSince: onlineSince(now, heartbeatSeconds),
+  });
+  if (rows.length === 0) return;
   const fits = (caps: PrinterCapabilities | null) =>
     caps === null ||
     ((caps.copies === undefined || job.copies <= caps.copies) &&
       asked.every((option) => honours(caps, option, String(job.options[option]))));
-  if (printers.some(fits)) return;
+  // The first printer that fits ends it: only a refusal reads every agent's printers.
+  const printers: Array<PrinterCapabilities | null> = [];
+  for (const row of rows) {
+    const caps = capabilitiesOf(row.printers, row.printer);
+    if (fits(caps)) return;
+    printers.push(caps);
+  }
 
   const known = printers.filter((caps): caps is PrinterCapabilities => caps !== null);
   const errors: Record<string, string[]> = {};
