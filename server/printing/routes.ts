@@ -101,7 +101,7 @@ const integratorRoutes: AnyRoute[] = [
     operationId: 'listPrintAgents',
     summary: "The company's print agents",
     description:
-      'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals), `last_seen_at`, `paused`, its routes, and its printers as it last reported them.',
+      'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals), `last_seen_at`, `paused`, its routes, its printers as it last reported them (with their `capabilities`), and `update`: the newest agent build offered to it and whether its `version` is `behind`.',
     tag,
     query: agentsQuery,
     responses: {

@@ -31,6 +31,7 @@ const running: ChildProcess[] = [];
 
 /** Each block's shell variables reach the next ones (CODE=$(…) in one, "$CODE" in another). */
 const prelude = '[ -f ./.vars ] && . ./.vars\n';
+// biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, where ${CODE:-} is the shell's.
 const epilogue = '\nif [ -n "${CODE:-}" ]; then printf "CODE=%q\\n" "$CODE" > ./.vars; fi\n';
 
 function bash(script: string, background = false) {
@@ -113,6 +114,7 @@ describe('docs/it-guide.md, run as written', () => {
         expect(block.text, what).toMatch(
           /^ShopDesk-Print-Agent-Setup-[\d.]+\.exe \/S \/CONFIG=\S+\n$/,
         );
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: NSIS source, ${GetOptions} is its macro.
         expect(nsis).toContain('${GetOptions} $R0 "/CONFIG=" $R1');
         expect(nsis).toContain('"$APPDATA\\ShopDesk\\agent.json"');
       } else if (block.kind === 'sh') {

@@ -8,6 +8,7 @@ import { paperCapabilities } from './media-sizes.ts';
  * resolutions, copies). A script that is a constant of this file, taking no input, like
  * Get-Printer's (windows-status.ts); one PowerShell start for all the printers.
  */
+// biome-ignore lint/complexity/noUselessStringRaw: PowerShell source; String.raw keeps any backslash a later edit adds exactly as written.
 export const listCapabilitiesScript = String.raw`$ErrorActionPreference = 'Stop'
 [Console]::OutputEncoding = [System.Text.Encoding]::UTF8
 Add-Type -AssemblyName System.Drawing
