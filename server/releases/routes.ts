@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { z } from 'zod';
 import { agentIdHeader } from '../../shared/printing.ts';
 import { type ReleasePlatform, updateFileParams } from '../../shared/releases.ts';
 import { NotFound } from '../domain-errors.ts';
@@ -78,8 +77,10 @@ export const releaseRoutes: AnyRoute[] = [
     tag,
     params: updateFileParams,
     responses: {
-      200: { description: 'The feed file (text/yaml), or the whole build.', schema: z.string() },
-      206: { description: 'The byte range asked for (Content-Range).', schema: z.string() },
+      200: {
+        description: 'The feed file (text/yaml), or the whole build (application/octet-stream).',
+      },
+      206: { description: 'The byte range asked for (Content-Range).' },
     },
     async handler({ params, caller, services, request }): Promise<Reply> {
       const db = services.storage.db;
