@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../shared/usage-error.ts';
 import { registerAgentCommand } from './commands/agent.ts';
+import { registerEnrollmentCommands } from './commands/enrollments.ts';
 import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
+import { registerReleaseCommands } from './commands/releases.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 
@@ -21,6 +23,8 @@ export function buildProgram(): Command {
   registerJobCommands(program);
   registerAgentCommand(program);
   registerWebhookCommands(program);
+  registerEnrollmentCommands(program);
+  registerReleaseCommands(program);
   return program;
 }
 

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import { enrollmentTriesPerMinute } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
@@ -54,6 +55,7 @@ export async function startApp(
   const http = await bind(config.host, config.port, log, config.http);
   let storage: Storage | undefined;
   let rateLimiter: RateLimit | null = null;
+  let enrollmentTries: RateLimit | null = null;
   let authenticator: TokenAuthenticator | undefined;
   try {
     storage = options.storage ?? openStorage(config.database);
@@ -79,6 +81,11 @@ export async function startApp(
       box: new SecretBox(key.key),
       ...options.webhooks,
     });
+    // Tries at enrolment codes per address, in the same store as the rate limit.
+    enrollmentTries = await openRateLimit(
+      { ...config, rateLimitPerMinute: enrollmentTriesPerMinute },
+      log,
+    );
     const services: Services = {
       storage,
       outbox,
@@ -88,6 +95,7 @@ export async function startApp(
       printing,
       idempotency,
       webhooks,
+      enrollmentTries,
     };
     // Before answering: leases that ran out while the server was down are failed first
     // (their events are written then), and the dispatcher sends what the outbox holds.
@@ -109,6 +117,7 @@ export async function startApp(
     });
     const opened = storage;
     const limits = rateLimiter;
+    const tries = enrollmentTries;
     const tokens = authenticator;
     return {
       url: http.url,
@@ -123,6 +132,7 @@ export async function startApp(
         await idempotency.stop();
         await webhooks.stop();
         await limits?.close();
+        await tries?.close();
         await tokens?.close();
         await opened.close();
       },
@@ -130,6 +140,7 @@ export async function startApp(
   } catch (error) {
     await http.close(0);
     await rateLimiter?.close().catch(() => {});
+    await enrollmentTries?.close().catch(() => {});
     await authenticator?.close().catch(() => {});
     // The start-up error is the one to report, not a failure to close after it.
     if (storage && !options.storage) await storage.close().catch(() => {});

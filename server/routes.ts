@@ -1,10 +1,12 @@
 import { connectivityRoutes } from './connectivity/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { documentationRoutes } from './docs/routes.ts';
+import { enrollmentRoutes } from './enrollments/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { offerRoutes } from './offers/routes.ts';
 import { printingRoutes } from './printing/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { releaseRoutes } from './releases/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
@@ -19,6 +21,8 @@ export const apiRoutes: AnyRoute[] = [
   ...stockRoutes,
   ...offerRoutes,
   ...printingRoutes,
+  ...enrollmentRoutes,
+  ...releaseRoutes,
   ...webhookRoutes,
 ];
 

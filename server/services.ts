@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import type { RateLimit } from './http/rate-limit.ts';
 import type { IdempotencyService } from './idempotency/service.ts';
 import type { PrintingService } from './printing/service.ts';
 import type { Storage } from './storage/database.ts';
@@ -24,4 +25,6 @@ export interface Services {
   idempotency: IdempotencyService;
   /** Webhook endpoints' policy and secrets, and the dispatcher of deliveries. */
   webhooks: WebhookService;
+  /** Tries at enrolment codes, per address (server/enrollments/tries.ts). */
+  enrollmentTries: RateLimit | null;
 }

@@ -22,6 +22,7 @@ export const permissions = [
   'printing.agent',
   'printing.jobs.create',
   'printing.jobs.read',
+  'printing.agents.write',
   'webhooks.manage',
 ] as const;
 

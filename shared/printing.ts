@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
+import {
+  colorModes,
+  duplexModes,
+  paperSchema,
+  printerCapabilitiesSchema,
+} from './printer-capabilities.ts';
 
 /**
  * Contracts of the print queue (docs/reference.md: the print-agent routes and the print
@@ -52,8 +58,9 @@ export type JobStatus = z.infer<typeof jobStatusSchema>;
 
 /** The closed set of print options (docs/printing.md says how each back-end applies them). */
 export const printOptionsSchema = z.strictObject({
-  paper: z.enum(['a4', 'a5', 'a6', 'letter', 'legal']).optional(),
-  duplex: z.enum(['none', 'long-edge', 'short-edge']).optional(),
+  paper: paperSchema.optional(),
+  duplex: z.enum(duplexModes).optional(),
+  color: z.enum(colorModes).optional(),
   orientation: z.enum(['portrait', 'landscape']).optional(),
   fit: z.boolean().optional(),
   pages: z
@@ -94,6 +101,8 @@ export const printerInfoSchema = z.object({
   accepting_jobs: z.boolean().nullable().default(null),
   /** The system's own words about the state (IPP printer-state-message), e.g. "Paper out". */
   message: z.string().max(1023).nullable().default(null),
+  /** What it can do (shared/printer-capabilities.ts); absent when the agent could not tell. */
+  capabilities: printerCapabilitiesSchema.optional(),
 });
 export type PrinterInfo = z.infer<typeof printerInfoSchema>;
 

@@ -1,16 +1,25 @@
-import { homedir } from 'node:os';
+import { homedir, hostname as osHostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { routeNameSchema } from '../../shared/printing.ts';
 import { UsageError } from '../../shared/usage-error.ts';
-import { agentTokenVariable, readAgentToken } from './agent-token.ts';
+import {
+  type AgentSetup,
+  EnrollmentRefused,
+  resolveAgentSetup,
+  routesOnDefaultPrinter,
+} from './agent-setup.ts';
+import { agentTokenVariable } from './agent-token.ts';
 import type { PrinterBackend } from './printers/backend.ts';
 import { isValidCupsPrinterName } from './printers/cups.ts';
 import { folderPrinterPrefix, isFolderPrinter } from './printers/folder.ts';
+import { createPrinterBackend } from './printers/index.ts';
 import { isValidWindowsPrinterName } from './printers/windows.ts';
 import { AgentRuntime } from './runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from './runtime/runtime-context.ts';
+import { StateDirectoryInUse } from './state-lock.ts';
 import type { RuntimeLogLine } from './status.ts';
+import { watchForUpdates } from './update-notice.ts';
 
 /**
  * `shopdesk agent --server URL --route NAME=PRINTER … [--state-dir DIR]`, the token from
@@ -19,7 +28,12 @@ import type { RuntimeLogLine } from './status.ts';
  * which the CLI prints as one line on stderr with exit code 2.
  */
 export interface AgentCommandOptions {
-  server: string;
+  /** The server; else the config file's `server`. */
+  server?: string;
+  /** An enrolment code to trade for the agent's token, once (docs/agent.md, "Enrolment"). */
+  enroll?: string;
+  /** A configuration file instead of the machine-wide one (machine-config.ts). */
+  config?: string;
   /** One of token, tokenFile and the environment's SHOPDESK_AGENT_TOKEN (readAgentToken). */
   token?: string;
   tokenFile?: string;
@@ -47,6 +61,12 @@ export interface AgentCommandOptions {
  * refused again (agent/service/shopdesk-agent.service, RestartPreventExitStatus).
  */
 export const tokenRefusedExitCode = 77;
+
+/**
+ * The exit code when another agent runs on the same state directory (sysexits' EX_TEMPFAIL):
+ * a service manager that restarts it takes the directory over once the other one has gone.
+ */
+export const stateDirInUseExitCode = 75;
 
 /** The route a `--route NAME=PRINTER` argument names. */
 export interface RouteArgument {
@@ -103,7 +123,8 @@ export function defaultStateDir(
  * readAgentToken found (or `options.token`, for callers that have it at hand).
  */
 export function agentRuntimeOptionsFrom(
-  options: AgentCommandOptions & { token: string },
+  options: AgentCommandOptions & { token: string; server: string },
+  { routesOptional = false }: { routesOptional?: boolean } = {},
 ): AgentRuntimeOptions {
   const platform = options.platform ?? process.platform;
   let url: URL;
@@ -124,7 +145,8 @@ export function agentRuntimeOptionsFrom(
     );
   }
   if (options.token.trim() === '') throw new UsageError('--token must not be empty');
-  if (options.route.length === 0)
+  // An enrolled agent given no routes serves those saved for it on the server.
+  if (options.route.length === 0 && !routesOptional)
     throw new UsageError('at least one --route NAME=PRINTER is required');
   const routes = options.route.map((value) => parseRouteArgument(value, platform));
   const names = new Set<string>();
@@ -156,18 +178,65 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
   const stderr = options.stderr ?? process.stderr;
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
-  const token = await readAgentToken({
-    token: options.token,
-    tokenFile: options.tokenFile,
-    env,
-    platform,
-  });
-  const runtime = new AgentRuntime(agentRuntimeOptionsFrom({ ...options, token: token.token }));
-  // lp, lpstat and PowerShell inherit the environment; the token has no business there.
-  if (env === process.env) delete process.env[agentTokenVariable];
   const say = (level: string, message: string) =>
     stderr.write(`${new Date().toISOString()} ${level} ${message}\n`);
-  for (const warning of token.warnings) say('warn', warning);
+  let setup: AgentSetup;
+  try {
+    setup = await resolveAgentSetup(
+      {
+        server: options.server,
+        token: options.token,
+        tokenFile: options.tokenFile,
+        enroll: options.enroll,
+        config: options.config,
+        route: options.route,
+        stateDir: options.stateDir,
+        name: options.name,
+      },
+      {
+        platform,
+        env,
+        defaultStateDir: defaultStateDir(platform, env),
+        hostname: osHostname(),
+        say,
+        ...(options.signal && { signal: options.signal }),
+      },
+    );
+  } catch (error) {
+    if (error instanceof EnrollmentRefused) {
+      say('error', `the server refused the enrolment: ${error.message}`);
+      say('error', `exiting with code ${tokenRefusedExitCode} (enrolment refused)`);
+      return tokenRefusedExitCode;
+    }
+    if (error instanceof StateDirectoryInUse) return refuseSharedState(error, say);
+    throw error;
+  }
+  const backend =
+    options.backend ??
+    (setup.routes.length === 0 && setup.enrolledRoutes.length > 0
+      ? createPrinterBackend(platform, {})
+      : undefined);
+  const routes =
+    setup.routes.length === 0 && setup.enrolledRoutes.length > 0 && backend
+      ? await routesOnDefaultPrinter(setup.enrolledRoutes, backend)
+      : setup.routes;
+  const runtime = new AgentRuntime(
+    agentRuntimeOptionsFrom(
+      {
+        ...options,
+        server: setup.server,
+        route: routes,
+        stateDir: setup.stateDir,
+        ...(setup.name !== undefined && { name: setup.name }),
+        token: setup.token.token,
+      },
+      { routesOptional: setup.enrolled },
+    ),
+  );
+  // lp, lpstat and PowerShell inherit the environment; the token has no business there.
+  if (env === process.env) delete process.env[agentTokenVariable];
+  for (const warning of setup.token.warnings) say('warn', warning);
+  for (const note of setup.notes) say('info', note);
   runtime.onLog((line: RuntimeLogLine) => {
     if (line.job) stdout.write(`${line.message}\n`);
     else stderr.write(`${line.at} ${line.level} ${line.message}\n`);
@@ -202,8 +271,22 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
     requestStop('token refused');
   });
 
-  await runtime.start();
+  try {
+    await runtime.start();
+  } catch (error) {
+    for (const [name, listener] of listeners) process.off(name, listener);
+    if (error instanceof StateDirectoryInUse) return refuseSharedState(error, say);
+    throw error;
+  }
+  const updates = watchForUpdates({
+    serverUrl: setup.server,
+    token: setup.token.token,
+    agentId: () => runtime.status().agentId,
+    platform,
+    say,
+  });
   const reason = await stopRequested;
+  updates.stop();
   say('info', `stopping (${reason})`);
   try {
     await runtime.stop();
@@ -216,4 +299,13 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
     `exiting with code ${tokenRefusedExitCode} (token refused): give the agent a valid token with the printing.agent permission, then start it again`,
   );
   return tokenRefusedExitCode;
+}
+
+function refuseSharedState(
+  error: StateDirectoryInUse,
+  say: (level: string, message: string) => void,
+): number {
+  say('error', error.message);
+  say('error', `exiting with code ${stateDirInUseExitCode} (state directory in use)`);
+  return stateDirInUseExitCode;
 }

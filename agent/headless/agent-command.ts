@@ -27,7 +27,18 @@ export function addAgentCommand(
     .description(
       'run the print agent headless; prints a line per job printed or failed; exits 77 when the server refuses its token',
     )
-    .requiredOption('--server <url>', 'the ShopDesk server, e.g. http://shop-server:8080')
+    .option(
+      '--server <url>',
+      'the ShopDesk server, e.g. http://shop-server:8080 (or "server" in the config file)',
+    )
+    .option(
+      '--enroll <code>',
+      'trade this enrolment code (shopdesk enrollment create) for the agent token, once',
+    )
+    .option(
+      '--config <file>',
+      'a configuration file instead of the machine-wide one (/etc/shopdesk/agent.json)',
+    )
     .option(
       '--token-file <file>',
       'a file holding the token (or env SHOPDESK_AGENT_TOKEN); the token needs printing.agent',
@@ -48,13 +59,15 @@ export function addAgentCommand(
 /** What the flags give `runAgentCommand`: its options that a command line can set. */
 export type AgentFlags = Pick<
   AgentCommandOptions,
-  'server' | 'token' | 'tokenFile' | 'route' | 'stateDir' | 'name'
+  'server' | 'token' | 'tokenFile' | 'route' | 'stateDir' | 'name' | 'enroll' | 'config'
 >;
 
 async function runHeadless(options: AgentFlags): Promise<void> {
   const { runAgentCommand } = await import('../core/cli.ts');
   const code = await runAgentCommand({
-    server: options.server,
+    ...(options.server !== undefined ? { server: options.server } : {}),
+    ...(options.enroll !== undefined ? { enroll: options.enroll } : {}),
+    ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.token !== undefined ? { token: options.token } : {}),
     ...(options.tokenFile !== undefined ? { tokenFile: options.tokenFile } : {}),
     route: options.route,

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pino, { type Logger } from 'pino';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
 import { andThen, type MaybePromise } from '../maybe-promise.ts';
@@ -327,6 +329,16 @@ function send(response: ServerResponse, reply: Reply, requestId: string, headOnl
   if (reply.body === undefined || reply.status === 204) {
     response.writeHead(reply.status, headers);
     response.end();
+    return;
+  }
+  if (reply.body instanceof Readable) {
+    // A large body (an agent build) goes as it is read, never whole in memory; the route
+    // gives its length.
+    response.writeHead(reply.status, headers);
+    if (headOnly) {
+      reply.body.destroy();
+      response.end();
+    } else pipeline(reply.body, response).catch(() => response.destroy());
     return;
   }
   const raw = typeof reply.body === 'string' || Buffer.isBuffer(reply.body);

@@ -1,6 +1,5 @@
 import { dataOf, pageOf } from '../../shared/http.ts';
 import {
-  agentListing,
   agentParams,
   agentsQuery,
   createJobBody,
@@ -12,9 +11,12 @@ import {
   queuedJobRecord,
   startsAsPdf,
 } from '../../shared/printing.ts';
+import { agentListingWithUpdate } from '../../shared/releases.ts';
 import { invalidField } from '../domain-errors.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
+import { refuseUnprintableOptions } from '../printer-capabilities/check-job-options.ts';
+import { withUpdateStatus } from '../releases/agent-update-status.ts';
 import { type AgentContext, agentRoutes, optionalAgent, tag } from './agent-routes.ts';
 import { listAgents } from './agents/list-agents.ts';
 import { readAgent } from './agents/read-agent.ts';
@@ -56,7 +58,7 @@ const integratorRoutes: AnyRoute[] = [
     access: { permission: 'printing.jobs.create' },
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
-    description: `Extension. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). ${routeOnlineNote}`,
+    description: `Extension. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
@@ -83,6 +85,7 @@ const integratorRoutes: AnyRoute[] = [
           'The content base64 field must hold a PDF document (starting with %PDF-) when the content type is application/pdf.',
         );
       }
+      await refuseUnprintableOptions(db, caller.companyId, body, services.printing.presence());
       const job = await createJob(
         services.printing.queue,
         db,
@@ -100,10 +103,12 @@ const integratorRoutes: AnyRoute[] = [
     operationId: 'listPrintAgents',
     summary: "The company's print agents",
     description:
-      'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals), `last_seen_at`, `paused`, its routes, and its printers as it last reported them.',
+      'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals), `last_seen_at`, `paused`, its routes, its printers as it last reported them (with their `capabilities`), and `update`: the newest agent build offered to it and whether its `version` is `behind`.',
     tag,
     query: agentsQuery,
-    responses: { 200: { description: 'A page of agents.', schema: pageOf(agentListing) } },
+    responses: {
+      200: { description: 'A page of agents.', schema: pageOf(agentListingWithUpdate) },
+    },
     async handler({ query, caller, services, baseUrl, db }) {
       const { rows, total } = await listAgents(
         db,
@@ -111,7 +116,8 @@ const integratorRoutes: AnyRoute[] = [
         query,
         services.printing.presence(),
       );
-      return pageReply(rows, total, query, baseUrl);
+      const listed = await withUpdateStatus(db, caller.companyId, rows);
+      return pageReply(listed, total, query, baseUrl);
     },
   }),
   defineRoute({
@@ -123,9 +129,16 @@ const integratorRoutes: AnyRoute[] = [
     description: 'Extension. As in the list; an agent of another company → 404.',
     tag,
     params: agentParams,
-    responses: { 200: { description: 'The agent.', schema: dataOf(agentListing) } },
+    responses: { 200: { description: 'The agent.', schema: dataOf(agentListingWithUpdate) } },
     async handler({ params, caller, services, db }) {
-      return ok(await readAgent(db, caller.companyId, params.uuid, services.printing.presence()));
+      const agent = await readAgent(
+        db,
+        caller.companyId,
+        params.uuid,
+        services.printing.presence(),
+      );
+      const [listed] = await withUpdateStatus(db, caller.companyId, [agent]);
+      return ok(listed);
     },
   }),
   defineRoute({

@@ -13,6 +13,7 @@ import * as hardening from './migrations/010_hardening.ts';
 import * as customerRoles from './migrations/012_customer_roles.ts';
 import * as movementsUnindexed from './migrations/013_movements_unindexed.ts';
 import * as tokenNotices from './migrations/014_token_notices.ts';
+import * as agentFleet from './migrations/019_agent_fleet.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '012_customer_roles': customerRoles,
   '013_movements_unindexed': movementsUnindexed,
   '014_token_notices': tokenNotices,
+  '019_agent_fleet': agentFleet,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

@@ -1,5 +1,6 @@
 import type { CoreTables } from './tables/core.ts';
 import type { CustomerTables } from './tables/customers.ts';
+import type { FleetTables } from './tables/fleet.ts';
 import type { IdempotencyTables } from './tables/idempotency.ts';
 import type { OfferTables } from './tables/offers.ts';
 import type { PrintingTables } from './tables/printing.ts';
@@ -20,4 +21,5 @@ export interface Database
     OfferTables,
     PrintingTables,
     IdempotencyTables,
-    WebhookTables {}
+    WebhookTables,
+    FleetTables {}

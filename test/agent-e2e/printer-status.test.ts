@@ -61,7 +61,11 @@ async function onServer(agentId: string, printer: string): Promise<PrinterInfo |
   });
   if (config.status === 409) return undefined;
   expect(config.status).toBe(200);
-  return (config.body.data.agent.printers as PrinterInfo[]).find((p) => p.name === printer);
+  const found = (config.body.data.agent.printers as PrinterInfo[]).find((p) => p.name === printer);
+  if (!found) return undefined;
+  // The state only: capabilities are test/agent-e2e/capabilities.test.ts's.
+  const { capabilities: _capabilities, ...state } = found;
+  return state;
 }
 
 describe('printer state: real CUPS → agent → real server', () => {

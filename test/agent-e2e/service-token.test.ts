@@ -9,7 +9,7 @@ import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts';
 import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
- * `shopdesk agent` as a service runs it (docs/it-guide.md, "As a service"), as a process
+ * `shopdesk agent` as a service runs it (docs/agent-install.md, "As a service"), as a process
  * against the real server: where its token comes from, and which answers end it.
  */
 let server: RealAgentTestServer;
@@ -100,7 +100,10 @@ describe('shopdesk agent: where the token comes from', () => {
   it.each([
     [{ args: ['--token', 'sd_a'], env: { SHOPDESK_AGENT_TOKEN: 'sd_b' } }, 'given 2 times'],
     [{ args: ['--token-file', '/dev/null', '--token', 'sd_a'] }, 'given 2 times'],
-    [{ args: [] }, 'no token: set SHOPDESK_AGENT_TOKEN or pass --token-file FILE'],
+    [
+      { args: [] },
+      'no token: set SHOPDESK_AGENT_TOKEN, pass --token-file FILE, or enrol this agent with --enroll CODE',
+    ],
     [{ args: ['--token-file', '/no/such/token'] }, 'cannot be read: no such file'],
   ])('refuses %j with one line and exit code 2, writing nothing', async (options, message) => {
     const { agent, stateDir } = startAgent(options);

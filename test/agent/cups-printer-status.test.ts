@@ -33,8 +33,12 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
+/** A printer's state as listed (its capabilities are test/agent-e2e/capabilities.test.ts's). */
 async function listed(name: string): Promise<PrinterInfo | undefined> {
-  return (await backend.listPrinters()).find((printer) => printer.name === name);
+  const found = (await backend.listPrinters()).find((printer) => printer.name === name);
+  if (!found) return undefined;
+  const { capabilities: _capabilities, ...state } = found;
+  return state;
 }
 
 beforeAll(async () => {

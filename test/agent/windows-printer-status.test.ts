@@ -55,7 +55,8 @@ describe('Windows printer states (Windows faked: no Windows here)', () => {
         message: null,
       },
     ]);
-    expect(calls).toEqual([{ args: listPrintersArguments, env: {} }]);
+    // Then the capabilities script (windows-capabilities.test.ts), which this fake does not play.
+    expect(calls[0]).toEqual({ args: listPrintersArguments, env: {} });
     const encoded = listPrintersArguments[listPrintersArguments.indexOf('-EncodedCommand') + 1]!;
     expect(Buffer.from(encoded, 'base64').toString('utf16le')).toBe(listPrintersScript);
     expect(listPrintersScript).toContain('Get-Printer');

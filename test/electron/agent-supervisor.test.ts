@@ -166,6 +166,7 @@ describe('AgentSupervisor and the window actions', () => {
       }),
       token: () => token,
       connectionConfig: () => config,
+      routes: () => ({}),
     };
     const handlers = createAgentActions({
       settings,
@@ -285,5 +286,43 @@ describe('AgentSupervisor and the window actions', () => {
     expect(snapshot.status?.paused).toBe(false);
     expect(snapshot.status?.recentJobs[0]).toMatchObject({ id: 3, error: 'Out of paper' });
     expect(snapshot.logFile).toBe(logFile.path);
+  });
+
+  it("takes an enrolment code in the token field: trades it, keeps the token it got, maps the code's routes on the default printer", async () => {
+    const redeemEnrollment = vi.fn(async () => ({
+      token: 'sd_enrolled',
+      token_id: 7,
+      agent_id: '00000000-0000-4000-8000-000000000001',
+      company: { id: 1, name: 'Shop' },
+      routes: ['receipts'],
+    }));
+    const { handlers, saved } = actions({
+      redeemEnrollment,
+      defaultPrinter: async () => 'EPSON_TM_T20',
+    });
+    const result = await handlers['settings:save']({ token: 'k7qf-m2xd' });
+    expect(redeemEnrollment).toHaveBeenCalledWith(config.serverUrl, 'k7qf-m2xd');
+    expect(result).toEqual({
+      ok: true,
+      message:
+        'Enrolled with Shop as agent 00000000-0000-4000-8000-000000000001. receipts print on EPSON_TM_T20; change it under Printers.',
+    });
+    expect(saved).toEqual([{ token: 'sd_enrolled', routes: { receipts: 'EPSON_TM_T20' } }]);
+  });
+
+  it('says why an enrolment code was refused, and saves nothing', async () => {
+    const { handlers, saved } = actions({
+      redeemEnrollment: async () => {
+        throw new Error(
+          'This enrolment code has been used up (1 of 1 agent enrolled); ask IT for a new code.',
+        );
+      },
+    });
+    await expect(handlers['settings:save']({ token: 'K7QF-M2XD' })).resolves.toEqual({
+      ok: false,
+      message:
+        'Enrolment failed: This enrolment code has been used up (1 of 1 agent enrolled); ask IT for a new code.',
+    });
+    expect(saved).toEqual([]);
   });
 });

@@ -135,6 +135,9 @@ const scopedTables = [
   'idempotency_keys',
   'webhook_endpoints',
   'webhook_deliveries',
+  'print_enrollments',
+  'print_enrollment_agents',
+  'agent_update_checks',
 ];
 const childTables: [table: string, column: string, parent: string][] = [
   ['customer_addresses', 'customer_id', 'customers'],

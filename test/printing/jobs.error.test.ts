@@ -27,7 +27,7 @@ describe('POST /printing/jobs refuses bad input with 422', () => {
     ['priority 10', { priority: 10 }, 'priority'],
     ['priority -1', { priority: -1 }, 'priority'],
     ['an unknown option', { options: { colour: 'red' } }, 'options.colour'],
-    ['a bad paper size', { options: { paper: 'a3' } }, 'options.paper'],
+    ['a bad paper size', { options: { paper: 'a2' } }, 'options.paper'],
     ['a bad page list', { options: { pages: '1-' } }, 'options.pages'],
     ['expires_in 0', { expires_in: 0 }, 'expires_in'],
     ['expires_in over 7 days', { expires_in: 7 * 24 * 3600 + 1 }, 'expires_in'],

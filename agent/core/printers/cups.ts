@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { PrinterCapabilities, SheetSize } from '../../../shared/printer-capabilities.ts';
 import {
   type PrinterInfo,
   type PrintOptions,
@@ -15,6 +16,7 @@ import {
   type PrintOutcome,
   plainTitle,
 } from './backend.ts';
+import { capabilitiesFromIpp, capabilityAttributes } from './cups-capabilities.ts';
 import { type IppAttributes, IppClient, jobStates, printerStates } from './ipp.ts';
 import { cleanMessage, cleanReasons, type PrinterStatus, unknownStatus } from './printer-status.ts';
 import { makeTempCopyDir, tempCopyPrefix } from './temp-copies.ts';
@@ -63,7 +65,17 @@ const sidesByDuplex = {
 } as const;
 // RFC 8011 §5.2.10 orientation-requested: 3 portrait, 4 landscape.
 const orientationRequested = { portrait: '3', landscape: '4' } as const;
-const mediaByPaper = { a4: 'A4', a5: 'A5', a6: 'A6', letter: 'Letter', legal: 'Legal' } as const;
+/** CUPS media names (PPD names, or PWG 5101.1 where a PPD name would be ambiguous: B5). */
+const mediaByPaper: Record<SheetSize, string> = {
+  a3: 'A3',
+  a4: 'A4',
+  a5: 'A5',
+  a6: 'A6',
+  b5: 'iso_b5_176x250mm',
+  letter: 'Letter',
+  legal: 'Legal',
+  executive: 'Executive',
+};
 
 /** The `lp` arguments for a job, file path last. Options are re-validated: they came over the network. */
 export function lpArguments(
@@ -77,8 +89,11 @@ export function lpArguments(
   if (rawContentTypes.includes(job.content_type)) {
     args.push('-o', 'raw');
   } else {
-    if (checked.paper) args.push('-o', `media=${mediaByPaper[checked.paper]}`);
+    // A roll is what is loaded (the server checked its width): no media to ask for.
+    const media = checked.paper ? mediaByPaper[checked.paper as SheetSize] : undefined;
+    if (media) args.push('-o', `media=${media}`);
     if (checked.duplex) args.push('-o', `sides=${sidesByDuplex[checked.duplex]}`);
+    if (checked.color) args.push('-o', `print-color-mode=${checked.color}`);
     if (checked.orientation) {
       args.push('-o', `orientation-requested=${orientationRequested[checked.orientation]}`);
     }
@@ -168,6 +183,10 @@ export class CupsBackend implements PrinterBackend {
   private listed:
     | { at: number; printers: Array<Pick<PrinterInfo, 'name' | 'is_default'>> }
     | undefined;
+  private readonly capabilities = new Map<
+    string,
+    { at: number; capabilities: PrinterCapabilities | undefined }
+  >();
 
   constructor(options: CupsBackendOptions = {}) {
     this.completionTimeoutMs = options.completionTimeoutMs ?? 5 * 60_000;
@@ -198,7 +217,36 @@ export class CupsBackend implements PrinterBackend {
     };
     await Promise.all(Array.from({ length: statusRequestsAtOnce }, worker));
     if (states.some((state) => state.state === 'unknown')) this.listed = undefined;
-    return printers.map((printer, index) => ({ ...printer, ...states[index]! }));
+    const capabilities = await Promise.all(
+      printers.map((printer, index) =>
+        states[index]!.state === 'unknown' ? undefined : this.capabilitiesOf(printer.name),
+      ),
+    );
+    return printers.map((printer, index) => ({
+      ...printer,
+      ...states[index]!,
+      ...(capabilities[index] && { capabilities: capabilities[index] }),
+    }));
+  }
+
+  /**
+   * A queue's capabilities (cups-capabilities.ts), read over IPP once a minute at most (they
+   * change when a driver or a tray does, not between jobs); undefined when CUPS cannot say.
+   */
+  private async capabilitiesOf(printer: string): Promise<PrinterCapabilities | undefined> {
+    const kept = this.capabilities.get(printer);
+    if (kept && this.now() - kept.at < this.listTtlMs) return kept.capabilities;
+    let capabilities: PrinterCapabilities | undefined;
+    try {
+      const answer = await this.ipp.getPrinter(printer.split('/')[0]!, capabilityAttributes);
+      const read = answer.statusCode < 0x0400 ? capabilitiesFromIpp(answer.attributes) : {};
+      // Nothing learnt is no capabilities: absent means unchecked.
+      if (Object.keys(read).length > 0) capabilities = read;
+    } catch {
+      capabilities = undefined;
+    }
+    this.capabilities.set(printer, { at: this.now(), capabilities });
+    return capabilities;
   }
 
   private async destinations(

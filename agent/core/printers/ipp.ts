@@ -20,6 +20,8 @@ const tag = {
   naturalLanguage: 0x48,
   keyword: 0x44,
   name: 0x42,
+  resolution: 0x32,
+  rangeOfInteger: 0x33,
 } as const;
 
 export type IppValue = string | number | boolean;
@@ -110,6 +112,14 @@ export function decodeIppResponse(body: Buffer): IppResponse {
       value = raw.readInt32BE(0);
     } else if (valueTag === tag.boolean && valueLength === 1) {
       value = raw.readUInt8(0) !== 0;
+    } else if (valueTag === tag.resolution && valueLength === 9) {
+      // RFC 8010 §3.9: cross-feed, feed, units (3 dots per inch, 4 per centimetre).
+      const perInch = raw.readUInt8(8) === 4 ? 2.54 : 1;
+      const x = Math.round(raw.readInt32BE(0) * perInch);
+      const y = Math.round(raw.readInt32BE(4) * perInch);
+      value = x === y ? `${x}dpi` : `${x}x${y}dpi`;
+    } else if (valueTag === tag.rangeOfInteger && valueLength === 8) {
+      value = `${raw.readInt32BE(0)}-${raw.readInt32BE(4)}`;
     } else {
       value = raw.toString('utf8');
     }
@@ -143,17 +153,20 @@ export class IppClient {
     );
   }
 
-  async getPrinter(printer: string): Promise<IppResponse> {
+  async getPrinter(
+    printer: string,
+    requested: string[] = [
+      'printer-state',
+      'printer-state-message',
+      'printer-state-reasons',
+      'printer-is-accepting-jobs',
+    ],
+  ): Promise<IppResponse> {
     const path = `/printers/${encodeURIComponent(printer)}`;
     return this.send(
       operations.getPrinterAttributes,
       { name: 'printer-uri', uri: `ipp://localhost${path}` },
-      [
-        'printer-state',
-        'printer-state-message',
-        'printer-state-reasons',
-        'printer-is-accepting-jobs',
-      ],
+      requested,
       path,
     );
   }

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { PrinterCapabilities, SheetSize } from '../../../shared/printer-capabilities.ts';
 import type { PrinterInfo, PrintOptions } from '../../../shared/printing.ts';
 import { printOptionsSchema } from '../../../shared/printing.ts';
 import {
@@ -12,6 +13,7 @@ import {
   plainTitle,
 } from './backend.ts';
 import { makeTempCopyDir, tempCopyPrefix } from './temp-copies.ts';
+import { listCapabilitiesArguments, parseWindowsCapabilities } from './windows-capabilities.ts';
 import { listPrintersArguments, parseWindowsPrinters } from './windows-status.ts';
 
 /**
@@ -138,7 +140,17 @@ function resolvePdfToPrinterDir(): string {
 }
 
 const sideByDuplex = { none: 'simplex', 'long-edge': 'duplexlong', 'short-edge': 'duplexshort' };
-const paperSizes = { a4: 'A4', a5: 'A5', a6: 'A6', letter: 'Letter', legal: 'Legal' };
+/** SumatraPDF's paper names; a roll is what is loaded, so none is asked for. */
+const paperSizes: Record<SheetSize, string> = {
+  a3: 'A3',
+  a4: 'A4',
+  a5: 'A5',
+  a6: 'A6',
+  b5: 'B5',
+  letter: 'Letter',
+  legal: 'Legal',
+  executive: 'Executive',
+};
 
 /** pdf-to-printer options (SumatraPDF `-print-settings`) for a job. */
 export function pdfPrintOptions(
@@ -154,7 +166,9 @@ export function pdfPrintOptions(
     silent: true,
     sumatraPdfPath,
   };
-  if (checked.paper) result['paperSize'] = paperSizes[checked.paper];
+  const paper = checked.paper ? paperSizes[checked.paper as SheetSize] : undefined;
+  if (paper) result['paperSize'] = paper;
+  if (checked.color) result['monochrome'] = checked.color === 'monochrome';
   if (checked.duplex) result['side'] = sideByDuplex[checked.duplex];
   if (checked.orientation) result['orientation'] = checked.orientation;
   if (checked.fit !== undefined) result['scale'] = checked.fit ? 'fit' : 'noscale';
@@ -176,6 +190,9 @@ export interface WindowsBackendOptions {
   timeoutMs?: number;
   /** How its temporary copies are named (temp-copies.ts); the runtime names them per agent. */
   tempPrefix?: string;
+  now?: () => number;
+  /** How long the printers' capabilities are kept before they are read again. */
+  capabilitiesTtlMs?: number;
 }
 
 export class WindowsBackend implements PrinterBackend {
@@ -184,8 +201,15 @@ export class WindowsBackend implements PrinterBackend {
   private readonly pdfToPrinterDir: () => string;
   private readonly timeoutMs: number;
   private readonly tempPrefix: string;
+  private readonly now: () => number;
+  private readonly capabilitiesTtlMs: number;
+  private capabilitiesRead:
+    | { at: number; byName: Map<string, PrinterCapabilities>; asked: Set<string> }
+    | undefined;
 
   constructor(options: WindowsBackendOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.capabilitiesTtlMs = options.capabilitiesTtlMs ?? 10 * 60_000;
     this.loadPdfToPrinter =
       options.pdfToPrinter ??
       // A CommonJS bundle: its exports are the default export under ES modules.
@@ -204,7 +228,42 @@ export class WindowsBackend implements PrinterBackend {
     } catch (error) {
       throw new Error(`Get-Printer failed: ${errorText(error)}`);
     }
-    return parseWindowsPrinters(stdout);
+    const printers = parseWindowsPrinters(stdout);
+    const capabilities = await this.capabilities(printers.map((printer) => printer.name));
+    return printers.map((printer) => {
+      const found = capabilities.get(printer.name);
+      return found ? { ...printer, capabilities: found } : printer;
+    });
+  }
+
+  /**
+   * The printers' capabilities (windows-capabilities.ts): read again when a printer appears
+   * that was not read, and every ten minutes; kept when a read fails (they are optional).
+   */
+  private async capabilities(names: string[]): Promise<Map<string, PrinterCapabilities>> {
+    const kept = this.capabilitiesRead;
+    if (
+      kept &&
+      this.now() - kept.at < this.capabilitiesTtlMs &&
+      names.every((name) => kept.byName.has(name) || kept.asked.has(name))
+    ) {
+      return kept.byName;
+    }
+    try {
+      const { stdout } = await this.runPowerShell(listCapabilitiesArguments, {}, 60_000);
+      this.capabilitiesRead = {
+        at: this.now(),
+        byName: parseWindowsCapabilities(stdout),
+        asked: new Set(names),
+      };
+    } catch {
+      this.capabilitiesRead = {
+        at: this.now(),
+        byName: kept?.byName ?? new Map(),
+        asked: new Set(names),
+      };
+    }
+    return this.capabilitiesRead.byName;
   }
 
   async print(

@@ -6,6 +6,7 @@ import { JobJournal } from '../journal.ts';
 import { ReportOutbox } from '../outbox.ts';
 import { createPrinterBackend } from '../printers/index.ts';
 import { removeTempCopies, tempCopyPrefixFor } from '../printers/temp-copies.ts';
+import { acquireStateLock, privateStateDir } from '../state-lock.ts';
 import type { AgentControl, AgentStatus, RuntimeLogLine } from '../status.ts';
 import { agentVersion } from '../version.ts';
 import { connect } from './connect.ts';
@@ -43,6 +44,7 @@ export class AgentRuntime implements AgentControl {
   private readonly context: RuntimeContext;
   private lifetime = new AbortController();
   private loops: Promise<unknown>[] = [];
+  private releaseLock: () => Promise<void> = async () => {};
 
   constructor(options: AgentRuntimeOptions) {
     const now = options.now ?? (() => new Date());
@@ -80,6 +82,11 @@ export class AgentRuntime implements AgentControl {
     const { context } = this;
     const { options, status, outbox } = context;
     if (status.state.connection !== 'stopped') return;
+    // One agent per state directory, and the directory private to its user, before anything
+    // in it is read or written (state-lock.ts). A refusal throws StateDirectoryInUse.
+    const narrowed = await privateStateDir(options.stateDir);
+    this.releaseLock = await acquireStateLock(options.stateDir);
+    if (narrowed) status.log('warn', narrowed);
     this.lifetime = new AbortController();
     status.setConnection('starting');
     const identity = await loadOrCreateIdentity(options.stateDir, context.now());
@@ -142,6 +149,8 @@ export class AgentRuntime implements AgentControl {
     }
     await context.client?.close().catch(() => {});
     context.client = null;
+    await this.releaseLock();
+    this.releaseLock = async () => {};
     status.setConnection('stopped');
     status.log('info', 'agent stopped');
   }

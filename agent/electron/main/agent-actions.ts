@@ -1,13 +1,19 @@
+import type { RedeemedEnrollment } from '../../../shared/enrollments.ts';
 import type { PrinterInfo } from '../../../shared/printing.ts';
 import type { AgentControl } from '../../core/status.ts';
 import type { ActionResult, AppSnapshot, SettingsPatch } from '../common/ipc.ts';
 import type { AgentSettings } from './agent-settings.ts';
 import { type AgentSupervisor, errorMessage } from './agent-supervisor.ts';
 import { testServerConnection } from './connection-test.ts';
+import { enrollTray, looksLikeEnrollmentCode } from './enroll.ts';
 import type { InvokeHandlers } from './ipc-handlers.ts';
 
 export interface AgentActionsDeps {
-  settings: Pick<AgentSettings, 'apply' | 'view' | 'token' | 'connectionConfig'>;
+  settings: Pick<AgentSettings, 'apply' | 'view' | 'token' | 'connectionConfig' | 'routes'>;
+  /** Trades an enrolment code for the agent's token (the core's redeemEnrollmentCode). */
+  redeemEnrollment?: (serverUrl: string, code: string) => Promise<RedeemedEnrollment>;
+  /** The computer's default printer, for the routes an enrolment code names. */
+  defaultPrinter?: () => Promise<string | null>;
   supervisor: AgentSupervisor;
   logFilePath: string;
   /** The OS's printers when the core is not running yet (Electron's getPrintersAsync). */
@@ -53,7 +59,34 @@ export function createAgentActions(deps: AgentActionsDeps): InvokeHandlers {
       logFile: deps.logFilePath,
     }),
 
-    'settings:save': async (patch: SettingsPatch): Promise<ActionResult> => {
+    'settings:save': async (asked: SettingsPatch): Promise<ActionResult> => {
+      let patch = asked;
+      let enrolled: string | null = null;
+      if (asked.token !== undefined && looksLikeEnrollmentCode(asked.token)) {
+        const serverUrl = asked.serverUrl ?? settings.view().serverUrl;
+        if (!serverUrl || !deps.redeemEnrollment) {
+          return { ok: false, message: 'Enter the server address before the enrolment code.' };
+        }
+        try {
+          const enrollment = await enrollTray({
+            serverUrl,
+            code: asked.token,
+            currentRoutes: settings.routes(),
+            redeem: deps.redeemEnrollment,
+            defaultPrinter: deps.defaultPrinter ?? (async () => null),
+          });
+          patch = {
+            ...asked,
+            token: enrollment.token,
+            ...(enrollment.routes && { routes: enrollment.routes }),
+          };
+          enrolled = enrollment.message;
+        } catch (error) {
+          const message = `Enrolment failed: ${errorMessage(error)}`;
+          supervisor.log('error', message);
+          return { ok: false, message };
+        }
+      }
       try {
         settings.apply(patch);
         if (patch.startAtLogin !== undefined) deps.applyStartAtLogin(patch.startAtLogin);
@@ -74,7 +107,8 @@ export function createAgentActions(deps: AgentActionsDeps): InvokeHandlers {
       ) {
         await supervisor.configure(settings.connectionConfig());
       }
-      return { ok: true, message: 'Saved.' };
+      if (enrolled) supervisor.log('info', enrolled);
+      return { ok: true, message: enrolled ?? 'Saved.' };
     },
 
     'settings:test-connection': async (request): Promise<ActionResult> => {

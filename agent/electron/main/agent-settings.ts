@@ -17,6 +17,8 @@ const storedSettingsSchema = z.object({
   encryptedToken: z.string().nullable().default(null),
   /** Set by IT only (agent.json or --auto-update); the window does not offer it. */
   autoUpdate: z.boolean().default(false),
+  /** The update channel the feed is read from (agent.json's updateChannel). */
+  updateChannel: z.string().default('stable'),
   /** The machine-wide pre-configuration was applied once; it is not applied again. */
   provisioned: z.boolean().default(false),
 });
@@ -134,7 +136,13 @@ export class AgentSettings {
     return this.#read().autoUpdate;
   }
 
-  apply(patch: SettingsPatch & { provisioned?: boolean; autoUpdate?: boolean }): void {
+  updateChannel(): string {
+    return this.#read().updateChannel;
+  }
+
+  apply(
+    patch: SettingsPatch & { provisioned?: boolean; autoUpdate?: boolean; updateChannel?: string },
+  ): void {
     const stored = this.#read();
     const next: StoredSettings = {
       ...stored,
@@ -143,6 +151,7 @@ export class AgentSettings {
       ...(patch.startAtLogin !== undefined && { startAtLogin: patch.startAtLogin }),
       ...(patch.provisioned !== undefined && { provisioned: patch.provisioned }),
       ...(patch.autoUpdate !== undefined && { autoUpdate: patch.autoUpdate }),
+      ...(patch.updateChannel !== undefined && { updateChannel: patch.updateChannel }),
     };
     if (patch.token !== undefined) {
       this.#tokenUnreadable = false;

@@ -1,7 +1,9 @@
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, type BrowserWindow, Notification, session, shell } from 'electron';
+import { redeemEnrollmentCode } from '../../core/enrollment.ts';
+import { createPrinterBackend } from '../../core/printers/index.ts';
 import { unknownPrinter } from '../../core/printers/printer-status.ts';
 import {
   type ActionResult,
@@ -43,6 +45,8 @@ let tray: AgentTray;
 let actions: ReturnType<typeof createAgentActions>;
 /** Set once every setupX() below has run. */
 let started = false;
+/** The machine-wide file's enrolment code, traded at the first start (setupEnrollment). */
+let pendingEnrollment: string | null = null;
 
 /** Electron passes its own path first, and the script path too when not packaged. */
 function readLaunchOptions(argv: readonly string[]): LaunchOptions {
@@ -117,12 +121,22 @@ function setupProvisioning(): void {
   if (problem) supervisor.log('error', `Pre-configuration: ${problem}`);
   if (provisioning && !settings.isProvisioned()) {
     // The machine-wide file fills in a user's first start; after that the user's own settings
-    // (changed in the window) win.
-    settings.apply({ ...provisioning, provisioned: true });
+    // (changed in the window) win. An enrolment code is traded once the window's actions
+    // exist (setupEnrollment).
+    const { enrollmentCode: _code, ...rest } = provisioning;
+    settings.apply({ ...rest, provisioned: true });
     supervisor.log('info', `Pre-configured from ${launch.configFile}.`);
-  } else if (provisioning?.autoUpdate !== undefined) {
-    // autoUpdate is machine policy: IT can turn it on or off later, for every user.
-    settings.apply({ autoUpdate: provisioning.autoUpdate });
+  } else {
+    // autoUpdate and the channel are machine policy: IT can change them later, for every user.
+    if (provisioning?.autoUpdate !== undefined)
+      settings.apply({ autoUpdate: provisioning.autoUpdate });
+    if (provisioning?.updateChannel !== undefined) {
+      settings.apply({ updateChannel: provisioning.updateChannel });
+    }
+  }
+  // Until this user's settings hold a token: a start while the server was away tries again.
+  if (provisioning?.enrollmentCode && settings.token() === null) {
+    pendingEnrollment = provisioning.enrollmentCode;
   }
   applyLaunchFlags(launch);
 }
@@ -166,6 +180,19 @@ function setupIpc(): void {
   actions = createAgentActions({
     settings,
     supervisor,
+    redeemEnrollment: (serverUrl, code) =>
+      redeemEnrollmentCode({
+        serverUrl,
+        code,
+        stateDir: join(app.getPath('userData'), 'agent-state'),
+        hostname: hostname(),
+        // A window waits for an answer: one try, the refusal or the outage said at once.
+        signal: AbortSignal.timeout(30_000),
+      }),
+    defaultPrinter: async () => {
+      const printers = await createPrinterBackend(process.platform, {}).listPrinters();
+      return printers.find((printer) => printer.is_default)?.name ?? null;
+    },
     logFilePath: join(app.getPath('logs'), 'agent.log'),
     listSystemPrinters: async () => {
       const printers = (await mainWindow?.webContents.getPrintersAsync()) ?? [];
@@ -235,6 +262,16 @@ function setupTray(): void {
   app.on('will-quit', () => tray.destroy());
 }
 
+function setupEnrollment(): void {
+  if (pendingEnrollment === null || settings.token() !== null) return;
+  // Through the window's own action: the same trade, token kept with safeStorage, and the
+  // core restarted with it; a refusal is logged and shown in the window.
+  void Promise.resolve(actions['settings:save']({ token: pendingEnrollment })).then((result) => {
+    if (!result.ok) supervisor.log('error', result.message ?? 'Enrolment failed.');
+  });
+  pendingEnrollment = null;
+}
+
 function setupAgent(): void {
   supervisor.onStatus((status) => {
     updateTray();
@@ -263,6 +300,17 @@ function setupAutoUpdate(): void {
   void startAutoUpdate({
     enabled: settings.autoUpdate(),
     isPackaged: app.isPackaged,
+    feed: () => {
+      const connection = settings.connectionConfig();
+      if (connection === null) return null;
+      return {
+        serverUrl: connection.serverUrl,
+        token: connection.token,
+        agentId: supervisor.status()?.agentId ?? null,
+        channel: settings.updateChannel(),
+      };
+    },
+    jobsInFlight: () => supervisor.status()?.printing ?? 0,
     log: (level, message) => supervisor.log(level, message),
   });
 }
@@ -290,6 +338,7 @@ if (setupSingleInstance()) {
     setupIpc();
     setupTray();
     setupAgent();
+    setupEnrollment();
     setupStartAtLogin();
     setupAutoUpdate();
     started = true;

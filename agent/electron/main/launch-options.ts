@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import {
+  type MachineConfig,
+  MachineConfigError,
+  machineConfigPath,
+  parseMachineConfig,
+} from '../../core/machine-config.ts';
 import { printerByRouteSchema, serverUrlSchema, tokenSchema } from '../common/ipc-schemas.ts';
 import { hiddenFlag } from './start-at-login.ts';
 
@@ -9,18 +13,12 @@ import { hiddenFlag } from './start-at-login.ts';
  * How IT pre-configures the agent on many PCs (docs/it-guide.md): a JSON file at a machine-wide
  * path, or flags on the command line. Both are read once at start-up, here and nowhere else.
  */
-export const provisioningFileSchema = z.strictObject({
-  server: serverUrlSchema.optional(),
-  token: tokenSchema.optional(),
-  routes: printerByRouteSchema.optional(),
-  startAtLogin: z.boolean().optional(),
-  autoUpdate: z.boolean().optional(),
-});
-export type ProvisioningFile = z.infer<typeof provisioningFileSchema>;
-
 export interface Provisioning {
   serverUrl?: string;
   token?: string;
+  /** Traded for the token at the first start (enroll.ts). */
+  enrollmentCode?: string;
+  updateChannel?: string;
   routes?: Record<string, string>;
   startAtLogin?: boolean;
   autoUpdate?: boolean;
@@ -36,18 +34,8 @@ export interface LaunchOptions {
   problems: string[];
 }
 
-/** Where the machine-wide pre-configuration lives on each OS. */
-export function machineConfigPath(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string {
-  if (platform === 'win32') {
-    return join(
-      env['ProgramData'] ?? env['PROGRAMDATA'] ?? 'C:\\ProgramData',
-      'ShopDesk',
-      'agent.json',
-    );
-  }
-  if (platform === 'darwin') return '/Library/Application Support/ShopDesk/agent.json';
-  return '/etc/shopdesk/agent.json';
-}
+/** Where the machine-wide pre-configuration lives on each OS (the headless agent's too). */
+export { machineConfigPath };
 
 /**
  * Reads our flags out of argv. Chromium and Electron flags may sit beside them, so unknown
@@ -111,7 +99,11 @@ export function parseLaunchArguments(
   };
 }
 
-/** Reads the pre-configuration file; a missing file is no file, a bad one is a problem. */
+/**
+ * Reads the machine-wide configuration (agent/core/machine-config.ts, the headless agent's
+ * too); a missing file is no file, a bad one is a problem naming the file, the fields and the
+ * fixes. `tokenFile` is read here: the token goes into the encrypted settings like any other.
+ */
 export function readProvisioningFile(
   path: string,
   read: (path: string) => string = (file) => readFileSync(file, 'utf8'),
@@ -124,25 +116,36 @@ export function readProvisioningFile(
       return { provisioning: null, problem: null };
     return { provisioning: null, problem: `${path} cannot be read: ${(error as Error).message}` };
   }
-  let json: unknown;
+  let config: MachineConfig;
   try {
-    json = JSON.parse(text);
-  } catch {
-    return { provisioning: null, problem: `${path} is not valid JSON.` };
+    config = parseMachineConfig(path, text);
+  } catch (error) {
+    if (error instanceof MachineConfigError) {
+      return { provisioning: null, problem: error.problems.join(' ') };
+    }
+    throw error;
   }
-  const parsed = provisioningFileSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { provisioning: null, problem: `${path}: ${issue?.path.join('.')} ${issue?.message}` };
+  let token = config.token;
+  if (config.tokenFile !== undefined) {
+    try {
+      token = read(config.tokenFile).replace(/(\r?\n)+$/, '');
+    } catch (error) {
+      return {
+        provisioning: null,
+        problem: `${path}: tokenFile: ${config.tokenFile} cannot be read (${(error as Error).message}); let this account read it`,
+      };
+    }
   }
-  const { server, token, routes, startAtLogin, autoUpdate } = parsed.data;
+  const { server, enrollmentCode, routes, startAtLogin, autoUpdate, updateChannel } = config;
   return {
     provisioning: {
       ...(server !== undefined && { serverUrl: server }),
       ...(token !== undefined && { token }),
+      ...(enrollmentCode !== undefined && { enrollmentCode }),
       ...(routes !== undefined && { routes }),
       ...(startAtLogin !== undefined && { startAtLogin }),
       ...(autoUpdate !== undefined && { autoUpdate }),
+      ...(updateChannel !== undefined && { updateChannel }),
     },
     problem: null,
   };

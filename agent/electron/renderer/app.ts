@@ -240,10 +240,12 @@ function renderSettings(settings: SettingsView): void {
   if (document.activeElement !== ui.serverUrl && !ui.serverUrl.value)
     ui.serverUrl.value = settings.serverUrl;
   ui.startAtLogin.checked = settings.startAtLogin;
-  ui.token.placeholder = settings.hasToken ? '•••••••• (saved)' : 'Paste the agent token';
+  ui.token.placeholder = settings.hasToken
+    ? '•••••••• (saved)'
+    : 'The enrolment code (K7QF-M2XD) or the agent token';
   ui.tokenHint.textContent = settings.hasToken
     ? 'A token is saved. Leave this empty to keep it.'
-    : 'IT gives you this token; it is stored encrypted on this PC.';
+    : 'Type the enrolment code IT gave you, or paste an agent token; what it gives is stored encrypted on this PC.';
   if (!state.routesDirty) state.routes = routesFromSettings(settings);
   renderBanners();
   renderRoutes();

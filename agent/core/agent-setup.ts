@@ -1,0 +1,196 @@
+import { UsageError } from '../../shared/usage-error.ts';
+import { type AgentToken, agentTokenVariable, readAgentToken } from './agent-token.ts';
+import {
+  EnrollmentRefused,
+  enrolledTokenFile,
+  readEnrolledToken,
+  redeemEnrollmentCode,
+} from './enrollment.ts';
+import {
+  type MachineConfig,
+  MachineConfigError,
+  machineConfigPath,
+  readMachineConfig,
+} from './machine-config.ts';
+import type { PrinterBackend } from './printers/backend.ts';
+import { acquireStateLock, privateStateDir } from './state-lock.ts';
+
+/**
+ * What `shopdesk agent` runs with, from its flags, the machine-wide configuration file and
+ * its state directory, flags first (docs/agent.md, "Where the settings come from"). The token:
+ * SHOPDESK_AGENT_TOKEN, --token-file or --token (exactly one); else the config file's
+ * tokenFile; else the token this state directory got at its enrolment; else an enrolment
+ * with --enroll CODE or the file's enrollmentCode, once.
+ */
+export interface SetupFlags {
+  server?: string | undefined;
+  token?: string | undefined;
+  tokenFile?: string | undefined;
+  enroll?: string | undefined;
+  config?: string | undefined;
+  route: string[];
+  stateDir?: string | undefined;
+  name?: string | undefined;
+}
+
+export interface AgentSetup {
+  server: string;
+  routes: string[];
+  stateDir: string;
+  name?: string | undefined;
+  token: AgentToken;
+  /** Lines for stderr at start (info). */
+  notes: string[];
+  /** Routes the enrolment code names, to map on the default printer when none are given. */
+  enrolledRoutes: string[];
+  /** The token is this state directory's own, from an enrolment. */
+  enrolled: boolean;
+}
+
+/** A problem of the config file, as a usage error of one line per problem. */
+function configUsage(error: MachineConfigError): UsageError {
+  return new UsageError(error.problems.join('\nerror: '));
+}
+
+export async function loadMachineConfig(
+  flags: SetupFlags,
+  platform: NodeJS.Platform,
+  env: Record<string, string | undefined>,
+): Promise<{ config: MachineConfig; file: string | null }> {
+  const file = flags.config ?? machineConfigPath(platform, env);
+  try {
+    const config = await readMachineConfig(file, { required: flags.config !== undefined });
+    return { config: config ?? {}, file: config ? file : null };
+  } catch (error) {
+    if (error instanceof MachineConfigError) throw configUsage(error);
+    throw error;
+  }
+}
+
+export async function resolveAgentSetup(
+  flags: SetupFlags,
+  options: {
+    platform: NodeJS.Platform;
+    env: Record<string, string | undefined>;
+    defaultStateDir: string;
+    hostname: string;
+    say: (level: string, message: string) => void;
+    signal?: AbortSignal;
+  },
+): Promise<AgentSetup> {
+  const { platform, env } = options;
+  const { config, file } = await loadMachineConfig(flags, platform, env);
+  const from = file ? ` (or "server" in ${file})` : '';
+  const server = flags.server ?? config.server;
+  if (server === undefined) {
+    throw new UsageError(
+      `no server: pass --server URL${from || ' or set "server" in the config file'}`,
+    );
+  }
+  const routes =
+    flags.route.length > 0
+      ? flags.route
+      : Object.entries(config.routes ?? {}).map(([name, printer]) => `${name}=${printer}`);
+  const stateDir = flags.stateDir ?? config.stateDir ?? options.defaultStateDir;
+  const notes = file ? [`read the configuration ${file}`] : [];
+  const fromEnv = env[agentTokenVariable];
+  const explicit =
+    (fromEnv !== undefined && fromEnv !== '') ||
+    flags.tokenFile !== undefined ||
+    flags.token !== undefined;
+  if (explicit && flags.enroll !== undefined) {
+    throw new UsageError(
+      `give either --enroll CODE or a token (${agentTokenVariable}, --token-file, --token), not both`,
+    );
+  }
+  const base = { server, routes, stateDir, name: flags.name ?? config.name, notes };
+  if (explicit) {
+    const token = await readAgentToken({
+      token: flags.token,
+      tokenFile: flags.tokenFile,
+      env,
+      platform,
+    });
+    return { ...base, token, enrolledRoutes: [], enrolled: false };
+  }
+  if (config.tokenFile !== undefined) {
+    const token = await readAgentToken({ tokenFile: config.tokenFile, env: {}, platform });
+    return { ...base, token, enrolledRoutes: [], enrolled: false };
+  }
+  if (config.token !== undefined) {
+    return {
+      ...base,
+      token: { token: config.token, warnings: [] },
+      enrolledRoutes: [],
+      enrolled: false,
+    };
+  }
+  const code = flags.enroll ?? config.enrollmentCode;
+  const stored = await readEnrolledToken(stateDir);
+  if (stored !== null) {
+    if (code !== undefined) {
+      notes.push(
+        `enrolled already (the token is in ${enrolledTokenFile(stateDir)}): the enrolment code is not used again`,
+      );
+    }
+    return { ...base, token: { token: stored, warnings: [] }, enrolledRoutes: [], enrolled: true };
+  }
+  if (code === undefined) {
+    throw new UsageError(
+      `no token: set ${agentTokenVariable}, pass --token-file FILE, or enrol this agent with --enroll CODE (from shopdesk enrollment create)`,
+    );
+  }
+  // One agent enrols a state directory: a second one started at once waits its turn here
+  // and then finds the token the first one kept.
+  await privateStateDir(stateDir);
+  const release = await acquireStateLock(stateDir);
+  try {
+    const again = await readEnrolledToken(stateDir);
+    if (again !== null)
+      return {
+        ...base,
+        token: { token: again, warnings: [] },
+        enrolledRoutes: [],
+        enrolled: true,
+      };
+    const redeemed = await redeemEnrollmentCode({
+      serverUrl: server,
+      code,
+      stateDir,
+      hostname: options.hostname,
+      onWait: (message) => options.say('warn', message),
+      ...(options.signal && { signal: options.signal }),
+    });
+    notes.push(
+      `enrolled as agent ${redeemed.agent_id} of ${redeemed.company.name}; the token is kept in ${enrolledTokenFile(stateDir)}`,
+    );
+    return {
+      ...base,
+      token: { token: redeemed.token, warnings: [] },
+      enrolledRoutes: redeemed.routes,
+      enrolled: true,
+    };
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * The routes an enrolment code names, each on this computer's default printer, for an agent
+ * given no routes of its own. No default printer: a usage error that says how to map them.
+ */
+export async function routesOnDefaultPrinter(
+  names: string[],
+  backend: PrinterBackend,
+): Promise<string[]> {
+  const printers = await backend.listPrinters().catch(() => []);
+  const fallback = printers.find((printer) => printer.is_default);
+  if (!fallback) {
+    throw new UsageError(
+      `the enrolment code names the routes ${names.join(', ')}, but this computer has no default printer: map them with --route NAME=PRINTER or "routes" in the config file`,
+    );
+  }
+  return names.map((name) => `${name}=${fallback.name}`);
+}
+
+export { EnrollmentRefused };

@@ -1,0 +1,111 @@
+import {
+  normalizeEnrollmentCode,
+  type RedeemEnrollmentBody,
+  type RedeemedEnrollment,
+} from '../../shared/enrollments.ts';
+import { permissionSchema } from '../../shared/permissions.ts';
+import { Conflict, invalidField } from '../domain-errors.ts';
+import type { Storage } from '../storage/database.ts';
+import { isoNow } from '../time.ts';
+import { hashToken, newTokenSecret } from '../tokens/token-secrets.ts';
+import { hashEnrollmentCode } from './enrollment-code.ts';
+import { enrollmentState } from './enrollments.ts';
+
+const unknownCode =
+  'This enrolment code is not known: check it for typos, or ask IT for a new one.';
+
+/**
+ * Trades a code for a token of the agent's own, bound to its uuid (it acts as that agent
+ * only, docs/security.md), once per use the code allows. One transaction: the use is counted
+ * by an `UPDATE … WHERE used < uses`, which two instances racing for the last use cannot both
+ * pass (PostgreSQL re-reads the row the first one changed, once it commits, and finds it used
+ * up), and the token, its record and the count commit together or not at all.
+ * A code that cannot enrol is refused as an invalid `code` field, saying why.
+ */
+export async function redeemEnrollment(
+  storage: Storage,
+  input: RedeemEnrollmentBody,
+  now: Date,
+): Promise<RedeemedEnrollment> {
+  const compact = normalizeEnrollmentCode(input.code);
+  if (compact === null) throw invalidField('code', unknownCode);
+  const codeHash = hashEnrollmentCode(compact);
+  const uuid = input.uuid.toLowerCase();
+  const stamp = isoNow(now);
+  return storage.transaction(storage.db, async (trx) => {
+    const taken = await trx
+      .updateTable('print_enrollments')
+      .set((eb) => ({ used: eb('used', '+', 1) }))
+      .where('code_hash', '=', codeHash)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', stamp)
+      .whereRef('used', '<', 'uses')
+      .returningAll()
+      .executeTakeFirst();
+    if (!taken) {
+      const row = await trx
+        .selectFrom('print_enrollments')
+        .selectAll()
+        .where('code_hash', '=', codeHash)
+        .executeTakeFirst();
+      if (!row) throw invalidField('code', unknownCode);
+      const state = enrollmentState(row, now);
+      const why =
+        state === 'revoked'
+          ? `was revoked at ${row.revoked_at}`
+          : state === 'used_up'
+            ? `has been used up (${row.used} of ${row.uses} ${row.uses === 1 ? 'agent' : 'agents'} enrolled)`
+            : `expired at ${row.expires_at}`;
+      throw invalidField('code', `This enrolment code ${why}; ask IT for a new code.`);
+    }
+    const elsewhere = await trx
+      .selectFrom('print_agents')
+      .select('id')
+      .where('uuid', '=', uuid)
+      .where('company_id', '<>', taken.company_id)
+      .executeTakeFirst();
+    if (elsewhere) {
+      throw new Conflict(
+        `The agent ${uuid} is registered to another company; give this agent a new state directory (it generates a new UUID) and enrol it again.`,
+      );
+    }
+    const secret = newTokenSecret();
+    const host = input.hostname ? ` on ${input.hostname.slice(0, 200)}` : '';
+    const token = await trx
+      .insertInto('tokens')
+      .values({
+        company_id: taken.company_id,
+        name: `agent enrolled${host}`.slice(0, 255),
+        hash: hashToken(secret),
+        permissions: JSON.stringify([permissionSchema.parse('printing.agent')]),
+        created_at: stamp,
+        expires_at: null,
+        revoked_at: null,
+        agent_uuid: uuid,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('print_enrollment_agents')
+      .values({
+        enrollment_id: taken.id,
+        company_id: taken.company_id,
+        agent_uuid: uuid,
+        token_id: token.id,
+        enrolled_at: stamp,
+      })
+      .execute();
+    const company = await trx
+      .selectFrom('companies')
+      .select(['id', 'name'])
+      .where('id', '=', taken.company_id)
+      .executeTakeFirstOrThrow();
+    return {
+      token: secret,
+      token_id: token.id,
+      agent_id: uuid,
+      company,
+      routes: JSON.parse(taken.routes) as string[],
+    };
+  });
+}

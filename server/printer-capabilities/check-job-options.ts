@@ -1,0 +1,135 @@
+import {
+  type PrinterCapabilities,
+  printerCapabilitiesSchema,
+  rollWidthOf,
+} from '../../shared/printer-capabilities.ts';
+import { type ContentType, type PrintOptions, rawContentTypes } from '../../shared/printing.ts';
+import { InvalidFields } from '../domain-errors.ts';
+import { onlineSince, type Presence } from '../printing/agents/presence.ts';
+import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
+
+/** The options a printer's capabilities answer for, in the order a refusal names them. */
+const checkedOptions = ['paper', 'duplex', 'color'] as const;
+type CheckedOption = (typeof checkedOptions)[number];
+
+export interface JobAsked {
+  route: string;
+  content_type: ContentType;
+  copies: number;
+  options: PrintOptions;
+}
+
+// Compiled once (prepared), like the create's own statements: building a Kysely query costs
+// more than SQLite takes to run this one.
+const routePrinters = prepared((db, p: { companyId: number; route: string; seenSince: string }) =>
+  db
+    .selectFrom('print_routes as r')
+    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
+    .select(['r.printer', 'a.printers'])
+    .where('r.company_id', '=', p.companyId)
+    .where('r.name', '=', p.route)
+    .where('r.enabled', '=', 1)
+    .where('a.last_seen_at', '>=', p.seenSince),
+);
+
+/** Whether a printer of these capabilities can honour one asked value; absent: unchecked. */
+function honours(caps: PrinterCapabilities, option: CheckedOption, value: string): boolean {
+  if (option === 'paper') {
+    if (caps.paper === undefined) return true;
+    const roll = rollWidthOf(value);
+    return caps.paper.includes(value) || (roll !== null && caps.roll_width_mm === roll);
+  }
+  const supported = caps[option] as readonly string[] | undefined;
+  return supported === undefined || supported.includes(value);
+}
+
+/**
+ * Refuses (422) a job that no printer serving its route can print as asked: the printers of
+ * the route's online agents (paused ones included: they print once resumed), each as its
+ * agent last reported its capabilities. A printer whose capabilities are unknown honours
+ * everything, and a route with no agent online is not checked at all (the job is queued
+ * with `route_online: false`, as before). Raw content (ZPL, ESC/POS) ignores the options,
+ * so only its copies are checked. A job that asks for no option and one copy (most receipts)
+ * reads nothing; the others one indexed read: the route's rows by company and name.
+ */
+export async function refuseUnprintableOptions(
+  db: Db,
+  companyId: number,
+  job: JobAsked,
+  { now, heartbeatSeconds }: Presence,
+): Promise<void> {
+  const asked = checkedOptions.filter(
+    (option) => job.options[option] !== undefined && !rawContentTypes.includes(job.content_type),
+  );
+  // Most jobs (a receipt: no options, one copy) ask nothing a printer could refuse: no read.
+  if (asked.length === 0 && job.copies <= 1) return;
+  const rows = await routePrinters(db, {
+    companyId,
+    route: job.route,
+    seenSince: onlineSince(now, heartbeatSeconds),
+  });
+  if (rows.length === 0) return;
+  const fits = (caps: PrinterCapabilities | null) =>
+    caps === null ||
+    ((caps.copies === undefined || job.copies <= caps.copies) &&
+      asked.every((option) => honours(caps, option, String(job.options[option]))));
+  // The first printer that fits ends it: only a refusal reads every agent's printers.
+  const printers: Array<PrinterCapabilities | null> = [];
+  for (const row of rows) {
+    const caps = capabilitiesOf(row.printers, row.printer);
+    if (fits(caps)) return;
+    printers.push(caps);
+  }
+
+  const known = printers.filter((caps): caps is PrinterCapabilities => caps !== null);
+  const errors: Record<string, string[]> = {};
+  for (const option of asked) {
+    const value = String(job.options[option]);
+    if (known.some((caps) => honours(caps, option, value))) continue;
+    const supported = [...new Set(known.flatMap((caps) => supportedValues(caps, option)))];
+    errors[`options.${option}`] = [
+      `No printer serving route ${job.route} can print ${option} ${value}; they support ${option}: ${supported.join(', ') || 'nothing listed'}.`,
+    ];
+  }
+  const most = Math.max(...known.map((caps) => caps.copies ?? Number.POSITIVE_INFINITY));
+  if (job.copies > most) {
+    errors['copies'] = [
+      `No printer serving route ${job.route} prints ${job.copies} copies of a job; they print at most ${most}.`,
+    ];
+  }
+  if (Object.keys(errors).length === 0) {
+    errors['options'] = [
+      `No single printer serving route ${job.route} supports these options together (${asked.map((option) => `${option}: ${job.options[option]}`).join(', ')}).`,
+    ];
+  }
+  throw new InvalidFields(errors);
+}
+
+function supportedValues(caps: PrinterCapabilities, option: CheckedOption): string[] {
+  const values = [...((caps[option] as readonly string[] | undefined) ?? [])];
+  if (option === 'paper' && caps.roll_width_mm !== undefined) {
+    const roll = `roll-${caps.roll_width_mm}mm`;
+    if (!values.includes(roll)) values.push(roll);
+  }
+  return values;
+}
+
+/**
+ * The capabilities the agent reported for the route's printer, or null when it reported
+ * none (an older agent, a back-end that cannot tell, a printer it does not list).
+ */
+function capabilitiesOf(printersJson: string, printer: string): PrinterCapabilities | null {
+  let printers: unknown;
+  try {
+    printers = JSON.parse(printersJson);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(printers)) return null;
+  const entry = printers.find(
+    (candidate: { name?: unknown }) => candidate && candidate.name === printer,
+  ) as { capabilities?: unknown } | undefined;
+  const parsed = printerCapabilitiesSchema.safeParse(entry?.capabilities);
+  return parsed.success && entry?.capabilities !== undefined ? parsed.data : null;
+}

@@ -1,0 +1,140 @@
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../agent/helpers/wait.ts';
+import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
+
+/**
+ * `shopdesk agent` enrolled with a code from `shopdesk enrollment create`, and one agent per
+ * state directory, as processes against the real server (docs/agent.md, "Enrolment" and
+ * "One agent per state directory").
+ */
+let server: RealAgentTestServer;
+let dir: string;
+const cleanups: Array<() => Promise<unknown>> = [];
+let runs = 0;
+
+beforeAll(async () => {
+  server = await startRealAgentTestServer({ heartbeatSeconds: 2, longPollWaitSeconds: 2 });
+  dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-fleet-'));
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => {
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const newCode = async (...args: string[]) =>
+  (
+    await runShopdesk([
+      'enrollment',
+      'create',
+      '--company',
+      String(server.companyId),
+      '--db',
+      server.dbFile,
+      ...args,
+    ])
+  ).trim();
+
+function startAgent(args: string[], stateDir: string, out: string): ShopdeskProcess {
+  const agent = spawnShopdesk([
+    'agent',
+    '--server',
+    server.url,
+    '--route',
+    `receipts=folder:${out}`,
+    '--state-dir',
+    stateDir,
+    ...args,
+  ]);
+  cleanups.push(() => agent.kill('SIGKILL'));
+  return agent;
+}
+
+const fresh = () => {
+  runs += 1;
+  return { stateDir: join(dir, `state-${runs}`), out: join(dir, `out-${runs}`) };
+};
+
+async function printsAJob(out: string, title: string): Promise<void> {
+  const job = await server.createJob({ route: 'receipts', title, content: title });
+  await waitFor(
+    `job ${job.id} printed`,
+    async () => (await server.job(job.id)).status === 'printed',
+    20_000,
+  );
+  expect((await readdir(out)).some((name) => name.includes(title))).toBe(true);
+}
+
+describe('enrolment', () => {
+  it('enrols once with --enroll, keeps the token 0600 in a 0700 state directory, and starts again with it', async () => {
+    const code = await newCode('--routes', 'receipts', '--expires-in', '15m');
+    expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    const { stateDir, out } = fresh();
+    const first = startAgent(['--enroll', code], stateDir, out);
+    await waitFor('enrolled', () => first.stderr().includes('enrolled as agent'), 20_000);
+    await printsAJob(out, 'enrolled-first');
+    expect((await stat(stateDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(stateDir, 'agent-token'))).mode & 0o777).toBe(0o600);
+    const token = (await readFile(join(stateDir, 'agent-token'), 'utf8')).trim();
+    expect(token).toMatch(/^sd_/);
+    expect(first.stderr()).not.toContain(token);
+    expect(await first.kill('SIGTERM')).toBe(0);
+
+    // The unit keeps --enroll on its command line: the used code is not traded again.
+    const second = startAgent(['--enroll', code], stateDir, out);
+    await waitFor('connected', () => second.stderr().includes('connected;'), 20_000);
+    expect(second.stderr()).toContain('enrolled already');
+    await printsAJob(out, 'enrolled-second');
+    expect(await second.kill('SIGTERM')).toBe(0);
+  });
+
+  it('exits 77 with the reason when the code is used up', async () => {
+    const code = await newCode();
+    const a = fresh();
+    const first = startAgent(['--enroll', code], a.stateDir, a.out);
+    await waitFor('enrolled', () => first.stderr().includes('enrolled as agent'), 20_000);
+    const b = fresh();
+    const second = startAgent(['--enroll', code], b.stateDir, b.out);
+    expect(await second.exited).toBe(77);
+    expect(second.stderr()).toContain(
+      'the server refused the enrolment: This enrolment code has been used up (1 of 1 agent enrolled); ask IT for a new code.',
+    );
+  });
+});
+
+describe('one agent per state directory', () => {
+  it('a second headless agent on the same directory exits at once naming the first one and the directory', async () => {
+    const { stateDir, out } = fresh();
+    const env = ['--token', server.token];
+    const first = startAgent(env, stateDir, out);
+    await waitFor('connected', () => first.stderr().includes('connected;'), 20_000);
+    const second = startAgent(env, stateDir, `${out}-second`);
+    expect(await second.exited).toBe(75);
+    expect(second.stderr()).toContain(`another agent (pid ${first.child.pid}, since `);
+    expect(second.stderr()).toContain(`is running on the state directory ${stateDir}`);
+    await printsAJob(out, 'first-still-prints');
+  });
+
+  it('after kill -9 the next agent takes the stale lock over and prints', async () => {
+    const { stateDir, out } = fresh();
+    const env = ['--token', server.token];
+    const first = startAgent(env, stateDir, out);
+    await waitFor('connected', () => first.stderr().includes('connected;'), 20_000);
+    expect(await first.kill('SIGKILL')).toBe('SIGKILL');
+    const lock = JSON.parse(await readFile(join(stateDir, 'agent.lock'), 'utf8'));
+    expect(lock.pid).toBe(first.child.pid);
+    const second = startAgent(env, stateDir, out);
+    await waitFor('connected', () => second.stderr().includes('connected;'), 20_000);
+    await printsAJob(out, 'after-kill');
+    const taken = JSON.parse(await readFile(join(stateDir, 'agent.lock'), 'utf8'));
+    expect(taken.pid).toBe(second.child.pid);
+    expect(await second.kill('SIGTERM')).toBe(0);
+    await expect(stat(join(stateDir, 'agent.lock'))).rejects.toThrow(/ENOENT/);
+  });
+});

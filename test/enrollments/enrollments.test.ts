@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enrollmentAlphabet } from '../../shared/enrollments.ts';
+import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
+
+/**
+ * Enrolment codes on both databases, through two instances where PostgreSQL has them: made
+ * by IT (`printing.agents.write`), traded once for a token bound to the agent, refused with
+ * the reason when used up, expired, revoked or unknown (docs/it-guide.md, "Enrol a PC").
+ */
+describe.each(dialects)('enrolment codes (%s)', (dialect) => {
+  let instances: Instances;
+  let company: number;
+  let it_: string;
+
+  beforeAll(async () => {
+    instances = await startInstances(dialect);
+    company = await instances.one.createCompany('Fleet Co');
+    it_ = await instances.one.token(company, ['printing.agents.write']);
+  });
+  afterAll(() => instances.close());
+
+  const create = async (body: Record<string, unknown> = {}) => {
+    const answer = await instances.one.request('POST', '/printing/enrollments', {
+      token: it_,
+      body,
+    });
+    expect(answer.status).toBe(201);
+    return answer.body.data as { id: number; code: string };
+  };
+  const redeem = (code: string, uuid = randomUUID(), via = instances.two) =>
+    via.request('POST', '/printing/enroll', { body: { code, uuid, hostname: 'till-1' } });
+
+  it('makes a short code without ambiguous characters, shown once and stored hashed', async () => {
+    const made = await create({ routes: ['receipts'], uses: 3 });
+    expect(made.code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    for (const char of made.code.replace('-', '')) expect(enrollmentAlphabet).toContain(char);
+    expect(made.code).not.toMatch(/[01OILU]/);
+    const listed = await instances.two.request('GET', '/printing/enrollments', { token: it_ });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toContain(made.code);
+    expect(listed.body.data[0]).toMatchObject({ id: made.id, state: 'active', uses: 3, used: 0 });
+    const rows = await instances.one.app.services.storage.db
+      .selectFrom('print_enrollments')
+      .selectAll()
+      .execute();
+    expect(JSON.stringify(rows)).not.toContain(made.code.replace('-', ''));
+  });
+
+  it('trades the code for a token bound to the agent, which cannot act as another agent', async () => {
+    const made = await create({ routes: ['receipts', 'labels'] });
+    const uuid = randomUUID();
+    // Typed in lower case with a space: still the code.
+    const answer = await redeem(made.code.toLowerCase().replace('-', ' '), uuid);
+    expect(answer.status).toBe(201);
+    expect(answer.body.data).toMatchObject({
+      agent_id: uuid,
+      company: { id: company, name: 'Fleet Co' },
+      routes: ['receipts', 'labels'],
+    });
+    const token = answer.body.data.token as string;
+    const register = (id: string) =>
+      instances.one.request('POST', '/printing/register', {
+        token,
+        body: { uuid: id, name: 'till', hostname: 'till', platform: 'linux', version: '0.1.0' },
+      });
+    expect((await register(uuid)).status).toBe(201);
+    const other = randomUUID();
+    const refused = await register(other);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain(`cannot act as agent ${other}`);
+    const asOther = await instances.two.request('GET', '/printing/config', {
+      token,
+      headers: { 'x-agent-id': other },
+    });
+    expect(asOther.status).toBe(403);
+    const asItself = await instances.two.request('GET', '/printing/config', {
+      token,
+      headers: { 'x-agent-id': uuid },
+    });
+    expect(asItself.status).toBe(200);
+    const listed = await instances.one.request('GET', '/printing/enrollments', { token: it_ });
+    const record = listed.body.data.find((row: { id: number }) => row.id === made.id);
+    expect(record).toMatchObject({ state: 'used_up', used: 1 });
+    expect(record.agents.map((agent: { id: string }) => agent.id)).toEqual([uuid]);
+  });
+
+  it('enrols one agent when a one-use code is used twice at once', async () => {
+    const made = await create();
+    const answers = await Promise.all([
+      redeem(made.code, randomUUID(), instances.one),
+      redeem(made.code, randomUUID(), instances.two),
+      redeem(made.code, randomUUID(), instances.one),
+      redeem(made.code, randomUUID(), instances.two),
+    ]);
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([201, 422, 422, 422]);
+    for (const refused of answers.filter((answer) => answer.status === 422)) {
+      expect(refused.body.errors.code[0]).toBe(
+        'This enrolment code has been used up (1 of 1 agent enrolled); ask IT for a new code.',
+      );
+    }
+    const tokens = await instances.one.app.services.storage.db
+      .selectFrom('print_enrollment_agents')
+      .select('token_id')
+      .innerJoin(
+        'print_enrollments',
+        'print_enrollments.id',
+        'print_enrollment_agents.enrollment_id',
+      )
+      .where('print_enrollments.id', '=', made.id)
+      .execute();
+    expect(tokens).toHaveLength(1);
+  });
+
+  it('refuses an expired code, saying when it expired', async () => {
+    const made = await create({ expires_in: 60 });
+    instances.one.clock.advance(61_000);
+    instances.two.clock.advance(61_000);
+    const answer = await redeem(made.code);
+    expect(answer.status).toBe(422);
+    expect(answer.body.errors.code[0]).toMatch(
+      /^This enrolment code expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; ask IT for a new code\.$/,
+    );
+  });
+
+  it('refuses a revoked code, and an unknown one', async () => {
+    const made = await create({ uses: 5 });
+    const revoked = await instances.two.request('POST', `/printing/enrollments/${made.id}/revoke`, {
+      token: it_,
+    });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.data.state).toBe('revoked');
+    const answer = await redeem(made.code);
+    expect(answer.status).toBe(422);
+    expect(answer.body.errors.code[0]).toMatch(/^This enrolment code was revoked at /);
+    for (const code of ['ZZZZ-ZZZZ', 'not a code']) {
+      const unknown = await redeem(code);
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.errors.code[0]).toBe(
+        'This enrolment code is not known: check it for typos, or ask IT for a new one.',
+      );
+    }
+  });
+
+  it("needs printing.agents.write to make, list and revoke codes; another company's code is not found", async () => {
+    const agent = await instances.one.token(company, ['printing.agent', 'printing.jobs.read']);
+    const refused = await instances.one.request('POST', '/printing/enrollments', {
+      token: agent,
+      body: {},
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('printing.agents.write');
+    const made = await create();
+    const neighbour = await instances.one.createCompany('Neighbour');
+    const theirs = await instances.one.token(neighbour, ['printing.agents.write']);
+    const revoke = await instances.one.request('POST', `/printing/enrollments/${made.id}/revoke`, {
+      token: theirs,
+    });
+    expect(revoke.status).toBe(404);
+  });
+});
+
+describe.each(dialects)('tries per address (%s)', (dialect) => {
+  it('answers 429 with Retry-After past ten tries a minute from one address, counted by every instance', async () => {
+    const instances = await startInstances(dialect);
+    try {
+      const statuses: number[] = [];
+      let last: Awaited<ReturnType<typeof instances.one.request>> | undefined;
+      for (let i = 0; i < 11; i++) {
+        last = await (i % 2 === 0 ? instances.one : instances.two).request(
+          'POST',
+          '/printing/enroll',
+          {
+            body: { code: 'ZZZZ-ZZZZ', uuid: randomUUID() },
+          },
+        );
+        statuses.push(last.status);
+      }
+      expect(statuses.slice(0, 10).every((status) => status === 422)).toBe(true);
+      expect(statuses[10]).toBe(429);
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await instances.close();
+    }
+  });
+});
