@@ -3,7 +3,7 @@ import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../agent/helpers/wait.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts';
 import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';

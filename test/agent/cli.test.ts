@@ -12,10 +12,10 @@ import {
   tokenRefusedExitCode,
 } from '../../agent/core/cli.ts';
 import { UsageError } from '../../shared/usage-error.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { startStubAgentTestServer } from './helpers/agent-test-server.ts';
 import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
-import { waitFor } from './helpers/wait.ts';
 
 let stub: PrintQueueStub;
 let state: { dir: string; cleanup: () => Promise<void> };

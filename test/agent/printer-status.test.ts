@@ -5,10 +5,10 @@ import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
 import type { RuntimeLogLine } from '../../agent/core/status.ts';
 import type { HeartbeatBody, PrinterInfo, RegisterAgentBody } from '../../shared/printing.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { HeldPrinterBackend, readyPrinter } from './helpers/fake-backend.ts';
 import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
-import { waitFor } from './helpers/wait.ts';
 
 /**
  * The agent reports its printers' state: in its register, in every heartbeat, and early

@@ -6,10 +6,10 @@ import { JobJournal } from '../../agent/core/journal.ts';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
 import type { AgentStatus, RuntimeLogLine } from '../../agent/core/status.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { HeldPrinterBackend, readyPrinter } from './helpers/fake-backend.ts';
 import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
-import { waitFor } from './helpers/wait.ts';
 
 let stub: PrintQueueStub;
 let state: { dir: string; cleanup: () => Promise<void> };
