@@ -29,7 +29,8 @@ const postgresMarkers = ['test/helpers/postgres.ts'];
 const sqliteMarkers = [
   'server/storage/database.ts',
   'better-sqlite3',
-  'test/helpers/shopdesk-process.ts',
+  'test/helpers/serve-process.ts',
+  'test/agent-e2e/helpers/agent-process.ts',
 ];
 
 /** What each file reaches at run time: itself, and every file and package it imports. */
