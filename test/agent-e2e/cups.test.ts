@@ -15,10 +15,13 @@ import {
   minimalPdf,
   startTestCups,
 } from '../helpers/cups.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 const execFileAsync = promisify(execFile);
 const suffix = randomBytes(3).toString('hex');

@@ -8,9 +8,12 @@ import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { PrinterInfo } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import { addPdfQueue, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { spawnShopdesk } from './helpers/agent-process.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
  * Printer state from real CUPS to the real server: the agent's heartbeats carry it and the

@@ -7,9 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempCopyPrefixFor } from '../../agent/core/printers/temp-copies.ts';
 import { deleteQueue, lpadmin, startTestCups } from '../helpers/cups.ts';
 import { closedPort } from '../helpers/ports.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
  * What `shopdesk agent` says and does at start, as a process: the routes whose printer it

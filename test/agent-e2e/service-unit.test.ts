@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tokenRefusedExitCode } from '../../agent/core/cli.ts';
 import { defaultStopGraceMs, finalDeliveryMs } from '../../agent/core/runtime/agent-runtime.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
 import { systemdAnalyzeVerify } from '../helpers/system-programs.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
  * The systemd unit agent/service/shopdesk-agent.service. systemd is not PID 1 in the
