@@ -37,12 +37,7 @@ export async function postgresCatalog(): Promise<PostgresCatalog> {
 /** What a catalogue test file on PostgreSQL works with, filled in before its tests. */
 export interface PostgresCatalogOfFile extends Omit<PostgresCatalog, 'close'> {
   /** A request as `acme` (or with another token). */
-  request(
-    method: string,
-    path: string,
-    body?: unknown,
-    token?: string,
-  ): ReturnType<TestServer['request']>;
+  request(method: string, path: string, body?: unknown, token?: string): Promise<Answer>;
 }
 
 /**
