@@ -18,14 +18,15 @@ import { importsOf, sourceFiles } from './architecture/import-graph.ts';
 export const projectNames = ['unit', 'sqlite', 'postgres', 'system', 'fuzz'] as const;
 export type ProjectName = (typeof projectNames)[number];
 
-const systemMarkers = [
+/** The helpers that start or reach a service of the `system` project. */
+export const systemMarkers = [
   'test/helpers/cups.ts',
   'test/helpers/chromium.ts',
   'test/helpers/nginx.ts',
   'test/helpers/redis.ts',
   'test/helpers/system-programs.ts',
 ];
-const postgresMarkers = ['test/helpers/postgres.ts'];
+export const postgresMarkers = ['test/helpers/postgres.ts'];
 const sqliteMarkers = [
   'server/storage/database.ts',
   'better-sqlite3',
