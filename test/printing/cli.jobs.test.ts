@@ -68,7 +68,7 @@ describe('shopdesk job create', () => {
   it('a job queued by the CLI reaches an agent already waiting on the server', async () => {
     const agent = await registerAgent(server, company, ['from-cli']);
     const waiting = agent.next(20);
-    await waitFor('the agent waiting', () => server.app.services.printing.notifier.hasWaiters());
+    await waitFor('the agent waiting', () => server.agentsWaiting());
     const file = join(dir, 'wake.txt');
     writeFileSync(file, 'wake up');
     const sent = performance.now();
