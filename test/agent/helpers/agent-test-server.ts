@@ -1,5 +1,5 @@
 import type { ServerConfig } from '../../../server/config.ts';
-import type { AgentListing, CreateJobBody, JobRecord } from '../../../shared/printing.ts';
+import type { AgentListing, JobRecord } from '../../../shared/printing.ts';
 import { type FaultProxy, startFaultProxy } from '../../helpers/fault-proxy.ts';
 import {
   type RealAgentTestServer,
@@ -20,12 +20,7 @@ export interface AgentTestServer {
   proxy: FaultProxy;
   server: RealAgentTestServer;
   /** Queues a job as an integrator would (`POST /printing/jobs`); a PDF when it starts %PDF-. */
-  createJob(
-    body: Partial<Omit<CreateJobBody, 'content_base64'>> & {
-      route: string;
-      content: Buffer | string;
-    },
-  ): Promise<JobRecord>;
+  createJob: RealAgentTestServer['createJob'];
   /** `GET /printing/jobs/{id}`. */
   job(id: number): Promise<JobRecord>;
   /** The agent as the server keeps it, with its routes (`GET /printing/agents/{uuid}`). */
