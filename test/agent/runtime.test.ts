@@ -46,6 +46,8 @@ function makeRuntime(options: Partial<AgentRuntimeOptions> = {}) {
   return { runtime, logs };
 }
 
+const hasStatus = async (id: number, status: string) => (await server.job(id)).status === status;
+
 const connected = (runtime: AgentRuntime) =>
   waitFor('connected', () => runtime.status().connection === 'connected');
 
@@ -66,7 +68,7 @@ describe('AgentRuntime against the real server', () => {
     ]);
     const pdf = Buffer.from('%PDF-1.4 receipt 1');
     const job = await server.createJob({ route: 'receipts', title: 'Receipt #1', content: pdf });
-    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
     expect(await readdir(output.dir)).toEqual([`${job.id}-Receipt_1.pdf`]);
     expect((await readFile(join(output.dir, `${job.id}-Receipt_1.pdf`))).equals(pdf)).toBe(true);
     expect((await server.job(job.id)).printer).toBe(`folder:${output.dir}`);
@@ -111,7 +113,7 @@ describe('AgentRuntime against the real server', () => {
       ),
     );
     backend.releasePrints();
-    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
   });
 
   it('keeps printing while the server is away, and delivers the report when it is back', async () => {
@@ -130,7 +132,7 @@ describe('AgentRuntime against the real server', () => {
     // Several failed attempts while away...
     await new Promise((resolve) => setTimeout(resolve, 600));
     await server.proxy.comeBack();
-    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
     await waitFor('connected again', () => runtime.status().connection === 'connected');
     // ...and one line for each transition.
     expect(logs.filter((line) => line.message.startsWith('server unreachable'))).toHaveLength(1);
@@ -156,7 +158,7 @@ describe('AgentRuntime against the real server', () => {
 
     const second = makeRuntime({ backend: new HeldPrinterBackend() });
     await second.runtime.start();
-    await waitFor('confirmed', async () => (await server.job(job.id)).status === 'printed');
+    await waitFor('confirmed', () => hasStatus(job.id, 'printed'));
     expect(second.logs.filter((line) => line.job).map((line) => line.message)).toEqual([
       expect.stringMatching(
         new RegExp(`^job ${job.id} route=receipts printer=folder:\\S+ printed \\d+ ms$`),
@@ -180,7 +182,7 @@ describe('AgentRuntime against the real server', () => {
     const secondBackend = new HeldPrinterBackend();
     const second = makeRuntime({ backend: secondBackend });
     await second.runtime.start();
-    await waitFor('reported', async () => (await server.job(job.id)).status === 'failed');
+    await waitFor('reported', () => hasStatus(job.id, 'failed'));
     expect((await server.job(job.id)).error).toEqual({
       code: 'agent_interrupted',
       message: 'agent stopped while printing; check the printer, then retry or reprint',
@@ -201,10 +203,7 @@ describe('AgentRuntime against the real server', () => {
 
     // A person asks for it again: then, and only then, it prints.
     await second.runtime.retry(job.id);
-    await waitFor(
-      'printed after retry',
-      async () => (await server.job(job.id)).status === 'printed',
-    );
+    await waitFor('printed after retry', () => hasStatus(job.id, 'printed'));
     expect(secondBackend.prints.map((print) => print.job.id)).toEqual([job.id]);
   });
 
@@ -256,7 +255,7 @@ describe('AgentRuntime against the real server', () => {
     const backend = new HeldPrinterBackend();
     const { runtime } = makeRuntime({ backend, routes: [{ name: 'receipts', printer: 'Fake' }] });
     await runtime.start();
-    await waitFor('reported', async () => (await server.job(job.id)).status === 'failed');
+    await waitFor('reported', () => hasStatus(job.id, 'failed'));
     expect((await server.job(job.id)).error?.code).toBe('agent_interrupted');
     expect(backend.prints).toHaveLength(0);
   }, 90_000);
@@ -301,7 +300,7 @@ describe('AgentRuntime against the real server', () => {
     const { runtime, logs } = makeRuntime({ backend });
     await runtime.start();
     const job = await server.createJob({ route: 'receipts', content: 'x' });
-    await waitFor('failed', async () => (await server.job(job.id)).status === 'failed');
+    await waitFor('failed', () => hasStatus(job.id, 'failed'));
     expect((await server.job(job.id)).error).toEqual({
       code: 'printer_stopped',
       message: 'printer ZPL is disabled: paper jam',
@@ -334,11 +333,8 @@ describe('AgentRuntime against the real server', () => {
     expect((await server.job(first.id)).status).toBe('claimed');
     expect((await server.job(second.id)).status).toBe('queued');
     runtime.resume();
-    await waitFor('both printed', async () =>
-      (await Promise.all([first, second].map((job) => server.job(job.id)))).every(
-        (job) => job.status === 'printed',
-      ),
-    );
+    await waitFor('first printed', () => hasStatus(first.id, 'printed'));
+    await waitFor('second printed', () => hasStatus(second.id, 'printed'));
   });
 
   it('reports a job held while paused as not printed when the agent stops', async () => {
@@ -426,14 +422,11 @@ describe('AgentRuntime against the real server', () => {
     const { runtime } = makeRuntime({ backend });
     await runtime.start();
     const job = await server.createJob({ route: 'receipts', content: 'x' });
-    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
     await runtime.reprint(job.id);
     const reprinted = await server.job(job.id + 1);
     expect(reprinted.reprint_of).toBe(job.id);
-    await waitFor(
-      'reprint printed',
-      async () => (await server.job(reprinted.id)).status === 'printed',
-    );
+    await waitFor('reprint printed', () => hasStatus(reprinted.id, 'printed'));
     expect(backend.prints.map((print) => print.job.id)).toEqual([job.id, reprinted.id]);
     const fake = readyPrinter('Fake', { is_default: true });
     expect(await runtime.listPrinters()).toEqual([fake]);

@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,15 +11,19 @@ const execFileAsync = promisify(execFile);
 
 /**
  * CUPS for the tests: the scheduler that runs already, or `cupsd -f` started by the first
- * test that needs it and left running for every other one. Test files run in parallel
- * processes, so the start is serialised by a lock directory; the cupsd a test started is
- * stopped once, by the pid recorded here, when the whole run ends (`stopTestCups`, from
- * test/helpers/global-setup.ts). A scheduler that ran before the tests is never stopped.
- * Without CUPS installed, the test is skipped with a line saying so (or fails with it in
- * CI: test/helpers/services.ts).
+ * test that needs it (detached, its pid recorded) and left running for every other one.
+ *
+ * Test files run in parallel processes, and other test runs (another checkout's) may use the
+ * same scheduler at the same time, so the start and the stop are shared through a folder: a
+ * lock directory serialises them, and each test run holds a file named after its main
+ * process's pid for as long as it runs (`holdTestCups`, from test/helpers/global-setup.ts).
+ * When the last run lets go, the cupsd a test started is stopped by its recorded pid. A
+ * scheduler that ran before any test is never stopped. Without CUPS installed, the test is
+ * skipped with a line saying so (or fails with it in CI: test/helpers/services.ts).
  */
 const shared = join(tmpdir(), 'shopdesk-test-cups');
 const lockDir = join(shared, 'lock');
+const usersDir = join(shared, 'users');
 const pidFile = join(shared, 'cupsd.pid');
 
 async function schedulerRunning(): Promise<boolean> {
@@ -32,6 +37,15 @@ async function schedulerRunning(): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function withLock<T>(work: () => Promise<T>): Promise<T> {
   await mkdir(shared, { recursive: true });
   const deadline = Date.now() + 30_000;
@@ -40,6 +54,11 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
       await mkdir(lockDir);
       break;
     } catch (error) {
+      // The last user removed the shared folder just now: make it again.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        await mkdir(shared, { recursive: true });
+        continue;
+      }
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       // A holder killed mid-way leaves the lock: past the deadline, it is taken over.
       if (Date.now() > deadline) await rm(lockDir, { recursive: true, force: true });
@@ -53,6 +72,13 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Users whose process is still alive (a crashed run leaves its file behind). */
+async function liveUsers(): Promise<string[]> {
+  const names = await readdir(usersDir).catch(() => [] as string[]);
+  return names.filter((name) => alive(Number(name.split('-')[0])));
+}
+
+/** Makes sure the scheduler runs: the one there is, or a cupsd started here. */
 export async function startTestCups(): Promise<void> {
   await requireService('cups');
   await withLock(async () => {
@@ -73,10 +99,29 @@ export async function startTestCups(): Promise<void> {
   });
 }
 
-/** Stops the cupsd a test started, by its recorded pid; called once, after the whole run. */
-export async function stopTestCups(): Promise<void> {
+/**
+ * Holds the scheduler for one test run: a cupsd a test starts stays up until every run that
+ * holds it has let go; the last one stops it by its recorded pid.
+ */
+export async function holdTestCups(): Promise<() => Promise<void>> {
+  const me = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  await withLock(async () => {
+    await mkdir(usersDir, { recursive: true });
+    await writeFile(join(usersDir, me), '');
+  });
+  return () =>
+    withLock(async () => {
+      await rm(join(usersDir, me), { force: true });
+      if ((await liveUsers()).length > 0) return;
+      await stopRecorded();
+      await rm(usersDir, { recursive: true, force: true });
+    });
+}
+
+/** Stops the cupsd a test started, by its recorded pid, if it still runs. */
+async function stopRecorded(): Promise<void> {
   const pid = Number(await readFile(pidFile, 'utf8').catch(() => ''));
-  await rm(shared, { recursive: true, force: true });
+  await rm(pidFile, { force: true });
   if (!pid) return;
   // The pid is ours only while it is still a cupsd (a pid is reused once its process ends).
   const name = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
