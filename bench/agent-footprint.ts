@@ -1,8 +1,8 @@
 /**
  * The print agent's footprint, measured (not asserted): RSS idle, idle CPU while long-polling,
  * RSS after 1,000 jobs, and jobs per second through `folder:`. Each variant runs the agent in
- * its own process, one after the other, against its own print-queue stub of the tests (which
- * plays the server in this process). Linux only (reads /proc). Variants (docs/agent.md,
+ * its own process, one after the other, against its own real server in the bench's process
+ * (the tests' `startRealAgentTestServer`, on a fresh SQLite file). Linux only (reads /proc). Variants (docs/agent.md,
  * "Footprint"):
  *   sources  agent/core/cli.ts straight from the TypeScript sources (Node strips the types):
  *            how the agent ran before it was bundled, the baseline
@@ -16,7 +16,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startPrintQueueStub } from '../test/agent/helpers/print-queue-stub.ts';
+import { startRealAgentTestServer } from '../test/helpers/real-agent-server.ts';
 
 const { values } = parseArgs({
   options: {
@@ -95,15 +95,17 @@ interface Footprint {
 }
 
 async function measureVariant(start: (launch: Launch) => ChildProcess): Promise<Footprint> {
-  const stub = await startPrintQueueStub({
-    // What a production server would say: long waits, a heartbeat every 30 s.
-    intervals: { long_poll_wait_seconds: 25, heartbeat_seconds: 30, lease_seconds: 120 },
+  // What a production server would say: long waits, a heartbeat every 30 s.
+  const server = await startRealAgentTestServer({
+    longPollWaitSeconds: 25,
+    heartbeatSeconds: 30,
+    leaseSeconds: 120,
   });
   const work = await mkdtemp(join(tmpdir(), 'shopdesk-agent-bench-'));
   const out = join(work, 'out');
   const agent = start({
-    server: stub.url,
-    token: stub.token,
+    server: server.url,
+    token: server.token,
     route: `bench=folder:${out}`,
     stateDir: join(work, 'state'),
   });
@@ -116,7 +118,7 @@ async function measureVariant(start: (launch: Launch) => ChildProcess): Promise<
   const pid = agent.pid!;
   try {
     // Let it start, register and settle into its first long-poll.
-    while (!stub.requests.some((request) => request.path === '/printing/jobs/next')) {
+    while (!server.hasWaiters()) {
       if (agent.exitCode !== null) {
         throw new Error(`the agent exited with ${agent.exitCode}: ${stderr}`);
       }
@@ -129,12 +131,15 @@ async function measureVariant(start: (launch: Launch) => ChildProcess): Promise<
     const idleCpu = (await cpuSeconds(pid)) - cpuBefore;
 
     const started = performance.now();
+    const ids: number[] = [];
     for (let index = 0; index < jobCount; index++) {
-      stub.createJob({
+      const job = await server.createJob({
         route: 'bench',
         title: `receipt ${index}`,
+        content_type: 'application/pdf',
         content: `%PDF-1.4 receipt ${index}\n`.repeat(40),
       });
+      ids.push(job.id);
     }
     const cpuBeforeJobs = await cpuSeconds(pid);
     let printed = 0;
@@ -145,8 +150,7 @@ async function measureVariant(start: (launch: Launch) => ChildProcess): Promise<
     const seconds = (performance.now() - started) / 1000;
     const jobsCpuSeconds = (await cpuSeconds(pid)) - cpuBeforeJobs;
     // Reports are delivered after the files appear: wait for the last confirm before measuring.
-    while (stub.requests.filter((request) => request.path.endsWith('/confirm')).length < jobCount)
-      await wait(20);
+    for (const id of ids) while ((await server.job(id)).status !== 'printed') await wait(20);
     return {
       rssIdle,
       idleCpuPercent: (idleCpu / idleSeconds) * 100,
@@ -157,7 +161,7 @@ async function measureVariant(start: (launch: Launch) => ChildProcess): Promise<
   } finally {
     agent.kill('SIGTERM');
     await exited;
-    await stub.close();
+    await server.close();
     await rm(work, { recursive: true, force: true });
   }
 }

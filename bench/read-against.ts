@@ -6,8 +6,8 @@
  * checkout's ShopDesk and on the ShopDesk of DIR (`git worktree add DIR <commit>`, with
  * `node_modules` linked), each a `shopdesk serve` of its own on a copy of one seeded file,
  * in alternating rounds, and prints requests/s and CPU µs a request for both and their
- * ratios: to weigh one change of the server in one run (docs/benchmarks.md, "The read in
- * one turn").
+ * ratios: to weigh one change of the server in one run (docs/benchmarks.md, "How to run
+ * it").
  *
  * `--pin`: both servers on CPU 1; run this script under `taskset -c 0` so that the load
  * generator keeps CPU 0. Unpinned, the scheduler moves the three processes between the two

@@ -1,6 +1,6 @@
 /**
  * better-sqlite3 against Node's built-in `node:sqlite`, on the statements ShopDesk's hottest
- * routes run, in one process on copies of one seeded database (docs/benchmarks.md, "SQLite
+ * routes run, in one process on copies of one seeded database (docs/storage.md, "The SQLite
  * driver"):
  *
  * - read: what an authenticated `GET /customers/{id}` asks SQLite: `PRAGMA data_version`

@@ -28,20 +28,31 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * Runs one command line and resolves to its exit code: 0, 2 for bad arguments (one line on
+ * stderr), 1 for any other failure. `serve` resolves once it listens; its process goes on.
+ * The tests run commands through it in their own process (test/helpers/shopdesk-cli.ts).
+ */
+export async function runShopdesk(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
+    return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0.
-      process.exit(error.exitCode === 0 ? 0 : 2);
+      return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof UsageError) {
       process.stderr.write(`error: ${error.message}\n`);
-      process.exit(2);
+      return 2;
     }
     process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
-    process.exit(1);
+    return 1;
   }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const code = await runShopdesk(argv);
+  if (code !== 0) process.exit(code);
 }

@@ -4,7 +4,7 @@ import type { CustomerInput } from '../../shared/customers.ts';
 import { toCents } from '../../shared/money.ts';
 
 /**
- * The floor of an `Idempotency-Key` on a create (docs/benchmarks.md, "The key's floor"):
+ * The floor of an `Idempotency-Key` on a create (docs/benchmarks.md, the `Idempotency-Key` row):
  * ShopDesk's create statements for `POST /customers` on raw better-sqlite3, on a copy of
  * the bench's database (ShopDesk's schema), grouped as ShopDesk's group commit groups them
  * (one `BEGIN IMMEDIATE`, a savepoint per create, one `COMMIT`), without and with the

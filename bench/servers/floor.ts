@@ -11,7 +11,7 @@ import {
  * The floor of the read: bare node:http running ShopDesk's SQL for `GET /customers/{id}`
  * and nothing else. It bounds what any server on node:http can reach with that SQL, so
  * the ratio of this server to "Fastify, same SQL" is the most any framework could show
- * there (docs/benchmarks.md, "The read's floor").
+ * there (docs/benchmarks.md, "How to read them").
  *
  * Per request: the `PRAGMA data_version` ShopDesk's token check reads (once per turn of
  * the event loop, as ShopDesk reads it), the customer by company and id, its addresses

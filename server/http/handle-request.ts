@@ -72,7 +72,7 @@ class Exchange {
  * cached token, a handler reading SQLite) hands it on at once, and a request whose steps
  * all do is answered in the turn it came in. A step that must wait returns a promise, and
  * the rest follows it (`andThen`). Measured on the read: ~10 promise hops a request cost
- * several µs of CPU (docs/benchmarks.md).
+ * several µs of CPU (`bench/read-against.ts` weighs such a change).
  */
 export function handleRequest(
   pipeline: Pipeline,

@@ -30,7 +30,7 @@ export interface RequestFacts {
  * What a route's handler is given. A class, not an object literal: a literal with getters
  * (the two lazy ones below) made V8 build its accessors anew for every request, in the old
  * generation: about 5 KB a request promoted, young-generation pauses of 15–25 ms instead of
- * under 1 ms, and more CPU (measured with `--trace-gc`, docs/benchmarks.md).
+ * under 1 ms, and more CPU (`npm run bench` with the servers under `--trace-gc`).
  */
 export class HandlerContext implements RequestContext<unknown, unknown, unknown> {
   readonly params: unknown;

@@ -131,7 +131,8 @@ export class IdempotencyService {
     // A key is nearly always new, so the work runs first and its answer is stored with an
     // insert that does nothing when the key is taken; only then, or when the work fails,
     // is the key read (the work of a retry is rolled back, and the stored answer given).
-    // One statement a request instead of two: the read cost a keyed write about 16 µs.
+    // One statement a request instead of two: the read cost a keyed write about 16 µs
+    // (`BENCH_ONLY=Idempotency-Key npm run bench`).
     for (let attempt = 0; ; attempt++) {
       let failure: unknown;
       try {

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
  * fsync; a checkpoint does (the WAL before copying it into the database file, the file
  * after), and SQLite's automatic checkpoint runs inside the commit that crossed its
  * threshold, on the request path: 2–40 ms every ~100 commits, which more than doubled the
- * average commit (measured ~97 µs against ~20 µs for the median commit). Here a second
+ * average commit (~97 µs against ~20 µs for the median, on `npm run bench`'s creates). Here a second
  * connection in a worker runs `PRAGMA wal_checkpoint(PASSIVE)` every `intervalMs`: a
  * passive checkpoint never takes the writer's lock, so commits go on meanwhile, and it
  * copies (and syncs) nothing when no frame is new. Durability is unchanged: a committed

@@ -20,8 +20,8 @@ interface Member {
  *
  * Why: requests arrive together, and each transaction paid its own `BEGIN IMMEDIATE` and
  * `COMMIT` (the write lock's system calls, and the WAL frames of the same few pages
- * written again by every commit); a group pays them once (docs/storage.md, docs/
- * benchmarks.md).
+ * written again by every commit); a group pays them once (docs/storage.md; `bench/printing.ts`
+ * and `npm run bench`'s creates measure it).
  *
  * Members come one at a time. An asynchronous one (`begin` … `end`, a Kysely transaction,
  * see sqlite-driver.ts) holds the connection's lock until it ends, in a savepoint: when it

@@ -5,7 +5,7 @@ import { isPlanChanged } from './connection-loss.ts';
  * PostgreSQL named statements for the queries compiled once (`prepared.ts`): each pooled
  * connection parses and plans such a text once, then runs it with new parameters, where an
  * unnamed statement is planned at every run. Planning was half of the print queue's claim
- * in the database (docs/benchmarks.md). `pg` prepares a name on a connection the first time
+ * in the database (`npm run bench -- --postgres`). `pg` prepares a name on a connection the first time
  * it is used there.
  *
  * A migration run by another instance can change what a statement returns; PostgreSQL then

@@ -27,7 +27,7 @@ const directConnections = new WeakMap<object, DirectSqlite>();
 
 /**
  * Lets prepared queries on `db` (and its transactions) run straight on its one SQLite
- * connection, skipping Kysely's connection mutex and promise chain (a few µs a query).
+ * connection, skipping Kysely's connection mutex and promise chain.
  *
  * Safe because better-sqlite3 runs each statement synchronously, so nothing interleaves
  * within one, and a statement goes direct only when it cannot land inside someone else's
@@ -64,7 +64,7 @@ export interface Prepared<Params extends object, Row> {
   sync(db: Db, params: Params): Row[];
   /**
    * `sync` for an INSERT without `RETURNING`: the new row's id, SQLite's last_insert_rowid
-   * from the run's own result (`RETURNING id` costs the statement about a microsecond).
+   * from the run's own result, without a `RETURNING id` to read back.
    */
   insertSync(db: Db, params: Params): number;
 }

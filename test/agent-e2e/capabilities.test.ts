@@ -7,16 +7,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
-import {
-  deleteQueue,
-  lpadmin,
-  minimalPdf,
-  startTestCups,
-  type TestCups,
-} from '../agent/helpers/cups.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
+import { deleteQueue, lpadmin, minimalPdf, startTestCups } from '../helpers/cups.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * Printer capabilities end to end: real CUPS (a cups-pdf queue, whose PPD lists its paper
@@ -43,13 +40,12 @@ function cupsPdfOutDir(): string {
   return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
 }
 
-let cups: TestCups;
 let server: RealAgentTestServer;
 let runtime: AgentRuntime;
 let cleanState: () => Promise<void>;
 
 beforeAll(async () => {
-  cups = await startTestCups();
+  await startTestCups();
   await lpadmin(['-p', queue, '-E', '-v', 'cups-pdf:/', '-m', 'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd']);
   server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
   const state = await makeStateDir();
@@ -70,7 +66,6 @@ afterAll(async () => {
   await cleanState?.();
   await server?.close();
   await deleteQueue(queue);
-  await cups?.stop();
 });
 
 describe('printer capabilities through real CUPS', () => {

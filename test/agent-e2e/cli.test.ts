@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../agent/helpers/wait.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 
 const cleanups: Array<() => Promise<unknown>> = [];

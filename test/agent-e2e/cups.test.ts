@@ -7,18 +7,21 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import {
+  addPdfQueue,
+  addRawQueue,
   deleteQueue,
-  lpadmin,
   minimalPdf,
   startTestCups,
-  type TestCups,
-} from '../agent/helpers/cups.ts';
-import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
+} from '../helpers/cups.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 const execFileAsync = promisify(execFile);
 const suffix = randomBytes(3).toString('hex');
@@ -44,29 +47,19 @@ function cupsPdfOutDir(): string {
   }
   return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
 }
-
-let cups: TestCups;
 let rawPrinter: RawPrinter;
 let heldPrinter: RawPrinter;
 let server: RealAgentTestServer;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
-  cups = await startTestCups();
+  await startTestCups();
   rawPrinter = await startRawPrinter();
   heldPrinter = await startRawPrinter();
-  await lpadmin([
-    '-p',
-    pdfQueue,
-    '-E',
-    '-v',
-    'cups-pdf:/',
-    '-m',
-    'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd',
-  ]);
-  await lpadmin(['-p', rawQueue, '-E', '-v', `socket://127.0.0.1:${rawPrinter.port}`]);
-  await lpadmin(['-p', stoppedQueue, '-E', '-v', `socket://127.0.0.1:${rawPrinter.port}`]);
-  await lpadmin(['-p', heldQueue, '-E', '-v', `socket://127.0.0.1:${heldPrinter.port}`]);
+  await addPdfQueue(pdfQueue);
+  await addRawQueue(rawQueue, rawPrinter.port);
+  await addRawQueue(stoppedQueue, rawPrinter.port);
+  await addRawQueue(heldQueue, heldPrinter.port);
   server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
 });
 
@@ -80,7 +73,6 @@ afterAll(async () => {
   heldPrinter?.releaseHeld();
   rawPrinter?.server.close();
   heldPrinter?.server.close();
-  await cups?.stop();
 });
 
 describe('agent + real server + real CUPS', () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundleFile, defaultOutDir, inputsFile } from '../../agent/headless/bundle.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
+import { startRealAgentTestServer } from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { spawnShopdesk } from './helpers/agent-process.ts';
-import { startRealAgentTestServer } from './helpers/real-server.ts';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

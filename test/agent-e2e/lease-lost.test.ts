@@ -4,12 +4,15 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deleteQueue, lpadmin, startTestCups, type TestCups } from '../agent/helpers/cups.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
+import { addRawQueue, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import { startFaultProxy } from '../helpers/fault-proxy.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
-import { startFaultProxy } from './helpers/fault-proxy.ts';
 import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
  * A job the server failed because its lease ran out (`lease_expired`, decided by the server
@@ -67,9 +70,9 @@ describe('lease_expired after a crash: the confirm is answered 409', () => {
     expect(jobLines(first, job.id)).toEqual([expect.stringMatching(/ printed \d+ ms$/)]);
     expect(await first.kill('SIGKILL')).toBe('SIGKILL');
 
-    // Nobody holds the lease any more: 2 s later the server fails the job (its own sweep
-    // runs every 5 s; this one makes it now).
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Nobody holds the lease any more: once its 2 s are past (the server's clock moved on)
+    // the server fails the job (its own sweep runs every 5 s; this one makes it now).
+    server.clock.advance(2500);
     await server.sweep();
     expect(await server.job(job.id)).toMatchObject({
       status: 'failed',
@@ -94,13 +97,12 @@ describe('lease_expired after a crash: the confirm is answered 409', () => {
 });
 
 describe('lease_expired while the job is in hand: a heartbeat releases it', () => {
-  let cups: TestCups;
   let printer: RawPrinter;
   let server: RealAgentTestServer;
   beforeAll(async () => {
-    cups = await startTestCups();
+    await startTestCups();
     printer = await startRawPrinter();
-    await lpadmin(['-p', heldQueue, '-E', '-v', `socket://127.0.0.1:${printer.port}`]);
+    await addRawQueue(heldQueue, printer.port);
     // Heartbeats every 4 s extend a 2 s lease: the lease runs out between two of them.
     server = await startRealAgentTestServer({ leaseSeconds: 2, heartbeatSeconds: 4 });
   });
@@ -109,7 +111,6 @@ describe('lease_expired while the job is in hand: a heartbeat releases it', () =
     await deleteQueue(heldQueue);
     printer?.releaseHeld();
     printer?.server.close();
-    await cups?.stop();
   });
 
   it('prints the lease line when the server releases the job, and only its printed line after', async () => {

@@ -7,8 +7,8 @@ import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { RuntimeLogLine } from '../../agent/core/status.ts';
 import type { PrintOptions } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
-import { startRealAgentTestServer } from './helpers/real-server.ts';
+import { startRealAgentTestServer } from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** The real folder back-end, with a gate the test can close before a print starts writing. */
 class GatedFolderBackend implements PrinterBackend {

@@ -6,11 +6,14 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { PrinterInfo } from '../../shared/printing.ts';
-import { deleteQueue, lpadmin, startTestCups, type TestCups } from '../agent/helpers/cups.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
+import { addPdfQueue, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { spawnShopdesk } from './helpers/agent-process.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
  * Printer state from real CUPS to the real server: the agent's heartbeats carry it and the
@@ -22,23 +25,13 @@ const execFileAsync = promisify(execFile);
 const suffix = randomBytes(3).toString('hex');
 const queue = `shopdesk-e2e-state-${suffix}`;
 const headlessQueue = `shopdesk-e2e-state-cli-${suffix}`;
-
-let cups: TestCups;
 let server: RealAgentTestServer;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
-  cups = await startTestCups();
+  await startTestCups();
   for (const name of [queue, headlessQueue]) {
-    await lpadmin([
-      '-p',
-      name,
-      '-E',
-      '-v',
-      'cups-pdf:/',
-      '-m',
-      'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd',
-    ]);
+    await addPdfQueue(name);
   }
   // The server's own heartbeat interval (15 s): a change seen sooner came early.
   server = await startRealAgentTestServer();
@@ -51,7 +44,6 @@ afterEach(async () => {
 afterAll(async () => {
   await server?.close();
   for (const name of [queue, headlessQueue]) await deleteQueue(name);
-  await cups?.stop();
 });
 
 /** The printer as the server's agent record has it (undefined before the agent registered). */

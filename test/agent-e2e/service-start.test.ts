@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempCopyPrefixFor } from '../../agent/core/printers/temp-copies.ts';
-import { deleteQueue, lpadmin, startTestCups, type TestCups } from '../agent/helpers/cups.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
+import { deleteQueue, lpadmin, startTestCups } from '../helpers/cups.ts';
+import { closedPort } from '../helpers/ports.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
  * What `shopdesk agent` says and does at start, as a process: the routes whose printer it
@@ -18,13 +21,12 @@ import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/re
 const suffix = randomBytes(3).toString('hex');
 const existingQueue = `shopdesk-e2e-start-${suffix}`;
 const missingQueue = `shopdesk-e2e-missing-${suffix}`;
-let cups: TestCups;
 let server: RealAgentTestServer;
 let dir: string;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
-  cups = await startTestCups();
+  await startTestCups();
   await lpadmin(['-p', existingQueue, '-E', '-v', 'socket://127.0.0.1:9']);
   server = await startRealAgentTestServer();
   dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-start-'));
@@ -35,19 +37,8 @@ afterEach(async () => {
 afterAll(async () => {
   await server?.close();
   await deleteQueue(existingQueue);
-  await cups?.stop();
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A TCP port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 function startAgent(routes: string[], env: NodeJS.ProcessEnv = {}, serverUrl = server.url) {
   const stateDir = join(dir, `state-${randomBytes(3).toString('hex')}`);

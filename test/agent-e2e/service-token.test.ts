@@ -3,10 +3,13 @@ import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../agent/helpers/wait.ts';
+import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
-import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
 
 /**
  * `shopdesk agent` as a service runs it (docs/agent-install.md, "As a service"), as a process
@@ -146,11 +149,18 @@ describe('shopdesk agent: a refused token ends it with exit code 77', () => {
     expect(agent.stderr()).toMatch(/ error the server refused the agent's token \(401\)/);
     expect(stderrLines(agent).at(-1)).toMatch(/ error exiting with code 77 \(token refused\)/);
 
+    // Nothing of it is left claiming: a job created now stays queued.
     const after = await server.createJob({ route: 'receipts', title: 'after', content: 'x' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await server.job(after.id)).status).toBe('queued');
   }, 60_000);
 });
+
+/** Waits until the proxy has answered `status` twice more than it had so far. */
+async function answeredTwiceMore(proxy: FaultProxy, status: number): Promise<void> {
+  const count = () => proxy.requests.filter((request) => request.status === status).length;
+  const before = count();
+  await waitFor(`two more ${status} answers`, () => count() >= before + 2, 30_000);
+}
 
 describe('shopdesk agent: a server in trouble does not end it', () => {
   let proxy: FaultProxy;
@@ -169,14 +179,16 @@ describe('shopdesk agent: a server in trouble does not end it', () => {
     proxy.mode = 'unavailable';
     await waitFor('503 answers', () => proxy.requests.some((request) => request.status === 503));
     await waitFor('the unreachable line', () => agent.stderr().includes('server unreachable'));
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // It asks again, and again, and is still there.
+    await answeredTwiceMore(proxy, 503);
     expect(agent.child.exitCode).toBeNull();
     proxy.mode = 'forward';
     await printsAJob(agent, out, 'after-503');
     await waitFor('the reachable line', () => agent.stderr().includes('server reachable again'));
 
     await server.stop();
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // The proxy finds no server behind it (502) each time the agent asks.
+    await answeredTwiceMore(proxy, 502);
     expect(agent.child.exitCode).toBeNull();
     await server.restart();
     await printsAJob(agent, out, 'after-restart');

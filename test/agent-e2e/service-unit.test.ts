@@ -1,14 +1,17 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tokenRefusedExitCode } from '../../agent/core/cli.ts';
 import { defaultStopGraceMs, finalDeliveryMs } from '../../agent/core/runtime/agent-runtime.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
-import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/real-server.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { systemdAnalyzeVerify } from '../helpers/system-programs.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * The systemd unit agent/service/shopdesk-agent.service. systemd is not PID 1 in the
@@ -17,7 +20,6 @@ import { type RealAgentTestServer, startRealAgentTestServer } from './helpers/re
  * specifiers %d and %S replaced, the credential where LoadCredential= puts it, with the mode
  * systemd gives it), against the real server.
  */
-const execFileAsync = promisify(execFile);
 const repo = join(import.meta.dirname, '../..');
 const unitFile = join(repo, 'agent/service/shopdesk-agent.service');
 
@@ -105,7 +107,7 @@ async function startAsSystemd(token: string, name: string) {
 
 describe('agent/service/shopdesk-agent.service', () => {
   it('passes systemd-analyze verify without a word', async () => {
-    const { stdout, stderr } = await execFileAsync('systemd-analyze', ['verify', unitFile]);
+    const { stdout, stderr } = await systemdAnalyzeVerify(unitFile);
     expect(stderr).toBe('');
     expect(stdout).toBe('');
   });

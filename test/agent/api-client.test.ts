@@ -8,18 +8,19 @@ import {
   UnexpectedResponseError,
 } from '../../agent/core/api-client.ts';
 import { backoffDelay, parseRetryAfter } from '../../agent/core/backoff.ts';
-import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 
-let stub: PrintQueueStub;
+let server: AgentTestServer;
 const clients: AgentApiClient[] = [];
 const agentId = randomUUID();
 
 beforeEach(async () => {
-  stub = await startPrintQueueStub();
+  server = await startAgentTestServer();
 });
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close();
-  await stub.close();
+  await server.close();
 });
 
 type Retry = Parameters<NonNullable<AgentApiClientOptions['onRetry']>>[0];
@@ -27,8 +28,8 @@ type Retry = Parameters<NonNullable<AgentApiClientOptions['onRetry']>>[0];
 function makeClient(options: Partial<AgentApiClientOptions> = {}) {
   const retries: Retry[] = [];
   const client = new AgentApiClient({
-    serverUrl: stub.url,
-    token: stub.token,
+    serverUrl: server.url,
+    token: server.token,
     agentId,
     backoff: { baseMs: 20, maxMs: 1000 },
     random: () => 0.5,
@@ -53,23 +54,23 @@ async function registered(options: Partial<AgentApiClientOptions> = {}) {
   return made;
 }
 
-describe('AgentApiClient against a stub server', () => {
+describe('AgentApiClient against the real server', () => {
   it('registers, reads config, saves routes, claims and confirms, with both headers on every call', async () => {
     const { client } = await registered();
     const config = await client.getConfig();
     expect(config.routes.map((route) => route.name)).toEqual(['receipts']);
-    const created = stub.createJob({ route: 'receipts', title: 'R1', content: 'hello' });
+    const created = await server.createJob({ route: 'receipts', title: 'R1', content: 'hello' });
     const job = await client.claimNextJob(0);
     expect(job).toMatchObject({ id: created.id, document: { content_base64: 'aGVsbG8=' } });
     const confirmed = await client.confirmJob(created.id, { printer: 'P' });
     expect(confirmed.status).toBe('printed');
     // Confirming twice is harmless.
     expect((await client.confirmJob(created.id, { printer: 'P' })).status).toBe('printed');
-    for (const request of stub.requests) {
-      expect(request.headers.authorization).toBe(`Bearer ${stub.token}`);
+    for (const request of server.proxy.requests) {
+      expect(request.headers.authorization).toBe(`Bearer ${server.token}`);
       expect(request.headers['x-agent-id']).toBe(agentId);
     }
-    expect(stub.requests.map((request) => request.path)).toEqual([
+    expect(server.proxy.requests.map((request) => request.path)).toEqual([
       '/printing/register',
       '/printing/routes',
       '/printing/config',
@@ -86,10 +87,10 @@ describe('AgentApiClient against a stub server', () => {
 
   it('retries 5xx with exponential backoff and full jitter, then succeeds', async () => {
     const { client, retries } = await registered();
-    stub.addFault({ path: /^\/printing\/config$/, status: 503, times: 1 });
-    stub.addFault({ path: /^\/printing\/config$/, status: 500, times: 1 });
+    server.proxy.addFault({ path: /^\/printing\/config$/, status: 503, times: 1 });
+    server.proxy.addFault({ path: /^\/printing\/config$/, status: 500, times: 1 });
     const config = await client.getConfig();
-    expect(config.company.name).toBe('Stub shop');
+    expect(config.company.name).toBe('E2E shop');
     // random() = 0.5 of 20·2^0 and 20·2^1.
     expect(retries.map((retry) => retry.delayMs)).toEqual([10, 20]);
     expect(retries.map((retry) => (retry.error as ApiError).status)).toEqual([503, 500]);
@@ -97,7 +98,7 @@ describe('AgentApiClient against a stub server', () => {
 
   it('honours Retry-After on a 429 (RFC 9110 §10.2.3)', async () => {
     const { client, retries } = await registered();
-    stub.addFault({
+    server.proxy.addFault({
       path: /^\/printing\/heartbeat$/,
       status: 429,
       headers: { 'retry-after': '1' },
@@ -111,7 +112,7 @@ describe('AgentApiClient against a stub server', () => {
 
   it('gives up after the last attempt with a typed ApiError', async () => {
     const { client, retries } = await registered({ attempts: 3 });
-    stub.addFault({ path: /^\/printing\/config$/, status: 502, times: 5 });
+    server.proxy.addFault({ path: /^\/printing\/config$/, status: 502, times: 5 });
     const error = await client.getConfig().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 502 });
@@ -120,7 +121,7 @@ describe('AgentApiClient against a stub server', () => {
 
   it('does not retry a 409 and carries its code', async () => {
     const { client, retries } = await registered();
-    const created = stub.createJob({ route: 'receipts', content: 'x' });
+    const created = await server.createJob({ route: 'receipts', content: 'x' });
     const error = await client.confirmJob(created.id, {}).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 409, code: 'conflict' });
@@ -129,7 +130,7 @@ describe('AgentApiClient against a stub server', () => {
 
   it('retries an idempotent call after a dropped connection', async () => {
     const { client, retries } = await registered();
-    stub.addFault({ path: /^\/printing\/config$/, status: 'drop' });
+    server.proxy.addFault({ path: /^\/printing\/config$/, status: 'drop' });
     await client.getConfig();
     expect(retries).toHaveLength(1);
     expect(retries[0]?.error).toBeInstanceOf(ServerUnreachableError);
@@ -137,37 +138,45 @@ describe('AgentApiClient against a stub server', () => {
 
   it('never repeats a reprint whose answer was lost: a second job would be printed', async () => {
     const { client } = await registered();
-    const created = stub.createJob({ route: 'receipts', content: 'x' });
+    const created = await server.createJob({ route: 'receipts', content: 'x' });
     await client.claimNextJob(0);
     await client.confirmJob(created.id, {});
-    stub.addFault({ path: /\/reprint$/, status: 'drop' });
+    server.proxy.addFault({ path: /\/reprint$/, status: 'drop' });
     await expect(client.reprintJob(created.id)).rejects.toBeInstanceOf(ServerUnreachableError);
-    expect(stub.requests.filter((request) => request.path.endsWith('/reprint'))).toHaveLength(1);
+    expect(
+      server.proxy.requests.filter((request) => request.path.endsWith('/reprint')),
+    ).toHaveLength(1);
   });
 
   it('rejects a 2xx answer that does not match the shared contract', async () => {
     const { client } = await registered();
-    stub.addFault({ path: /^\/printing\/config$/, status: 200, body: { data: { company: 'x' } } });
+    server.proxy.addFault({
+      path: /^\/printing\/config$/,
+      status: 200,
+      body: { data: { company: 'x' } },
+    });
     await expect(client.getConfig()).rejects.toBeInstanceOf(UnexpectedResponseError);
   });
 
   it('long-polls past its ordinary request timeout, and wakes when a job arrives', async () => {
     const { client } = await registered({ requestTimeoutMs: 300 });
-    const started = Date.now();
-    setTimeout(() => stub.createJob({ route: 'receipts', content: 'late' }), 700);
-    const job = await client.claimNextJob(5);
+    const claimed = client.claimNextJob(5);
+    await waitFor('the long-poll waiting', () => server.server.hasWaiters());
+    // Its ordinary timeout passes while it waits: the long-poll is not cut by it.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await server.createJob({ route: 'receipts', content: 'late' });
+    const job = await claimed;
     expect(job?.document.content_base64).toBe(Buffer.from('late').toString('base64'));
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(650);
-    expect(elapsed).toBeLessThan(2000);
   });
 
   it('ends a long-poll at once when aborted', async () => {
     const { client } = await registered();
     const controller = new AbortController();
+    const claimed = client.claimNextJob(10, controller.signal);
+    await waitFor('the long-poll waiting', () => server.server.hasWaiters());
     const started = Date.now();
-    setTimeout(() => controller.abort(), 100);
-    await expect(client.claimNextJob(10, controller.signal)).rejects.toThrow();
+    controller.abort();
+    await expect(claimed).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
@@ -187,7 +196,7 @@ describe('AgentApiClient against a stub server', () => {
       error.stack,
       retries.map((r) => r.error.message),
     ]);
-    expect(everything).not.toContain(stub.token);
+    expect(everything).not.toContain(server.token);
   });
 
   it('reports 401 as ApiError unauthenticated without retrying', async () => {

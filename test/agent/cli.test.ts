@@ -12,19 +12,18 @@ import {
   tokenRefusedExitCode,
 } from '../../agent/core/cli.ts';
 import { UsageError } from '../../shared/usage-error.ts';
-import { startStubAgentTestServer } from './helpers/agent-test-server.ts';
-import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
-import { waitFor } from './helpers/wait.ts';
 
-let stub: PrintQueueStub;
+let server: AgentTestServer;
 let state: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
-  stub = await startPrintQueueStub();
+  server = await startAgentTestServer();
   state = await makeStateDir();
 });
 afterEach(async () => {
-  await stub.close();
+  await server.close();
   await state.cleanup();
 });
 
@@ -85,11 +84,8 @@ describe('shopdesk agent arguments', () => {
   });
 });
 
-describe('runAgentCommand against a stub server', () => {
+describe('runAgentCommand against the real server', () => {
   it('prints a line per job on stdout and stops when told', async () => {
-    // Written against AgentTestServer, so that it runs unchanged on the real server.
-    const server = await startStubAgentTestServer();
-    onTestFinished(() => server.close());
     const out = join(state.dir, 'out');
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -124,19 +120,19 @@ describe('runAgentCommand against a stub server', () => {
     expect(logged).toContain('connected');
     expect(logged).toContain('agent stopped');
     expect(logged).not.toContain(server.token);
-    expect(await readdir(out)).toEqual([`${ok.id}-ok.pdf`]);
+    expect(await readdir(out)).toEqual([`${ok.id}-ok.txt`]);
   });
 
   it('takes the token from SHOPDESK_AGENT_TOKEN and keeps it from the processes it starts', async () => {
     const before = process.env['SHOPDESK_AGENT_TOKEN'];
-    process.env['SHOPDESK_AGENT_TOKEN'] = stub.token;
+    process.env['SHOPDESK_AGENT_TOKEN'] = server.token;
     onTestFinished(() => {
       if (before === undefined) delete process.env['SHOPDESK_AGENT_TOKEN'];
       else process.env['SHOPDESK_AGENT_TOKEN'] = before;
     });
     const controller = new AbortController();
     const running = runAgentCommand({
-      server: stub.url,
+      server: server.url,
       route: [`receipts=folder:${join(state.dir, 'out')}`],
       stateDir: join(state.dir, 'state'),
       stdout: new PassThrough(),
@@ -144,8 +140,8 @@ describe('runAgentCommand against a stub server', () => {
       signal: controller.signal,
       handleSignals: false,
     });
-    const job = stub.createJob({ route: 'receipts', content: 'a' });
-    await waitFor('printed', () => stub.job(job.id).status === 'printed');
+    const job = await server.createJob({ route: 'receipts', content: 'a' });
+    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
     // lp, lpstat and PowerShell get a copy of process.env: the token is no longer in it.
     expect(process.env['SHOPDESK_AGENT_TOKEN']).toBeUndefined();
     controller.abort();
@@ -159,7 +155,7 @@ describe('runAgentCommand against a stub server', () => {
       logged += chunk;
     });
     const code = await runAgentCommand({
-      server: stub.url,
+      server: server.url,
       token: 'sd_not-the-token',
       route: [`receipts=folder:${join(state.dir, 'out')}`],
       stateDir: join(state.dir, 'state'),
@@ -189,8 +185,8 @@ describe('runAgentCommand against a stub server', () => {
         '--input-type=module',
         '-e',
         script,
-        stub.url,
-        stub.token,
+        server.url,
+        server.token,
         `labels=folder:${out}`,
         join(state.dir, 's'),
       ],
@@ -207,12 +203,12 @@ describe('runAgentCommand against a stub server', () => {
     const exited = new Promise<number | null>((resolve) =>
       child.on('exit', (code) => resolve(code)),
     );
-    const job = stub.createJob({
+    const job = await server.createJob({
       route: 'labels',
       content_type: 'application/vnd.zebra.zpl',
       content: '^XA^XZ',
     });
-    await waitFor('printed', () => stub.job(job.id).status === 'printed', 45_000);
+    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed', 45_000);
     await waitFor('stdout line', () => printed.includes(`job ${job.id} `));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

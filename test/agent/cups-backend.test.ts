@@ -8,7 +8,13 @@ import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CupsBackend, lpArguments } from '../../agent/core/printers/cups.ts';
-import { deleteQueue, lpadmin, minimalPdf, startTestCups, type TestCups } from './helpers/cups.ts';
+import {
+  addPdfQueue,
+  addRawQueue,
+  deleteQueue,
+  minimalPdf,
+  startTestCups,
+} from '../helpers/cups.ts';
 
 const execFileAsync = promisify(execFile);
 const suffix = randomBytes(3).toString('hex');
@@ -38,31 +44,20 @@ async function startRawPrinter(): Promise<RawPrinter> {
   if (address === null || typeof address === 'string') throw new Error('no port');
   return { server, port: address.port, received };
 }
-
-let cups: TestCups;
 let rawPrinter: RawPrinter;
 const backend = new CupsBackend({ completionTimeoutMs: 30_000, pollIntervalMs: 100 });
 
 beforeAll(async () => {
-  cups = await startTestCups();
+  await startTestCups();
   rawPrinter = await startRawPrinter();
-  await lpadmin([
-    '-p',
-    pdfQueue,
-    '-E',
-    '-v',
-    'cups-pdf:/',
-    '-m',
-    'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd',
-  ]);
-  await lpadmin(['-p', rawQueue, '-E', '-v', `socket://127.0.0.1:${rawPrinter.port}`]);
-  await lpadmin(['-p', stoppedQueue, '-E', '-v', `socket://127.0.0.1:${rawPrinter.port}`]);
+  await addPdfQueue(pdfQueue);
+  await addRawQueue(rawQueue, rawPrinter.port);
+  await addRawQueue(stoppedQueue, rawPrinter.port);
 });
 
 afterAll(async () => {
   for (const queue of [pdfQueue, rawQueue, stoppedQueue]) await deleteQueue(queue);
   rawPrinter?.server.close();
-  await cups?.stop();
 });
 
 describe('CUPS back-end against real CUPS', () => {

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printerReadiness } from '../../agent/core/printer-readiness.ts';
 import { CupsBackend, runFile } from '../../agent/core/printers/cups.ts';
 import type { PrinterInfo } from '../../shared/printing.ts';
-import { deleteQueue, lpadmin, startTestCups, type TestCups } from './helpers/cups.ts';
-import { waitFor } from './helpers/wait.ts';
+import { addPdfQueue, addRawQueue, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import { closedPort } from '../helpers/ports.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * Printer states read from a real CUPS over IPP Get-Printer-Attributes: what the agent
@@ -19,19 +19,7 @@ const execFileAsync = promisify(execFile);
 const suffix = randomBytes(3).toString('hex');
 const pdfQueue = `shopdesk-state-pdf-${suffix}`;
 const deadQueue = `shopdesk-state-dead-${suffix}`;
-
-let cups: TestCups;
 const backend = new CupsBackend();
-
-/** A TCP port nobody listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  await new Promise((resolve) => server.close(resolve));
-  return address.port;
-}
 
 /** A printer's state as listed (its capabilities are test/agent-e2e/capabilities.test.ts's). */
 async function listed(name: string): Promise<PrinterInfo | undefined> {
@@ -42,23 +30,14 @@ async function listed(name: string): Promise<PrinterInfo | undefined> {
 }
 
 beforeAll(async () => {
-  cups = await startTestCups();
-  await lpadmin([
-    '-p',
-    pdfQueue,
-    '-E',
-    '-v',
-    'cups-pdf:/',
-    '-m',
-    'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd',
-  ]);
-  await lpadmin(['-p', deadQueue, '-E', '-v', `socket://127.0.0.1:${await closedPort()}`]);
+  await startTestCups();
+  await addPdfQueue(pdfQueue);
+  await addRawQueue(deadQueue, await closedPort());
 });
 
 afterAll(async () => {
   await execFileAsync('cancel', ['-a', deadQueue]).catch(() => {});
   for (const queue of [pdfQueue, deadQueue]) await deleteQueue(queue);
-  await cups?.stop();
 });
 
 describe('CUPS printer states against real CUPS', () => {

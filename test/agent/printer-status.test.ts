@@ -5,31 +5,29 @@ import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
 import type { RuntimeLogLine } from '../../agent/core/status.ts';
 import type { HeartbeatBody, PrinterInfo, RegisterAgentBody } from '../../shared/printing.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 import { HeldPrinterBackend, readyPrinter } from './helpers/fake-backend.ts';
-import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
-import { waitFor } from './helpers/wait.ts';
 
 /**
  * The agent reports its printers' state: in its register, in every heartbeat, and early
  * (debounced) when it changes; one log line when a route's printer stops being ready and one
- * when it is ready again. Against a stub server whose heartbeat interval is 30 s, so that any
+ * when it is ready again. Against the real server with a heartbeat interval of 30 s, so that any
  * heartbeat seen within the test is an early one.
  */
 
-let stub: PrintQueueStub;
+let server: AgentTestServer;
 let state: { dir: string; cleanup: () => Promise<void> };
 const runtimes: AgentRuntime[] = [];
 
 beforeEach(async () => {
-  stub = await startPrintQueueStub({
-    intervals: { long_poll_wait_seconds: 10, heartbeat_seconds: 30, lease_seconds: 120 },
-  });
+  server = await startAgentTestServer({ heartbeatSeconds: 30 });
   state = await makeStateDir();
 });
 afterEach(async () => {
   for (const runtime of runtimes.splice(0)) await runtime.stop();
-  await stub.close();
+  await server.close();
   await state.cleanup();
 });
 
@@ -42,8 +40,8 @@ const stopped: Partial<PrinterInfo> = {
 function makeRuntime(backend: HeldPrinterBackend, options: Partial<AgentRuntimeOptions> = {}) {
   const logs: RuntimeLogLine[] = [];
   const runtime = new AgentRuntime({
-    serverUrl: stub.url,
-    token: stub.token,
+    serverUrl: server.url,
+    token: server.token,
     stateDir: state.dir,
     routes: [{ name: 'receipts', printer: 'Fake' }],
     backend,
@@ -59,15 +57,16 @@ function makeRuntime(backend: HeldPrinterBackend, options: Partial<AgentRuntimeO
 }
 
 const heartbeats = () =>
-  stub.requests
+  server.proxy.requests
     .filter((request) => request.path === '/printing/heartbeat')
     .map((request) => request.body as HeartbeatBody);
 const registered = () =>
-  stub.requests.find((request) => request.path === '/printing/register')?.body as RegisterAgentBody;
+  server.proxy.requests.find((request) => request.path === '/printing/register')
+    ?.body as RegisterAgentBody;
 const printerLines = (logs: RuntimeLogLine[]) =>
   logs.filter((line) => line.message.startsWith('printer ')).map((line) => line.message);
 
-describe('printer state reported by the agent, against a stub server', () => {
+describe('printer state reported by the agent, against the real server', () => {
   it('registers with the state, reports a change early, and logs one line each way', async () => {
     const backend = new HeldPrinterBackend();
     const { runtime, logs } = makeRuntime(backend);
@@ -84,7 +83,7 @@ describe('printer state reported by the agent, against a stub server', () => {
     // The interval is 30 s: this one came because the state changed.
     expect(Date.now() - changedAt).toBeLessThan(5000);
     expect(beat.printers).toEqual([readyPrinter('Fake', { is_default: true, ...stopped })]);
-    expect(stub.agents.get(runtime.status().agentId!)?.printers[0]).toMatchObject(stopped);
+    expect((await server.agent(runtime.status().agentId!)).printers[0]).toMatchObject(stopped);
     expect(runtime.status().notReady).toEqual([
       {
         printer: readyPrinter('Fake', { is_default: true, ...stopped }),
@@ -95,7 +94,7 @@ describe('printer state reported by the agent, against a stub server', () => {
     ]);
 
     // Many checks later, still one line.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await backend.readAgain(10);
     backend.printers = [readyPrinter('Fake', { is_default: true })];
     await waitFor('a heartbeat with the printer idle again', () =>
       heartbeats().some((body) => body.printers?.[0]?.state === 'idle'),
@@ -120,13 +119,15 @@ describe('printer state reported by the agent, against a stub server', () => {
       state: 'offline',
       reasons: ['offline-report'],
     });
+    // Each state seen by the printer watch, within the 600 ms of one report.
     backend.printers = [readyPrinter('Fake', { is_default: true, ...stopped })];
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await backend.readAgain(2);
     backend.printers = [readyPrinter('Fake', { is_default: true, accepting_jobs: false })];
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await backend.readAgain(2);
     backend.printers = [offline];
     await waitFor('an early heartbeat', () => heartbeats().length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Past another report's 600 ms (the watch reads every 20 ms): nothing more was sent.
+    await backend.readAgain(40);
     expect(heartbeats().map((body) => body.printers)).toEqual([[offline]]);
   });
 
@@ -193,10 +194,13 @@ describe('printer state reported by the agent, against a stub server', () => {
     await runtime.start();
     await waitFor('connected', () => runtime.status().connection === 'connected');
     const listPrinters = backend.listPrinters.bind(backend);
+    let failedReads = 0;
     backend.listPrinters = async () => {
+      failedReads++;
       throw new Error('the spooler does not answer');
     };
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Several failed reads, not one line each.
+    await waitFor('several failed reads', () => failedReads >= 5);
     expect(runtime.status().printers).toEqual([readyPrinter('Fake', { is_default: true })]);
     expect(logs.filter((line) => line.message.startsWith('could not read the printers'))).toEqual([
       expect.objectContaining({

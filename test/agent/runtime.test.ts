@@ -6,24 +6,24 @@ import { JobJournal } from '../../agent/core/journal.ts';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
 import type { AgentStatus, RuntimeLogLine } from '../../agent/core/status.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 import { HeldPrinterBackend, readyPrinter } from './helpers/fake-backend.ts';
-import { type PrintQueueStub, startPrintQueueStub } from './helpers/print-queue-stub.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
-import { waitFor } from './helpers/wait.ts';
 
-let stub: PrintQueueStub;
+let server: AgentTestServer;
 let state: { dir: string; cleanup: () => Promise<void> };
 let output: { dir: string; cleanup: () => Promise<void> };
 const runtimes: AgentRuntime[] = [];
 
 beforeEach(async () => {
-  stub = await startPrintQueueStub();
+  server = await startAgentTestServer();
   state = await makeStateDir();
   output = await makeStateDir();
 });
 afterEach(async () => {
   for (const runtime of runtimes.splice(0)) await runtime.stop();
-  await stub.close();
+  await server.close();
   await state.cleanup();
   await output.cleanup();
 });
@@ -31,8 +31,8 @@ afterEach(async () => {
 function makeRuntime(options: Partial<AgentRuntimeOptions> = {}) {
   const logs: RuntimeLogLine[] = [];
   const runtime = new AgentRuntime({
-    serverUrl: stub.url,
-    token: stub.token,
+    serverUrl: server.url,
+    token: server.token,
     stateDir: state.dir,
     routes: [{ name: 'receipts', printer: `folder:${output.dir}` }],
     hostname: 'till-1',
@@ -46,10 +46,12 @@ function makeRuntime(options: Partial<AgentRuntimeOptions> = {}) {
   return { runtime, logs };
 }
 
+const hasStatus = async (id: number, status: string) => (await server.job(id)).status === status;
+
 const connected = (runtime: AgentRuntime) =>
   waitFor('connected', () => runtime.status().connection === 'connected');
 
-describe('AgentRuntime against a stub server', () => {
+describe('AgentRuntime against the real server', () => {
   it('registers, saves its routes, prints a job into folder: and confirms it', async () => {
     const { runtime, logs } = makeRuntime();
     await runtime.start();
@@ -59,16 +61,17 @@ describe('AgentRuntime against a stub server', () => {
     const { version } = JSON.parse(
       await readFile(join(import.meta.dirname, '../../package.json'), 'utf8'),
     ) as { version: string };
-    expect(stub.agents.get(agentId)?.version).toBe(version);
-    expect(stub.routes.get(agentId)).toEqual([
+    const registered = await server.agent(agentId);
+    expect(registered.version).toBe(version);
+    expect(registered.routes).toEqual([
       { name: 'receipts', printer: `folder:${output.dir}`, enabled: true, options: {} },
     ]);
     const pdf = Buffer.from('%PDF-1.4 receipt 1');
-    const job = stub.createJob({ route: 'receipts', title: 'Receipt #1', content: pdf });
-    await waitFor('printed', () => stub.job(job.id).status === 'printed');
+    const job = await server.createJob({ route: 'receipts', title: 'Receipt #1', content: pdf });
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
     expect(await readdir(output.dir)).toEqual([`${job.id}-Receipt_1.pdf`]);
     expect((await readFile(join(output.dir, `${job.id}-Receipt_1.pdf`))).equals(pdf)).toBe(true);
-    expect(stub.job(job.id).printer).toBe(`folder:${output.dir}`);
+    expect((await server.job(job.id)).printer).toBe(`folder:${output.dir}`);
     const jobLine = logs.find((line) => line.job?.jobId === job.id);
     expect(jobLine?.message).toMatch(
       new RegExp(`^job ${job.id} route=receipts printer=folder:\\S+ printed \\d+ ms$`),
@@ -90,7 +93,7 @@ describe('AgentRuntime against a stub server', () => {
     await second.runtime.start();
     await connected(second.runtime);
     expect(second.runtime.status().agentId).toBe(uuid);
-    expect(stub.agents.size).toBe(1);
+    expect(await server.agentCount()).toBe(1);
   });
 
   it('sends the jobs it holds in heartbeats while they print', async () => {
@@ -99,18 +102,18 @@ describe('AgentRuntime against a stub server', () => {
     const { runtime } = makeRuntime({ backend });
     await runtime.start();
     await connected(runtime);
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
     expect(runtime.status().printing).toBe(1);
     await waitFor('heartbeat with the held job', () =>
-      stub.requests.some(
+      server.proxy.requests.some(
         (request) =>
           request.path === '/printing/heartbeat' &&
           (request.body as { held_job_ids: number[] }).held_job_ids.includes(job.id),
       ),
     );
     backend.releasePrints();
-    await waitFor('printed', () => stub.job(job.id).status === 'printed');
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
   });
 
   it('keeps printing while the server is away, and delivers the report when it is back', async () => {
@@ -119,17 +122,17 @@ describe('AgentRuntime against a stub server', () => {
     const { runtime, logs } = makeRuntime({ backend });
     await runtime.start();
     await connected(runtime);
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
-    await stub.goOffline();
+    await server.proxy.goOffline();
     backend.releasePrints();
     await waitFor('unreachable', () => runtime.status().connection === 'unreachable');
     await waitFor('report waiting', () => runtime.status().pendingReports === 1);
     expect(await readdir(join(state.dir, 'outbox'))).toEqual([`${job.id}.json`]);
     // Several failed attempts while away...
     await new Promise((resolve) => setTimeout(resolve, 600));
-    await stub.comeBack();
-    await waitFor('printed', () => stub.job(job.id).status === 'printed');
+    await server.proxy.comeBack();
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
     await waitFor('connected again', () => runtime.status().connection === 'connected');
     // ...and one line for each transition.
     expect(logs.filter((line) => line.message.startsWith('server unreachable'))).toHaveLength(1);
@@ -143,7 +146,7 @@ describe('AgentRuntime against a stub server', () => {
     backend.holdPrints();
     const first = makeRuntime({ backend, stopGraceMs: 100 });
     await first.runtime.start();
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
     await first.runtime.stop();
     // As a crash right after the spooler said "completed": the journal says printed, no report
@@ -155,7 +158,7 @@ describe('AgentRuntime against a stub server', () => {
 
     const second = makeRuntime({ backend: new HeldPrinterBackend() });
     await second.runtime.start();
-    await waitFor('confirmed', () => stub.job(job.id).status === 'printed');
+    await waitFor('confirmed', () => hasStatus(job.id, 'printed'));
     expect(second.logs.filter((line) => line.job).map((line) => line.message)).toEqual([
       expect.stringMatching(
         new RegExp(`^job ${job.id} route=receipts printer=folder:\\S+ printed \\d+ ms$`),
@@ -169,7 +172,7 @@ describe('AgentRuntime against a stub server', () => {
     const first = makeRuntime({ backend, stopGraceMs: 100 });
     await first.runtime.start();
     await connected(first.runtime);
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
     // As a crash would: the spooler has the job and the agent goes away before it ends.
     await first.runtime.stop();
@@ -179,8 +182,8 @@ describe('AgentRuntime against a stub server', () => {
     const secondBackend = new HeldPrinterBackend();
     const second = makeRuntime({ backend: secondBackend });
     await second.runtime.start();
-    await waitFor('reported', () => stub.job(job.id).status === 'failed');
-    expect(stub.job(job.id).error).toEqual({
+    await waitFor('reported', () => hasStatus(job.id, 'failed'));
+    expect((await server.job(job.id)).error).toEqual({
       code: 'agent_interrupted',
       message: 'agent stopped while printing; check the printer, then retry or reprint',
     });
@@ -200,7 +203,7 @@ describe('AgentRuntime against a stub server', () => {
 
     // A person asks for it again: then, and only then, it prints.
     await second.runtime.retry(job.id);
-    await waitFor('printed after retry', () => stub.job(job.id).status === 'printed');
+    await waitFor('printed after retry', () => hasStatus(job.id, 'printed'));
     expect(secondBackend.prints.map((print) => print.job.id)).toEqual([job.id]);
   });
 
@@ -218,7 +221,7 @@ describe('AgentRuntime against a stub server', () => {
     `;
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', script, stub.url, stub.token, state.dir],
+      ['--input-type=module', '-e', script, server.url, server.token, state.dir],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let childOutput = '';
@@ -229,7 +232,7 @@ describe('AgentRuntime against a stub server', () => {
       childOutput += chunk;
     });
     const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
     const journal = new JobJournal(state.dir);
     // A child process starting on a loaded CI machine can take a while.
     await waitFor(
@@ -240,20 +243,20 @@ describe('AgentRuntime against a stub server', () => {
         ),
       45_000,
     ).catch((error: Error) => {
-      const paths = stub.requests.map((request) => `${request.method} ${request.path}`);
+      const paths = server.proxy.requests.map((request) => `${request.method} ${request.path}`);
       throw new Error(
         `${error.message}\nagent said:\n${childOutput}\nserver saw: ${paths.join(', ')}`,
       );
     });
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
-    expect(stub.job(job.id).status).toBe('claimed');
+    expect((await server.job(job.id)).status).toBe('claimed');
 
     const backend = new HeldPrinterBackend();
     const { runtime } = makeRuntime({ backend, routes: [{ name: 'receipts', printer: 'Fake' }] });
     await runtime.start();
-    await waitFor('reported', () => stub.job(job.id).status === 'failed');
-    expect(stub.job(job.id).error?.code).toBe('agent_interrupted');
+    await waitFor('reported', () => hasStatus(job.id, 'failed'));
+    expect((await server.job(job.id)).error?.code).toBe('agent_interrupted');
     expect(backend.prints).toHaveLength(0);
   }, 90_000);
 
@@ -261,7 +264,7 @@ describe('AgentRuntime against a stub server', () => {
     const backend = new HeldPrinterBackend();
     const { runtime, logs } = makeRuntime({ backend });
     // A record to shape the answer from, on a route this agent does not serve.
-    const template = stub.createJob({ route: 'elsewhere', content: 'the real document' });
+    const template = await server.createJob({ route: 'elsewhere', content: 'the real document' });
     const job = { ...template, id: 999, route: 'receipts' };
     const claimed = {
       ...job,
@@ -273,7 +276,11 @@ describe('AgentRuntime against a stub server', () => {
         content_base64: Buffer.from('the REAL document').toString('base64'),
       },
     };
-    stub.addFault({ path: /^\/printing\/jobs\/next$/, status: 200, body: { data: claimed } });
+    server.proxy.addFault({
+      path: /^\/printing\/jobs\/next$/,
+      status: 200,
+      body: { data: claimed },
+    });
     await runtime.start();
     await waitFor('failed line', () => logs.find((line) => line.job?.jobId === job.id));
     expect(logs.find((line) => line.job?.jobId === job.id)?.job?.error?.code).toBe(
@@ -292,9 +299,9 @@ describe('AgentRuntime against a stub server', () => {
     });
     const { runtime, logs } = makeRuntime({ backend });
     await runtime.start();
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
-    await waitFor('failed', () => stub.job(job.id).status === 'failed');
-    expect(stub.job(job.id).error).toEqual({
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    await waitFor('failed', () => hasStatus(job.id, 'failed'));
+    expect((await server.job(job.id)).error).toEqual({
       code: 'printer_stopped',
       message: 'printer ZPL is disabled: paper jam',
     });
@@ -312,23 +319,22 @@ describe('AgentRuntime against a stub server', () => {
     await runtime.start();
     await connected(runtime);
     await waitFor('polling', () =>
-      stub.requests.some((request) => request.path === '/printing/jobs/next'),
+      server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
     );
     runtime.pause();
     expect(statuses.at(-1)?.paused).toBe(true);
     // The poll open at the pause brings this one; it is held, not printed...
-    const first = stub.createJob({ route: 'receipts', content: 'first' });
+    const first = await server.createJob({ route: 'receipts', content: 'first' });
     await waitFor('held', () => runtime.status().recentJobs.some((job) => job.id === first.id));
     // ...and no further poll is made while paused.
-    const second = stub.createJob({ route: 'receipts', content: 'second' });
+    const second = await server.createJob({ route: 'receipts', content: 'second' });
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(await readdir(output.dir)).toEqual([]);
-    expect(stub.job(first.id).status).toBe('claimed');
-    expect(stub.job(second.id).status).toBe('queued');
+    expect((await server.job(first.id)).status).toBe('claimed');
+    expect((await server.job(second.id)).status).toBe('queued');
     runtime.resume();
-    await waitFor('both printed', () =>
-      [first, second].every((job) => stub.job(job.id).status === 'printed'),
-    );
+    await waitFor('first printed', () => hasStatus(first.id, 'printed'));
+    await waitFor('second printed', () => hasStatus(second.id, 'printed'));
   });
 
   it('reports a job held while paused as not printed when the agent stops', async () => {
@@ -336,13 +342,16 @@ describe('AgentRuntime against a stub server', () => {
     await runtime.start();
     await connected(runtime);
     await waitFor('polling', () =>
-      stub.requests.some((request) => request.path === '/printing/jobs/next'),
+      server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
     );
     runtime.pause();
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('held', () => runtime.status().recentJobs.some((recent) => recent.id === job.id));
     await runtime.stop();
-    expect(stub.job(job.id)).toMatchObject({ status: 'failed', error: { code: 'agent_stopped' } });
+    expect(await server.job(job.id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'agent_stopped' },
+    });
     expect(await readdir(output.dir)).toEqual([]);
   });
 
@@ -351,7 +360,7 @@ describe('AgentRuntime against a stub server', () => {
     await runtime.start();
     await connected(runtime);
     await waitFor('polling', () =>
-      stub.requests.some((request) => request.path === '/printing/jobs/next'),
+      server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
     );
     const started = Date.now();
     await runtime.stop();
@@ -364,9 +373,9 @@ describe('AgentRuntime against a stub server', () => {
     backend.holdPrints();
     const { runtime, logs } = makeRuntime({ backend });
     await runtime.start();
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
-    stub.expireLease(job.id);
+    await server.expireLeases();
     backend.releasePrints();
     const leaseLine = await waitFor('the lease line', () =>
       logs.find((line) => line.job?.jobId === job.id && line.job.error?.code === 'lease_expired'),
@@ -379,7 +388,7 @@ describe('AgentRuntime against a stub server', () => {
     // Not kept for ever: a 409 is not something a later attempt can change.
     await waitFor('outbox empty', () => runtime.status().pendingReports === 0);
     expect(await readdir(join(state.dir, 'outbox'))).toEqual([]);
-    expect(stub.job(job.id).error?.code).toBe('lease_expired');
+    expect((await server.job(job.id)).error?.code).toBe('lease_expired');
     // Its printed line, then the lease line: two lines for the job, the second said once.
     expect(
       logs.filter((line) => line.job?.jobId === job.id).map((line) => line.job?.result),
@@ -412,12 +421,12 @@ describe('AgentRuntime against a stub server', () => {
     const backend = new HeldPrinterBackend();
     const { runtime } = makeRuntime({ backend });
     await runtime.start();
-    const job = stub.createJob({ route: 'receipts', content: 'x' });
-    await waitFor('printed', () => stub.job(job.id).status === 'printed');
+    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    await waitFor('printed', () => hasStatus(job.id, 'printed'));
     await runtime.reprint(job.id);
-    const reprinted = stub.job(job.id + 1);
+    const reprinted = await server.job(job.id + 1);
     expect(reprinted.reprint_of).toBe(job.id);
-    await waitFor('reprint printed', () => stub.job(reprinted.id).status === 'printed');
+    await waitFor('reprint printed', () => hasStatus(reprinted.id, 'printed'));
     expect(backend.prints.map((print) => print.job.id)).toEqual([job.id, reprinted.id]);
     const fake = readyPrinter('Fake', { is_default: true });
     expect(await runtime.listPrinters()).toEqual([fake]);
@@ -425,12 +434,12 @@ describe('AgentRuntime against a stub server', () => {
   });
 
   it('does not spin when the server answers "no job" at once, whatever the wait', async () => {
-    stub.addFault({ path: /^\/printing\/jobs\/next$/, status: 204, body: '', times: 1000 });
+    server.proxy.addFault({ path: /^\/printing\/jobs\/next$/, status: 204, body: '', times: 1000 });
     const { runtime } = makeRuntime();
     await runtime.start();
     await connected(runtime);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const polls = stub.requests.filter((request) => request.path === '/printing/jobs/next');
+    const polls = server.proxy.requests.filter((request) => request.path === '/printing/jobs/next');
     expect(polls.length).toBeGreaterThanOrEqual(1);
     expect(polls.length).toBeLessThanOrEqual(3);
   });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { countRows, ok, scratchDir, shopdesk } from './run-cli.ts';
+import { countRows, ok, scratchDir, shopdesk } from '../helpers/shopdesk-cli.ts';
 
 /** What `shopdesk` does with bad arguments: refuses them (exit code 2) and writes nothing. */
 

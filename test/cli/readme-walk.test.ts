@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireProgram } from '../helpers/system-programs.ts';
 
 /**
  * The README's walk, run as a newcomer runs it: `npm start` in a checkout, the `TOKEN=` and
@@ -57,6 +58,7 @@ async function stopGroup(pid: number | undefined): Promise<void> {
 }
 
 beforeAll(async () => {
+  await requireProgram('curl');
   checkout = mkdtempSync(join(tmpdir(), 'shopdesk-readme-'));
   for (const entry of ['package.json', '.npmrc', 'bin', 'node_modules']) {
     symlinkSync(join(root, entry), join(checkout, entry));

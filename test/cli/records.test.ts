@@ -3,7 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { ok, revokedAt, scratchDir, shopdesk } from './run-cli.ts';
+import { ok, revokedAt, scratchDir, shopdesk } from '../helpers/shopdesk-cli.ts';
 
 /**
  * The records an operator makes with `shopdesk` (docs/reference.md: the operator CLI), as

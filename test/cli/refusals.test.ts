@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectUsageError, ok, scratchDir, shopdesk, shopdeskWith } from './run-cli.ts';
+import {
+  expectUsageError,
+  ok,
+  scratchDir,
+  shopdesk,
+  shopdeskProcess,
+} from '../helpers/shopdesk-cli.ts';
 
 /**
  * What the CLI refuses before it writes anything (docs/reference.md, operator CLI): one line
@@ -32,7 +38,7 @@ describe('serve refuses what it cannot use, before it writes anything', () => {
     ['SHOPDESK_TRUST_PROXY', { SHOPDESK_TRUST_PROXY: 'yes' }],
   ])('a bad %s: exit 2, one line, no database', async (name, env) => {
     const db = join(dir, `refused-${name}.sqlite`);
-    expectUsageError(await shopdeskWith({ env }, 'serve', '--db', db), new RegExp(name));
+    expectUsageError(await shopdeskProcess({ env }, 'serve', '--db', db), new RegExp(name));
     expect(existsSync(db)).toBe(false);
   });
 
@@ -65,7 +71,7 @@ describe('a --db in a folder that is not there', () => {
 
   it('SHOPDESK_DB is held to the same rule', async () => {
     const folder = join(dir, 'env-typo');
-    const run = await shopdeskWith(
+    const run = await shopdeskProcess(
       { env: { SHOPDESK_DB: join(folder, 'x.sqlite') } },
       'company',
       'create',
@@ -84,7 +90,7 @@ describe('a --db in a folder that is not there', () => {
 
   it('the default path gets its folder without --create', async () => {
     const cwd = mkdtempSync(join(dir, 'default-'));
-    const run = await shopdeskWith({ cwd }, 'company', 'create', '--name', 'Default');
+    const run = await shopdeskProcess({ cwd }, 'company', 'create', '--name', 'Default');
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(cwd, 'data', 'shopdesk.sqlite'))).toBe(true);
   });
@@ -108,7 +114,7 @@ describe('started by hand with a Node older than 22.19', () => {
   }
 
   it('says how to run it instead (npx shopdesk, npm start), exit 1', async () => {
-    const run = await shopdeskWith(oldNode(), 'company', 'create', '--name', 'Old');
+    const run = await shopdeskProcess(oldNode(), 'company', 'create', '--name', 'Old');
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^shopdesk needs Node\.js 22\.19 or newer; this is v\d+\./);

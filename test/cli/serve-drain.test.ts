@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +10,7 @@ import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
 import { permissions } from '../../shared/permissions.ts';
 import { dialects } from '../helpers/instances.ts';
+import { listenerClosed, pendingRequest } from '../helpers/pending-request.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startServe } from '../helpers/serve-process.ts';
 import { testSecretKey } from '../helpers/server.ts';
@@ -59,58 +58,6 @@ async function seed(database: DatabaseTarget): Promise<{ admin: string; agent: s
   }
 }
 
-interface Pending {
-  /** Resolves once the server has read the headers (it answered `100 Continue`). */
-  accepted: Promise<void>;
-  /** Sends the body and ends the request. */
-  finish(): void;
-  answer: Promise<{ status: number; body: string }>;
-}
-
-/**
- * A JSON request sent with `Expect: 100-continue`: the body waits for the server's `100
- * Continue`, which proves the server holds the request, so the test knows it is in flight.
- */
-function pending(url: string, path: string, token: string, body: unknown, headers = {}): Pending {
-  const text = JSON.stringify(body);
-  const req = httpRequest(`${url}/api/v1${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      expect: '100-continue',
-      ...headers,
-    },
-  });
-  const accepted = new Promise<void>((done) => req.once('continue', () => done()));
-  const answer = new Promise<{ status: number; body: string }>((done, fail) => {
-    req.once('response', (response: IncomingMessage) => {
-      let received = '';
-      response.on('data', (chunk: Buffer) => {
-        received += chunk.toString();
-      });
-      response.on('end', () => done({ status: response.statusCode ?? 0, body: received }));
-    });
-    req.once('error', fail);
-  });
-  req.flushHeaders();
-  return { accepted, finish: () => req.end(text), answer };
-}
-
-/** Whether a new TCP connection to the server's port is refused. */
-function refused(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((done) => {
-    const socket = connect(Number(port), hostname);
-    socket.once('connect', () => {
-      socket.destroy();
-      done(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code === 'ECONNREFUSED'));
-  });
-}
-
 describe.each(dialects)('SIGTERM on a serving process (%s)', (dialect) => {
   it('answers the long-poll 204, finishes the request in flight, refuses new ones, exits 0', async () => {
     const database = await target(dialect);
@@ -139,23 +86,26 @@ describe.each(dialects)('SIGTERM on a serving process (%s)', (dialect) => {
       expect(register.status).toBe(201);
 
       // A long-poll that waits up to 30 s for a job, and a customer whose body has not come.
-      const longPoll = pending(
+      const longPoll = pendingRequest(
         serve.url,
         '/printing/jobs/next',
         agent,
         { wait: 30 },
-        {
-          'x-agent-id': uuid,
-        },
+        { headers: { 'x-agent-id': uuid } },
       );
       await longPoll.accepted;
       longPoll.finish();
-      const upload = pending(serve.url, '/customers', admin, customerBody('Padaria Drenada'));
+      const upload = pendingRequest(
+        serve.url,
+        '/customers',
+        admin,
+        customerBody('Padaria Drenada'),
+      );
       await upload.accepted;
 
       serve.child.kill('SIGTERM');
-      // The listener closes at once: poll until a new connection is refused.
-      while (!(await refused(serve.url))) await new Promise((done) => setTimeout(done, 10));
+      // The listener closes at once: a new connection is refused.
+      await listenerClosed(serve.url);
 
       // A connection cut instead of answered says little by itself: say what the server logged.
       const told = <T>(answer: Promise<T>) =>

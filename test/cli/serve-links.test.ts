@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ok, scratchDir, startServe } from './run-cli.ts';
+import { startServe } from '../helpers/serve-process.ts';
+import { ok, scratchDir } from '../helpers/shopdesk-cli.ts';
 
 /** `shopdesk serve --public-url URL` and `--trust-proxy` reach the links the server writes. */
 

@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
-import { bin, cleanEnv, countRows, ok, type Run, scratchDir, startServe } from './run-cli.ts';
+import { listenerClosed, pendingRequest } from '../helpers/pending-request.ts';
+import { startServe } from '../helpers/serve-process.ts';
+import { countRows, ok, scratchDir, shopdeskProcess } from '../helpers/shopdesk-cli.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * `shopdesk serve` as operators run it (its one line, serving, a clean stop), and how the
@@ -28,45 +30,24 @@ describe('serve', () => {
         /^ShopDesk API listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1\n$/,
       );
 
+      // A create whose body is still on its way when the signal comes, on a kept-alive
+      // connection, as integrators' clients keep them: the server must still stop at once.
       const keepAlive = new Agent({ keepAlive: true });
-      // A create whose body is still on its way when the signal comes.
-      const body = JSON.stringify({ name: 'Em voo', type: 'F', code: 'INFLIGHT' });
-      let sendRest!: () => void;
-      const inFlight = new Promise<{ status: number; text: string }>((done, fail) => {
-        const req = httpRequest(
-          `${serve.url}/api/v1/customers`,
-          {
-            method: 'POST',
-            // Keep-alive, as integrators' clients are: the server must still stop at once.
-            agent: keepAlive,
-            headers: {
-              authorization: `Bearer ${token}`,
-              'content-type': 'application/json',
-              'content-length': String(Buffer.byteLength(body)),
-            },
-          },
-          (res) => {
-            let text = '';
-            res.on('data', (chunk: Buffer) => {
-              text += chunk.toString();
-            });
-            res.on('end', () => done({ status: res.statusCode ?? 0, text }));
-          },
-        );
-        req.on('error', fail);
-        req.write(body.slice(0, 10));
-        req.flushHeaders();
-        sendRest = () => req.end(body.slice(10));
-      });
-      // Let the server take the request in before the signal (generous: CI machines are busy).
-      await new Promise((wait) => setTimeout(wait, 1000));
+      const inFlight = pendingRequest(
+        serve.url,
+        '/customers',
+        token,
+        { name: 'Em voo', type: 'F', code: 'INFLIGHT' },
+        { agent: keepAlive },
+      );
+      await inFlight.accepted;
       serve.child.kill('SIGTERM');
-      await new Promise((wait) => setTimeout(wait, 300));
-      sendRest();
-      const answer = await inFlight;
+      await listenerClosed(serve.url);
+      inFlight.finish();
+      const answer = await inFlight.answer;
       const answeredAt = Date.now();
       expect(answer.status).toBe(201);
-      expect(JSON.parse(answer.text).data.code).toBe('INFLIGHT');
+      expect(JSON.parse(answer.body).data.code).toBe('INFLIGHT');
       expect(await serve.exited).toBe(0);
       // Not held open by the idle kept-alive connection until the forced close (10 s).
       expect(Date.now() - answeredAt).toBeLessThan(5000);
@@ -85,10 +66,7 @@ describe('serve', () => {
     let admin: string;
     let agent: string;
     try {
-      const deadline = Date.now() + 10_000;
-      while (!/^AGENT_TOKEN=sd_\S+$/m.test(first.stdout()) && Date.now() < deadline) {
-        await new Promise((wait) => setTimeout(wait, 50));
-      }
+      await waitFor('the AGENT_TOKEN= line', () => /^AGENT_TOKEN=sd_\S+$/m.test(first.stdout()));
       // Lines a shell takes as they are: the README's commands use $TOKEN and $AGENT_TOKEN.
       admin = /^TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
       agent = /^AGENT_TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
@@ -146,26 +124,16 @@ describe('serve', () => {
 describe('start-up', () => {
   it('runs the same without native type stripping (the tsx fallback of older Node versions)', async () => {
     const db = join(dir, 'fallback.sqlite');
-    const run = await new Promise<Run>((done) => {
-      execFile(
-        process.execPath,
-        [
-          '--no-experimental-strip-types',
-          bin,
-          'company',
-          'create',
-          '--name',
-          'Via tsx',
-          '--db',
-          db,
-        ],
-        // tsx keeps a cache in the temporary folder: the test's own, removed afterwards.
-        { env: { ...cleanEnv(), TMPDIR: dir }, timeout: 20_000 },
-        (error, stdout, stderr) => {
-          done({ code: error ? -1 : 0, stdout, stderr });
-        },
-      );
-    });
+    // tsx keeps a cache in the temporary folder: the test's own, removed afterwards.
+    const run = await shopdeskProcess(
+      { nodeArgs: ['--no-experimental-strip-types'], env: { TMPDIR: dir } },
+      'company',
+      'create',
+      '--name',
+      'Via tsx',
+      '--db',
+      db,
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('1\n');
     expect(await ok('company', 'create', '--name', 'Native', '--db', db)).toBe('2\n');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { freshCompany } from './fresh-company.ts';
+import { paulista } from './payloads.ts';
 
 /** Customers, the way an integrator uses them (docs/reference.md). */
 
@@ -10,14 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const address = {
-  zipcode: '01310100',
-  street: 'Avenida Paulista',
-  district: 'Bela Vista',
-  city: 'São Paulo',
-  state: 'SP',
-  number: '1000',
-};
+const address = paulista;
 
 describe('create and read', () => {
   let co: Awaited<ReturnType<typeof freshCompany>>;

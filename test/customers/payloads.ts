@@ -9,15 +9,17 @@ import type { Answer } from '../helpers/server.ts';
 
 export const s = (n: number, char = 'a') => char.repeat(n);
 
-export const address = {
+/** A valid address with the required fields only. */
+export const paulista = {
   zipcode: '01310100',
   street: 'Avenida Paulista',
   district: 'Bela Vista',
   city: 'São Paulo',
   state: 'SP',
   number: '1000',
-  complement: 'Sala 1',
 };
+
+export const address = { ...paulista, complement: 'Sala 1' };
 
 export const valid = {
   name: 'Maria Silva',

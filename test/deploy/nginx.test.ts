@@ -1,23 +1,23 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkServerIdentity } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../agent/helpers/wait.ts';
 import { spawnShopdesk } from '../agent-e2e/helpers/agent-process.ts';
+import { selfSignedCertificate, startNginx, type TestNginx } from '../helpers/nginx.ts';
+import { closedPort } from '../helpers/ports.ts';
 import { freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { sampleText } from '../printing/helpers.ts';
 
 /**
  * Debian's nginx, with TLS (a certificate made here with openssl), in front of two
- * instances on one PostgreSQL database (issue 15, point 4). The nginx configuration is the
- * one docs/deploy.md shows, read from that file, with only its ports, certificate paths and
- * upstream addresses replaced; nginx runs as a process of this test, on a config file of
- * its own in a temporary folder.
+ * instances on one PostgreSQL database, as docs/deploy.md deploys them. The nginx
+ * configuration is the one docs/deploy.md shows, read from that file, with only its ports,
+ * certificate paths and upstream addresses replaced; nginx runs as a process of this test
+ * (test/helpers/nginx.ts), on a config file of its own in a temporary folder.
  */
 
 const root = join(import.meta.dirname, '../..');
@@ -39,15 +39,6 @@ function replaceExactly(text: string, from: RegExp, to: (index: number) => strin
   return out;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 interface Reply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -61,7 +52,7 @@ describe('nginx with TLS in front of two instances on PostgreSQL', () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let one: TestServer;
   let two: TestServer;
-  let nginx: ChildProcess | undefined;
+  let nginx: TestNginx | undefined;
   let publicUrl: string;
   let ca: Buffer;
   let admin: string;
@@ -116,32 +107,12 @@ describe('nginx with TLS in front of two instances on PostgreSQL', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'shopdesk-nginx-'));
-    const port = await freePort();
-    const redirectPort = await freePort();
+    const port = await closedPort();
+    const redirectPort = await closedPort();
     publicUrl = `https://127.0.0.1:${port}`;
     // A self-signed certificate for the address the agent and the test connect to.
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = readFileSync(join(dir, 'cert.pem'));
+    const certificate = await selfSignedCertificate(dir);
+    ca = readFileSync(certificate.cert);
 
     database = await freshDatabase();
     const target = { kind: 'postgres', url: database.url } as const;
@@ -160,13 +131,13 @@ describe('nginx with TLS in front of two instances on PostgreSQL', () => {
     site = replaceExactly(
       site,
       /\/etc\/ssl\/certs\/shop\.example\.com\.pem/g,
-      () => join(dir, 'cert.pem'),
+      () => certificate.cert,
       1,
     );
     site = replaceExactly(
       site,
       /\/etc\/ssl\/private\/shop\.example\.com\.key/g,
-      () => join(dir, 'key.pem'),
+      () => certificate.key,
       1,
     );
     // The three upstream lines become the two instances (the third is dropped).
@@ -177,28 +148,7 @@ describe('nginx with TLS in front of two instances on PostgreSQL', () => {
         index < 2 ? `    server ${upstreams[index]} max_fails=1 fail_timeout=10s;\n` : '',
       3,
     );
-    const temp = (name: string) => `${name}_temp_path ${join(dir, name)};`;
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      [
-        `pid ${join(dir, 'nginx.pid')};`,
-        `error_log ${join(dir, 'error.log')} warn;`,
-        'worker_processes 1;',
-        'events { worker_connections 256; }',
-        'http {',
-        `  access_log ${join(dir, 'access.log')};`,
-        `  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}`,
-        site,
-        '}',
-        '',
-      ].join('\n'),
-    );
-    execFileSync('nginx', ['-t', '-q', '-p', dir, '-c', join(dir, 'nginx.conf')], {
-      stdio: 'pipe',
-    });
-    nginx = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
-      stdio: 'ignore',
-    });
+    nginx = await startNginx(dir, site);
     await waitFor(
       'nginx answering',
       async () =>
@@ -208,12 +158,7 @@ describe('nginx with TLS in front of two instances on PostgreSQL', () => {
   }, 60_000);
 
   afterAll(async () => {
-    // Its own master process, by pid: SIGTERM is nginx's fast shutdown (workers too).
-    if (nginx?.pid !== undefined && nginx.exitCode === null) {
-      const gone = new Promise((resolve) => nginx?.once('exit', resolve));
-      process.kill(nginx.pid, 'SIGTERM');
-      await gone;
-    }
+    await nginx?.stop();
     await one?.close();
     await two?.close();
     await database?.drop();

@@ -1,17 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { readEnvironment } from '../../server/config.ts';
+import { systemdAnalyzeVerify } from '../helpers/system-programs.ts';
 
 /**
  * The server's systemd template unit and its environment file, as docs/deploy.md shows
  * them: systemd is not PID 1 here, so `systemd-analyze verify` checks the unit (an
  * instance of the template), and the server's own environment parser reads the file.
  */
-const execFileAsync = promisify(execFile);
 const docs = () => readFile(join(import.meta.dirname, '../../docs/deploy.md'), 'utf8');
 
 async function block(language: string, firstLine: string): Promise<string> {
@@ -31,11 +29,7 @@ describe('docs/deploy.md: the server as systemd instances', () => {
     try {
       const file = join(dir, 'shopdesk@8080.service');
       await writeFile(file, `${unit}\n`);
-      const { stdout, stderr } = await execFileAsync('systemd-analyze', [
-        'verify',
-        '--man=no',
-        file,
-      ]);
+      const { stdout, stderr } = await systemdAnalyzeVerify(file, ['--man=no']);
       expect(`${stdout}${stderr}`).toBe('');
     } finally {
       await rm(dir, { recursive: true, force: true });

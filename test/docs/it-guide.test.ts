@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMachineConfig } from '../../agent/core/machine-config.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
 import {
   type RealAgentTestServer,
   startRealAgentTestServer,
-} from '../agent-e2e/helpers/real-server.ts';
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * docs/it-guide.md as IT runs it: every `sh` block in order, in one scratch folder, against a

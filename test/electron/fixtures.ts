@@ -1,18 +1,8 @@
 import type { AgentStatus, RecentJob } from '../../agent/core/status.ts';
-import type { PrinterInfo } from '../../shared/printing.ts';
+import { readyPrinter } from '../agent/helpers/fake-backend.ts';
 
 /** A printer as the core reports it: idle and accepting jobs unless `overrides` say otherwise. */
-export function printer(name: string, overrides: Partial<PrinterInfo> = {}): PrinterInfo {
-  return {
-    name,
-    is_default: false,
-    state: 'idle',
-    reasons: [],
-    accepting_jobs: true,
-    message: null,
-    ...overrides,
-  };
-}
+export const printer = readyPrinter;
 
 export function recentJob(overrides: Partial<RecentJob> & { id: number }): RecentJob {
   return {

@@ -3,11 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../agent/core/status.ts';
 import { bundleAgentApp } from '../../agent/electron/bundle.ts';
 import type { AppSnapshot } from '../../agent/electron/common/ipc.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { agentStatus, printer, recentJob } from './fixtures.ts';
 
 /**
@@ -170,17 +171,7 @@ describe('settings window in Chromium with a fake bridge', () => {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1000, height: 1000 } });
     page.on('console', (message) => {
       if (message.type() === 'error' || message.type() === 'warning')

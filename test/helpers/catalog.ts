@@ -1,9 +1,9 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createCategory } from '../../server/products/create-category.ts';
 import { createWarehouse } from '../../server/stock/create-warehouse.ts';
 import { type Permission, permissions } from '../../shared/permissions.ts';
 import type { ProductRecord } from '../../shared/products.ts';
-import type { TestServer } from './server.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 /** A company with an all-permissions token, and ways to seed what products need. */
 export interface Tenant {
@@ -85,4 +85,21 @@ export async function expectPermissionMatrix(
   const allowed = await server.request(route.method, route.path, { token: only, body: route.body });
   expect(allowed.status, JSON.stringify(allowed.body)).not.toBe(403);
   expect(allowed.status).not.toBe(401);
+}
+
+/** A server on a fresh SQLite file with one company, `acme`, for the tests of a file. */
+export interface CatalogOfFile {
+  server: TestServer;
+  acme: Tenant;
+}
+
+/** The file's server and company, started before its tests and closed after them. */
+export function catalogOfFile(): CatalogOfFile {
+  const shop = {} as CatalogOfFile;
+  beforeAll(async () => {
+    shop.server = await startTestServer();
+    shop.acme = await tenant(shop.server);
+  });
+  afterAll(() => shop.server?.close());
+  return shop;
 }

@@ -1,6 +1,7 @@
+import { afterAll, beforeAll } from 'vitest';
 import { type Tenant, tenant } from './catalog.ts';
 import { freshDatabase } from './postgres.ts';
-import { startTestServer, type TestServer } from './server.ts';
+import { type Answer, startTestServer, type TestServer } from './server.ts';
 
 /**
  * The catalogue tests on PostgreSQL: one server on a fresh database of the file's own, two
@@ -31,4 +32,34 @@ export async function postgresCatalog(): Promise<PostgresCatalog> {
       await database.drop();
     },
   };
+}
+
+/** What a catalogue test file on PostgreSQL works with, filled in before its tests. */
+export interface PostgresCatalogOfFile extends Omit<PostgresCatalog, 'close'> {
+  /** A request as `acme` (or with another token). */
+  request(method: string, path: string, body?: unknown, token?: string): Promise<Answer>;
+}
+
+/**
+ * The file's catalogue on PostgreSQL (`postgresCatalog`), made before its tests and dropped
+ * after them: the set-up every catalogue test file on PostgreSQL shares.
+ */
+export function postgresCatalogOfFile(): PostgresCatalogOfFile {
+  let catalog: PostgresCatalog | undefined;
+  const of = {} as PostgresCatalogOfFile;
+  beforeAll(async () => {
+    catalog = await postgresCatalog();
+    Object.assign(of, {
+      server: catalog.server,
+      acme: catalog.acme,
+      other: catalog.other,
+      main: catalog.main,
+    });
+  });
+  afterAll(async () => {
+    await catalog?.close();
+  });
+  of.request = (method, path, body, token = of.acme.token) =>
+    of.server.request(method, path, { token, body });
+  return of;
 }

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { requireService } from './services.ts';
 
 /**
  * A fresh PostgreSQL database for one test file, on the server named by `SHOPDESK_TEST_PG`
  * (default: 127.0.0.1:5432, trust auth, user postgres). `drop()` removes it, connections and
- * all.
+ * all. Without a PostgreSQL to reach, the test is skipped with a line saying so (or fails
+ * with it in CI: test/helpers/services.ts).
  */
 export interface FreshDatabase {
   url: string;
   drop(): Promise<void>;
 }
 
-const adminUrl = process.env.SHOPDESK_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The server's maintenance database, for tests that talk to the server itself. */
+export const adminUrl = process.env.SHOPDESK_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function admin(statement: string, values: unknown[] = []): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -40,6 +43,7 @@ async function connectionsGone(name: string): Promise<void> {
 }
 
 export async function freshDatabase(): Promise<FreshDatabase> {
+  await requireService('postgres');
   const name = `shopdesk_t_${randomBytes(6).toString('hex')}`;
   await admin(`create database ${name}`);
   const url = new URL(adminUrl);

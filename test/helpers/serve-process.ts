@@ -6,6 +6,8 @@ export interface ServeProcess {
   child: ChildProcessWithoutNullStreams;
   /** The origin it listens on, from its one stdout line. */
   url: string;
+  /** What it wrote on stdout so far (its one line, more with `--demo`). */
+  stdout(): string;
   /** What it wrote on stderr (its log) so far. */
   stderr(): string;
   /** Its exit code, or the signal that ended it. */
@@ -48,5 +50,5 @@ export async function startServe(
       fail(new Error(`serve exited: ${err}`));
     });
   });
-  return { child, url, stderr: () => err, exited };
+  return { child, url, stdout: () => out, stderr: () => err, exited };
 }

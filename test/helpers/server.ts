@@ -60,6 +60,8 @@ export interface TestServer {
   ): Promise<string>;
   // biome-ignore lint/suspicious/noExplicitAny: as for Answer.
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Answer<T>>;
+  /** Whether an agent's long-poll waits on this server now: what a test waits for first. */
+  agentsWaiting(): boolean;
   close(): Promise<void>;
 }
 
@@ -140,6 +142,7 @@ export async function startTestServer(
       }
       return { status: response.status, headers: response.headers, body: parsed as never };
     },
+    agentsWaiting: () => app.services.printing.notifier.hasWaiters(),
     async close() {
       await app.close();
       rmSync(dir, { recursive: true, force: true });

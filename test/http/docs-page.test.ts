@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -13,8 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let token: string;
-let profile: string;
-let context: BrowserContext;
+let browser: Browser;
 let page: Page;
 const requested: string[] = [];
 const pageErrors: string[] = [];
@@ -22,28 +19,15 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   server = await startTestServer();
   token = await server.token(await server.createCompany('Docs Shop'), ['customers.read']);
-  profile = mkdtempSync(join(tmpdir(), 'shopdesk-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await launchChromium();
+  page = await browser.newPage();
   page.on('request', (request) => requested.push(request.url()));
   page.on('pageerror', (error) => pageErrors.push(error.message));
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('the docs page in Chromium', () => {

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { expect } from 'vitest';
-import type { Answer } from '../helpers/server.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { type Answer, captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Every error body is `{success: false, message, code, ...}`, with the status it goes with. */
 export function expectError(answer: Answer, status: number, code?: string) {
@@ -50,4 +50,28 @@ export function rawRequest(
     for (const chunk of options.chunks) req.write(chunk);
     req.end();
   });
+}
+
+/** A customer body the error tests send. */
+export const customer = { name: 'Cliente Erro', type: 'F' };
+
+/** A server whose log the test reads, with a company and an all-permissions token. */
+export interface LoggedServer {
+  server: TestServer;
+  logs: ReturnType<typeof captureLogs>;
+  companyId: number;
+  token: string;
+}
+
+/** The file's logged server, started before its tests and closed after them. */
+export function loggedServerOfFile(): LoggedServer {
+  const shop = {} as LoggedServer;
+  beforeAll(async () => {
+    shop.logs = captureLogs('trace');
+    shop.server = await startTestServer({ log: shop.logs.log });
+    shop.companyId = await shop.server.createCompany('Errors Co');
+    shop.token = await shop.server.token(shop.companyId, '*');
+  });
+  afterAll(() => shop.server?.close());
+  return shop;
 }

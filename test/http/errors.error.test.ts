@@ -1,29 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isoNow } from '../../server/time.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
-import { type Answer, captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
+import type { Answer } from '../helpers/server.ts';
 import { writeFromAnotherThread } from '../helpers/sqlite-other-thread.ts';
-import { expectError } from './error-answers.ts';
+import { customer, expectError, loggedServerOfFile } from './error-answers.ts';
 
 /**
  * The refusals before a route runs, through the real pipeline (docs/http.md, pipeline
  * order): 400 (credentials in the URL, broken paths), 401, 403, 404 and 405.
  */
 
-const customer = { name: 'Cliente Erro', type: 'F' };
-
-let server: TestServer;
-let logs: ReturnType<typeof captureLogs>;
-let companyId: number;
-let token: string;
-
-beforeAll(async () => {
-  logs = captureLogs('trace');
-  server = await startTestServer({ log: logs.log });
-  companyId = await server.createCompany('Errors Co');
-  token = await server.token(companyId, '*');
-});
-afterAll(() => server.close());
+const shop = loggedServerOfFile();
 
 describe('400 Bad Request', () => {
   it.each([
@@ -32,8 +19,8 @@ describe('400 Bad Request', () => {
     ['single quotes', "{'name': 'Ana'}"],
     ['not JSON at all', 'name=Ana&type=F'],
   ])('malformed JSON (%s)', async (_what, rawBody) => {
-    const answer = await server.request('POST', '/customers', {
-      token,
+    const answer = await shop.server.request('POST', '/customers', {
+      token: shop.token,
       rawBody,
       headers: { 'content-type': 'application/json' },
     });
@@ -45,26 +32,26 @@ describe('400 Bad Request', () => {
     (parameter) => {
       it('is refused with 400, even with a valid header, and its value is never logged', async () => {
         // A real, valid secret: the server must neither use it nor write it down.
-        const secret = await server.token(companyId, '*');
+        const secret = await shop.server.token(shop.companyId, '*');
         for (const path of [
           `/customers?${parameter}=${secret}`,
           `/customers/1?page=1&${parameter}=${secret}`,
           `/health?${parameter}=${secret}`,
         ]) {
-          const withHeader = await server.request('GET', path, { token });
+          const withHeader = await shop.server.request('GET', path, { token: shop.token });
           expectError(withHeader, 400, 'credential_in_url');
           expect(withHeader.body.message).toContain('Authorization');
-          const without = await server.request('GET', path);
+          const without = await shop.server.request('GET', path);
           expectError(without, 400, 'credential_in_url');
           expect(JSON.stringify(without.body)).not.toContain(secret);
         }
-        const posted = await server.request('POST', `/customers?${parameter}=${secret}`, {
-          token,
+        const posted = await shop.server.request('POST', `/customers?${parameter}=${secret}`, {
+          token: shop.token,
           body: customer,
         });
         expectError(posted, 400, 'credential_in_url');
-        expect(logs.text()).toContain('"status":400');
-        expect(logs.text()).not.toContain(secret);
+        expect(shop.logs.text()).toContain('"status":400');
+        expect(shop.logs.text()).not.toContain(secret);
       });
     },
   );
@@ -72,19 +59,29 @@ describe('400 Bad Request', () => {
   it.each(['ACCESS_TOKEN', 'Api_Key', 'token[]', 'api_token%5B%5D'])(
     'a credential parameter spelled %s is refused too',
     async (parameter) => {
-      const answer = await server.request('GET', `/customers?${parameter}=sd_whatever`, { token });
+      const answer = await shop.server.request('GET', `/customers?${parameter}=sd_whatever`, {
+        token: shop.token,
+      });
       expectError(answer, 400, 'credential_in_url');
     },
   );
 
   it('a parameter that only looks alike is not a credential', async () => {
-    const answer = await server.request('GET', '/customers?search=token&tokens=1', { token });
+    const answer = await shop.server.request('GET', '/customers?search=token&tokens=1', {
+      token: shop.token,
+    });
     expect(answer.status).toBe(200);
   });
 
   it('a path with broken percent-encoding is a 400, not a 500', async () => {
-    expectError(await server.request('GET', '/customers/%E0%A4%A', { token }), 400);
-    expectError(await server.request('GET', '/customers/by-code/%', { token }), 400);
+    expectError(
+      await shop.server.request('GET', '/customers/%E0%A4%A', { token: shop.token }),
+      400,
+    );
+    expectError(
+      await shop.server.request('GET', '/customers/by-code/%', { token: shop.token }),
+      400,
+    );
   });
 });
 
@@ -102,7 +99,7 @@ describe('401 Unauthorized, always with WWW-Authenticate: Bearer', () => {
     ['another scheme', 'Basic dXNlcjpwYXNz'],
     ['a bare token without scheme', 'sd_abc'],
   ])('%s', async (_what, authorization) => {
-    const answer = await server.request('GET', '/customers', {
+    const answer = await shop.server.request('GET', '/customers', {
       headers: authorization === undefined ? {} : { authorization },
     });
     expect401(answer);
@@ -113,46 +110,55 @@ describe('401 Unauthorized, always with WWW-Authenticate: Bearer', () => {
   });
 
   it('an expired token: good until its day, refused after it', async () => {
-    const expiring = await server.token(companyId, ['customers.read'], 1);
-    expect((await server.request('GET', '/customers', { token: expiring })).status).toBe(200);
-    server.clock.advance(86_400_000 + 1000);
-    expect401(await server.request('GET', '/customers', { token: expiring }));
+    const expiring = await shop.server.token(shop.companyId, ['customers.read'], 1);
+    expect((await shop.server.request('GET', '/customers', { token: expiring })).status).toBe(200);
+    shop.server.clock.advance(86_400_000 + 1000);
+    expect401(await shop.server.request('GET', '/customers', { token: expiring }));
     // Other tokens, with no expiry, still work after the clock moved.
-    expect((await server.request('GET', '/customers', { token })).status).toBe(200);
+    expect((await shop.server.request('GET', '/customers', { token: shop.token })).status).toBe(
+      200,
+    );
   });
 
   it('a revoked token, even one the server has already cached', async () => {
-    const storage = server.app.services.storage;
+    const storage = shop.server.app.services.storage;
     const issued = await createToken(storage.db, {
-      companyId,
+      companyId: shop.companyId,
       permissions: ['customers.read'],
       name: 'to revoke',
     });
-    expect((await server.request('GET', '/customers', { token: issued.secret })).status).toBe(200);
+    expect((await shop.server.request('GET', '/customers', { token: issued.secret })).status).toBe(
+      200,
+    );
     // Revoked by another connection to the same file, as `shopdesk token revoke` does (its
     // statement, from another thread as the CLI's is from another process: see the helper).
     expect(
-      await writeFromAnotherThread(server.dbFile, [
+      await writeFromAnotherThread(shop.server.dbFile, [
         [
           'update tokens set revoked_at = ? where id = ? and revoked_at is null',
           [isoNow(), issued.id],
         ],
       ]),
     ).toEqual([1]);
-    expect401(await server.request('GET', '/customers', { token: issued.secret }));
+    expect401(await shop.server.request('GET', '/customers', { token: issued.secret }));
   });
 });
 
 describe('403, 404, 405', () => {
   beforeAll(async () => {
     // Customer 1 exists in this company: the aliases below (1e0, 0x1, 1.0) must not reach it.
-    await server.request('POST', '/customers', { token, body: customer });
-    expect((await server.request('GET', '/customers/1', { token })).status).toBe(200);
+    await shop.server.request('POST', '/customers', { token: shop.token, body: customer });
+    expect((await shop.server.request('GET', '/customers/1', { token: shop.token })).status).toBe(
+      200,
+    );
   });
 
   it('403 names the missing permission', async () => {
-    const reader = await server.token(companyId, ['customers.read']);
-    const answer = await server.request('POST', '/customers', { token: reader, body: customer });
+    const reader = await shop.server.token(shop.companyId, ['customers.read']);
+    const answer = await shop.server.request('POST', '/customers', {
+      token: reader,
+      body: customer,
+    });
     expectError(answer, 403, 'forbidden');
     expect(answer.body.message).toContain('customers.create');
   });
@@ -168,11 +174,11 @@ describe('403, 404, 405', () => {
     ['a docs file that is no file', '/docs/constructor'],
     ['a docs file outside the folder', '/docs/..%2F..%2Fpackage.json'],
   ])('404 for %s', async (_what, path) => {
-    expectError(await server.request('GET', path, { token }), 404, 'not_found');
+    expectError(await shop.server.request('GET', path, { token: shop.token }), 404, 'not_found');
   });
 
   it('404 outside the /api/v1 prefix', async () => {
-    const response = await fetch(`${server.url}/customers`);
+    const response = await fetch(`${shop.server.url}/customers`);
     expect(response.status).toBe(404);
     expect((await response.json()).success).toBe(false);
   });
@@ -184,7 +190,7 @@ describe('403, 404, 405', () => {
     ['DELETE', '/customers/1', ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'PUT']],
     ['GET', '/customers/1/relationships/parent/2', ['DELETE', 'OPTIONS']],
   ])('405 for %s %s, with Allow', async (method, path, allowed) => {
-    const answer = await server.request(method, path, { token });
+    const answer = await shop.server.request(method, path, { token: shop.token });
     // RFC 9110 §15.5.6: a 405 MUST carry Allow with the methods the target supports.
     expectError(answer, 405, 'method_not_allowed');
     const allow = answer.headers.get('allow')!.split(/,\s*/).sort();

@@ -6,28 +6,15 @@ import { Router } from '../../server/http/router.ts';
 import { type HttpServer, listen } from '../../server/http/server.ts';
 import type { Services } from '../../server/services.ts';
 import type { TokenAuthenticator } from '../../server/tokens/authenticate.ts';
-import { captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
-import { expectError } from './error-answers.ts';
+import { captureLogs, startTestServer } from '../helpers/server.ts';
+import { customer, expectError, loggedServerOfFile } from './error-answers.ts';
 
 /**
  * What a fault shows (docs/http.md): a 500 with a generic message and the request id,
  * details only in the log; X-Request-Id on every answer; no token ever in the log.
  */
 
-const customer = { name: 'Cliente Erro', type: 'F' };
-
-let server: TestServer;
-let logs: ReturnType<typeof captureLogs>;
-let companyId: number;
-let token: string;
-
-beforeAll(async () => {
-  logs = captureLogs('trace');
-  server = await startTestServer({ log: logs.log });
-  companyId = await server.createCompany('Errors Co');
-  token = await server.token(companyId, '*');
-});
-afterAll(() => server.close());
+const shop = loggedServerOfFile();
 
 describe('500: a generic message, no stack, details only in the log', () => {
   let http: HttpServer;
@@ -147,14 +134,14 @@ describe('500: a generic message, no stack, details only in the log', () => {
 
 describe('X-Request-Id', () => {
   it('is echoed when the client sends a sane one', async () => {
-    const answer = await server.request('GET', '/health', {
+    const answer = await shop.server.request('GET', '/health', {
       headers: { 'x-request-id': 'my-trace.42' },
     });
     expect(answer.headers.get('x-request-id')).toBe('my-trace.42');
   });
 
   it('is echoed on errors too', async () => {
-    const answer = await server.request('GET', '/customers', {
+    const answer = await shop.server.request('GET', '/customers', {
       headers: { 'x-request-id': 'err-7' },
     });
     expect(answer.status).toBe(401);
@@ -167,7 +154,7 @@ describe('X-Request-Id', () => {
     ['one too long', 'x'.repeat(65)],
     ['one with a newline-like payload', 'a%0d%0ab'],
   ])('is a fresh UUID when the client sends %s', async (_what, sent) => {
-    const answer = await server.request('GET', '/health', {
+    const answer = await shop.server.request('GET', '/health', {
       headers: sent === undefined ? {} : { 'x-request-id': sent },
     });
     expect(answer.headers.get('x-request-id')).toMatch(
@@ -178,25 +165,25 @@ describe('X-Request-Id', () => {
 
 describe('the logs', () => {
   it('never contain a token, whatever the request did', async () => {
-    const secret = await server.token(companyId, ['customers.read']);
+    const secret = await shop.server.token(shop.companyId, ['customers.read']);
     const unknown = 'sd_thisIsNotAKnownTokenButStillASecret';
-    await server.request('GET', '/customers', { token: secret });
-    await server.request('POST', '/customers', { token: secret, body: customer });
-    await server.request('GET', '/customers/999', { token: secret });
-    await server.request('GET', '/customers', { token: unknown });
-    await server.request('GET', '/customers?per_page=1000', { token: secret });
-    await server.request('POST', '/customers', {
-      token,
+    await shop.server.request('GET', '/customers', { token: secret });
+    await shop.server.request('POST', '/customers', { token: secret, body: customer });
+    await shop.server.request('GET', '/customers/999', { token: secret });
+    await shop.server.request('GET', '/customers', { token: unknown });
+    await shop.server.request('GET', '/customers?per_page=1000', { token: secret });
+    await shop.server.request('POST', '/customers', {
+      token: shop.token,
       rawBody: `{"name": "${secret}"`,
       headers: { 'content-type': 'application/json' },
     });
-    const text = logs.text();
+    const text = shop.logs.text();
     // The requests were logged (the capture works), with the token's id, not its secret.
     expect(text).toContain('"status":403');
     expect(text).toContain('"token_id"');
     expect(text).not.toContain(secret);
     expect(text).not.toContain(unknown);
-    expect(text).not.toContain(token);
+    expect(text).not.toContain(shop.token);
     expect(text.toLowerCase()).not.toContain('bearer ');
   });
 });

@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCorsOrigins } from '../../server/http/cors.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** OPTIONS (RFC 9110 §9.3.7), CORS (Fetch standard, "CORS protocol") and GET /api/v1 itself. */
@@ -148,8 +146,7 @@ describe('parseCorsOrigins (--cors-origin, SHOPDESK_CORS_ORIGIN)', () => {
 describe('in Chromium: a page on another origin calls the API', () => {
   let page: Server;
   let pageOrigin: string;
-  let profile: string;
-  let browser: BrowserContext;
+  let browser: Browser;
 
   beforeAll(async () => {
     page = createServer((_request, response) => {
@@ -157,45 +154,36 @@ describe('in Chromium: a page on another origin calls the API', () => {
     });
     await new Promise<void>((done) => page.listen(0, '127.0.0.1', done));
     pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-    profile = mkdtempSync(join(tmpdir(), 'shopdesk-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await new Promise((done) => page?.close(done));
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   /** What the page's fetch of POST /customers sees: the status, or the browser's refusal. */
   async function callFromPage(server: TestServer, token: string): Promise<string> {
-    const tab = browser.pages()[0] ?? (await browser.newPage());
-    await tab.goto(pageOrigin);
-    return tab.evaluate(
-      async ({ api, token }) => {
-        try {
-          const answer = await fetch(`${api}/customers`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: 'From the browser', type: 'F' }),
-          });
-          return `${answer.status} ${answer.headers.get('location') ? 'location' : ''}`.trim();
-        } catch (error) {
-          return `refused: ${(error as Error).message}`;
-        }
-      },
-      { api: server.api, token },
-    );
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(pageOrigin);
+      return await tab.evaluate(
+        async ({ api, token }) => {
+          try {
+            const answer = await fetch(`${api}/customers`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ name: 'From the browser', type: 'F' }),
+            });
+            return `${answer.status} ${answer.headers.get('location') ? 'location' : ''}`.trim();
+          } catch (error) {
+            return `refused: ${(error as Error).message}`;
+          }
+        },
+        { api: server.api, token },
+      );
+    } finally {
+      await tab.close();
+    }
   }
 
   it('is refused by the browser while CORS is off', async () => {

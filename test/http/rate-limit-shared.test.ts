@@ -3,7 +3,9 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { namespaceOf } from '../../server/http/shared-rate-limit.ts';
+import { closedPort } from '../helpers/ports.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
+import { testRedisUrl } from '../helpers/redis.ts';
 import { captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -14,7 +16,6 @@ import { captureLogs, startTestServer, type TestServer } from '../helpers/server
 
 const limit = 20;
 vi.setConfig({ testTimeout: 180_000 });
-const redisUrl = process.env.SHOPDESK_TEST_REDIS ?? 'redis://127.0.0.1:6379';
 const databases: FreshDatabase[] = [];
 afterAll(async () => {
   for (const database of databases) await database.drop();
@@ -91,7 +92,7 @@ async function storedCount(store: 'postgres' | 'redis', url: string): Promise<nu
       await client.end();
     }
   }
-  const redis = new Redis(redisUrl);
+  const redis = new Redis(await testRedisUrl());
   try {
     const keys = await redis.keys(`shopdesk:${namespaceOf({ kind: 'postgres', url })}:rl*`);
     expect(keys).toHaveLength(1);
@@ -101,23 +102,16 @@ async function storedCount(store: 'postgres' | 'redis', url: string): Promise<nu
   }
 }
 
-/** A TCP port that nothing listens on (taken, then given back). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** The servers' settings for the store: PostgreSQL is theirs already; Redis is named. */
+async function storeConfig(store: 'postgres' | 'redis'): Promise<{ redisUrl?: string }> {
+  return store === 'redis' ? { redisUrl: await testRedisUrl() } : {};
 }
 
-describe.each([
-  ['postgres', {}],
-  ['redis', { redisUrl }],
-] as const)(
+describe.each(['postgres', 'redis'] as const)(
   'shared rate limit in %s, two instances on one PostgreSQL database',
-  (store, config) => {
+  (store) => {
     it('1,500 requests on one token over both instances: the limit holds across them', async () => {
-      const { one, two, database } = await postgresPair(config);
+      const { one, two, database } = await postgresPair(await storeConfig(store));
       try {
         const token = await one.token(await one.createCompany(), '*');
         const tally = await hammer([one, two], token, 1500);
@@ -134,7 +128,7 @@ describe.each([
     });
 
     it('agents sharing one token each have their own count; the token alone has another', async () => {
-      const { one, two } = await postgresPair(config);
+      const { one, two } = await postgresPair(await storeConfig(store));
       try {
         const company = await one.createCompany();
         const token = await one.token(company, ['printing.agent']);

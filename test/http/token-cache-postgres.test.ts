@@ -5,9 +5,9 @@ import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { systemClock } from '../../server/time.ts';
 import { TokenAuthenticator, tokensChannel } from '../../server/tokens/authenticate.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
-import { waitFor } from '../agent/helpers/wait.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * PostgreSQL keeps tokens in each instance's memory while its `LISTEN shopdesk_tokens`

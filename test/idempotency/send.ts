@@ -1,3 +1,4 @@
+import { paulista } from '../customers/payloads.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 /** An answer with its body as the exact text sent: replays are compared byte for byte. */
@@ -42,16 +43,7 @@ export const customerBody = (name = 'Padaria Idempotente') => ({
   name,
   type: 'J',
   email: 'compras@idempotente.example',
-  addresses: [
-    {
-      zipcode: '01310100',
-      street: 'Avenida Paulista',
-      district: 'Bela Vista',
-      city: 'São Paulo',
-      state: 'SP',
-      number: '1000',
-    },
-  ],
+  addresses: [paulista],
 });
 
 /** How many customers the company of `token` has. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createJob, integratorToken, registerAgent } from './helpers.ts';
 
 describe('claiming under contention', () => {
@@ -66,7 +67,7 @@ describe('claiming under contention', () => {
         received.push(next.body.data.id);
       }
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('the agents waiting', () => server.agentsWaiting());
     const ids = await Promise.all(
       Array.from(
         { length: 50 },

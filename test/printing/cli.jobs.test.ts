@@ -1,24 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { shopdesk, shopdeskProcess } from '../helpers/shopdesk-cli.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { integratorToken, registerAgent } from './helpers.ts';
-
-const run = promisify(execFile);
-const cli = join(import.meta.dirname, '../../bin/shopdesk.js');
-
-async function shopdesk(args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [cli, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('shopdesk job create', () => {
   let server: TestServer;
@@ -47,7 +34,7 @@ describe('shopdesk job create', () => {
     // A PDF must be one (it starts with %PDF-); the other types are not checked.
     const content = `${type === 'application/pdf' ? '%PDF-1.4\n' : ''}content of ${name}`;
     writeFileSync(file, content);
-    const result = await shopdesk([
+    const result = await shopdesk(
       'job',
       'create',
       '--company',
@@ -62,7 +49,7 @@ describe('shopdesk job create', () => {
       'From the CLI',
       '--db',
       server.dbFile,
-    ]);
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\d+\n$/);
     const id = Number(result.stdout.trim());
@@ -81,11 +68,12 @@ describe('shopdesk job create', () => {
   it('a job queued by the CLI reaches an agent already waiting on the server', async () => {
     const agent = await registerAgent(server, company, ['from-cli']);
     const waiting = agent.next(20);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the agent waiting', () => server.agentsWaiting());
     const file = join(dir, 'wake.txt');
     writeFileSync(file, 'wake up');
     const sent = performance.now();
-    const result = await shopdesk([
+    const result = await shopdeskProcess(
+      {},
       'job',
       'create',
       '--company',
@@ -96,7 +84,7 @@ describe('shopdesk job create', () => {
       file,
       '--db',
       server.dbFile,
-    ]);
+    );
     const answer = await waiting;
     console.log(
       `CLI job reached the waiting agent ${(performance.now() - sent).toFixed(0)} ms after the CLI started (process start included)`,
@@ -108,7 +96,7 @@ describe('shopdesk job create', () => {
   it('--content-type wins over the extension', async () => {
     const file = join(dir, 'raw.dat');
     writeFileSync(file, '^XA^XZ');
-    const result = await shopdesk([
+    const result = await shopdesk(
       'job',
       'create',
       '--company',
@@ -121,7 +109,7 @@ describe('shopdesk job create', () => {
       'application/vnd.zebra.zpl',
       '--db',
       server.dbFile,
-    ]);
+    );
     expect(result.code).toBe(0);
     const job = await server.request('GET', `/printing/jobs/${result.stdout.trim()}`, {
       token: reader,
@@ -153,13 +141,13 @@ describe('shopdesk job create', () => {
       const [flag, value] = override as [string, string];
       options[flag] = flag === '--file' ? join(dir, value) : value;
       const before = await server.request('GET', '/printing/history', { token: reader });
-      const result = await shopdesk([
+      const result = await shopdesk(
         'job',
         'create',
         ...Object.entries(options).flat(),
         '--db',
         server.dbFile,
-      ]);
+      );
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);

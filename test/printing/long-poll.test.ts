@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createJob, integratorToken, registerAgent, sampleText } from './helpers.ts';
 
 describe('POST /printing/jobs/next long-poll', () => {
@@ -16,7 +17,7 @@ describe('POST /printing/jobs/next long-poll', () => {
   it('a job created during the wait reaches the waiting agent at once', async () => {
     const agent = await registerAgent(server, company, ['wake']);
     const waiting = agent.next(20);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the agent waiting', () => server.agentsWaiting());
     const sent = performance.now();
     const job = await createJob(server, integrator, { route: 'wake' });
     const answer = await waiting;
@@ -31,7 +32,7 @@ describe('POST /printing/jobs/next long-poll', () => {
   it('a job on another route does not wake the agent', async () => {
     const agent = await registerAgent(server, company, ['mine']);
     const waiting = agent.next(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('the agent waiting', () => server.agentsWaiting());
     const other = await createJob(server, integrator, { route: 'not-mine' });
     const answer = await waiting;
     expect(answer.status).toBe(204);
@@ -42,7 +43,7 @@ describe('POST /printing/jobs/next long-poll', () => {
   it('a wait follows the routes the agent saves meanwhile', async () => {
     const agent = await registerAgent(server, company, ['before']);
     const waiting = agent.next(20);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('the agent waiting', () => server.agentsWaiting());
     const queued = await createJob(server, integrator, { route: 'after' });
     const saved = performance.now();
     const put = await agent.call('PUT', '/printing/routes', {
@@ -56,7 +57,7 @@ describe('POST /printing/jobs/next long-poll', () => {
     expect(answer.body.data.id).toBe(queued.id);
     // And it listens on the new route: a job queued there later wakes the next wait.
     const second = agent.next(10);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('the agent waiting again', () => server.agentsWaiting());
     const later = await createJob(server, integrator, { route: 'after' });
     expect((await second).body.data.id).toBe(later.id);
   });
@@ -82,11 +83,12 @@ describe('POST /printing/jobs/next long-poll', () => {
       body: JSON.stringify({ wait: 10 }),
       signal: controller.signal,
     }).catch((error: Error) => error);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the agent waiting', () => server.agentsWaiting());
     controller.abort();
     expect(await waiting).toBeInstanceOf(Error);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('the server seeing it gone', () => !server.agentsWaiting());
     const job = await createJob(server, integrator, { route: 'gone' });
+    // Nothing may claim it meanwhile: a while for a wrong wake-up to show.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const read = await server.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
     expect(read.body.data).toMatchObject({ status: 'queued', attempts: 0, agent_id: null });
@@ -158,7 +160,7 @@ describe('shutdown', () => {
     const company = await server.createCompany();
     const agent = await registerAgent(server, company, ['closing']);
     const waiting = agent.next(30);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the agent waiting', () => server.agentsWaiting());
     const started = performance.now();
     const closing = server.close();
     const answer = await waiting;

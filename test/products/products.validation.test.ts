@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Tenant, tenant } from '../helpers/catalog.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { describe, expect, it } from 'vitest';
+import { catalogOfFile } from '../helpers/catalog.ts';
 import { body, uniq } from './product-body.ts';
 
 /**
@@ -8,14 +7,7 @@ import { body, uniq } from './product-body.ts';
  * real pipeline: 422 on the field that breaks it, and the values on each bound, accepted.
  */
 
-let server: TestServer;
-let acme: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  acme = await tenant(server);
-});
-afterAll(() => server.close());
+const shop = catalogOfFile();
 
 // The product create payload: one row per rule, the field it must be reported on.
 const rejected: [rule: string, override: Record<string, unknown>, key: string][] = [
@@ -75,8 +67,8 @@ const rejected: [rule: string, override: Record<string, unknown>, key: string][]
 
 describe('POST /products refuses each rule of the payload with 422 on its field', () => {
   it.each(rejected)('%s', async (_rule, override, key) => {
-    const answer = await server.request('POST', '/products', {
-      token: acme.token,
+    const answer = await shop.server.request('POST', '/products', {
+      token: shop.acme.token,
       body: body(override),
     });
     expect(answer.status).toBe(422);
@@ -103,15 +95,18 @@ describe('POST /products accepts the boundary values', () => {
     ['an image without alt_text', () => ({ images: [{ url: 'http://e.io/a.png' }] })],
   ];
   it.each(accepted)('%s', async (_case, override) => {
-    const answer = await server.request('POST', '/products', {
-      token: acme.token,
+    const answer = await shop.server.request('POST', '/products', {
+      token: shop.acme.token,
       body: body(override()),
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   });
 
   it('defaults type to SIMPLE and condition to NOT_SPECIFIED', async () => {
-    const answer = await server.request('POST', '/products', { token: acme.token, body: body() });
+    const answer = await shop.server.request('POST', '/products', {
+      token: shop.acme.token,
+      body: body(),
+    });
     expect(answer.body.data.type).toBe('SIMPLE');
     expect(answer.body.data.condition).toBe('NOT_SPECIFIED');
   });
@@ -121,9 +116,9 @@ describe('PATCH validates the fields it is sent', () => {
   it.each(rejected.filter(([, override]) => Object.values(override).every((v) => v !== undefined)))(
     '%s',
     async (_rule, override, key) => {
-      const product = await acme.product();
-      const answer = await server.request('PATCH', `/products/${product.id}`, {
-        token: acme.token,
+      const product = await shop.acme.product();
+      const answer = await shop.server.request('PATCH', `/products/${product.id}`, {
+        token: shop.acme.token,
         body: override,
       });
       expect(answer.status).toBe(422);
@@ -140,7 +135,9 @@ describe('GET /search/products', () => {
     ['per_page is at least 1', '?q=a&per_page=0', 'per_page'],
     ['per_page is at most 100', '?q=a&per_page=101', 'per_page'],
   ])('%s', async (_rule, search, key) => {
-    const answer = await server.request('GET', `/search/products${search}`, { token: acme.token });
+    const answer = await shop.server.request('GET', `/search/products${search}`, {
+      token: shop.acme.token,
+    });
     expect(answer.status).toBe(422);
     expect(Object.keys(answer.body.errors)).toEqual([key]);
   });
@@ -151,7 +148,9 @@ describe('GET /search/products', () => {
     ['per_page 1', '?q=a&per_page=1'],
     ['per_page 100', '?q=a&per_page=100'],
   ])('accepts %s', async (_case, search) => {
-    const answer = await server.request('GET', `/search/products${search}`, { token: acme.token });
+    const answer = await shop.server.request('GET', `/search/products${search}`, {
+      token: shop.acme.token,
+    });
     expect(answer.status).toBe(200);
   });
 });

@@ -10,6 +10,7 @@ import { openStorage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
 import { permissions } from '../../shared/permissions.ts';
+import { paulista } from '../customers/payloads.ts';
 import { startServe as startServeProcess } from '../helpers/serve-process.ts';
 import type { Answer } from '../helpers/server.ts';
 
@@ -92,16 +93,7 @@ const customerBody = (code: string, name: string) => ({
   taxvat: '11.222.333/0001-81',
   email: `${code.toLowerCase()}@crash.example`,
   credit_limit: 1234.56,
-  addresses: [
-    {
-      zipcode: '01310100',
-      street: 'Avenida Paulista',
-      district: 'Bela Vista',
-      city: 'São Paulo',
-      state: 'SP',
-      number: '1000',
-    },
-  ],
+  addresses: [paulista],
 });
 
 /** One client: a bounded sequential loop of writes until the connection fails. */

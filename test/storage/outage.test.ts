@@ -10,7 +10,7 @@ import { registerAgent, sampleText, type TestAgent } from '../printing/helpers.t
 import { notifierOf, through, until, untilWaiting } from '../printing/two-instances.ts';
 
 /**
- * PostgreSQL going away and coming back (issue 15, point 3). The cluster is shared with
+ * PostgreSQL going away and coming back (docs/scale-out.md, readiness). The cluster is shared with
  * other processes, so it is never stopped: the database "goes away" either for one server
  * alone (a TCP relay the test cuts: every connection reset, new ones refused) or by
  * `pg_terminate_backend` on every backend of the test's own fresh database, over and over,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductRecord } from '../../shared/products.ts';
-import { type Tenant, tenant } from '../helpers/catalog.ts';
+import { tenant } from '../helpers/catalog.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
-import { type PostgresCatalog, postgresCatalog } from '../helpers/postgres-catalog.ts';
+import { postgresCatalogOfFile } from '../helpers/postgres-catalog.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -11,23 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  * types) PostgreSQL does not. A fresh database for this file, dropped after it.
  */
 
-let catalog: PostgresCatalog;
-let server: TestServer;
-let acme: Tenant;
-let other: Tenant;
-let main: number;
-
-beforeAll(async () => {
-  catalog = await postgresCatalog();
-  ({ server, acme, other, main } = catalog);
-});
-
-afterAll(async () => {
-  await catalog?.close();
-});
-
-const request = (method: string, path: string, body?: unknown, token = acme.token) =>
-  server.request(method, path, { token, body });
+const pg = postgresCatalogOfFile();
 
 describe('offers on PostgreSQL', () => {
   let customer: number;
@@ -36,18 +20,18 @@ describe('offers on PostgreSQL', () => {
   let service: ProductRecord;
 
   beforeAll(async () => {
-    customer = await acme.customer();
-    pen = await acme.product({ name: 'Caneta', price: 0.1 });
-    paper = await acme.product({ name: 'Papel', price: 0.2 });
-    service = await acme.product({ name: 'Instalação', price: 150, manage_stock: false });
-    await request('PUT', `/inventory/stock/products/${pen.id}`, {
+    customer = await pg.acme.customer();
+    pen = await pg.acme.product({ name: 'Caneta', price: 0.1 });
+    paper = await pg.acme.product({ name: 'Papel', price: 0.2 });
+    service = await pg.acme.product({ name: 'Instalação', price: 150, manage_stock: false });
+    await pg.request('PUT', `/inventory/stock/products/${pen.id}`, {
       quantity: 100,
-      warehouse_id: main,
+      warehouse_id: pg.main,
     });
   });
 
   it('creates a draft with prices defaulted and exact totals, and reads it back', async () => {
-    const answer = await request('POST', '/offers', {
+    const answer = await pg.request('POST', '/offers', {
       customer_id: customer,
       items: [
         { product_id: pen.id, quantity: 1 },
@@ -60,7 +44,7 @@ describe('offers on PostgreSQL', () => {
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     const offer = answer.body.data;
-    expect(answer.headers.get('location')).toBe(`${server.api}/offers/${offer.id}`);
+    expect(answer.headers.get('location')).toBe(`${pg.server.api}/offers/${offer.id}`);
     expect(offer).toMatchObject({
       status: 'draft',
       customer_id: customer,
@@ -70,13 +54,15 @@ describe('offers on PostgreSQL', () => {
       total: 87.49,
     });
     expect(offer.items.map((i: { total: number }) => i.total)).toEqual([0.1, 0.2, 87.49]);
-    expect((await request('GET', `/offers/${offer.id}`)).body.data).toEqual(offer);
-    expect((await request('GET', `/offers/${offer.id}`, undefined, other.token)).status).toBe(404);
+    expect((await pg.request('GET', `/offers/${offer.id}`)).body.data).toEqual(offer);
+    expect((await pg.request('GET', `/offers/${offer.id}`, undefined, pg.other.token)).status).toBe(
+      404,
+    );
   });
 
   it('quotes without saving, warns on short stock, and quotes in bulk in order', async () => {
-    const before = await request('GET', '/offers');
-    const quote = await request('POST', '/offers/quote', {
+    const before = await pg.request('GET', '/offers');
+    const quote = await pg.request('POST', '/offers/quote', {
       customer_id: customer,
       items: [
         { product_id: pen.id, quantity: 110.5 },
@@ -95,8 +81,8 @@ describe('offers on PostgreSQL', () => {
       [pen.id, 100],
       [paper.id, 0],
     ]);
-    expect((await request('GET', '/offers')).body.meta.total).toBe(before.body.meta.total);
-    const bulk = await request('POST', '/offers/quote/bulk', {
+    expect((await pg.request('GET', '/offers')).body.meta.total).toBe(before.body.meta.total);
+    const bulk = await pg.request('POST', '/offers/quote/bulk', {
       offers: [1, 2, 3].map((quantity) => ({
         customer_id: customer,
         items: [{ product_id: service.id, quantity }],
@@ -109,7 +95,7 @@ describe('offers on PostgreSQL', () => {
   it('lists with filters; PATCH moves status and re-prices; PUT replaces; DELETE removes', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const made = await request('POST', '/offers', {
+      const made = await pg.request('POST', '/offers', {
         customer_id: customer,
         items: [{ product_id: pen.id, quantity: 10 }],
         notes: 'manter',
@@ -117,7 +103,7 @@ describe('offers on PostgreSQL', () => {
       expect(made.status).toBe(201);
       ids.push(made.body.data.id);
     }
-    const sent = await request('PATCH', `/offers/${ids[0]}`, { status: 'sent', discount: 0.5 });
+    const sent = await pg.request('PATCH', `/offers/${ids[0]}`, { status: 'sent', discount: 0.5 });
     expect(sent.status).toBe(200);
     expect(sent.body.data).toMatchObject({
       status: 'sent',
@@ -125,21 +111,21 @@ describe('offers on PostgreSQL', () => {
       total: 0.5,
       notes: 'manter',
     });
-    const filtered = await request('GET', `/offers?status=sent&customer_id=${customer}`);
+    const filtered = await pg.request('GET', `/offers?status=sent&customer_id=${customer}`);
     expect(filtered.body.data.map((o: { id: number }) => o.id)).toEqual([ids[0]]);
     expect(typeof filtered.body.meta.total).toBe('number');
-    const replaced = await request('PUT', `/offers/${ids[1]}`, {
+    const replaced = await pg.request('PUT', `/offers/${ids[1]}`, {
       customer_id: customer,
       items: [{ product_id: service.id, quantity: 2 }],
     });
     expect(replaced.status).toBe(200);
     expect(replaced.body.data).toMatchObject({ subtotal: 300, total: 300, notes: null });
-    expect((await request('DELETE', `/offers/${ids[2]}`)).status).toBe(204);
-    expect((await request('GET', `/offers/${ids[2]}`)).status).toBe(404);
+    expect((await pg.request('DELETE', `/offers/${ids[2]}`)).status).toBe(204);
+    expect((await pg.request('GET', `/offers/${ids[2]}`)).status).toBe(404);
   });
 
   it('concurrent PATCHes of one offer: all 200, and one of them wins whole (lines match totals)', async () => {
-    const made = await request('POST', '/offers', {
+    const made = await pg.request('POST', '/offers', {
       customer_id: customer,
       items: [{ product_id: pen.id, quantity: 1 }],
     });
@@ -147,7 +133,7 @@ describe('offers on PostgreSQL', () => {
     for (let round = 0; round < 3; round++) {
       const answers = await Promise.all(
         [1, 2, 3, 4, 5, 6].map((quantity) =>
-          request('PATCH', `/offers/${id}`, {
+          pg.request('PATCH', `/offers/${id}`, {
             items: [
               { product_id: service.id, quantity },
               { product_id: paper.id, quantity },
@@ -156,7 +142,7 @@ describe('offers on PostgreSQL', () => {
         ),
       );
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
-      const offer = (await request('GET', `/offers/${id}`)).body.data;
+      const offer = (await pg.request('GET', `/offers/${id}`)).body.data;
       expect(offer.items).toHaveLength(2);
       const quantity = offer.items[0].quantity;
       expect(offer.items[1].quantity).toBe(quantity);
@@ -165,13 +151,13 @@ describe('offers on PostgreSQL', () => {
   });
 
   it('keeps its lines when a product is deleted', async () => {
-    const gone = await acme.product({ name: 'Descontinuado', price: 5 });
-    const created = await request('POST', '/offers', {
+    const gone = await pg.acme.product({ name: 'Descontinuado', price: 5 });
+    const created = await pg.request('POST', '/offers', {
       customer_id: customer,
       items: [{ product_id: gone.id, quantity: 2 }],
     });
-    expect((await request('DELETE', `/products/${gone.id}`)).status).toBe(204);
-    const read = await request('GET', `/offers/${created.body.data.id}`);
+    expect((await pg.request('DELETE', `/products/${gone.id}`)).status).toBe(204);
+    const read = await pg.request('GET', `/offers/${created.body.data.id}`);
     expect(read.body.data.items[0]).toMatchObject({
       product_id: null,
       product_code: gone.code,

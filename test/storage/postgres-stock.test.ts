@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProductRecord } from '../../shared/products.ts';
-import type { Tenant } from '../helpers/catalog.ts';
-import { type PostgresCatalog, postgresCatalog } from '../helpers/postgres-catalog.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { postgresCatalogOfFile } from '../helpers/postgres-catalog.ts';
 
 /**
  * Stock (balances, locations, lots, movements) on a real PostgreSQL, under concurrency,
@@ -10,30 +8,14 @@ import type { TestServer } from '../helpers/server.ts';
  * types) PostgreSQL does not. A fresh database for this file, dropped after it.
  */
 
-let catalog: PostgresCatalog;
-let server: TestServer;
-let acme: Tenant;
-let other: Tenant;
-let main: number;
-
-beforeAll(async () => {
-  catalog = await postgresCatalog();
-  ({ server, acme, other, main } = catalog);
-});
-
-afterAll(async () => {
-  await catalog?.close();
-});
-
-const request = (method: string, path: string, body?: unknown, token = acme.token) =>
-  server.request(method, path, { token, body });
+const pg = postgresCatalogOfFile();
 
 describe('stock on PostgreSQL', () => {
   it('sets (not adds) a balance by id and by code, with new locations and lots', async () => {
-    const product = await acme.product();
-    const first = await request('PUT', `/inventory/stock/products/${product.id}`, {
+    const product = await pg.acme.product();
+    const first = await pg.request('PUT', `/inventory/stock/products/${product.id}`, {
       quantity: 10.5,
-      warehouse_id: main,
+      warehouse_id: pg.main,
       location_code: 'A-01',
       lot_number: 'LOTE-1',
     });
@@ -43,7 +25,7 @@ describe('stock on PostgreSQL', () => {
       quantity: 10.5,
       balances: [
         {
-          warehouse_id: main,
+          warehouse_id: pg.main,
           warehouse_code: 'MAIN',
           location_code: 'A-01',
           lot_number: 'LOTE-1',
@@ -52,7 +34,7 @@ describe('stock on PostgreSQL', () => {
       ],
     });
     const { location_id, lot_id } = first.body.data.balances[0];
-    const second = await request('PUT', `/inventory/stock/products/by-code/${product.code}`, {
+    const second = await pg.request('PUT', `/inventory/stock/products/by-code/${product.code}`, {
       quantity: 4,
       warehouse_code: 'MAIN',
       location_id,
@@ -61,12 +43,12 @@ describe('stock on PostgreSQL', () => {
     expect(second.status).toBe(200);
     expect(second.body.data.balances).toHaveLength(1);
     expect(second.body.data.quantity).toBe(4);
-    const annex = await request('PUT', `/inventory/stock/products/${product.id}`, {
+    const annex = await pg.request('PUT', `/inventory/stock/products/${product.id}`, {
       quantity: 0.001,
       warehouse_code: 'ANNEX',
     });
     expect(annex.body.data.quantity).toBe(4.001);
-    const read = await request('GET', `/products/${product.id}`);
+    const read = await pg.request('GET', `/products/${product.id}`);
     expect(read.body.data.stock.quantity).toBe(4.001);
     expect(
       read.body.data.stock.balances.map((b: { warehouse_code: string }) => b.warehouse_code),
@@ -74,15 +56,15 @@ describe('stock on PostgreSQL', () => {
   });
 
   it('a product that does not manage stock, an unknown warehouse: 422', async () => {
-    const service = await acme.product({ manage_stock: false });
-    const refused = await request('PUT', `/inventory/stock/products/${service.id}`, {
+    const service = await pg.acme.product({ manage_stock: false });
+    const refused = await pg.request('PUT', `/inventory/stock/products/${service.id}`, {
       quantity: 1,
-      warehouse_id: main,
+      warehouse_id: pg.main,
     });
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.body.errors)).toEqual(['product']);
-    const product = await acme.product();
-    const unknown = await request('PUT', `/inventory/stock/products/${product.id}`, {
+    const product = await pg.acme.product();
+    const unknown = await pg.request('PUT', `/inventory/stock/products/${product.id}`, {
       quantity: 1,
       warehouse_code: 'NOPE',
     });
@@ -92,15 +74,15 @@ describe('stock on PostgreSQL', () => {
 
   it('sets 1,000 balances in one call and they read back', async () => {
     const products: ProductRecord[] = [];
-    for (let i = 0; i < 10; i++) products.push(await acme.product());
+    for (let i = 0; i < 10; i++) products.push(await pg.acme.product());
     const items = Array.from({ length: 1000 }, (_, i) => ({
       ...(i % 2 ? { product_id: products[i % 10]!.id } : { product_code: products[i % 10]!.code }),
       quantity: i + 0.5,
-      ...(i % 3 ? { warehouse_id: main } : { warehouse_code: 'ANNEX' }),
+      ...(i % 3 ? { warehouse_id: pg.main } : { warehouse_code: 'ANNEX' }),
       location_code: `BIN-${i % 50}`,
       ...(i % 4 === 0 ? { lot_number: `LOT-${i % 8}` } : {}),
     }));
-    const answer = await request('PUT', '/inventory/stock/bulk', { items });
+    const answer = await pg.request('PUT', '/inventory/stock/bulk', { items });
     expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(200);
     expect(answer.body).toEqual({ data: { updated: 1000 } });
     for (const k of [0, 3]) {
@@ -112,7 +94,7 @@ describe('stock on PostgreSQL', () => {
           item.quantity,
         );
       });
-      const read = await request('GET', `/products/${products[k]!.id}`);
+      const read = await pg.request('GET', `/products/${products[k]!.id}`);
       const balances: {
         warehouse_code: string;
         location_code: string;
@@ -130,15 +112,15 @@ describe('stock on PostgreSQL', () => {
 
   it('bulk is all or nothing: one bad item in 1,000 and nothing changes', async () => {
     const products: ProductRecord[] = [];
-    for (let i = 0; i < 5; i++) products.push(await acme.product());
+    for (let i = 0; i < 5; i++) products.push(await pg.acme.product());
     const set = (quantity: number) =>
-      request('PUT', '/inventory/stock/bulk', {
-        items: products.map((p) => ({ product_id: p.id, quantity, warehouse_id: main })),
+      pg.request('PUT', '/inventory/stock/bulk', {
+        items: products.map((p) => ({ product_id: p.id, quantity, warehouse_id: pg.main })),
       });
     expect((await set(7)).status).toBe(200);
-    const before = await Promise.all(products.map((p) => request('GET', `/products/${p.id}`)));
-    const service = await acme.product({ manage_stock: false });
-    const foreign = await other.product();
+    const before = await Promise.all(products.map((p) => pg.request('GET', `/products/${p.id}`)));
+    const service = await pg.acme.product({ manage_stock: false });
+    const foreign = await pg.other.product();
     const items: Record<string, unknown>[] = Array.from({ length: 1000 }, (_, i) => ({
       product_id: products[i % 5]!.id,
       quantity: 99,
@@ -146,20 +128,20 @@ describe('stock on PostgreSQL', () => {
       location_code: `NEW-${i}`,
       lot_number: `NEW-LOT-${i % 7}`,
     }));
-    items[137] = { product_id: foreign.id, quantity: 1, warehouse_id: main };
-    items[512] = { product_id: service.id, quantity: 1, warehouse_id: main };
+    items[137] = { product_id: foreign.id, quantity: 1, warehouse_id: pg.main };
+    items[512] = { product_id: service.id, quantity: 1, warehouse_id: pg.main };
     items[998] = { product_id: products[0]!.id, quantity: 1, warehouse_code: 'NOPE' };
-    const refused = await request('PUT', '/inventory/stock/bulk', { items });
+    const refused = await pg.request('PUT', '/inventory/stock/bulk', { items });
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.body.errors).sort()).toEqual([
       'items.137.product_id',
       'items.512.product_id',
       'items.998.warehouse_code',
     ]);
-    const after = await Promise.all(products.map((p) => request('GET', `/products/${p.id}`)));
+    const after = await Promise.all(products.map((p) => pg.request('GET', `/products/${p.id}`)));
     expect(after.map((a) => a.body.data)).toEqual(before.map((b) => b.body.data));
     // Nor were the new locations and lots left behind.
-    const storage = server.app.services.storage;
+    const storage = pg.server.app.services.storage;
     const locations = await storage.db
       .selectFrom('stock_locations')
       .select('id')
@@ -170,21 +152,21 @@ describe('stock on PostgreSQL', () => {
 
   it('concurrent first uses of one location code and lot number make one of each, never a 500', async () => {
     const products: ProductRecord[] = [];
-    for (let i = 0; i < 6; i++) products.push(await acme.product());
+    for (let i = 0; i < 6; i++) products.push(await pg.acme.product());
     const answers = await Promise.all(
       products.map((product, n) =>
         n % 2
-          ? request('PUT', `/inventory/stock/products/${product.id}`, {
+          ? pg.request('PUT', `/inventory/stock/products/${product.id}`, {
               quantity: n,
-              warehouse_id: main,
+              warehouse_id: pg.main,
               location_code: 'RACE-BIN',
             })
-          : request('PUT', '/inventory/stock/bulk', {
+          : pg.request('PUT', '/inventory/stock/bulk', {
               items: [
                 {
                   product_id: product.id,
                   quantity: n,
-                  warehouse_id: main,
+                  warehouse_id: pg.main,
                   location_code: 'RACE-BIN',
                 },
                 {
@@ -198,14 +180,14 @@ describe('stock on PostgreSQL', () => {
       ),
     );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    const storage = server.app.services.storage;
+    const storage = pg.server.app.services.storage;
     const bins = await storage.db
       .selectFrom('stock_locations')
       .select('id')
       .where('code', '=', 'RACE-BIN')
       .execute();
     expect(bins).toHaveLength(1);
-    const read = await request('GET', `/products/${products[0]!.id}`);
+    const read = await pg.request('GET', `/products/${products[0]!.id}`);
     const lots = read.body.data.stock.balances.filter(
       (b: { lot_number: string | null }) => b.lot_number === 'RACE-LOT',
     );
@@ -216,16 +198,16 @@ describe('stock on PostgreSQL', () => {
 describe('stock under concurrent bulks on PostgreSQL', () => {
   it('overlapping bulks in opposite orders, on new and on existing lots and balances: all 200, no deadlock', async () => {
     const products: ProductRecord[] = [];
-    for (let i = 0; i < 8; i++) products.push(await acme.product());
+    for (let i = 0; i < 8; i++) products.push(await pg.acme.product());
     for (let round = 0; round < 3; round++) {
       const answers = await Promise.all(
         Array.from({ length: 6 }, (_, n) => {
           const order = n % 2 ? [...products].reverse() : products;
-          return request('PUT', '/inventory/stock/bulk', {
+          return pg.request('PUT', '/inventory/stock/bulk', {
             items: order.map((product) => ({
               product_id: product.id,
               quantity: round * 10 + n,
-              warehouse_id: main,
+              warehouse_id: pg.main,
               // New lots and balances in rounds 0 and 1, created in opposite orders; round 2
               // writes round 0's again (existing rows, locked in opposite orders).
               lot_number: `R${round % 2}`,
@@ -240,7 +222,7 @@ describe('stock under concurrent bulks on PostgreSQL', () => {
       // Each bulk is one transaction: every product holds the quantity of the same (last) one.
       const quantities = await Promise.all(
         products.map(async (product) => {
-          const read = await request('GET', `/products/${product.id}`);
+          const read = await pg.request('GET', `/products/${product.id}`);
           return read.body.data.stock.balances.find(
             (b: { lot_number: string }) => b.lot_number === `R${round % 2}`,
           ).quantity as number;
@@ -253,23 +235,25 @@ describe('stock under concurrent bulks on PostgreSQL', () => {
 
 describe('stock movements under concurrency on PostgreSQL', () => {
   it('concurrent sets of one balance, new or not, chain their movements exactly', async () => {
-    const product = await acme.product();
+    const product = await pg.acme.product();
     for (let round = 0; round < 2; round++) {
       const answers = await Promise.all(
         [1, 2, 3, 4, 5, 6].map((n) =>
           n % 2
-            ? request('PUT', `/inventory/stock/products/${product.id}`, {
+            ? pg.request('PUT', `/inventory/stock/products/${product.id}`, {
                 quantity: round * 10 + n,
-                warehouse_id: main,
+                warehouse_id: pg.main,
               })
-            : request('PUT', '/inventory/stock/bulk', {
-                items: [{ product_id: product.id, quantity: round * 10 + n, warehouse_id: main }],
+            : pg.request('PUT', '/inventory/stock/bulk', {
+                items: [
+                  { product_id: product.id, quantity: round * 10 + n, warehouse_id: pg.main },
+                ],
               }),
         ),
       );
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
     }
-    const movements = await server.app.services.storage.db
+    const movements = await pg.server.app.services.storage.db
       .selectFrom('stock_movements')
       .select(['before_milli', 'after_milli'])
       .where('product_id', '=', product.id)
@@ -282,30 +266,30 @@ describe('stock movements under concurrency on PostgreSQL', () => {
       expect(Number(movement.before_milli)).toBe(last);
       last = Number(movement.after_milli);
     }
-    const read = await request('GET', `/products/${product.id}`);
+    const read = await pg.request('GET', `/products/${product.id}`);
     expect(read.body.data.stock.quantity * 1000).toBe(last);
   });
 });
 
 describe('writes racing a delete on PostgreSQL', () => {
   it('stock set and offer create while the product is deleted: never a 500', async () => {
-    const customer = await acme.customer();
+    const customer = await pg.acme.customer();
     for (let round = 0; round < 5; round++) {
-      const product = await acme.product();
+      const product = await pg.acme.product();
       const answers = await Promise.all([
-        request('PUT', `/inventory/stock/products/${product.id}`, {
+        pg.request('PUT', `/inventory/stock/products/${product.id}`, {
           quantity: 1,
-          warehouse_id: main,
+          warehouse_id: pg.main,
           lot_number: `DEL-${round}`,
         }),
-        request('PUT', '/inventory/stock/bulk', {
-          items: [{ product_id: product.id, quantity: 2, warehouse_id: main }],
+        pg.request('PUT', '/inventory/stock/bulk', {
+          items: [{ product_id: product.id, quantity: 2, warehouse_id: pg.main }],
         }),
-        request('POST', '/offers', {
+        pg.request('POST', '/offers', {
           customer_id: customer,
           items: [{ product_id: product.id, quantity: 1 }],
         }),
-        request('DELETE', `/products/${product.id}`),
+        pg.request('DELETE', `/products/${product.id}`),
       ]);
       for (const answer of answers) {
         expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(500);

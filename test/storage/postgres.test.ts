@@ -1,42 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServerOn } from '../helpers/databases.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 /**
  * The customer routes on a real PostgreSQL (several server instances share one), in a fresh
  * database made for this file and dropped after it.
  */
 
-const adminUrl = process.env.SHOPDESK_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const database = `shopdesk_t_${randomBytes(6).toString('hex')}`;
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 let server: TestServer;
 let token: string;
 let otherToken: string;
 
 beforeAll(async () => {
-  await admin((client) => client.query(`create database ${database}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  server = await startTestServer({ database: { kind: 'postgres', url: url.toString() } });
+  server = await startTestServerOn('postgres');
   token = await server.token(await server.createCompany('PG Co'), '*');
   otherToken = await server.token(await server.createCompany('PG Other'), '*');
 });
 
 afterAll(async () => {
   await server?.close();
-  await admin((client) => client.query(`drop database if exists ${database} with (force)`));
 });
 
 const address = {

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchDir, shopdesk } from '../cli/run-cli.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { scratchDir, shopdeskProcess } from '../helpers/shopdesk-cli.ts';
 import { createJob } from '../printing/helpers.ts';
 import { startWebhookServer } from './helpers.ts';
 import { Receiver } from './receiver.ts';
@@ -31,7 +31,16 @@ describe('shopdesk webhook create', () => {
   });
 
   const create = (...args: string[]) =>
-    shopdesk('webhook', 'create', '--db', server.dbFile, '--company', String(companyId), ...args);
+    shopdeskProcess(
+      {},
+      'webhook',
+      'create',
+      '--db',
+      server.dbFile,
+      '--company',
+      String(companyId),
+      ...args,
+    );
 
   it('prints the id and the secret, and the running server sends the next event to it', async () => {
     // The server has looked (and cached) that this company takes no event.
@@ -64,7 +73,8 @@ describe('shopdesk webhook create', () => {
     const before = receiver.received.length;
     const file = join(dir, 'receipt.txt');
     writeFileSync(file, 'from the command line');
-    const run = await shopdesk(
+    const run = await shopdeskProcess(
+      {},
       'job',
       'create',
       '--db',
@@ -85,7 +95,8 @@ describe('shopdesk webhook create', () => {
   });
 
   it('issues a token with webhooks.manage (`shopdesk token create`), which the API accepts', async () => {
-    const run = await shopdesk(
+    const run = await shopdeskProcess(
+      {},
       'token',
       'create',
       '--db',

@@ -1,7 +1,8 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { ServerConfig } from '../../server/config.ts';
 import type { CreatedEndpointRecord, DeliveryRecord } from '../../shared/webhooks.ts';
 import { type Answer, startTestServer, type TestServer } from '../helpers/server.ts';
-import type { Receiver } from './receiver.ts';
+import { Receiver } from './receiver.ts';
 
 /** Local receivers are plain http on 127.0.0.1: the tests' servers allow both. */
 export const localReceivers: Partial<ServerConfig> = {
@@ -17,6 +18,32 @@ export function startWebhookServer(
     config: { ...localReceivers, ...options.config },
     webhooks: { timeoutMs: 1000, ...options.webhooks },
   });
+}
+
+/** What a webhook test works with: a server, a token that manages webhooks, a receiver. */
+export interface WebhookShop {
+  server: TestServer;
+  /** A token with `webhooks.manage` of the server's one company. */
+  token: string;
+  receiver: Receiver;
+}
+
+/**
+ * A webhook server with one company and a running receiver, started before the tests of
+ * the `describe` it is called in and stopped after them.
+ */
+export function webhookShopOfSuite(): WebhookShop {
+  const shop = { receiver: new Receiver() } as WebhookShop;
+  beforeAll(async () => {
+    shop.server = await startWebhookServer();
+    shop.token = await shop.server.token(await shop.server.createCompany(), ['webhooks.manage']);
+    await shop.receiver.start();
+  });
+  afterAll(async () => {
+    await shop.server?.close();
+    await shop.receiver.stop();
+  });
+  return shop;
 }
 
 /** Creates an endpoint pointing at the receiver, which learns its secret. */

@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { maxEndpointsPerCompany } from '../../shared/webhooks.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { startWebhookServer, subscribe } from './helpers.ts';
-import { Receiver } from './receiver.ts';
+import { subscribe, webhookShopOfSuite } from './helpers.ts';
 
 const url = 'https://93.184.216.34/hooks';
 
 describe('webhooks: refused requests', () => {
-  let server: TestServer;
-  let token: string;
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    server = await startWebhookServer();
-    token = await server.token(await server.createCompany(), ['webhooks.manage']);
-    await receiver.start();
-  });
-  afterAll(async () => {
-    await server.close();
-    await receiver.stop();
-  });
+  const shop = webhookShopOfSuite();
 
   describe.each([
     [{ events: ['*'] }, 'url', 'The url field is required.'],
@@ -38,7 +24,7 @@ describe('webhooks: refused requests', () => {
     ],
   ])('POST /webhooks %j', (body, field, message) => {
     it(`is 422 on ${field}`, async () => {
-      const answer = await server.request('POST', '/webhooks', { token, body });
+      const answer = await shop.server.request('POST', '/webhooks', { token: shop.token, body });
       expect(answer.status).toBe(422);
       expect(answer.body.code).toBe('validation_failed');
       expect(answer.body.errors[field]?.[0]).toContain(message);
@@ -46,9 +32,9 @@ describe('webhooks: refused requests', () => {
   });
 
   it('refuses a bad PATCH field by field', async () => {
-    const endpoint = await subscribe(server, token, receiver, ['*']);
-    const answer = await server.request('PATCH', `/webhooks/${endpoint.id}`, {
-      token,
+    const endpoint = await subscribe(shop.server, shop.token, shop.receiver, ['*']);
+    const answer = await shop.server.request('PATCH', `/webhooks/${endpoint.id}`, {
+      token: shop.token,
       body: { events: [], enabled: 'yes' },
     });
     expect(answer.status).toBe(422);
@@ -56,52 +42,67 @@ describe('webhooks: refused requests', () => {
   });
 
   it('answers 404 for an unknown endpoint or delivery', async () => {
-    expect((await server.request('GET', '/webhooks/999999', { token })).status).toBe(404);
-    expect((await server.request('GET', '/webhooks/abc', { token })).status).toBe(404);
-    const endpoint = await subscribe(server, token, receiver, ['*']);
-    const retry = await server.request('POST', `/webhooks/${endpoint.id}/deliveries/999999/retry`, {
-      token,
-    });
+    expect(
+      (await shop.server.request('GET', '/webhooks/999999', { token: shop.token })).status,
+    ).toBe(404);
+    expect((await shop.server.request('GET', '/webhooks/abc', { token: shop.token })).status).toBe(
+      404,
+    );
+    const endpoint = await subscribe(shop.server, shop.token, shop.receiver, ['*']);
+    const retry = await shop.server.request(
+      'POST',
+      `/webhooks/${endpoint.id}/deliveries/999999/retry`,
+      {
+        token: shop.token,
+      },
+    );
     expect(retry.status).toBe(404);
     expect(retry.body.message).toBe('Webhook delivery not found.');
   });
 
   it('refuses (409) to retry a pending delivery, and to test or retry on a disabled endpoint', async () => {
-    receiver.answer = () => ({ status: 500 });
-    const endpoint = await subscribe(server, token, receiver, ['*']);
-    const queued = await server.request('POST', `/webhooks/${endpoint.id}/test`, { token });
-    await server.app.services.webhooks.runDue();
-    const pending = await server.request(
+    shop.receiver.answer = () => ({ status: 500 });
+    const endpoint = await subscribe(shop.server, shop.token, shop.receiver, ['*']);
+    const queued = await shop.server.request('POST', `/webhooks/${endpoint.id}/test`, {
+      token: shop.token,
+    });
+    await shop.server.app.services.webhooks.runDue();
+    const pending = await shop.server.request(
       'POST',
       `/webhooks/${endpoint.id}/deliveries/${queued.body.data.id}/retry`,
-      { token },
+      { token: shop.token },
     );
     expect(pending.status).toBe(409);
     expect(pending.body.message).toMatch(/is pending: it is tried again at .*Z\.$/);
 
-    await server.request('PATCH', `/webhooks/${endpoint.id}`, { token, body: { enabled: false } });
-    const test = await server.request('POST', `/webhooks/${endpoint.id}/test`, { token });
+    await shop.server.request('PATCH', `/webhooks/${endpoint.id}`, {
+      token: shop.token,
+      body: { enabled: false },
+    });
+    const test = await shop.server.request('POST', `/webhooks/${endpoint.id}/test`, {
+      token: shop.token,
+    });
     expect(test.status).toBe(409);
-    const retry = await server.request(
+    const retry = await shop.server.request(
       'POST',
       `/webhooks/${endpoint.id}/deliveries/${queued.body.data.id}/retry`,
-      { token },
+      { token: shop.token },
     );
     expect(retry.status).toBe(409);
     expect(retry.body.message).toContain('is disabled');
-    receiver.answer = () => ({ status: 204 });
+    shop.receiver.answer = () => ({ status: 204 });
   });
 
   it(`refuses a company's endpoint past ${maxEndpointsPerCompany}`, async () => {
-    const own = await server.token(await server.createCompany(), ['webhooks.manage']);
+    const own = await shop.server.token(await shop.server.createCompany(), ['webhooks.manage']);
     for (let i = 0; i < maxEndpointsPerCompany; i++) {
-      const answer = await server.request('POST', '/webhooks', {
+      const answer = await shop.server.request('POST', '/webhooks', {
         token: own,
         body: { url: `${url}/${i}`, events: ['*'] },
       });
       expect(answer.status).toBe(201);
     }
-    const over = await server.request('POST', '/webhooks', {
+    const over = await shop.server.request('POST', '/webhooks', {
       token: own,
       body: { url, events: ['*'] },
     });

@@ -1,37 +1,74 @@
-import type { CreateJobBody, JobRecord } from '../../../shared/printing.ts';
-import { type PrintQueueStubOptions, startPrintQueueStub } from './print-queue-stub.ts';
+import type { ServerConfig } from '../../../server/config.ts';
+import type { AgentListing, JobRecord } from '../../../shared/printing.ts';
+import { type FaultProxy, startFaultProxy } from '../../helpers/fault-proxy.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../../helpers/real-agent-server.ts';
 
 /**
- * What an agent end-to-end test needs of a server: where it is, an agent token, a way to
- * queue a job as an integrator would, and a way to read a job back. The stub provides it
- * today; when main has `startTestServer()` (test/helpers/server.ts), an adapter over it
- * provides the same (createJob: `POST /api/v1/printing/jobs` with a `printing.jobs.create`
- * token; job: `GET /api/v1/printing/jobs/{id}`), and tests written against this interface
- * run unchanged against the real server.
+ * What the agent's tests run against: the real server in the test's process, on a fresh
+ * SQLite file, behind a fault proxy (test/helpers/fault-proxy.ts) that records every request
+ * and produces, on cue, what the real server cannot: injected answers, cut connections, a
+ * server gone and back. The agent is given the proxy's address.
  */
 export interface AgentTestServer {
+  /** The proxy's origin: the agent's server. */
   url: string;
   /** A token with `printing.agent`. */
   token: string;
-  createJob(
-    body: Partial<Omit<CreateJobBody, 'content_base64'>> & {
-      route: string;
-      content: Buffer | string;
-    },
-  ): Promise<JobRecord>;
+  proxy: FaultProxy;
+  server: RealAgentTestServer;
+  /** Queues a job as an integrator would (`POST /printing/jobs`); a PDF when it starts %PDF-. */
+  createJob: RealAgentTestServer['createJob'];
+  /** `GET /printing/jobs/{id}`. */
   job(id: number): Promise<JobRecord>;
+  /** The agent as the server keeps it, with its routes (`GET /printing/agents/{uuid}`). */
+  agent(uuid: string): Promise<AgentListing>;
+  /** How many agents the company has. */
+  agentCount(): Promise<number>;
+  /** Lets every lease lapse (the server's clock moves past it) and sweeps, as its timer would. */
+  expireLeases(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startStubAgentTestServer(
-  options: PrintQueueStubOptions = {},
+export async function startAgentTestServer(
+  config: Partial<ServerConfig> = {},
 ): Promise<AgentTestServer> {
-  const stub = await startPrintQueueStub(options);
+  // A heartbeat a second, so that the tests that wait for one wait little.
+  const settings = { heartbeatSeconds: 1, longPollWaitSeconds: 10, ...config };
+  const server = await startRealAgentTestServer(settings);
+  const proxy = await startFaultProxy(server.url);
   return {
-    url: stub.url,
-    token: stub.token,
-    createJob: async (body) => stub.createJob(body),
-    job: async (id) => stub.job(id),
-    close: () => stub.close(),
+    url: proxy.url,
+    token: server.token,
+    proxy,
+    server,
+    createJob: ({ content, ...body }) =>
+      server.createJob({
+        content_type:
+          Buffer.from(content).subarray(0, 5).toString() === '%PDF-'
+            ? 'application/pdf'
+            : 'text/plain',
+        ...body,
+        content,
+      }),
+    job: (id) => server.job(id),
+    async agent(uuid) {
+      const answer = await server.request('GET', `/printing/agents/${uuid}`);
+      if (answer.status !== 200) throw new Error(`no agent ${uuid}: ${answer.status}`);
+      return answer.body.data;
+    },
+    async agentCount() {
+      return (await server.request('GET', '/printing/agents')).body.meta.total;
+    },
+    async expireLeases() {
+      server.clock.advance(((settings.leaseSeconds ?? 120) + 1) * 1000);
+      await server.sweep();
+    },
+    async close() {
+      await proxy.close();
+      await server.close();
+    },
   };
 }

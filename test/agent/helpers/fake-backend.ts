@@ -52,8 +52,18 @@ export class HeldPrinterBackend implements PrinterBackend {
   /** What listPrinters answers; tests change it to see the runtime report a new state. */
   printers: PrinterInfo[] = [readyPrinter('Fake', { is_default: true })];
 
+  /** How many times the printers were read: the agent's printer watch, seen from here. */
+  reads = 0;
+
   async listPrinters(): Promise<PrinterInfo[]> {
+    this.reads++;
     return structuredClone(this.printers);
+  }
+
+  /** Resolves once the printers have been read `count` more times. */
+  async readAgain(count = 1): Promise<void> {
+    const target = this.reads + count;
+    while (this.reads < target) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   async print(job: PrintableJob, document: Uint8Array, printer: string, options: PrintOptions) {

@@ -2,20 +2,33 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { type App, startApp } from '../../../server/app.ts';
-import { createCompany } from '../../../server/companies/create-company.ts';
-import { defaultServerConfig, type ServerConfig } from '../../../server/config.ts';
-import { createToken } from '../../../server/tokens/create-token.ts';
-import type { Permission } from '../../../shared/permissions.ts';
-import type { JobRecord } from '../../../shared/printing.ts';
-import type { AgentTestServer } from '../../agent/helpers/agent-test-server.ts';
+import { type App, startApp } from '../../server/app.ts';
+import { createCompany } from '../../server/companies/create-company.ts';
+import { defaultServerConfig, type ServerConfig } from '../../server/config.ts';
+import { createToken } from '../../server/tokens/create-token.ts';
+import type { Permission } from '../../shared/permissions.ts';
+import type { CreateJobBody, JobRecord } from '../../shared/printing.ts';
+import { TestClock } from './server.ts';
 
 /**
- * The real server (server/app.ts over a real SQLite file) behind the `AgentTestServer`
- * interface the agent tests were written against, plus what the end-to-end tests need on
- * top: stopping it and starting it again on the same database file and port.
+ * The real server (server/app.ts over a real SQLite file) in the test's process, as the
+ * agent's tests need it: an agent token, jobs queued and read as an integrator would, and
+ * stopping it and starting it again on the same database file and port.
  */
-export interface RealAgentTestServer extends AgentTestServer {
+export interface RealAgentTestServer {
+  url: string;
+  /** A token with `printing.agent`. */
+  token: string;
+  /** Queues a job as an integrator would (`POST /printing/jobs`, text/plain unless told). */
+  createJob(
+    body: Partial<Omit<CreateJobBody, 'content_base64'>> & {
+      route: string;
+      content: Buffer | string;
+    },
+  ): Promise<JobRecord>;
+  /** `GET /printing/jobs/{id}`. */
+  job(id: number): Promise<JobRecord>;
+  close(): Promise<void>;
   dbFile: string;
   companyId: number;
   /** A token with the agent's and the integrator's printing permissions (retry needs X-Agent-Id). */
@@ -36,6 +49,8 @@ export interface RealAgentTestServer extends AgentTestServer {
   hasWaiters(): boolean;
   /** Another token of the company (the tests revoke it with `shopdesk token revoke`). */
   issueToken(permissions: Permission[]): Promise<{ id: number; secret: string }>;
+  /** The server's clock: a test moves it on to let a lease lapse without sleeping. */
+  clock: TestClock;
   /** Fails lapsed leases now, as the server's timer does every few seconds. */
   sweep(): Promise<{ leaseExpired: number[] }>;
 }
@@ -46,6 +61,7 @@ export async function startRealAgentTestServer(
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-e2e-'));
   const dbFile = join(dir, 'shopdesk.sqlite');
   let port = 0;
+  const clock = new TestClock();
   const boot = async (): Promise<App> =>
     startApp(
       {
@@ -57,7 +73,7 @@ export async function startRealAgentTestServer(
         logLevel: 'silent',
         ...config,
       },
-      { log: pino({ level: 'silent' }) },
+      { log: pino({ level: 'silent' }), clock },
     );
   let app: App | null = await boot();
   const url = app.url;
@@ -118,6 +134,7 @@ export async function startRealAgentTestServer(
       }
       return answer.body.data as JobRecord;
     },
+    clock,
     running: () => app !== null,
     hasWaiters: () => app?.services.printing.notifier.hasWaiters() ?? false,
     async issueToken(permissions) {
