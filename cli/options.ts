@@ -10,6 +10,7 @@ import {
 } from '../server/config.ts';
 import type { Storage } from '../server/storage/database.ts';
 import { maxId } from '../shared/http.ts';
+import { routeNameSchema } from '../shared/printing.ts';
 import { UsageError } from '../shared/usage-error.ts';
 
 /** A whole number from 1 to the largest id both databases hold (ids, counts, days). */
@@ -50,6 +51,22 @@ export function duration(name: string) {
     }
     return seconds;
   };
+}
+
+/** `receipts,labels`: route names, each checked, duplicates dropped. */
+export function routeList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!routeNameSchema.safeParse(name).success) {
+      throw new InvalidArgumentError(
+        `route "${name}" must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".`,
+      );
+    }
+  }
+  return [...new Set(names)];
 }
 
 export function text(name: string, max: number) {

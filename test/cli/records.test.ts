@@ -108,6 +108,8 @@ describe('records: company, token, warehouse, category', () => {
     const out = await ok('token', 'list', '--company', companyId, '--db', db);
     const lines = out.trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(4);
+    // A header row names the columns.
+    expect(lines[0]).toBe('ID\tNAME\tSTATE\tPERMISSIONS\tAGENT\tROUTES');
     expect(lines.some((line) => line.includes('listed') && line.includes('offers.read'))).toBe(
       true,
     );
@@ -137,7 +139,7 @@ describe('records: company, token, warehouse, category', () => {
     ).trim();
     const out = await ok('token', 'list', '--company', companyId, '--db', db);
     const line = out.split('\n').find((entry) => entry.includes('till 1'))!;
-    expect(line).toMatch(new RegExp(`\tagent ${uuid.toLowerCase()}$`));
+    expect(line).toMatch(new RegExp(`\tprinting\\.agent\t${uuid.toLowerCase()}\t-$`));
     const register = (id: string) =>
       server.request('POST', '/printing/register', {
         token,
@@ -145,6 +147,40 @@ describe('records: company, token, warehouse, category', () => {
       });
     expect((await register(uuid)).status).toBe(201);
     expect((await register('0b6f3c52-5d1e-4e7a-9a57-3c1de1f0a002')).status).toBe(403);
+  });
+
+  it('token create --agent --routes grants routes the bound token may give its agent', async () => {
+    const uuid = '0b6f3c52-5d1e-4e7a-9a57-3c1de1f0a003';
+    const token = (
+      await ok(
+        'token',
+        'create',
+        '--company',
+        companyId,
+        '--permissions',
+        'printing.agent',
+        '--name',
+        'till 3',
+        '--agent',
+        uuid,
+        '--routes',
+        'receipts,labels',
+        '--db',
+        db,
+      )
+    ).trim();
+    const out = await ok('token', 'list', '--company', companyId, '--db', db);
+    const line = out.split('\n').find((entry) => entry.includes('till 3'))!;
+    expect(line).toMatch(new RegExp(`\t${uuid}\treceipts,labels$`));
+    const as = (method: string, path: string, body: unknown) =>
+      server.request(method, path, { token, body });
+    const body = { uuid, name: 'Till', hostname: 'till-3', platform: 'linux', version: '0.1.0' };
+    expect((await as('POST', '/printing/register', body)).status).toBe(201);
+    const route = (name: string) => ({ name, printer: 'EPSON' });
+    const put = await as('PUT', '/printing/routes', { routes: [route('receipts')] });
+    expect(put.status).toBe(200);
+    const more = await as('PUT', '/printing/routes', { routes: [route('kitchen')] });
+    expect(more.status).toBe(403);
   });
 
   it('token revoke takes effect at once on a running server that has cached the token', async () => {
