@@ -151,7 +151,9 @@ export async function withStorage<T>(
 ): Promise<T> {
   const target = targetOf(options, { mayCreate: !existing });
   if (existing && target.kind === 'sqlite' && !existsSync(target.file)) {
-    throw new UsageError(`no database at ${target.file}; create a company there first`);
+    throw new UsageError(`no database at ${target.file}; create a company there first`, {
+      pointsToHelp: false,
+    });
   }
   // Loaded here, not above: --help and usage errors answer without loading Kysely.
   const { openStorage } = await import('../server/storage/database.ts');

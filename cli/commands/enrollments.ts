@@ -48,7 +48,7 @@ export function registerEnrollmentCommands(program: Command): void {
       options,
       async (storage) => {
         if (!(await companyExists(storage.db, options.company))) {
-          throw new UsageError(`no company with id ${options.company}`);
+          throw new UsageError(`no company with id ${options.company}`, { pointsToHelp: false });
         }
         return createEnrollment(
           storage,
@@ -100,7 +100,8 @@ export function registerEnrollmentCommands(program: Command): void {
         try {
           await revokeEnrollment(storage, null, id, new Date());
         } catch (error) {
-          if (error instanceof NotFound) throw new UsageError(`no enrolment code with id ${id}`);
+          if (error instanceof NotFound)
+            throw new UsageError(`no enrolment code with id ${id}`, { pointsToHelp: false });
           throw error;
         }
       },

@@ -26,7 +26,8 @@ function agentUuid(value: string): string {
 }
 
 async function requireCompany(storage: Storage, id: number): Promise<void> {
-  if (!(await companyExists(storage.db, id))) throw new UsageError(`no company with id ${id}`);
+  if (!(await companyExists(storage.db, id)))
+    throw new UsageError(`no company with id ${id}`, { pointsToHelp: false });
 }
 
 /** `company`, `token`, `warehouse` and `category`: what an operator sets up by hand. */
@@ -132,7 +133,7 @@ export function registerRecordCommands(program: Command): void {
     const revoked = await withStorage(options, (storage) => revokeToken(storage.db, id), {
       existing: true,
     });
-    if (!revoked) throw new UsageError(`no active token with id ${id}`);
+    if (!revoked) throw new UsageError(`no active token with id ${id}`, { pointsToHelp: false });
     print(`revoked token ${id}`);
   });
 
