@@ -11,8 +11,8 @@ import type { LogFormat } from './config.ts';
  * `shopdesk serve` picks `human` when its log goes to a terminal, `json` otherwise; `--log-format`
  * decides instead (docs/security.md, "What is logged"). The same fields either way: a human
  * line is the JSON line rewritten, so nothing is logged in one format that the other hides.
- * A formatter of our own rather than pino-pretty: some 60 lines against a dependency with
- * six of its own, and pino-pretty runs in a worker thread whose last lines a
+ * A formatter of our own rather than pino-pretty (docs/architecture.md): a few lines against
+ * a dependency tree, and pino's transports run in a worker thread whose last lines a
  * `process.exit` after close may lose.
  */
 
