@@ -8,6 +8,7 @@ import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
 import { isLocalOnlyPrinter } from '../../agent/core/runtime/server-routes.ts';
 import type { RuntimeLogLine } from '../../agent/core/status.ts';
+import { shopdesk } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 import { HeldPrinterBackend } from './helpers/fake-backend.ts';
@@ -39,11 +40,15 @@ afterEach(async () => {
   await output.cleanup();
 });
 
-function startRuntime(routes: AgentRuntimeOptions['routes'], system = new HeldPrinterBackend()) {
+function startRuntime(
+  routes: AgentRuntimeOptions['routes'],
+  system = new HeldPrinterBackend(),
+  token = server.token,
+) {
   const logs: RuntimeLogLine[] = [];
   const runtime = new AgentRuntime({
     serverUrl: server.url,
-    token: server.token,
+    token,
     stateDir: state.dir,
     routes,
     hostname: 'till-1',
@@ -120,6 +125,46 @@ describe('routes from the server', () => {
     const job = await server.createJob({ route: 'receipts', title: 'R', content: 'r' });
     await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
     expect(await readdir(output.dir)).toEqual([`${job.id}-R.txt`]);
+  });
+});
+
+describe('a token bound to the agent', () => {
+  it('is refused a route it was not granted, and the agent says which', async () => {
+    const uuid = randomUUID();
+    await writeFile(
+      join(state.dir, 'agent.json'),
+      JSON.stringify({ uuid, created_at: new Date().toISOString() }),
+    );
+    const created = await shopdesk(
+      'token',
+      'create',
+      '--company',
+      String(server.server.companyId),
+      '--permissions',
+      'printing.agent',
+      '--agent',
+      uuid,
+      '--routes',
+      'receipts',
+      '--db',
+      server.server.dbFile,
+    );
+    const token = created.stdout.trim();
+    const { runtime, logs } = startRuntime(
+      [{ name: 'labels', printer: 'Fake' }],
+      new HeldPrinterBackend(),
+      token,
+    );
+    await runtime.start();
+    await waitFor('refused', () => runtime.status().connection === 'unauthorized');
+    expect(logs.map((line) => line.message).join('\n')).toContain(
+      `This token is bound to the print agent ${uuid} and may not give it the route labels`,
+    );
+    await runtime.stop();
+    // The granted route it takes.
+    const granted = startRuntime([{ name: 'receipts', printer: 'Fake' }], undefined, token);
+    await granted.runtime.start();
+    await waitFor('connected', () => granted.runtime.status().connection === 'connected');
   });
 });
 

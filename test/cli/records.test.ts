@@ -149,40 +149,6 @@ describe('records: company, token, warehouse, category', () => {
     expect((await register('0b6f3c52-5d1e-4e7a-9a57-3c1de1f0a002')).status).toBe(403);
   });
 
-  it('token create --agent --routes grants routes the bound token may give its agent', async () => {
-    const uuid = '0b6f3c52-5d1e-4e7a-9a57-3c1de1f0a003';
-    const token = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        companyId,
-        '--permissions',
-        'printing.agent',
-        '--name',
-        'till 3',
-        '--agent',
-        uuid,
-        '--routes',
-        'receipts,labels',
-        '--db',
-        db,
-      )
-    ).trim();
-    const out = await ok('token', 'list', '--company', companyId, '--db', db);
-    const line = out.split('\n').find((entry) => entry.includes('till 3'))!;
-    expect(line).toMatch(new RegExp(`\t${uuid}\treceipts,labels$`));
-    const as = (method: string, path: string, body: unknown) =>
-      server.request(method, path, { token, body });
-    const body = { uuid, name: 'Till', hostname: 'till-3', platform: 'linux', version: '0.1.0' };
-    expect((await as('POST', '/printing/register', body)).status).toBe(201);
-    const route = (name: string) => ({ name, printer: 'EPSON' });
-    const put = await as('PUT', '/printing/routes', { routes: [route('receipts')] });
-    expect(put.status).toBe(200);
-    const more = await as('PUT', '/printing/routes', { routes: [route('kitchen')] });
-    expect(more.status).toBe(403);
-  });
-
   it('token revoke takes effect at once on a running server that has cached the token', async () => {
     const token = (
       await ok(
