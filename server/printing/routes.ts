@@ -46,7 +46,7 @@ const agentOrCreator: Access = {
   alsoAccepts: ['printing.jobs.create'],
 };
 const optionalAgentNote =
-  'Also accepts `printing.jobs.create` (integrators); `X-Agent-Id` may be left out, and when sent it must name an agent registered by the company (400, 409) and, for a token bound to one agent, that agent (403). A token bound to one agent acts as it, header or not, and only on the jobs that agent printed or failed (403 otherwise).';
+  'Also accepts `printing.jobs.create` (integrators); `X-Agent-Id` may be left out, and when sent it must name an agent registered by the company (400, 409) and, for a token bound to one agent, that agent (403). A token bound to one agent acts as it, header or not, and only on the jobs that agent claimed (printed, failed or holds; 403 otherwise).';
 const routeOnlineNote =
   "`route_online` says whether an online agent that is not paused serves the job's route; false still queues the job.";
 const jobUrl = (baseUrl: string, id: number) =>
