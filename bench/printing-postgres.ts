@@ -40,8 +40,8 @@ import {
   startInstance,
 } from './lib/pg-cluster.ts';
 import type { QueryCounts } from './lib/pg-query-counter.ts';
+import { steadyBench, steadyOptions } from './lib/pg-steady.ts';
 import { PrintClient, percentile } from './lib/print-client.ts';
-import { type SteadyResult, steady, steadyLine } from './lib/print-load.ts';
 import { cpuSecondsOf } from './lib/spawn.ts';
 import { fixed, formatTable } from './lib/table.ts';
 
@@ -412,145 +412,10 @@ export async function multiInstanceBench(options: {
   return ok;
 }
 
-/** One checkout's instances on a database of their own, for the steady run. */
-interface Cluster {
-  name: string;
-  instances: Instance[];
-  client: PrintClient;
-  db: FreshDatabase;
-}
-
-async function startCluster(
-  name: string,
-  adminUrl: string,
-  suffix: string,
-  count: number,
-  dir: string,
-  checkout?: string,
-): Promise<Cluster> {
-  const db = await freshDatabase(adminUrl, suffix);
-  const instances: Instance[] = [];
-  try {
-    instances.push(await startInstance(`${suffix}-1`, db.url, dir, checkout));
-    const tokens = await seedCompany(db.url);
-    for (let n = 2; n <= count; n++) {
-      instances.push(await startInstance(`${suffix}-${n}`, db.url, dir, checkout));
-    }
-    return { name, instances, client: new PrintClient(tokens), db };
-  } catch (error) {
-    await Promise.all(instances.map((instance) => instance.stop()));
-    await db.drop();
-    throw error;
-  }
-}
-
-/**
- * `--steady`: `agents` agents long-polling one route, spread over the instances, while a job
- * is created every `intervalMs` through the instances in turn; per round, POST → claim p50
- * and p99 and jobs/s. `against`: the same, in alternating rounds, on the instances of
- * another checkout (a worktree of the commit before) over a database of their own.
- */
-export async function steadyBench(options: {
-  adminUrl: string;
-  instances: number;
-  agents: number;
-  rounds: number;
-  intervalMs: number;
-  seconds: number;
-  against?: string;
-}): Promise<boolean> {
-  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-pg-'));
-  const clusters: Cluster[] = [];
-  let ok = true;
-  try {
-    clusters.push(await startCluster('ShopDesk', options.adminUrl, 'here', options.instances, dir));
-    if (options.against) {
-      clusters.push(
-        await startCluster(
-          'ShopDesk, --against',
-          options.adminUrl,
-          'against',
-          options.instances,
-          dir,
-          options.against,
-        ),
-      );
-    }
-    const cpu = cpus();
-    console.log(
-      `Steady, PostgreSQL, ${options.instances} instances a checkout — ${cpu.length} CPUs, Node ${process.version}; ` +
-        `${options.agents} agents long-polling one route, a job every ${options.intervalMs} ms for ${options.seconds} s a round; load average ${load()} at the start`,
-    );
-    const results = new Map<string, SteadyResult[]>();
-    // A first round on each, not counted: the JIT, the pools and the plans warm up alike.
-    for (let round = -1; round < options.rounds; round++) {
-      for (const { name, instances, client } of clusters) {
-        const route = `steady-${round + 1}`;
-        const agents = await agentsOn(client, instances, route, options.agents);
-        const result = await steady(
-          {
-            createJob: (n) => client.createJob(instances[n % instances.length]!.origin, route, n),
-            waiters: agents.map(({ on, uuid }) => {
-              const origin = instances[on]!.origin;
-              return {
-                next: (signal) =>
-                  client.call(
-                    origin,
-                    'POST',
-                    '/printing/jobs/next',
-                    { wait: 30 },
-                    {
-                      agent: uuid,
-                      signal,
-                    },
-                  ),
-                confirm: (id) =>
-                  client.call(origin, 'POST', `/printing/jobs/${id}/confirm`, {}, { agent: uuid }),
-              };
-            }),
-          },
-          { intervalMs: options.intervalMs, seconds: options.seconds, warmupSeconds: 1 },
-        );
-        const label = round < 0 ? 'warm-up (not counted)' : `round ${round + 1}`;
-        console.log(`${steadyLine(`${label}, ${name}`, result)} (load average ${load()})`);
-        if (result.duplicates > 0 || result.lost > 0) ok = false;
-        if (round >= 0) results.set(name, [...(results.get(name) ?? []), result]);
-      }
-    }
-    const median = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return sorted[Math.floor((sorted.length - 1) / 2)]!;
-    };
-    console.log(
-      `\n${formatTable(
-        ['server', 'POST→claim p50 ms', 'p99 ms (target ≤ 20)', 'jobs/s'],
-        [...results].map(([name, list]) => [
-          name,
-          fixed(median(list.map((r) => r.p50)), 2),
-          fixed(median(list.map((r) => r.p99)), 2),
-          fixed(median(list.map((r) => r.jobsPerSecond))),
-        ]),
-      )}\n(medians of ${options.rounds} rounds; load average ${load()} at the end)`,
-    );
-  } finally {
-    for (const cluster of clusters) {
-      await cluster.client.close();
-      await Promise.all(cluster.instances.map((instance) => instance.stop()));
-      await cluster.db.drop();
-    }
-    removeDir(dir);
-  }
-  return ok;
-}
-
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
   const { values } = parseArgs({
     options: {
-      steady: { type: 'boolean', default: false },
-      against: { type: 'string' },
-      rounds: { type: 'string', default: '3' },
-      interval: { type: 'string', default: '5' },
-      seconds: { type: 'string', default: '10' },
+      ...steadyOptions,
       postgres: { type: 'string', default: defaultAdminUrl },
       instances: { type: 'string', default: '3' },
       agents: { type: 'string', default: '50' },
@@ -559,26 +424,25 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
       'no-baseline': { type: 'boolean', default: false },
     },
   });
-  if (values.steady) {
-    const ok = await steadyBench({
-      adminUrl: values.postgres,
-      instances: Number(values.instances),
-      agents: Number(values.agents),
-      rounds: Number(values.rounds),
-      intervalMs: Number(values.interval),
-      seconds: Number(values.seconds),
-      ...(values.against && { against: values.against }),
-    });
-    process.exit(ok ? 0 : 1);
-  }
-  if (values.against) throw new Error('--against goes with --steady');
-  const ok = await multiInstanceBench({
+  const common = {
     adminUrl: values.postgres,
     instances: Number(values.instances),
     agents: Number(values.agents),
-    jobs: Number(values.jobs),
-    samples: Number(values.samples),
-    baseline: !values['no-baseline'],
-  });
+  };
+  if (values.against && !values.steady) throw new Error('--against goes with --steady');
+  const ok = values.steady
+    ? await steadyBench({
+        ...common,
+        rounds: Number(values.rounds),
+        intervalMs: Number(values.interval),
+        seconds: Number(values.seconds),
+        ...(values.against && { against: values.against }),
+      })
+    : await multiInstanceBench({
+        ...common,
+        jobs: Number(values.jobs),
+        samples: Number(values.samples),
+        baseline: !values['no-baseline'],
+      });
   if (!ok) process.exitCode = 1;
 }
