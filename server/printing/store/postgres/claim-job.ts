@@ -4,6 +4,7 @@ import type { Db } from '../../../storage/db.ts';
 import { perTurn } from '../../../storage/per-turn.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
+import { claimable, queueOrder } from '../common/queue-order.ts';
 import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { eventRowOf, type Transition } from '../common/trail.ts';
 import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
@@ -24,19 +25,15 @@ const claimedColumns = (p: ClaimRequest) => (eb: ExpressionBuilder<Database, 'pr
 });
 
 /**
- * The best job of the company that may be handed out now: queued and not past its expiry
- * (not handed out even before the sweep expires it); the highest priority, then the oldest.
- * One row, to be narrowed to some route by the caller.
+ * The best job of the company that may be handed out now (../common/queue-order.ts): one row, to be
+ * narrowed to some route by the caller.
  */
 function bestQueuedJob(db: Kysely<Database>, p: ClaimRequest) {
   return db
     .selectFrom('print_jobs as c')
     .select('c.id')
-    .where('c.company_id', '=', asInteger(p.companyId))
-    .where('c.status', '=', sql.lit('queued'))
-    .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
-    .orderBy('c.priority', 'desc')
-    .orderBy('c.id')
+    .where(claimable('c', asInteger(p.companyId), sql.val(p.now)))
+    .orderBy(queueOrder('c'))
     .limit(1);
 }
 
@@ -68,8 +65,7 @@ function pick(db: Kysely<Database>, p: ClaimRequest) {
       ),
     )
     .select('r.name')
-    .orderBy('j.priority', 'desc')
-    .orderBy('j.id')
+    .orderBy(queueOrder('j'))
     .limit(1);
   const fast = bestQueuedJob(db, p).where('c.route', '=', bestRoute).forUpdate().skipLocked();
   const fallback = bestQueuedJob(db, p)

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { HistoryQuery } from '../../../../shared/printing.ts';
 import type { Storage } from '../../../storage/database.ts';
 import type { Db } from '../../../storage/db.ts';
+import { notify } from '../../../storage/notify.ts';
 import { cancelJob } from '../common/cancel-job.ts';
 import { reprintJob } from '../common/create-job.ts';
 import { extendLeases } from '../common/extend-leases.ts';
@@ -11,6 +12,7 @@ import { listJobs, queuedRoutes, readJob, readTrail } from '../common/read-jobs.
 import { requeueJob } from '../common/requeue-job.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { sweepJobs } from '../common/sweep-jobs.ts';
+import { jobsChannel } from '../queue-notices.ts';
 import type {
   Cancel,
   ClaimGivenBack,
@@ -47,9 +49,17 @@ export class PostgresQueueStore implements PrintQueueStore {
 
   /** The notifier of this instance's waiting agents (docs/printing.md, "Notifier"). */
   openNotifier(log: Logger): PostgresJobNotifier {
-    const connect = this.#context.storage.dedicatedClient;
+    const { storage } = this.#context;
+    const connect = storage.dedicatedClient;
     if (!connect) throw new Error('a PostgreSQL storage opens dedicated connections');
-    return new PostgresJobNotifier(connect, log);
+    const notifier = new PostgresJobNotifier(
+      connect,
+      (payload) => notify(storage.db, jobsChannel, payload),
+      log,
+    );
+    // From now on a job that an agent waiting here will take is announced here alone.
+    this.#context.waitersHere = notifier;
+    return notifier;
   }
 
   create(db: Db, job: NewJob) {

@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { groupedSqliteTransaction, prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
+import { claimable, comesFirst, queueOrder } from '../common/queue-order.ts';
 import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { type Transition, transitionStatement } from '../common/trail.ts';
 import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
@@ -14,20 +15,15 @@ const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
 
 /**
  * The best queued job of the company on the route `r` (a row of print_routes in the outer
- * query), straight from the partial queue index: queued and not past its expiry (a job past
- * it is not handed out, even before the sweep expires it); the highest priority, then the
- * oldest. The literal status lets SQLite use the partial index of queued jobs.
+ * query), straight from the partial queue index (../common/queue-order.ts).
  */
 function bestQueuedJob(db: Kysely<Database>, p: ClaimRequest) {
   return db
     .selectFrom('print_jobs as c')
     .select('c.id')
-    .where('c.company_id', '=', asInteger(p.companyId))
-    .where('c.status', '=', sql.lit('queued'))
-    .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
+    .where(claimable('c', asInteger(p.companyId), sql.val(p.now)))
     .where('c.route', '=', sql.ref<string>('r.name'))
-    .orderBy('c.priority', 'desc')
-    .orderBy('c.id')
+    .orderBy(queueOrder('c'))
     .limit(1);
 }
 
@@ -47,14 +43,10 @@ const pickStatement = prepared<ClaimRequest, { id: number; priority: number }>((
     .select(['j.id', 'j.priority']),
 );
 
-/** The best of the routes' bests: the highest priority, then the oldest. */
+/** The best of the routes' bests, in the queue's order. */
 function bestOf(rows: { id: number; priority: number }[]): number | undefined {
   let best = rows[0];
-  for (const row of rows) {
-    if (row.priority > best!.priority || (row.priority === best!.priority && row.id < best!.id)) {
-      best = row;
-    }
-  }
+  for (const row of rows) if (comesFirst(row, best!)) best = row;
   return best?.id;
 }
 
