@@ -77,6 +77,8 @@ export class LongPollWait {
   #notice: string | undefined;
   /** Ends the sleep, while it sleeps. */
   #wake: (() => void) | undefined;
+  /** Its deadline came (a timer may fire a fraction of a millisecond before the clock says so). */
+  #timeUp = false;
 
   constructor(
     notifier: JobNotifier,
@@ -162,7 +164,7 @@ export class LongPollWait {
       return this.#end(claim.job);
     }
     // Nothing to claim: the job a used notice announced went to another agent.
-    if (performance.now() >= this.#deadline) return this.#end(undefined);
+    if (this.#timeUp || performance.now() >= this.#deadline) return this.#end(undefined);
     if (this.#notice !== undefined) {
       this.#state = 'checking'; // A job was queued during the claim.
       return;
@@ -192,7 +194,13 @@ export class LongPollWait {
         this.#wake = undefined;
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, left));
+      const timer = setTimeout(
+        () => {
+          this.#timeUp = true;
+          done();
+        },
+        Math.max(0, left),
+      );
       signal.addEventListener('abort', done, { once: true });
       this.#wake = done;
     });

@@ -1,4 +1,5 @@
-import { type Expression, type RawBuilder, sql } from 'kysely';
+import { type Expression, type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../../../storage/schema.ts';
 
 /**
  * "The best queued job", written once for both databases: a job of the company that may be
@@ -31,4 +32,24 @@ export function comesFirst(
   b: { priority: number; id: number },
 ): boolean {
   return a.priority > b.priority || (a.priority === b.priority && a.id < b.id);
+}
+
+/**
+ * `CAST(? AS INTEGER)` for the company and the agent: with a bare parameter SQLite's plan
+ * for the pick ran about three times slower (~45 µs against ~140 µs a claim), and
+ * PostgreSQL's statements were measured so.
+ */
+export const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
+
+/**
+ * The id of the company's best job that may be handed out at `now`: one row, which each
+ * claim narrows to the routes it looks at (`.where('c.route', ...)`).
+ */
+export function bestQueuedJob(db: Kysely<Database>, companyId: number, now: string) {
+  return db
+    .selectFrom('print_jobs as c')
+    .select('c.id')
+    .where(claimable('c', asInteger(companyId), sql.val(now)))
+    .orderBy(queueOrder('c'))
+    .limit(1);
 }
