@@ -16,6 +16,7 @@ import {
 } from './pg-cluster.ts';
 import { PrintClient } from './print-client.ts';
 import { type SteadyResult, steady, steadyLine } from './print-load.ts';
+import { cpuSecondsOf } from './spawn.ts';
 import { fixed, formatTable } from './table.ts';
 
 const load = () =>
@@ -31,6 +32,24 @@ export const steadyOptions = {
   interval: { type: 'string', default: '5' },
   seconds: { type: 'string', default: '10' },
 } as const;
+
+/** What a round cost: statements sent to PostgreSQL (round trips), and the servers' CPU. */
+interface Cost {
+  statements: number;
+  cpuUs: number;
+}
+
+/** The instances' statements so far (their query counters) and their CPU seconds. */
+async function costs(instances: Instance[]): Promise<{ statements: number; cpu: number }> {
+  let statements = 0;
+  let cpu = 0;
+  for (const instance of instances) {
+    const { kinds } = await instance.counts();
+    for (const { count } of Object.values(kinds)) statements += count;
+    cpu += cpuSecondsOf(instance.child.pid) ?? 0;
+  }
+  return { statements, cpu };
+}
 
 /** `count` agents on `route`, registered through the instances in turn. */
 function agentsOn(client: PrintClient, instances: Instance[], route: string, count: number) {
@@ -111,12 +130,13 @@ export async function steadyBench(options: {
       `Steady, PostgreSQL, ${options.instances} instances a checkout — ${cpu.length} CPUs, Node ${process.version}; ` +
         `${options.agents} agents long-polling one route, a job every ${options.intervalMs} ms for ${options.seconds} s a round; load average ${load()} at the start`,
     );
-    const results = new Map<string, SteadyResult[]>();
+    const results = new Map<string, Array<SteadyResult & Cost>>();
     // A first round on each, not counted: the JIT, the pools and the plans warm up alike.
     for (let round = -1; round < options.rounds; round++) {
       for (const { name, instances, client } of clusters) {
         const route = `steady-${round + 1}`;
         const agents = await agentsOn(client, instances, route, options.agents);
+        const before = await costs(instances);
         const result = await steady(
           {
             createJob: (n) => client.createJob(instances[n % instances.length]!.origin, route, n),
@@ -141,10 +161,18 @@ export async function steadyBench(options: {
           },
           { intervalMs: options.intervalMs, seconds: options.seconds, warmupSeconds: 1 },
         );
+        const after = await costs(instances);
+        const perJob = {
+          statements: (after.statements - before.statements) / result.created,
+          cpuUs: ((after.cpu - before.cpu) * 1e6) / result.created,
+        };
         const label = round < 0 ? 'warm-up (not counted)' : `round ${round + 1}`;
-        console.log(`${steadyLine(`${label}, ${name}`, result)} (load average ${load()})`);
-        if (result.duplicates > 0 || result.lost > 0) ok = false;
-        if (round >= 0) results.set(name, [...(results.get(name) ?? []), result]);
+        console.log(
+          `${steadyLine(`${label}, ${name}`, result)}; ${fixed(perJob.statements, 1)} statements ` +
+            `and ${fixed(perJob.cpuUs)} µs of the servers' CPU a job (load average ${load()})`,
+        );
+        if (result.duplicates > 0) ok = false;
+        if (round >= 0) results.set(name, [...(results.get(name) ?? []), { ...result, ...perJob }]);
       }
     }
     const median = (values: number[]) => {
@@ -153,12 +181,21 @@ export async function steadyBench(options: {
     };
     console.log(
       `\n${formatTable(
-        ['server', 'POST→claim p50 ms', 'p99 ms (target ≤ 20)', 'jobs/s'],
+        [
+          'server',
+          'POST→claim p50 ms',
+          'p99 ms (target ≤ 20)',
+          'jobs/s',
+          'statements a job',
+          'server CPU µs a job',
+        ],
         [...results].map(([name, list]) => [
           name,
           fixed(median(list.map((r) => r.p50)), 2),
           fixed(median(list.map((r) => r.p99)), 2),
           fixed(median(list.map((r) => r.jobsPerSecond))),
+          fixed(median(list.map((r) => r.statements)), 1),
+          fixed(median(list.map((r) => r.cpuUs))),
         ]),
       )}\n(medians of ${options.rounds} rounds; load average ${load()} at the end)`,
     );

@@ -204,8 +204,13 @@ export interface SteadyResult {
   /** Jobs claimed and confirmed a second while jobs were created (the measured part). */
   jobsPerSecond: number;
   duplicates: number;
-  /** Created and never claimed by the end (5 s after the last was created). */
-  lost: number;
+  /**
+   * Still unclaimed 5 s after the last job was sent: a backlog the server could not work
+   * off at this rate (they stay queued: not lost, late).
+   */
+  unclaimed: number;
+  /** Jobs created in all, warm-up included (what per-job costs divide by). */
+  created: number;
 }
 
 /**
@@ -282,7 +287,8 @@ export async function steady(party: SteadyParty, options: SteadyOptions): Promis
     samples: delays.length,
     jobsPerSecond: confirmedInWindow / windowSeconds,
     duplicates,
-    lost: [...numberOf.keys()].filter((id) => !claimedAt.has(id)).length,
+    unclaimed: [...numberOf.keys()].filter((id) => !claimedAt.has(id)).length,
+    created: numberOf.size,
   };
 }
 
@@ -307,6 +313,6 @@ export function steadyLine(name: string, result: SteadyResult): string {
   return (
     `${name}: POST→claim p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
     `max ${result.max.toFixed(2)} ms over ${result.samples} jobs; ${result.jobsPerSecond.toFixed(0)} jobs/s ` +
-    `claimed and confirmed; duplicates ${result.duplicates}, lost ${result.lost}`
+    `claimed and confirmed; duplicates ${result.duplicates}, unclaimed after 5 s ${result.unclaimed}`
   );
 }
