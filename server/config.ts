@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { LingerLimits } from './http/linger.ts';
 
 /** A yes/no variable: `1`/`true` or `0`/`false`. */
 const flag = z
@@ -176,6 +177,11 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** How long a kept-alive connection may sit idle between requests. */
   keepAliveTimeoutMs: number;
+  /**
+   * How long and how much of a body answered before it was read is still read and thrown
+   * away, so that the client sees the answer (server/http/linger.ts); the defaults if unset.
+   */
+  linger?: LingerLimits;
 }
 
 /**

@@ -16,15 +16,23 @@ export class RequestAborted extends Error {
  * Reads a JSON body within a size limit. No body at all reads as `undefined`, so routes
  * whose body is optional (retry, confirm) take an empty POST. A body refused before it is
  * read (too large by its Content-Length, not JSON) is left unread: the answer goes out with
- * `Connection: close` (handle-request.ts) instead of the server reading what nobody may send.
+ * `Connection: close` (handle-request.ts), and the rest is read and thrown away only for a
+ * short while (linger.ts). `beforeReading` runs once the checks have passed and the bytes
+ * are wanted (it sends `100 Continue` to a client that waits for it).
  */
-export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(
+  request: IncomingMessage,
+  limit: number,
+  beforeReading?: () => void,
+): Promise<unknown> {
   const declared = request.headers['content-length'];
   const hasBody =
     declared !== undefined ? declared !== '0' : 'transfer-encoding' in request.headers;
   if (!hasBody) return undefined;
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
   refuseUnsupportedType(request.headers['content-type'] ?? '');
+  // Every check before the body has passed: a client waiting for `100 Continue` gets it now.
+  beforeReading?.();
   // The pipeline may call this within the request's event, before Node's parser has handed
   // over the body that came in the same packet as the headers; a microtask later it has.
   if (request.readableLength === 0 && !request.complete) await undefined;
