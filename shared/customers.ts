@@ -63,6 +63,22 @@ const rolesSchema = z
     uniqueItems: true,
   });
 
+/**
+ * RFC 5321 §4.5.3.1.1: the local part (before the `@`) is at most 64 octets; longer ones
+ * no mail server has to take. In the pattern (so the OpenAPI document says so) and with a
+ * message of its own.
+ */
+const emailPattern = new RegExp(`^(?=[^@]{1,64}@)${z.regexes.email.source.slice(1)}`);
+const emailSchema = z
+  .email({
+    pattern: emailPattern,
+    error: (issue) =>
+      typeof issue.input === 'string' && /^[^@]{65,}@/.test(issue.input)
+        ? 'The :attribute field must not have more than 64 characters before the @.'
+        : undefined,
+  })
+  .max(255);
+
 export const customerFields = {
   name: text().min(3).max(255),
   type: z.enum(customerTypes),
@@ -70,7 +86,7 @@ export const customerFields = {
   taxvat: digitsOnly(14).nullish(),
   telephone: text().max(30).nullish(),
   mobile: text().max(30).nullish(),
-  email: z.email().max(255).nullish(),
+  email: emailSchema.nullish(),
   addresses: z.array(addressSchema).max(50).optional(),
   credit_limit: moneySchema.nullish(),
   status: z.enum(customerStatuses).optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
+import { idParam, idSchema, pageQuery, queryInteger, recordId, timestamp } from './http.ts';
 import { hasAtMostTwoDecimals, moneySchema } from './money.ts';
 import { positiveQuantitySchema } from './quantity.ts';
 
@@ -124,7 +124,7 @@ export type OfferRecord = z.infer<typeof offerRecord>;
 
 export const offerListQuery = pageQuery.extend({
   status: z.enum(offerStatuses).optional(),
-  customer_id: z.coerce.number().pipe(idSchema).optional(),
+  customer_id: queryInteger(idSchema).optional(),
 });
 export type OfferListQuery = z.infer<typeof offerListQuery>;
 
