@@ -10,7 +10,9 @@ export const moneySchema = z
   .number()
   .min(0)
   .max(maxMoney)
-  .refine(hasAtMostTwoDecimals, 'The :attribute field must have at most 2 decimal places.');
+  .refine(hasAtMostTwoDecimals, 'The :attribute field must have at most 2 decimal places.')
+  // The rule as JSON Schema writes it, for the OpenAPI document (a refine has no schema).
+  .meta({ multipleOf: 0.01 });
 
 export function hasAtMostTwoDecimals(value: number): boolean {
   return Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;

@@ -35,6 +35,7 @@ export const offerItemInput = z.object({
     .min(0)
     .max(100)
     .refine(hasAtMostTwoDecimals, 'The :attribute field must have at most 2 decimal places.')
+    .meta({ multipleOf: 0.01 })
     .optional(),
 });
 export type OfferItemInput = z.infer<typeof offerItemInput>;

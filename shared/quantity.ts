@@ -16,14 +16,17 @@ export const quantitySchema = z
   .number()
   .min(0)
   .max(maxQuantity)
-  .refine(hasAtMostThreeDecimals, 'The :attribute field must have at most 3 decimal places.');
+  .refine(hasAtMostThreeDecimals, 'The :attribute field must have at most 3 decimal places.')
+  // The rule as JSON Schema writes it, for the OpenAPI document (a refine has no schema).
+  .meta({ multipleOf: 0.001 });
 
 /** A quantity above 0 (what is sold or assembled). */
 export const positiveQuantitySchema = z
   .number()
   .gt(0)
   .max(maxQuantity)
-  .refine(hasAtMostThreeDecimals, 'The :attribute field must have at most 3 decimal places.');
+  .refine(hasAtMostThreeDecimals, 'The :attribute field must have at most 3 decimal places.')
+  .meta({ multipleOf: 0.001 });
 
 export function toMilli(value: number): number {
   return Math.round(value * 1000);

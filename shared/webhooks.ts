@@ -58,7 +58,8 @@ const urlSchema = z
   .string()
   .trim()
   .max(2000)
-  .refine((value) => URL.canParse(value), 'The :attribute field must be a valid URL.');
+  .refine((value) => URL.canParse(value), 'The :attribute field must be a valid URL.')
+  .meta({ format: 'uri' });
 
 const descriptionSchema = z.string().trim().max(255);
 

@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { defaultHttpLimits, type HttpLimits } from '../config.ts';
+import { defaultHttpLimits, defaultLingerLimits, type HttpLimits } from '../config.ts';
 import { answerClientError } from './client-error.ts';
 import { handleRequest, type Pipeline } from './handle-request.ts';
-import { defaultLingerLimits } from './linger.ts';
 
 export interface HttpServer {
   server: Server;
