@@ -19,7 +19,10 @@ const digitsOnly = (max: number) =>
   z
     .string()
     .transform(normalizeDigits)
-    .pipe(z.string().regex(/^\d*$/, 'The :attribute field must contain only digits.').max(max));
+    .pipe(z.string().regex(/^\d*$/, 'The :attribute field must contain only digits.').max(max))
+    // What is sent, as the OpenAPI document states it: digits, with the punctuation and
+    // blanks a tax id is written with, at most `max` digits.
+    .meta({ pattern: `^[\\s./-]*(?:[0-9][\\s./-]*){0,${max}}$` });
 
 /**
  * Text as Laravel's TrimStrings middleware leaves it: surrounding blanks go before the rules

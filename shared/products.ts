@@ -74,6 +74,7 @@ export const productFields = {
       (value) => value.length >= 2 && value.length <= 8,
       'The :attribute field must be between 2 and 8 digits.',
     )
+    .meta({ pattern: '^[0-9]{2,8}$' })
     .nullish(),
   categories: z
     .array(idSchema)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWhole } from './money.ts';
 
 /**
  * Quantities (stock balances, offer lines, assembly components) travel as JSON numbers
@@ -7,8 +8,9 @@ import { z } from 'zod';
  */
 export const maxQuantity = 999_999_999.999;
 
+/** As `hasAtMostTwoDecimals` (money.ts), in thousandths. */
 export function hasAtMostThreeDecimals(value: number): boolean {
-  return Math.abs(value * 1000 - Math.round(value * 1000)) < 1e-6;
+  return isWhole(value * 1000);
 }
 
 /** A quantity of at least 0 (a stock balance). */
