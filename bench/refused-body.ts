@@ -5,7 +5,10 @@
  * in, the server's CPU time and RSS, and whether it closed the connections
  * (docs/security.md has the figures).
  *
- *   tsx bench/refused-body.ts [--clients 4] [--seconds 5] [--shopdesk DIR]
+ *   tsx bench/refused-body.ts [--clients 4] [--seconds 5] [--half-open] [--shopdesk DIR]
+ *
+ * `--half-open`: the clients go on writing after the server has closed its side (most
+ * clients close theirs on seeing it), so the server's bounds on a refused body show.
  *
  * `--shopdesk DIR` runs `bin/shopdesk.js` of another checkout (an older commit) instead.
  */
@@ -21,10 +24,13 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '4' },
     seconds: { type: 'string', default: '5' },
     shopdesk: { type: 'string', default: resolve(import.meta.dirname, '..') },
+    'half-open': { type: 'boolean', default: false },
   },
 });
 const clients = Number(values.clients);
 const seconds = Number(values.seconds);
+/** The clients keep writing after the server's FIN, as a hostile one would. */
+const halfOpen = values['half-open'];
 
 interface ClientResult {
   written: number;
@@ -35,7 +41,7 @@ interface ClientResult {
 function flood(origin: string, ms: number): Promise<ClientResult> {
   const { hostname, port } = new URL(origin);
   return new Promise((done) => {
-    const socket = connect({ host: hostname, port: Number(port) });
+    const socket = connect({ host: hostname, port: Number(port), allowHalfOpen: halfOpen });
     const started = performance.now();
     const chunk = Buffer.alloc(64 * 1024);
     let written = 0;

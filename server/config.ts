@@ -178,6 +178,32 @@ export interface WebhookPolicy {
   allowPrivate: boolean;
 }
 
+/**
+ * How long, and how much, the server goes on reading a body it answered before reading it
+ * (server/http/linger.ts; docs/http.md, "Answers before the body"): long enough for the client to see the answer,
+ * short enough that a client trickling its body holds no connection slot for long.
+ */
+export interface LingerLimits {
+  /** The longest pause between two pieces of the body before the connection is closed. */
+  idleMs: number;
+  /** The longest the whole wait may last, from the answer on, whatever the body declared. */
+  totalMs: number;
+  /** The most bytes read and thrown away before the connection is closed. */
+  maxBytes: number;
+}
+
+/**
+ * nginx's `lingering_close` has 5 s between reads and 30 s in all; ours are shorter: the
+ * answer is out before the wait starts, and a client that keeps sending after it has seen
+ * the answer (and the server's FIN) is not one to wait for. 64 MiB covers four times the
+ * largest body any route accepts (16 MiB) plus what sits in the client's buffers.
+ */
+export const defaultLingerLimits: LingerLimits = {
+  idleMs: 2000,
+  totalMs: 10_000,
+  maxBytes: 64 * 1024 * 1024,
+};
+
 export interface HttpLimits {
   /** Connections open at once; past it new ones are closed at accept. 0: no limit. */
   maxConnections: number;
@@ -187,6 +213,11 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** How long a kept-alive connection may sit idle between requests. */
   keepAliveTimeoutMs: number;
+  /**
+   * How long and how much of a body answered before it was read is still read and thrown
+   * away, so that the client sees the answer (server/http/linger.ts); the defaults if unset.
+   */
+  linger?: LingerLimits;
 }
 
 /**

@@ -19,7 +19,10 @@ const digitsOnly = (max: number) =>
   z
     .string()
     .transform(normalizeDigits)
-    .pipe(z.string().regex(/^\d*$/, 'The :attribute field must contain only digits.').max(max));
+    .pipe(z.string().regex(/^\d*$/, 'The :attribute field must contain only digits.').max(max))
+    // What is sent, as the OpenAPI document states it: digits, with the punctuation and
+    // blanks a tax id is written with, at most `max` digits.
+    .meta({ pattern: `^[\\s./-]*(?:[0-9][\\s./-]*){0,${max}}$` });
 
 /**
  * Text as Laravel's TrimStrings middleware leaves it: surrounding blanks go before the rules
@@ -63,6 +66,22 @@ const rolesSchema = z
     uniqueItems: true,
   });
 
+/**
+ * RFC 5321 §4.5.3.1.1: the local part (before the `@`) is at most 64 octets; longer ones
+ * no mail server has to take. In the pattern (so the OpenAPI document says so) and with a
+ * message of its own.
+ */
+const emailPattern = new RegExp(`^(?=[^@]{1,64}@)${z.regexes.email.source.slice(1)}`);
+const emailSchema = z
+  .email({
+    pattern: emailPattern,
+    error: (issue) =>
+      typeof issue.input === 'string' && /^[^@]{65,}@/.test(issue.input)
+        ? 'The :attribute field must not have more than 64 characters before the @.'
+        : undefined,
+  })
+  .max(255);
+
 export const customerFields = {
   name: text().min(3).max(255),
   type: z.enum(customerTypes),
@@ -70,7 +89,7 @@ export const customerFields = {
   taxvat: digitsOnly(14).nullish(),
   telephone: text().max(30).nullish(),
   mobile: text().max(30).nullish(),
-  email: z.email().max(255).nullish(),
+  email: emailSchema.nullish(),
   addresses: z.array(addressSchema).max(50).optional(),
   credit_limit: moneySchema.nullish(),
   status: z.enum(customerStatuses).optional(),

@@ -12,10 +12,27 @@ export type ErrorBody = z.infer<typeof errorBody>;
 export const maxPerPage = 100;
 export const defaultPerPage = 15;
 
+/**
+ * An integer in a query string, written in decimal digits (a leading `-` allowed, so that
+ * `-1` is told it is below the minimum): `0x10`, `1e3`, `1.0` and ` 5` are refused (422)
+ * rather than read as 16, 1000, 1 and 5, as path ids are refused (one spelling, one URL).
+ * An empty value stays as sent (and is "required", as Laravel has it).
+ */
+export function queryInteger<T extends z.ZodType<number>>(schema: T) {
+  return z.preprocess((value, context) => {
+    if (typeof value !== 'string') return value;
+    if (/^-?[0-9]{1,16}$/.test(value)) return Number(value);
+    if (value !== '') {
+      context.addIssue({ code: 'custom', message: 'The :attribute field must be an integer.' });
+    }
+    return value;
+  }, schema);
+}
+
 /** `page` and `per_page` of every list (Laravel style). */
 export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(maxPerPage).default(defaultPerPage),
+  page: queryInteger(z.number().int().min(1)).default(1),
+  per_page: queryInteger(z.number().int().min(1).max(maxPerPage)).default(defaultPerPage),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
+import { idParam, idSchema, pageQuery, queryInteger, recordId, timestamp } from './http.ts';
 import { hasAtMostTwoDecimals, moneySchema } from './money.ts';
 import { positiveQuantitySchema } from './quantity.ts';
 
@@ -35,6 +35,7 @@ export const offerItemInput = z.object({
     .min(0)
     .max(100)
     .refine(hasAtMostTwoDecimals, 'The :attribute field must have at most 2 decimal places.')
+    .meta({ multipleOf: 0.01 })
     .optional(),
 });
 export type OfferItemInput = z.infer<typeof offerItemInput>;
@@ -124,7 +125,7 @@ export type OfferRecord = z.infer<typeof offerRecord>;
 
 export const offerListQuery = pageQuery.extend({
   status: z.enum(offerStatuses).optional(),
-  customer_id: z.coerce.number().pipe(idSchema).optional(),
+  customer_id: queryInteger(idSchema).optional(),
 });
 export type OfferListQuery = z.infer<typeof offerListQuery>;
 

@@ -74,8 +74,14 @@ export const productFields = {
       (value) => value.length >= 2 && value.length <= 8,
       'The :attribute field must be between 2 and 8 digits.',
     )
+    .meta({ pattern: '^[0-9]{2,8}$' })
     .nullish(),
-  categories: z.array(idSchema).max(100).superRefine(distinctIds).optional(),
+  categories: z
+    .array(idSchema)
+    .max(100)
+    .superRefine(distinctIds)
+    .meta({ uniqueItems: true })
+    .optional(),
   images: z.array(imageInput).max(maxImagesPerProduct).optional(),
   assembly: assemblyInput.nullish(),
 };
@@ -241,6 +247,17 @@ export function exactlyOne(
   }
 }
 
+/**
+ * `exactlyOne` and `atMostOne` as JSON Schema states them, for the OpenAPI document (a
+ * refinement has no schema of its own): `.meta()` puts them beside the object's properties.
+ */
+export const exactlyOneSchema = (first: string, second: string) => ({
+  oneOf: [{ required: [first] }, { required: [second] }],
+});
+export const atMostOneSchema = (first: string, second: string) => ({
+  not: { required: [first, second] },
+});
+
 /** At most one of two fields. */
 export function atMostOne(
   value: Record<string, unknown>,
@@ -269,7 +286,8 @@ export const bulkPriceItem = z
     code: z.string().min(1).max(100).optional(),
     price: moneySchema,
   })
-  .superRefine((value, ctx) => exactlyOne(value, ctx, 'product_id', 'code'));
+  .superRefine((value, ctx) => exactlyOne(value, ctx, 'product_id', 'code'))
+  .meta({ allOf: [exactlyOneSchema('product_id', 'code')] });
 
 export const bulkPriceInput = z.object({
   items: z.array(bulkPriceItem).min(1).max(maxBulkItems),

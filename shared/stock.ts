@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { idSchema, recordId } from './http.ts';
-import { atMostOne, exactlyOne, maxBulkItems, stockBalanceRecord } from './products.ts';
+import {
+  atMostOne,
+  atMostOneSchema,
+  exactlyOne,
+  exactlyOneSchema,
+  maxBulkItems,
+  stockBalanceRecord,
+} from './products.ts';
 import { quantitySchema } from './quantity.ts';
 
 /** Contracts of stock (docs/reference.md: the stock update payload and its three rules). */
@@ -25,6 +32,13 @@ export function checkStockRules(value: Fields, ctx: z.RefinementCtx): void {
   atMostOne(value, ctx, 'lot_id', 'lot_number');
 }
 
+/** The three rules as JSON Schema states them (the OpenAPI document). */
+const stockRulesSchema = [
+  exactlyOneSchema('warehouse_id', 'warehouse_code'),
+  atMostOneSchema('location_id', 'location_code'),
+  atMostOneSchema('lot_id', 'lot_number'),
+];
+
 // The exclusivity rules are reported alongside the field errors, once the body is an object.
 const always = {
   when: (payload: { value: unknown }) =>
@@ -34,7 +48,7 @@ const always = {
 export const stockUpdateInput = z
   .object(stockUpdateFields)
   .superRefine((value, ctx) => checkStockRules(value, ctx), always)
-  .meta({ examples: [{ warehouse_code: 'MAIN', quantity: 12 }] });
+  .meta({ examples: [{ warehouse_code: 'MAIN', quantity: 12 }], allOf: stockRulesSchema });
 export type StockUpdateInput = z.infer<typeof stockUpdateInput>;
 
 export const bulkStockItem = z
@@ -46,7 +60,8 @@ export const bulkStockItem = z
   .superRefine((value, ctx) => {
     exactlyOne(value, ctx, 'product_id', 'product_code');
     checkStockRules(value, ctx);
-  }, always);
+  }, always)
+  .meta({ allOf: [exactlyOneSchema('product_id', 'product_code'), ...stockRulesSchema] });
 export type BulkStockItem = z.infer<typeof bulkStockItem>;
 
 export const bulkStockInput = z.object({

@@ -50,6 +50,11 @@ export const eventListSchema = z
     if (new Set(events).size !== events.length) {
       ctx.addIssue({ code: 'custom', message: 'The :attribute field has a duplicate value.' });
     }
+  })
+  // The two rules as JSON Schema states them (the OpenAPI document).
+  .meta({
+    uniqueItems: true,
+    anyOf: [{ maxItems: 1 }, { items: { not: { const: '*' } } }],
   });
 export type EventList = z.infer<typeof eventListSchema>;
 
@@ -58,7 +63,8 @@ const urlSchema = z
   .string()
   .trim()
   .max(2000)
-  .refine((value) => URL.canParse(value), 'The :attribute field must be a valid URL.');
+  .refine((value) => URL.canParse(value), 'The :attribute field must be a valid URL.')
+  .meta({ format: 'uri' });
 
 const descriptionSchema = z.string().trim().max(255);
 

@@ -116,6 +116,7 @@ export const enrollmentRoutes: AnyRoute[] = [
         schema: dataOf(redeemedEnrollment),
         headers: { Location: "URL of the agent's configuration." },
       },
+      429: { description: 'Too many tries from this address; see Retry-After.' },
     },
     async handler({ body, request, services, baseUrl }) {
       const tries = services.enrollmentTries;

@@ -3,14 +3,15 @@ import type { AnyRoute } from './route.ts';
 /**
  * What the log may show of a request's path. Path values a route marks as personal
  * (`personalParams`: a customer's tax id or code) become `***`; on a path that no route
- * matched, any segment holding 8 or more digits does (a tax id typed into a wrong URL), since
- * nothing says what it is. The query string is never logged at all (docs/security.md).
+ * matched, any segment that looks personal does (`looksPersonal`: a tax id or an e-mail
+ * address typed into a wrong URL), since nothing says what it is. The query string is never
+ * logged at all (docs/security.md).
  */
 export function loggedPath(pathname: string, prefix: string, route: AnyRoute | undefined): string {
   if (!route) {
     return pathname
       .split('/')
-      .map((segment) => (digitCount(segment) >= 8 ? masked : segment))
+      .map((segment) => (looksPersonal(segment) ? masked : segment))
       .join('/');
   }
   const personal = route.personalParams;
@@ -27,6 +28,15 @@ export function loggedPath(pathname: string, prefix: string, route: AnyRoute | u
 }
 
 const masked = '***';
+
+/**
+ * 8 or more digits (a CPF or CNPJ, a phone number, however punctuated), or an `@` as it is
+ * or percent-encoded (`%40`): an e-mail address. Whatever the segment holds, it is masked
+ * whole, never just its personal part.
+ */
+function looksPersonal(segment: string): boolean {
+  return digitCount(segment) >= 8 || segment.includes('@') || /%40/i.test(segment);
+}
 
 function digitCount(segment: string): number {
   let digits = 0;

@@ -16,15 +16,23 @@ export class RequestAborted extends Error {
  * Reads a JSON body within a size limit. No body at all reads as `undefined`, so routes
  * whose body is optional (retry, confirm) take an empty POST. A body refused before it is
  * read (too large by its Content-Length, not JSON) is left unread: the answer goes out with
- * `Connection: close` (handle-request.ts) instead of the server reading what nobody may send.
+ * `Connection: close` (handle-request.ts), and the rest is read and thrown away only for a
+ * short while (linger.ts). `beforeReading` runs once the checks have passed and the bytes
+ * are wanted (it sends `100 Continue` to a client that waits for it).
  */
-export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(
+  request: IncomingMessage,
+  limit: number,
+  beforeReading?: () => void,
+): Promise<unknown> {
   const declared = request.headers['content-length'];
   const hasBody =
     declared !== undefined ? declared !== '0' : 'transfer-encoding' in request.headers;
   if (!hasBody) return undefined;
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
   refuseUnsupportedType(request.headers['content-type'] ?? '');
+  // Every check before the body has passed: a client waiting for `100 Continue` gets it now.
+  beforeReading?.();
   // The pipeline may call this within the request's event, before Node's parser has handed
   // over the body that came in the same packet as the headers; a microtask later it has.
   if (request.readableLength === 0 && !request.complete) await undefined;
@@ -36,11 +44,54 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   }
   const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
+  // Before the parser, which would spend a second of CPU on a 1 MiB body of `[`.
+  if (nestsDeeperThan(bytes, maxBodyDepth)) {
+    const message = `The body must not nest objects and arrays more than ${maxBodyDepth} levels deep.`;
+    throw new HttpError('validation_failed', message, { errors: { body: [message] } });
+  }
   try {
     return JSON.parse(text);
   } catch {
     throw new HttpError('malformed_json');
   }
+}
+
+/**
+ * How deep a JSON body may nest objects and arrays. The deepest contract (a print job's
+ * options, an offer's items) nests 4 levels; 64 leaves room for any JSON a client builds on
+ * purpose, while nothing after the parser (the validator, the idempotency fingerprint,
+ * JSON.stringify on the way to the database) ever walks a value deeper than that.
+ */
+export const maxBodyDepth = 64;
+
+/**
+ * Whether the JSON text nests `[` and `{` deeper than `limit`, by a loop over its bytes (no
+ * recursion, whatever the depth): strings are skipped whole by `indexOf`, so a large
+ * document's content costs a memchr, not a loop turn a byte. Run before the text is parsed:
+ * brackets that nest too deep are refused even when the rest is no JSON at all.
+ */
+function nestsDeeperThan(bytes: Buffer, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === 0x22) {
+      // A string: on to the quote that ends it, one not escaped by an odd run of `\`.
+      let end = i;
+      for (;;) {
+        end = bytes.indexOf(0x22, end + 1);
+        if (end === -1) return false;
+        let backslashes = 0;
+        while (bytes[end - 1 - backslashes] === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (byte === 0x5d || byte === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 /** `application/json` or `application/*+json`, in UTF-8: a charset is only welcome as that. */

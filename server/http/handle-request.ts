@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pino, { type Logger } from 'pino';
+import type { LingerLimits } from '../config.ts';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
 import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
@@ -13,6 +14,7 @@ import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { type ContextSources, HandlerContext } from './handler-context.ts';
 import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
+import { lingerOnUnreadBody } from './linger.ts';
 import { parsePathParams } from './path-params.ts';
 import { parseQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
@@ -25,6 +27,8 @@ export interface Pipeline extends ContextSources {
   rateLimiter: RateLimit | null;
   /** Origins that browser apps may call from (`*` for any); none when absent. */
   corsOrigins?: readonly string[];
+  /** How long a body answered before it was read is still read (server/http/linger.ts). */
+  linger?: LingerLimits;
 }
 
 const infoLevel = pino.levels.values.info!;
@@ -46,11 +50,18 @@ class Exchange {
   readonly started: number;
   route: AnyRoute | undefined;
   caller: Caller | undefined;
+  /**
+   * The client sent `Expect: 100-continue` and waits for `100 Continue` before it sends the
+   * body; sent only once the request has passed every check that comes before the body.
+   */
+  awaitsContinue: boolean;
 
   constructor(pipeline: Pipeline, request: IncomingMessage, response: ServerResponse) {
     this.pipeline = pipeline;
     this.request = request;
     this.response = response;
+    const expect = request.headers.expect;
+    this.awaitsContinue = expect !== undefined && expect.toLowerCase() === '100-continue';
     // The clock only for the log line, which warn and above never write.
     this.started = pipeline.log.levelVal > infoLevel ? 0 : performance.now();
     const incomingId = request.headers['x-request-id'];
@@ -111,11 +122,16 @@ function finish(exchange: Exchange, outcome: unknown, failed: boolean): void {
       // On errors too: a browser app must be able to read why its call failed.
       reply.headers = { ...corsHeaders(pipeline.corsOrigins, request), ...reply.headers };
     }
-    if (pipeline.shutdown.aborted || leavesBodyUnread(request)) {
-      // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
-      // tell the client to go, so the server stops as soon as its last answer is out.
-      reply.headers = { ...reply.headers, connection: 'close' };
-    }
+    const unread = bodyUnread(request);
+    // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
+    // tell the client to go, so the server stops as soon as its last answer is out. A body
+    // left unread (below) closes the connection too, but for a small one that has a chance
+    // to arrive whole; and so does a body the client holds back for a 100 Continue that
+    // never came, since the client may send it or not (RFC 9110 §10.1.1).
+    const closing =
+      pipeline.shutdown.aborted || (unread && (exchange.awaitsContinue || largeOrUnknown(request)));
+    if (closing) reply.headers = { ...reply.headers, connection: 'close' };
+    if (unread) lingerOnUnreadBody(request, closing, pipeline.linger);
     send(response, reply, requestId, request.method === 'HEAD');
   }
   // Building the entry costs even when the level drops it: skip it at warn and above.
@@ -138,21 +154,34 @@ function finish(exchange: Exchange, outcome: unknown, failed: boolean): void {
 /** Up to this much, a body left unread is read and dropped by Node to keep the connection. */
 const smallUnreadBody = 64 * 1024;
 
-/**
- * A body refused before it was read (401, 404, 413, 415, …) is not read after the answer
- * either: closing costs an honest client a reconnect, reading could cost gigabytes
- * (`Content-Length: 10000000000`). Only a small declared body is left for Node to drain.
- */
-function leavesBodyUnread(request: IncomingMessage): boolean {
+/** The answer goes out before the request's body has all come in (a refusal, mostly). */
+function bodyUnread(request: IncomingMessage): boolean {
   if (request.complete) return false;
   const declared = request.headers['content-length'];
   if (declared === undefined) return 'transfer-encoding' in request.headers;
+  return declared !== '0';
+}
+
+/**
+ * A body refused before it was read (401, 404, 413, 415, …) of over 64 KiB, or of a length
+ * nobody said (chunked), closes the connection after the answer: reading all of it could cost
+ * gigabytes (`Content-Length: 10000000000`). It is still read for a short while (linger.ts),
+ * so that the client sees the answer. A small declared body is drained by Node to keep the
+ * connection, within the same bounds.
+ */
+function largeOrUnknown(request: IncomingMessage): boolean {
+  const declared = request.headers['content-length'];
+  if (declared === undefined) return true;
   return Number(declared) > smallUnreadBody;
 }
 
 /** The route, then its caller (token, rate limit): the first steps, for every request. */
 function dispatch(exchange: Exchange): MaybePromise<Reply> {
   const { pipeline, request } = exchange;
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own is a bare one).
+  if (request.headers.host === undefined && request.httpVersion === '1.1') {
+    throw new HttpError('bad_request', 'The Host header is required (RFC 9112 §3.2).');
+  }
   // Before the route: a credential in the URL is refused (400) wherever it was sent.
   const query = parseQuery(exchange.search);
   const match = pipeline.router.match(request.method ?? 'GET', exchange.pathname);
@@ -246,7 +275,13 @@ function run(
   // A route without a body leaves one unread (and the answer closes the connection). What
   // was sent, before the schema's defaults, is what an idempotency key's fingerprint covers.
   if (!route.body) return answer(undefined);
-  return readJsonBody(request, route.bodyLimit ?? defaultBodyLimit).then(answer);
+  const sendContinue = exchange.awaitsContinue
+    ? () => {
+        exchange.awaitsContinue = false;
+        exchange.response.writeContinue();
+      }
+    : undefined;
+  return readJsonBody(request, route.bodyLimit ?? defaultBodyLimit, sendContinue).then(answer);
 }
 
 /** How many Authorization headers came (`headersDistinct` would build every header's list). */

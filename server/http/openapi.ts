@@ -7,7 +7,37 @@ type JsonSchema = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-  return withoutSafeIntegerFloor(rest) as JsonSchema;
+  const cleaned = withoutSafeIntegerFloor(rest) as JsonSchema;
+  return io === 'input' ? withoutNul(cleaned) : cleaned;
+}
+
+/**
+ * The text rule (docs/security.md): no text the server takes holds a NUL character, at any
+ * depth of a path, query or body. Stated on every free-text string of the request side
+ * (`not: {pattern: "\u0000"}`); a string with a format, a pattern or a list of values
+ * excludes it already. Unpaired surrogates, refused too, have no JSON Schema form.
+ */
+function withoutNul(node: JsonSchema): JsonSchema {
+  const stack: JsonSchema[] = [node];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    const free =
+      current.type === 'string' &&
+      current.format === undefined &&
+      current.pattern === undefined &&
+      current.enum === undefined &&
+      current.const === undefined;
+    if (free && current.not === undefined) current.not = { pattern: '\\u0000' };
+    for (const [key, value] of Object.entries(current)) {
+      if (key === 'examples' || key === 'default' || key === 'not') continue;
+      if (Array.isArray(value)) {
+        for (const item of value) if (typeof item === 'object' && item !== null) stack.push(item);
+      } else if (typeof value === 'object' && value !== null) {
+        stack.push(value as JsonSchema);
+      }
+    }
+  }
+  return node;
 }
 
 /**
@@ -83,14 +113,17 @@ function withIdempotencyCodes(status: number): unknown {
 /** The error statuses a route can answer, from what it declares (see docs/http.md). */
 function errorsOf(route: AnyRoute): Record<string, unknown> {
   const statuses = new Set<number>();
-  if (route.body || route.idempotent) statuses.add(400);
+  // An X-Agent-Id that is missing or no uuid (400), or names no agent of the company (409).
+  const agentChecked = route.agentHeader === 'required' || route.agentHeader === 'checked';
+  if (route.body || route.idempotent || agentChecked) statuses.add(400);
   if (route.access !== 'public') statuses.add(401);
   if (typeof route.access === 'object') statuses.add(403);
   if (route.params || route.access !== 'public') statuses.add(404);
-  if (route.responses[409] || route.idempotent) statuses.add(409);
+  if (route.responses[409] || route.idempotent || agentChecked) statuses.add(409);
   if (route.body) statuses.add(413).add(415);
   if (route.body || route.query || route.idempotent) statuses.add(422);
-  if (route.access !== 'public') statuses.add(429);
+  // A public route with a limit of its own (enrolment tries per address) declares its 429.
+  if (route.access !== 'public' || route.responses[429]) statuses.add(429);
   statuses.add(500);
   // The database out of reach: every route that reads it, which is every one with a token.
   if (route.access !== 'public') statuses.add(503);
@@ -113,6 +146,24 @@ const idempotencyKeyParameter = {
     'Makes a retry safe: the first request with a key runs and its answer is stored with its write; the same key with the same payload (within 24 h by default) replays that answer byte for byte with `Idempotent-Replayed: true`, writing nothing. The same key with another payload → 422 `idempotency_key_reused`; while the first is still running → 409 `idempotency_key_in_flight`. A request that failed stores nothing. 1–255 printable ASCII characters, scoped to the company and the operation.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };
+
+/** The `X-Agent-Id` request header of the routes that read it (`agentHeader`). */
+function agentIdParameter(use: NonNullable<AnyRoute['agentHeader']>): unknown {
+  const descriptions = {
+    required:
+      "The calling print agent's uuid, as registered with `POST /printing/register` by the token's company. Missing or not a uuid → 400; not registered by the company → 409; another agent than the one a bound token belongs to → 403.",
+    checked:
+      "The calling print agent's uuid, when a print agent calls; may be left out. When sent: not a uuid → 400, not registered by the company → 409, another agent than the one a bound token belongs to → 403.",
+    hint: "The calling print agent's uuid, when a print agent calls (what it is offered may depend on it); may be left out, and a value that is not a uuid is ignored.",
+  };
+  return {
+    name: 'X-Agent-Id',
+    in: 'header',
+    required: use === 'required',
+    description: descriptions[use],
+    schema: { type: 'string', format: 'uuid' },
+  };
+}
 
 function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query'): unknown[] {
   if (!schema || !(schema instanceof z.ZodObject)) return [];
@@ -148,6 +199,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
         ...parametersOf(route.params, 'path'),
         ...parametersOf(route.query, 'query'),
         ...(route.idempotent ? [idempotencyKeyParameter] : []),
+        ...(route.agentHeader ? [agentIdParameter(route.agentHeader)] : []),
       ],
       responses: {
         ...Object.fromEntries(

@@ -85,6 +85,13 @@ export interface RouteSpec<
    * answer is stored with its write; a retry with the same key and payload replays it.
    */
   idempotent?: boolean;
+  /**
+   * Reads `X-Agent-Id`, the calling print agent's uuid, as the OpenAPI document says:
+   * `required` (missing or not a uuid → 400, no such agent in the company → 409), `checked`
+   * (may be left out; when sent, checked as `required` is), `hint` (may be left out; a value
+   * that is not a uuid is ignored).
+   */
+  agentHeader?: 'required' | 'checked' | 'hint';
   responses: Record<number, ResponseSpec>;
   handler: (
     context: RequestContext<z.output<P>, z.output<Q>, z.output<B>>,

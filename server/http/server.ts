@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { defaultHttpLimits, type HttpLimits } from '../config.ts';
+import { defaultHttpLimits, defaultLingerLimits, type HttpLimits } from '../config.ts';
 import { answerClientError } from './client-error.ts';
 import { handleRequest, type Pipeline } from './handle-request.ts';
 
@@ -31,6 +31,10 @@ export async function bind(
   const shutdown = new AbortController();
   let full: Pipeline | undefined;
   const early: [IncomingMessage, ServerResponse][] = [];
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (full) handleRequest(full, req, res);
+    else early.push([req, res]);
+  };
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -39,12 +43,15 @@ export async function bind(
       // Node checks the two timeouts above on this interval (30 s by default), so a slow
       // client would be cut up to 30 s late; a check is a walk over the open connections.
       connectionsCheckingInterval: 1000,
+      // A request without `Host` (RFC 9112 §3.2) is refused by the pipeline, in JSON with an
+      // X-Request-Id, rather than by Node's bare 400.
+      requireHostHeader: false,
     },
-    (req, res) => {
-      if (full) void handleRequest(full, req, res);
-      else early.push([req, res]);
-    },
+    onRequest,
   );
+  // `Expect: 100-continue`: Node would send 100 Continue before any check; the pipeline sends
+  // it only when it is about to read the body, and answers a refused request at once.
+  server.on('checkContinue', onRequest);
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
   server.on('clientError', (error, socket) => answerClientError(log, error, socket));
   warnOnDroppedConnections(server, log);
@@ -62,8 +69,12 @@ export async function bind(
     server,
     url: `http://${shownHost}:${address.port}`,
     serve(pipeline) {
-      full = { ...pipeline, shutdown: shutdown.signal };
-      for (const [req, res] of early.splice(0)) void handleRequest(full, req, res);
+      full = {
+        ...pipeline,
+        shutdown: shutdown.signal,
+        linger: limits.linger ?? defaultLingerLimits,
+      };
+      for (const [req, res] of early.splice(0)) handleRequest(full, req, res);
     },
     close(graceMs = 10_000) {
       closing ??= new Promise<void>((resolve) => {

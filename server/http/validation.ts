@@ -83,6 +83,9 @@ function messageFor(issue: Issue): string {
         : `${the} must be less than ${n}.`;
     }
     case 'invalid_format': {
+      // A schema's own words for the format (the e-mail's 64-character local part) first.
+      if (issue.message.includes(':attribute'))
+        return issue.message.replaceAll(':attribute', field);
       switch (issue.format) {
         case 'email':
           return `${the} must be a valid email address.`;

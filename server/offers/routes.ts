@@ -123,7 +123,10 @@ export const offerRoutes = [
     access: { permission: 'offers.update' },
     tag,
     params: offerParams,
-    responses: one,
+    responses: {
+      ...one,
+      409: { description: 'The status cannot change so, or the offer is final.' },
+    },
     replace: {
       operationId: 'replaceOffer',
       summary: 'Replace an offer',
@@ -148,7 +151,10 @@ export const offerRoutes = [
     description: 'An accepted offer cannot be deleted (409).',
     tag,
     params: offerParams,
-    responses: { 204: { description: 'Deleted.' } },
+    responses: {
+      204: { description: 'Deleted.' },
+      409: { description: 'The offer was accepted.' },
+    },
     async handler({ params, caller, services, db }) {
       await deleteOffer(services.storage, db, caller.companyId, params.offer);
       return noContent();

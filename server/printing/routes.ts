@@ -153,6 +153,7 @@ const integratorRoutes: AnyRoute[] = [
     path: '/printing/history',
     access: agentOrReader,
     operationId: 'listPrintHistory',
+    agentHeader: 'checked',
     summary: 'Print history',
     description:
       "The company's jobs, newest first; `since` (ISO 8601) compares with the creation time. Also accepts `printing.jobs.read`. A token bound to one agent lists only the jobs that agent holds or held (`agent_id` naming another → 403).",
@@ -185,6 +186,7 @@ const integratorRoutes: AnyRoute[] = [
     path: '/printing/jobs/{job}',
     access: agentOrReader,
     operationId: 'getPrintJob',
+    agentHeader: 'checked',
     summary: 'Read a job, with its events',
     description:
       'Also accepts `printing.jobs.read`. A token bound to one agent reads only the jobs that agent holds or held (403 otherwise).',
@@ -204,6 +206,7 @@ const integratorRoutes: AnyRoute[] = [
     path: '/printing/jobs/{job}/retry',
     access: agentOrCreator,
     operationId: 'retryPrintJob',
+    agentHeader: 'checked',
     summary: 'Retry a failed, expired or cancelled job (same id)',
     description: `\`failed | expired | cancelled → queued\`; any other state → 409. ${routeOnlineNote} ${optionalAgentNote}`,
     tag,
@@ -229,6 +232,7 @@ const integratorRoutes: AnyRoute[] = [
     path: '/printing/jobs/{job}/reprint',
     access: agentOrCreator,
     operationId: 'reprintPrintJob',
+    agentHeader: 'checked',
     summary: 'Reprint a printed or failed job (a new job)',
     description: `\`printed | failed →\` a new queued job with \`reprint_of\` set and the same document; any other state → 409. ${routeOnlineNote} ${optionalAgentNote}`,
     tag,

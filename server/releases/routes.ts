@@ -71,6 +71,7 @@ export const releaseRoutes: AnyRoute[] = [
     path: '/printing/updates/{channel}/{file}',
     access: { permission: 'printing.agent' },
     operationId: 'getAgentUpdateFile',
+    agentHeader: 'hint',
     summary: 'The update feed of the print agent',
     description:
       "Extension: what electron-updater's generic provider reads, with the feed URL `/api/v1/printing/updates/{channel}/`. `latest.yml` (Windows), `latest-mac.yml` and `latest-linux.yml` name the newest build of the channel offered to the calling agent (its bound token's, or `X-Agent-Id`; a build at a rollout under 100 % is offered to that share of agents), with its size and `sha512`; any other name is a build itself, served with single byte ranges (206). No build offered → 404.",

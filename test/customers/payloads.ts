@@ -169,9 +169,16 @@ export const invalidBodies: [string, Body, string, string][] = [
   ],
   [
     'email of 256 characters',
-    withFields({ email: `${s(244)}@example.com` }),
+    // A local part of 64 (the most RFC 5321 allows), the rest in the domain.
+    withFields({ email: `${s(64)}@${s(60, 'd')}.${s(60, 'e')}.${s(65, 'f')}.com` }),
     'email',
     'The email field must not be greater than 255 characters.',
+  ],
+  [
+    'email with a local part of 65 characters',
+    withFields({ email: `${s(65)}@example.com` }),
+    'email',
+    'The email field must not have more than 64 characters before the @.',
   ],
   [
     'credit_limit negative',

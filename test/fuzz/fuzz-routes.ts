@@ -5,7 +5,7 @@ import { apiRoutes } from '../../server/routes.ts';
 import { errorRegistry } from '../../shared/errors.ts';
 import { type DatabaseKind, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { mutated, nastyQueryValue, pathValue, queryString } from './mutations.ts';
+import { expandDeepValues, mutated, nastyQueryValue, pathValue, queryString } from './mutations.ts';
 import { arbitraryOf, jsonSchemaOf } from './schema-arbitrary.ts';
 import { companySnapshot, type FuzzCompany, seedCompany } from './seed-companies.ts';
 
@@ -174,7 +174,7 @@ async function send(
   };
   let body: string | undefined;
   if (request.hasBody && request.body !== undefined) {
-    body = JSON.stringify(request.body);
+    body = expandDeepValues(JSON.stringify(request.body));
     headers['content-type'] = 'application/json';
   }
   const response = await fetch(`${server.api}${request.path}`, { method, headers, body });

@@ -7,11 +7,21 @@ import fc from 'fast-check';
  * validator and the odd value reaches as deep as it can.
  */
 
-const deep = (depth: number, leaf: unknown): unknown => {
-  let value = leaf;
-  for (let level = 0; level < depth; level++) value = level % 2 ? [value] : { a: value };
-  return value;
-};
+/**
+ * A value nested `depth` levels deep, as a marker string that `expandDeepValues` turns into
+ * the nesting once the body is JSON text: 100,000 levels of objects in memory would
+ * overflow the stack of every recursive walk on the test's side (JSON.stringify, the
+ * mutations' own clone) before the server ever saw them.
+ */
+const deep = (depth: number): string => `\u0001deep:${depth}\u0001`;
+
+/** The body's JSON text with each deep marker replaced by its nesting (`{"a":[{"a":[…`). */
+export function expandDeepValues(text: string): string {
+  return text.replace(/"\\u0001deep:(\d+)\\u0001"/g, (_marker, depth: string) => {
+    const pairs = Math.floor(Number(depth) / 2);
+    return `${'{"a":['.repeat(pairs)}"deep"${']}'.repeat(pairs)}`;
+  });
+}
 
 /** Numbers around every bound the server or a database has. */
 const numbers = [
@@ -72,7 +82,10 @@ export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.integer({ min: 10, max: 1000 }).map((depth) => deep(depth, 'deep')),
+    // Past the body's depth limit (64) at every size, up to 100,000 levels (in ~700 KB).
+    arbitrary: fc
+      .oneof(fc.integer({ min: 10, max: 1000 }), fc.constantFrom(64, 66, 5000, 100_000))
+      .map(deep),
   },
   { weight: 1, arbitrary: fc.double() },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },

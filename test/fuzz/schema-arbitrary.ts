@@ -9,7 +9,7 @@ import { maxId } from '../../shared/http.ts';
  * strings within their bounds; what lies outside the contract is `mutations.ts`'s job.
  */
 
-interface JsonSchema {
+export interface JsonSchema {
   type?: string | string[];
   enum?: unknown[];
   const?: unknown;
@@ -30,6 +30,9 @@ interface JsonSchema {
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];
   default?: unknown;
+  not?: JsonSchema;
+  multipleOf?: number;
+  uniqueItems?: boolean;
 }
 
 export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
@@ -55,8 +58,15 @@ export function arbitraryOf(
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const choices = schema.anyOf ?? schema.oneOf;
-  if (choices) return fc.oneof(...choices.map((choice) => arbitraryOf(choice, hints, name)));
-  if (schema.allOf?.length) return arbitraryOf(Object.assign({}, ...schema.allOf), hints, name);
+  // Choices beside a type are rules on it (`["*"]` alone or a list): the type is generated,
+  // and what breaks a rule is left to the caller's validator.
+  if (choices && schema.type === undefined) {
+    return fc.oneof(...choices.map((choice) => arbitraryOf(choice, hints, name)));
+  }
+  // An object's allOf holds rules between its fields (either-or), read by objectOf.
+  if (schema.allOf?.length && !schema.properties) {
+    return arbitraryOf(Object.assign({}, ...schema.allOf), hints, name);
+  }
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (type === 'integer' && schema.maximum === maxId && hints.ids.length > 0) {
     return fc.oneof(fc.constantFrom(...hints.ids), fc.integer({ min: 1, max: maxId }));
@@ -85,11 +95,16 @@ export function arbitraryOf(
       return fc.boolean();
     case 'null':
       return fc.constant(null);
-    case 'array':
-      return fc.array(schema.items ? arbitraryOf(schema.items, hints, name) : fc.anything(), {
+    case 'array': {
+      const items = schema.items ? arbitraryOf(schema.items, hints, name) : fc.anything();
+      const lengths = {
         minLength: schema.minItems ?? 0,
         maxLength: Math.min(schema.maxItems ?? 3, Math.max(schema.minItems ?? 0, 3)),
-      });
+      };
+      return schema.uniqueItems
+        ? fc.uniqueArray(items, { ...lengths, selector: (item) => JSON.stringify(item) })
+        : fc.array(items, lengths);
+    }
     case 'object':
       return objectOf(schema, hints);
     default:
@@ -97,16 +112,50 @@ export function arbitraryOf(
   }
 }
 
+/**
+ * The either-or rules of an object, as the OpenAPI document states them in its `allOf`:
+ * `oneOf: [{required: [a]}, {required: [b]}]` (exactly one) and `not: {required: [a, b]}`
+ * (at most one).
+ */
+function pairsOf(schema: JsonSchema): { exactlyOne: string[][]; atMostOne: string[][] } {
+  const exactlyOne: string[][] = [];
+  const atMostOne: string[][] = [];
+  for (const rule of schema.allOf ?? []) {
+    const keys = rule.oneOf?.map((choice) => choice.required?.[0]);
+    if (keys?.length === 2 && keys.every((key) => key !== undefined)) {
+      exactlyOne.push(keys as string[]);
+    }
+    if (rule.not?.required?.length === 2) atMostOne.push(rule.not.required);
+  }
+  return { exactlyOne, atMostOne };
+}
+
 function objectOf(schema: JsonSchema, hints: Hints): fc.Arbitrary<unknown> {
   const properties = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
+  const { exactlyOne, atMostOne } = pairsOf(schema);
+  for (const pair of exactlyOne) for (const key of pair) required.add(key);
   const record: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [key, property] of Object.entries(properties)) {
     record[key] = arbitraryOf(property, hints, key);
   }
-  return fc.record(record, {
+  const values = fc.record(record, {
     requiredKeys: Object.keys(properties).filter((key) => required.has(key)),
   });
+  const pairs = [...exactlyOne, ...atMostOne];
+  if (pairs.length === 0) return values;
+  // Exactly one: both are generated, one is dropped. At most one: one, the other or both.
+  return fc
+    .tuple(values, fc.array(fc.nat(2), { minLength: pairs.length, maxLength: pairs.length }))
+    .map(([value, drops]) => {
+      const object = { ...(value as Record<string, unknown>) };
+      pairs.forEach(([first, second], index) => {
+        const drop = index < exactlyOne.length ? drops[index]! % 2 : drops[index]!;
+        if (drop !== 1) delete object[first!];
+        if (drop !== 0) delete object[second!];
+      });
+      return object;
+    });
 }
 
 function stringOf(schema: JsonSchema): fc.Arbitrary<string> {

@@ -232,11 +232,66 @@ describe('timeouts and the connection limit', () => {
           headersTimeoutMs: 500,
           requestTimeoutMs: 1500,
           keepAliveTimeoutMs: 300,
+          linger: { idleMs: 300, totalMs: 1000, maxBytes: 1024 * 1024 },
         },
       },
     });
   });
   afterAll(() => limited.close());
+
+  describe('a client that goes on sending after its answer (it keeps its side open)', () => {
+    const refusedUpload = async () => {
+      const raw = await openRaw(limited.url, { allowHalfOpen: true });
+      raw.socket.write(
+        headOf([
+          'POST /api/v1/customers HTTP/1.1',
+          'Host: shop',
+          'Content-Type: application/json',
+          'Content-Length: 10000000000',
+        ]),
+      );
+      return raw;
+    };
+
+    it('is read for totalMs at most (1 s here), then cut', async () => {
+      const raw = await refusedUpload();
+      const timer = setInterval(() => raw.socket.write(' '), 100);
+      const closedAfterMs = await raw.closed;
+      clearInterval(timer);
+      expect(parseAnswer(raw.received()).status).toBe(401);
+      expect(closedAfterMs).toBeGreaterThanOrEqual(950);
+      expect(closedAfterMs).toBeLessThan(2000);
+    });
+
+    it('is cut after idleMs without a byte (0.3 s here)', async () => {
+      // The server's side: a client that sends nothing more notices the close only when it
+      // writes again.
+      const serverSide = new Promise<number>((resolve) =>
+        limited.app.http.server.once('connection', (socket: Socket) => {
+          const opened = performance.now();
+          socket.once('close', () => resolve(performance.now() - opened));
+        }),
+      );
+      const raw = await refusedUpload();
+      raw.socket.write(' ');
+      const closedAfterMs = await serverSide;
+      expect(parseAnswer(await raw.waitFor('}')).status).toBe(401);
+      expect(closedAfterMs).toBeGreaterThanOrEqual(250);
+      expect(closedAfterMs).toBeLessThan(900);
+      raw.socket.destroy();
+    });
+
+    it('is cut after maxBytes read (1 MiB here)', async () => {
+      const seen = serverSockets.length;
+      limited.app.http.server.once('connection', (socket) => serverSockets.push(socket));
+      const raw = await refusedUpload();
+      await floodBody(raw, 3000);
+      const closedAfterMs = await raw.closed;
+      expect(parseAnswer(raw.received()).status).toBe(401);
+      expect(closedAfterMs).toBeLessThan(900);
+      expect(serverSockets[seen]!.bytesRead).toBeLessThan(3 * 1024 * 1024);
+    });
+  });
 
   it('headers that trickle in are cut after the headers timeout with a JSON 408', async () => {
     const raw = await openRaw(limited.url);

@@ -16,10 +16,21 @@ export interface RawConnection {
   written(): number;
 }
 
-export async function openRaw(origin: string): Promise<RawConnection> {
+/**
+ * `allowHalfOpen`: the connection stays open for writing when the server has closed its side
+ * (a client that goes on sending after the answer); by default it closes, as most clients do.
+ */
+export async function openRaw(
+  origin: string,
+  options: { allowHalfOpen?: boolean } = {},
+): Promise<RawConnection> {
   const { hostname, port } = new URL(origin);
   const opened = performance.now();
-  const socket = connect({ host: hostname, port: Number(port) });
+  const socket = connect({
+    host: hostname,
+    port: Number(port),
+    allowHalfOpen: options.allowHalfOpen ?? false,
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
     socket.once('error', reject);

@@ -31,3 +31,27 @@ describe('canonical JSON and the fingerprint', () => {
     );
   });
 });
+
+describe('a deep payload', () => {
+  const nest = (depth: number, unordered = false) => {
+    let value: unknown = 'leaf';
+    for (let level = 0; level < depth; level++) {
+      value = level % 2 ? [value, null] : unordered ? { b: 1, a: value } : { a: value, b: 1 };
+    }
+    return value;
+  };
+
+  it('is fingerprinted without recursion, 100,000 levels down', () => {
+    const text = canonicalJson(nest(100_000, true));
+    expect(text.startsWith('[{"a":[{"a":')).toBe(true);
+    expect(text).toBe(canonicalJson(nest(100_000)));
+    const body = nest(100_000, true);
+    expect(fingerprintOf({ params: {}, query: {}, body })).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('is written as JSON.stringify writes it, on either side of the switch to the loop', () => {
+    for (const depth of [255, 256, 257, 300]) {
+      expect(canonicalJson(nest(depth, true))).toBe(JSON.stringify(nest(depth)));
+    }
+  });
+});
