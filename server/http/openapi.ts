@@ -151,7 +151,7 @@ const idempotencyKeyParameter = {
 function agentIdParameter(use: NonNullable<AnyRoute['agentHeader']>): unknown {
   const descriptions = {
     required:
-      "The calling print agent's uuid, as registered with `POST /printing/register` by the token's company. Missing or not a uuid → 400; not registered by the company → 409; another agent than the one a bound token belongs to → 403.",
+      "The calling print agent's uuid, as registered with `POST /printing/register` by the token's company; a token bound to one agent implies its own agent when the header is left out. Missing (with a token bound to no agent) or not a uuid → 400; not registered by the company → 409; another agent than the one a bound token belongs to → 403.",
     checked:
       "The calling print agent's uuid, when a print agent calls; may be left out. When sent: not a uuid → 400, not registered by the company → 409, another agent than the one a bound token belongs to → 403.",
     hint: "The calling print agent's uuid, when a print agent calls (what it is offered may depend on it); may be left out, and a value that is not a uuid is ignored.",
