@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pino, { type Logger } from 'pino';
+import { type SessionAuthenticator, sessionSecretOf } from '../console/session-caller.ts';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
 import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
@@ -18,6 +19,7 @@ import { parseQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
 import type { Router } from './router.ts';
+import { requireSameOrigin } from './same-origin.ts';
 import { parseOrThrow } from './validation.ts';
 
 export interface Pipeline extends ContextSources {
@@ -25,6 +27,10 @@ export interface Pipeline extends ContextSources {
   rateLimiter: RateLimit | null;
   /** Origins that browser apps may call from (`*` for any); none when absent. */
   corsOrigins?: readonly string[];
+  /** The web console's signed-in people (their session cookie); none: cookies are ignored. */
+  sessions?: SessionAuthenticator;
+  /** Answers what is not the API (the console's pages, `/`): true when it did. */
+  pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
 
 const infoLevel = pino.levels.values.info!;
@@ -79,6 +85,7 @@ export function handleRequest(
   request: IncomingMessage,
   response: ServerResponse,
 ): void {
+  if (pipeline.pages?.(request, response)) return;
   const exchange = new Exchange(pipeline, request, response);
   let reply: MaybePromise<Reply>;
   try {
@@ -176,6 +183,14 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   }
   const route = match.route;
   exchange.route = route;
+  // CSRF: a change authorised by the console's cookie, or a sign-in, comes from our pages.
+  if (
+    pipeline.sessions &&
+    request.headers.authorization === undefined &&
+    (route.path.startsWith('/console/') || sessionSecretOf(request) !== undefined)
+  ) {
+    requireSameOrigin(request, pipeline.links);
+  }
   if (route.access === 'public') return run(exchange, match.params, query, noCaller, undefined);
   return andThen(authenticate(pipeline, request), (caller) => {
     exchange.caller = caller;
@@ -266,7 +281,15 @@ function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromis
     throw new HttpError('bad_request', 'Send one Authorization header, not several.');
   }
   const bearer = bearerOf(request);
-  if (!bearer) return refuseCaller(request);
+  if (!bearer) {
+    // No token: a person signed in to the console, by the session's cookie.
+    const session = pipeline.sessions ? sessionSecretOf(request) : undefined;
+    if (session === undefined) return refuseCaller(request);
+    return pipeline.sessions!.authenticate(session).then((caller) => {
+      if (caller) return caller;
+      throw new HttpError('unauthenticated', 'The session has ended: sign in again.');
+    });
+  }
   return andThen(
     pipeline.authenticator.authenticate(bearer, { connection: request.socket }),
     (caller) => caller ?? refuseCaller(request),

@@ -1,0 +1,64 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+/**
+ * Builds the web console into console/dist/ (git-ignored): app.js (Preact and the pages, one
+ * minified bundle), app.css and index.html. `npm install` (postinstall), `npm start`
+ * (prestart) and `npm run console:build` run it; so does the tests' helper when dist/ is
+ * missing. The server reads dist/ (server/console/pages.ts).
+ * Run: `node console/build.ts`.
+ */
+const consoleDir = dirname(fileURLToPath(import.meta.url));
+export const distDir = join(consoleDir, 'dist');
+
+export interface BuiltConsole {
+  /** Bytes of app.js + app.css + index.html, and gzipped (what a browser downloads). */
+  bytes: number;
+  gzipped: number;
+}
+
+export async function buildConsole(outDir: string = distDir): Promise<BuiltConsole> {
+  const { build } = await import('esbuild');
+  mkdirSync(outDir, { recursive: true });
+  await build({
+    entryPoints: [join(consoleDir, 'src', 'main.tsx')],
+    outfile: join(outDir, 'app.js'),
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'none',
+    logLevel: 'warning',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
+  writeFileSync(join(outDir, 'app.css'), readFileSync(join(consoleDir, 'src', 'styles.css')));
+  writeFileSync(join(outDir, 'index.html'), readFileSync(join(consoleDir, 'src', 'index.html')));
+  let bytes = 0;
+  let gzipped = 0;
+  for (const name of ['app.js', 'app.css', 'index.html']) {
+    const body = readFileSync(join(outDir, name));
+    bytes += body.length;
+    gzipped += gzipSync(body, { level: 9 }).length;
+  }
+  return { bytes, gzipped };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    const built = await buildConsole();
+    console.log(
+      `console built: ${(built.bytes / 1024).toFixed(1)} KB, ${(built.gzipped / 1024).toFixed(1)} KB gzipped`,
+    );
+  } catch (error) {
+    // An install without dev dependencies (no esbuild) still installs; serve says it is not built.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
+      console.warn(
+        'console not built: esbuild is not installed (npm install with dev dependencies)',
+      );
+    } else throw error;
+  }
+}
