@@ -6,6 +6,7 @@ import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerReleaseCommands } from './commands/releases.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerUserCommands } from './commands/users.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 
 /** The `shopdesk` operator command line (docs/reference.md lists its commands; tests call it). */
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerWebhookCommands(program);
   registerEnrollmentCommands(program);
   registerReleaseCommands(program);
+  registerUserCommands(program);
   return program;
 }
 

@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { type App, startApp } from '../server/app.ts';
 import { createCompany } from '../server/companies/create-company.ts';
 import { countCompanies } from '../server/companies/read-companies.ts';
 import { defaultServerConfig, webhookPolicyOf } from '../server/config.ts';
+import { createUser } from '../server/console/create-user.ts';
+import { setPassword } from '../server/console/set-password.ts';
 import { parseCorsOrigins } from '../server/http/cors.ts';
 import { parsePublicUrl } from '../server/http/public-origin.ts';
 import { createWarehouse } from '../server/stock/create-warehouse.ts';
@@ -89,6 +92,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
   print(`ShopDesk API listening on ${app.url}/api/v1`);
   app.services.log.info({ url: `${app.url}/api/v1`, docs }, 'listening');
   if (options.demo) {
+    print(`Console (open it in the browser): ${app.url}/console/`);
     print(`API docs (try it out in the browser): ${docs}`);
     await seedDemo(app.services.storage);
   }
@@ -150,4 +154,13 @@ async function seedDemo(storage: Storage): Promise<void> {
   print("agent). Paste these two lines into the shell you run the README's commands in:");
   print(`TOKEN=${admin.secret}`);
   print(`AGENT_TOKEN=${agent.secret}`);
+  // A console owner with a random password, shown this once like the tokens.
+  const password = randomBytes(12).toString('base64url');
+  const owner = await createUser(storage.db, {
+    companyId,
+    email: 'owner@demo.example',
+    role: 'owner',
+  });
+  await setPassword(storage, storage.db, owner.user.id, password);
+  print(`Console sign-in: E-mail owner@demo.example, Password ${password}`);
 }

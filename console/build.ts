@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -21,10 +21,13 @@ export interface BuiltConsole {
 
 export async function buildConsole(outDir: string = distDir): Promise<BuiltConsole> {
   const { build } = await import('esbuild');
-  mkdirSync(outDir, { recursive: true });
+  // Written aside, then each file renamed into place (atomic): a server, or a test worker
+  // building at the same time, never reads half a file.
+  const staging = join(outDir, `.staging-${process.pid}-${Date.now()}`);
+  mkdirSync(staging, { recursive: true });
   await build({
     entryPoints: [join(consoleDir, 'src', 'main.tsx')],
-    outfile: join(outDir, 'app.js'),
+    outfile: join(staging, 'app.js'),
     bundle: true,
     minify: true,
     format: 'iife',
@@ -35,8 +38,12 @@ export async function buildConsole(outDir: string = distDir): Promise<BuiltConso
     logLevel: 'warning',
     define: { 'process.env.NODE_ENV': '"production"' },
   });
-  writeFileSync(join(outDir, 'app.css'), readFileSync(join(consoleDir, 'src', 'styles.css')));
-  writeFileSync(join(outDir, 'index.html'), readFileSync(join(consoleDir, 'src', 'index.html')));
+  writeFileSync(join(staging, 'app.css'), readFileSync(join(consoleDir, 'src', 'styles.css')));
+  writeFileSync(join(staging, 'index.html'), readFileSync(join(consoleDir, 'src', 'index.html')));
+  for (const name of ['app.js', 'app.css', 'index.html']) {
+    renameSync(join(staging, name), join(outDir, name));
+  }
+  rmSync(staging, { recursive: true, force: true });
   let bytes = 0;
   let gzipped = 0;
   for (const name of ['app.js', 'app.css', 'index.html']) {

@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
 import { LiveEvents } from './console/live-events.ts';
 import { consolePages } from './console/pages.ts';
-import { signInTriesPerMinute } from './console/routes.ts';
+import { signInTriesPerAddress, signInTriesPerMinute } from './console/routes.ts';
 import { SessionAuthenticator } from './console/session-caller.ts';
 import { enrollmentTriesPerMinute } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
@@ -61,6 +61,7 @@ export async function startApp(
   let rateLimiter: RateLimit | null = null;
   let enrollmentTries: RateLimit | null = null;
   let signInTries: RateLimit | null = null;
+  let signInAddresses: RateLimit | null = null;
   let live: LiveEvents | undefined;
   let authenticator: TokenAuthenticator | undefined;
   try {
@@ -94,6 +95,10 @@ export async function startApp(
     );
     // Console sign-in tries, per account and per address, in the same store.
     signInTries = await openRateLimit({ ...config, rateLimitPerMinute: signInTriesPerMinute }, log);
+    signInAddresses = await openRateLimit(
+      { ...config, rateLimitPerMinute: signInTriesPerAddress },
+      log,
+    );
     live = new LiveEvents({ storage, printing, log });
     const services: Services = {
       storage,
@@ -105,7 +110,7 @@ export async function startApp(
       idempotency,
       webhooks,
       enrollmentTries,
-      signInTries,
+      signInTries: { accounts: signInTries, addresses: signInAddresses },
       live,
     };
     // Before answering: leases that ran out while the server was down are failed first
@@ -132,6 +137,7 @@ export async function startApp(
     const limits = rateLimiter;
     const tries = enrollmentTries;
     const signIns = signInTries;
+    const signInsByAddress = signInAddresses;
     const events = live;
     const tokens = authenticator;
     return {
@@ -150,6 +156,7 @@ export async function startApp(
         await limits?.close();
         await tries?.close();
         await signIns?.close();
+        await signInsByAddress?.close();
         await tokens?.close();
         await opened.close();
       },
@@ -159,6 +166,7 @@ export async function startApp(
     await rateLimiter?.close().catch(() => {});
     await enrollmentTries?.close().catch(() => {});
     await signInTries?.close().catch(() => {});
+    await signInAddresses?.close().catch(() => {});
     live?.close();
     await authenticator?.close().catch(() => {});
     // The start-up error is the one to report, not a failure to close after it.

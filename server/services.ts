@@ -29,7 +29,7 @@ export interface Services {
   /** Tries at enrolment codes, per address (server/enrollments/tries.ts). */
   enrollmentTries: RateLimit | null;
   /** Console sign-in tries, per account and per address (server/console/routes.ts). */
-  signInTries?: RateLimit | null;
+  signInTries?: { accounts: RateLimit | null; addresses: RateLimit | null };
   /** The console's live changes, per company (server/console/live-events.ts). */
   live: LiveEvents;
 }

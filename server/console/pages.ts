@@ -50,20 +50,19 @@ interface Asset {
 export function consolePages(
   dir = consoleDist,
 ): (request: IncomingMessage, response: ServerResponse) => boolean {
-  const cache = new Map<string, Asset | null>();
+  // Kept once read; a file missing (not built yet) is looked for again on the next request.
+  const cache = new Map<string, Asset>();
   const load = (name: string): Asset | null => {
-    if (!cache.has(name)) {
-      try {
-        const body = readFileSync(`${dir}${name}`);
-        cache.set(name, {
-          body,
-          etag: `"${statSync(`${dir}${name}`).mtimeMs.toString(36)}-${body.length}"`,
-        });
-      } catch {
-        cache.set(name, null);
-      }
+    const kept = cache.get(name);
+    if (kept) return kept;
+    try {
+      const body = readFileSync(`${dir}${name}`);
+      const etag = `"${statSync(`${dir}${name}`).mtimeMs.toString(36)}-${body.length}"`;
+      cache.set(name, { body, etag });
+      return { body, etag };
+    } catch {
+      return null;
     }
-    return cache.get(name)!;
   };
   return (request, response) => {
     const url = request.url ?? '/';

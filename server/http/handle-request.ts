@@ -183,13 +183,13 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   }
   const route = match.route;
   exchange.route = route;
-  // CSRF: a change authorised by the console's cookie, or a sign-in, comes from our pages.
-  if (
-    pipeline.sessions &&
-    request.headers.authorization === undefined &&
-    (route.path.startsWith('/console/') || sessionSecretOf(request) !== undefined)
-  ) {
-    requireSameOrigin(request, pipeline.links);
+  // CSRF: a change authorised by the console's cookie comes from our pages; so does a
+  // sign-in from a browser (one without Origin is no browser, and has no cookie to abuse).
+  if (pipeline.sessions && request.headers.authorization === undefined) {
+    if (sessionSecretOf(request) !== undefined) requireSameOrigin(request, pipeline.links);
+    else if (route.access === 'public' && request.headers.origin !== undefined) {
+      requireSameOrigin(request, pipeline.links);
+    }
   }
   if (route.access === 'public') return run(exchange, match.params, query, noCaller, undefined);
   return andThen(authenticate(pipeline, request), (caller) => {
@@ -312,6 +312,10 @@ function refuseCaller(request: IncomingMessage): never {
 
 function authorize(route: AnyRoute, caller: Caller): void {
   if (route.access === 'public' || route.access === 'token') return;
+  if (route.access === 'session') {
+    if (caller.session) return;
+    throw new HttpError('forbidden', 'This route is for people signed in to the console.');
+  }
   if (caller.permissions.has(route.access.permission)) return;
   const accepted = [route.access.permission, ...(route.access.alsoAccepts ?? [])];
   if (accepted.some((permission) => caller.permissions.has(permission))) return;
