@@ -120,6 +120,7 @@ export async function startApp(
     await idempotency.start();
     rateLimiter = await openRateLimit(config, log);
     authenticator = new TokenAuthenticator(storage, clock);
+    services.tokenCache = authenticator;
     // A change of tokens or companies, whoever made it, drops the tokens kept in memory.
     await authenticator.start(log);
     http.serve({

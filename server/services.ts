@@ -32,4 +32,9 @@ export interface Services {
   signInTries?: { accounts: RateLimit | null; addresses: RateLimit | null };
   /** The console's live changes, per company (server/console/live-events.ts). */
   live: LiveEvents;
+  /**
+   * The tokens kept in memory by this process: a revocation made here drops them at once
+   * (other processes' writes are noticed by the cache's own watch).
+   */
+  tokenCache?: { changed(): void };
 }

@@ -153,6 +153,7 @@ export const tokenRoutes: AnyRoute[] = [
       const own = (await listTokens(db, caller.companyId)).some((t) => t.id === params.token);
       if (!own) throw new NotFound('Token');
       await revokeToken(db, params.token, services.clock.now());
+      services.tokenCache?.changed();
       return noContent();
     },
   }),
