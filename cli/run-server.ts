@@ -53,6 +53,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
   }
   const host = options.host ?? env.SHOPDESK_HOST ?? defaultServerConfig.host;
   const port = options.port ?? env.SHOPDESK_PORT ?? defaultServerConfig.port;
+  await buildConsoleIfMissing();
   let app: App;
   try {
     // startApp takes the port before it opens the database: a busy port creates nothing.
@@ -92,8 +93,8 @@ export async function runServer(options: ServeOptions): Promise<void> {
   print(`ShopDesk API listening on ${app.url}/api/v1`);
   app.services.log.info({ url: `${app.url}/api/v1`, docs }, 'listening');
   if (options.demo) {
-    print(`Console (open it in the browser): ${app.url}/console/`);
     print(`API docs (try it out in the browser): ${docs}`);
+    print(`Console (open it in the browser): ${app.url}/console/`);
     await seedDemo(app.services.storage);
   }
   let stopping = false;
@@ -105,6 +106,21 @@ export async function runServer(options: ServeOptions): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * A fresh clone whose `npm install` did not build the console (scripts turned off) gets it
+ * built here, once: esbuild is a dev dependency, so an install without it serves the API
+ * alone, and the console's pages say how to build them.
+ */
+async function buildConsoleIfMissing(): Promise<void> {
+  const { buildConsole, isConsoleBuilt } = await import('../console/build.ts');
+  if (isConsoleBuilt()) return;
+  try {
+    await buildConsole();
+  } catch (error) {
+    process.stderr.write(`console not built: ${(error as Error).message}\n`);
+  }
 }
 
 /** The operator's mistake in words, for the errors of taking the port. */
@@ -148,12 +164,6 @@ async function seedDemo(storage: Storage): Promise<void> {
     permissions: agentPermissions,
     name: 'demo: print agent',
   });
-  print('');
-  print(`New database: created company ${companyId} "Demo Shop" with warehouse MAIN.`);
-  print('Its tokens, shown this once (TOKEN has every permission, AGENT_TOKEN is for a print');
-  print("agent). Paste these two lines into the shell you run the README's commands in:");
-  print(`TOKEN=${admin.secret}`);
-  print(`AGENT_TOKEN=${agent.secret}`);
   // A console owner with a random password, shown this once like the tokens.
   const password = randomBytes(12).toString('base64url');
   const owner = await createUser(storage.db, {
@@ -162,5 +172,11 @@ async function seedDemo(storage: Storage): Promise<void> {
     role: 'owner',
   });
   await setPassword(storage, storage.db, owner.user.id, password);
+  print('');
+  print(`New database: created company ${companyId} "Demo Shop" with warehouse MAIN.`);
+  print('Its tokens, shown this once (TOKEN has every permission, AGENT_TOKEN is for a print');
+  print("agent). Paste these two lines into the shell you run the README's commands in:");
+  print(`TOKEN=${admin.secret}`);
+  print(`AGENT_TOKEN=${agent.secret}`);
   print(`Console sign-in: E-mail owner@demo.example, Password ${password}`);
 }

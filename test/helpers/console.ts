@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildConsole, distDir } from '../../console/build.ts';
+import { buildConsole, isConsoleBuilt } from '../../console/build.ts';
 import { createUser } from '../../server/console/create-user.ts';
 import { setPassword } from '../../server/console/set-password.ts';
 import type { ConsoleRole } from '../../shared/console.ts';
@@ -8,9 +6,7 @@ import type { Answer, TestServer } from './server.ts';
 
 /** The console as `npm install` builds it: built here when a fresh clone has not yet. */
 export async function ensureConsoleBuilt(): Promise<void> {
-  if (!existsSync(join(distDir, 'app.js')) || !existsSync(join(distDir, 'index.html'))) {
-    await buildConsole();
-  }
+  if (!isConsoleBuilt()) await buildConsole();
 }
 
 export interface ConsoleUser {
