@@ -45,7 +45,8 @@ export const documentRoute = defineRoute({
         'content-type': pdf ? 'application/pdf' : 'application/octet-stream',
         'content-disposition': pdf ? 'inline' : 'attachment',
         'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; sandbox",
+        // A PDF is shown by the browser's viewer, which a sandboxed document cannot load.
+        'content-security-policy': pdf ? "default-src 'none'" : "default-src 'none'; sandbox",
         'cache-control': 'private, no-store',
       },
     };

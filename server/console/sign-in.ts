@@ -32,6 +32,13 @@ export async function signIn(
     return null;
   }
   if (!(await verifyPassword(input.password, user.password_hash))) return null;
+  // The user's sessions that have run out go now: the table holds only live ones and a
+  // few stale ones of people who stopped coming.
+  await db
+    .deleteFrom('console_sessions')
+    .where('user_id', '=', user.id)
+    .where('expires_at', '<=', isoNow(now))
+    .execute();
   const secret = newSecret();
   const expiresAt = isoNow(new Date(now.getTime() + sessionHours * 3_600_000));
   await db
