@@ -60,27 +60,43 @@ function View({ session, path }: { session: Session; path: string }) {
   }
 }
 
+/**
+ * Who was signed in, as this tab last heard (roles and permissions, no secret): the page
+ * renders from it at once while the server is asked again, which saves a round trip before
+ * the first useful paint; the server's answer replaces it, and refuses what it no longer allows.
+ */
+const remembered = 'shopdesk-session';
+
+function remember(session: Session | null): Session | null {
+  if (session) sessionStorage.setItem(remembered, JSON.stringify(session));
+  else sessionStorage.removeItem(remembered);
+  return session;
+}
+
 function App() {
   const path = usePath();
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [session, setSession] = useState<Session | null | undefined>(() => {
+    const kept = sessionStorage.getItem(remembered);
+    return kept ? (JSON.parse(kept) as Session) : undefined;
+  });
   useEffect(() => {
     whenSignedOut(() => {
       closeLive();
-      setSession(null);
+      setSession(remember(null));
     });
     api<{ data: Session }>('GET', '/console/session').then(
-      (answer) => setSession(answer.data),
-      () => setSession(null),
+      (answer) => setSession(remember(answer.data)),
+      () => setSession(remember(null)),
     );
   }, []);
   if (path.startsWith('/console/set-password')) return <SetPasswordPage />;
   if (session === undefined) return <p class="loading">Loading…</p>;
-  if (session === null) return <SignInPage onSignedIn={setSession} />;
+  if (session === null) return <SignInPage onSignedIn={(made) => setSession(remember(made))} />;
   const current = section(path);
   const signOut = async () => {
     await api('DELETE', '/console/session').catch(() => {});
     closeLive();
-    setSession(null);
+    setSession(remember(null));
     navigate('/console/');
   };
   return (

@@ -103,7 +103,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     // The reprint is a new job: its own page, pointing back at the original.
     await expect.poll(() => page.getByTestId('job-state').textContent()).toBe('Waiting to print');
     expect(page.url()).not.toBe(original);
-    expect(await page.getByText('Reprint of').count()).toBe(1);
+    expect(await page.locator('dt', { hasText: 'Reprint of' }).count()).toBe(1);
   });
 
   it('cancels a queued job, by keyboard', async () => {
