@@ -15,16 +15,22 @@ export async function setPasswordWithCode(
   input: { code: string; password: string },
   now = new Date(),
 ): Promise<{ userId: number; email: string }> {
-  const hashed = await hashPassword(input.password);
-  return storage.transaction(db, async (trx) => {
-    const user = await trx
+  const refused = () => new InvalidFields({ code: ['This link has expired or was already used.'] });
+  const live = (found: { setup_expires_at: string | null } | undefined) =>
+    found !== undefined &&
+    (found.setup_expires_at === null || found.setup_expires_at > isoNow(now));
+  const read = (from: Db) =>
+    from
       .selectFrom('console_users')
       .select(['id', 'email', 'setup_expires_at'])
       .where('setup_hash', '=', hashSecret(input.code))
       .executeTakeFirst();
-    if (!user || (user.setup_expires_at !== null && user.setup_expires_at <= isoNow(now))) {
-      throw new InvalidFields({ code: ['This link has expired or was already used.'] });
-    }
+  // The code first: a made-up one costs a read, not a scrypt.
+  if (!live(await read(db))) throw refused();
+  const hashed = await hashPassword(input.password);
+  return storage.transaction(db, async (trx) => {
+    const user = await read(trx);
+    if (!user || !live(user)) throw refused();
     await writePassword(trx, user.id, hashed);
     return { userId: user.id, email: user.email };
   });
