@@ -184,10 +184,11 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   const route = match.route;
   exchange.route = route;
   // CSRF: a change authorised by the console's cookie comes from our pages; so does a
-  // sign-in from a browser (one without Origin is no browser, and has no cookie to abuse).
+  // console sign-in from a browser (one without Origin is no browser, and has no cookie to
+  // abuse). Other public routes stay open to the browser apps CORS lets in.
   if (pipeline.sessions && request.headers.authorization === undefined) {
     if (sessionSecretOf(request) !== undefined) requireSameOrigin(request, pipeline.links);
-    else if (route.access === 'public' && request.headers.origin !== undefined) {
+    else if (request.headers.origin !== undefined && route.path.startsWith('/console/')) {
       requireSameOrigin(request, pipeline.links);
     }
   }
