@@ -67,6 +67,12 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
       expect(await nav(name).count(), name).toBe(1);
     }
     await expectAccessible();
+    // By keyboard: the first stop skips to the page's content; the navigation follows it.
+    await page.locator('body').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Overview');
   });
 
   it('sees an agent come online without a reload', async () => {

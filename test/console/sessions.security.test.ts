@@ -8,6 +8,7 @@ import {
   signIn,
 } from '../helpers/console.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
+import { startTestServer } from '../helpers/server.ts';
 import { createJob, integratorToken, registerAgent } from '../printing/helpers.ts';
 
 /**
@@ -270,6 +271,26 @@ describe.each(['sqlite', 'postgres'] as const)('console sessions on %s', (dialec
     });
     expect(await resumed.nextChange()).not.toBe(second);
     resumed.close();
+  });
+});
+
+describe('the session cookie behind TLS', () => {
+  it('is Secure when the console is reached over https (--public-url)', async () => {
+    const server = await startTestServer({ config: { publicUrl: 'https://shop.example' } });
+    try {
+      const companyId = await server.createCompany();
+      const user = await consoleUser(server, companyId, 'staff');
+      const answer = await consoleRequest(server, 'POST', '/console/session', {
+        body: { email: user.email, password: user.password },
+        origin: 'https://shop.example',
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('set-cookie')).toMatch(
+        /; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/,
+      );
+    } finally {
+      await server.close();
+    }
   });
 });
 
