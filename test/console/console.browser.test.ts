@@ -95,6 +95,12 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     expect(claimed.body.data.id).toBe(job.id);
     await agent.call('POST', `/printing/jobs/${job.id}/confirm`, { printer: 'EPSON' });
     await expect.poll(() => row.textContent(), { timeout: 5000 }).toContain('Printed');
+    // Filtered by state and agent, newest first.
+    await page.getByLabel('State').selectOption('printed');
+    await page.getByLabel('Agent').selectOption(agent.uuid);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.url()).toContain(`agent_id=${agent.uuid}`);
+    await expect.poll(() => page.locator('tr[data-job]').count()).toBe(1);
   });
 
   it('reprints a printed job from its page, with its history and document', async () => {

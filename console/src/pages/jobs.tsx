@@ -49,6 +49,10 @@ export function JobsPage() {
     () => api<Page<Job>>('GET', `/printing/history?${query}`),
     [search, live],
   );
+  const { data: agents } = useLoad(
+    () => api<Page<{ id: string; name: string }>>('GET', '/printing/agents?per_page=100'),
+    [],
+  );
   const apply = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -84,8 +88,15 @@ export function JobsPage() {
           <input name="route" defaultValue={params.get('route') ?? ''} />
         </label>
         <label>
-          Agent id
-          <input name="agent_id" defaultValue={params.get('agent_id') ?? ''} />
+          Agent
+          <select name="agent_id" defaultValue={params.get('agent_id') ?? ''}>
+            <option value="">Any</option>
+            {agents?.data.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.name}
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           Created since
