@@ -8,6 +8,7 @@
  * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
  * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
+ * BENCH_CONSOLE=0 (skip the web console's bench, as BENCH_ONLY does),
  * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does), BENCH_WEBHOOKS=0 (skip
  * the webhook bench, as BENCH_ONLY does), BENCH_AGENT=0 (skip the agent footprint, as BENCH_ONLY
  * does); BENCH_ONLY=Idempotency-Key runs only the writes
@@ -249,6 +250,7 @@ async function main(): Promise<void> {
   await printQueueBench();
   await webhookBench();
   await agentFootprintBench();
+  await consoleBench();
 }
 
 /**
@@ -403,6 +405,18 @@ async function agentFootprintBench(): Promise<void> {
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`bench/agent-footprint.ts exited with ${code}`);
+}
+
+/** The web console: bundle, jobs page, list query, live latency, open streams (bench/console.ts). */
+async function consoleBench(): Promise<void> {
+  const script = fileURLToPath(new URL('./console.ts', import.meta.url));
+  if (process.env.BENCH_CONSOLE === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
+  console.log('\nWeb console (bench/console.ts --jobs 100000 --samples 30 --streams 500):\n');
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/console.ts exited with ${code}`);
 }
 
 if (process.argv.includes('--postgres')) {

@@ -7,6 +7,7 @@ import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerReleaseCommands } from './commands/releases.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerUserCommands } from './commands/users.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 
 /**
@@ -33,6 +34,7 @@ export function buildProgram(hint: () => string = () => ''): Command {
   registerWebhookCommands(program);
   registerEnrollmentCommands(program);
   registerReleaseCommands(program);
+  registerUserCommands(program);
   return program;
 }
 

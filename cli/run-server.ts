@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { type App, startApp } from '../server/app.ts';
 import { createCompany } from '../server/companies/create-company.ts';
 import { countCompanies } from '../server/companies/read-companies.ts';
 import { defaultServerConfig, type LogFormat, webhookPolicyOf } from '../server/config.ts';
+import { createUser } from '../server/console/create-user.ts';
+import { setPassword } from '../server/console/set-password.ts';
 import { parseCorsOrigins } from '../server/http/cors.ts';
 import { parsePublicUrl } from '../server/http/public-origin.ts';
 import { defaultLogFormat } from '../server/log-format.ts';
@@ -52,6 +55,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
   }
   const host = options.host ?? env.SHOPDESK_HOST ?? defaultServerConfig.host;
   const port = options.port ?? env.SHOPDESK_PORT ?? defaultServerConfig.port;
+  await buildConsoleIfMissing();
   let app: App;
   try {
     // startApp takes the port before it opens the database: a busy port creates nothing.
@@ -97,6 +101,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
   app.services.log.info({ url: `${app.url}/api/v1`, docs }, 'listening');
   if (options.demo) {
     print(`API docs (try it out in the browser): ${docs}`);
+    print(`Console (open it in the browser): ${app.url}/console/`);
     await seedDemo(app.services.storage);
   }
   let stopping = false;
@@ -108,6 +113,21 @@ export async function runServer(options: ServeOptions): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/**
+ * A fresh clone whose `npm install` did not build the console (scripts turned off) gets it
+ * built here, once: esbuild is a dev dependency, so an install without it serves the API
+ * alone, and the console's pages say how to build them.
+ */
+async function buildConsoleIfMissing(): Promise<void> {
+  const { buildConsole, isConsoleBuilt } = await import('../console/build.ts');
+  if (isConsoleBuilt()) return;
+  try {
+    await buildConsole();
+  } catch (error) {
+    process.stderr.write(`console not built: ${(error as Error).message}\n`);
+  }
 }
 
 /** The operator's mistake in words, for the errors of taking the port. */
@@ -156,10 +176,19 @@ async function seedDemo(storage: Storage): Promise<void> {
     permissions: agentPermissions,
     name: 'demo: print agent',
   });
+  // A console owner with a random password, shown this once like the tokens.
+  const password = randomBytes(12).toString('base64url');
+  const owner = await createUser(storage.db, {
+    companyId,
+    email: 'owner@demo.example',
+    role: 'owner',
+  });
+  await setPassword(storage, storage.db, owner.user.id, password);
   print('');
   print(`New database: created company ${companyId} "Demo Shop" with warehouse MAIN.`);
   print('Its tokens, shown this once (TOKEN has every permission, AGENT_TOKEN is for a print');
   print("agent). Paste these two lines into the shell you run the README's commands in:");
   print(`TOKEN=${admin.secret}`);
   print(`AGENT_TOKEN=${agent.secret}`);
+  print(`Console sign-in: E-mail owner@demo.example, Password ${password}`);
 }

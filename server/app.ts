@@ -1,5 +1,9 @@
 import pino, { type Logger } from 'pino';
 import type { LogFormat, ServerConfig } from './config.ts';
+import { LiveEvents } from './console/live-events.ts';
+import { consolePages } from './console/pages.ts';
+import { signInTriesPerAddress, signInTriesPerMinute } from './console/routes.ts';
+import { SessionAuthenticator } from './console/session-caller.ts';
 import { enrollmentTriesPerMinute } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
@@ -58,6 +62,9 @@ export async function startApp(
   let storage: Storage | undefined;
   let rateLimiter: RateLimit | null = null;
   let enrollmentTries: RateLimit | null = null;
+  let signInTries: RateLimit | null = null;
+  let signInAddresses: RateLimit | null = null;
+  let live: LiveEvents | undefined;
   let authenticator: TokenAuthenticator | undefined;
   try {
     storage = options.storage ?? openStorage(config.database);
@@ -88,6 +95,13 @@ export async function startApp(
       { ...config, rateLimitPerMinute: enrollmentTriesPerMinute },
       log,
     );
+    // Console sign-in tries, per account and per address, in the same store.
+    signInTries = await openRateLimit({ ...config, rateLimitPerMinute: signInTriesPerMinute }, log);
+    signInAddresses = await openRateLimit(
+      { ...config, rateLimitPerMinute: signInTriesPerAddress },
+      log,
+    );
+    live = new LiveEvents({ storage, printing, log });
     const services: Services = {
       storage,
       outbox,
@@ -98,6 +112,8 @@ export async function startApp(
       idempotency,
       webhooks,
       enrollmentTries,
+      signInTries: { accounts: signInTries, addresses: signInAddresses },
+      live,
     };
     // Before answering: leases that ran out while the server was down are failed first
     // (their events are written then), and the dispatcher sends what the outbox holds.
@@ -106,6 +122,7 @@ export async function startApp(
     await idempotency.start();
     rateLimiter = await openRateLimit(config, log);
     authenticator = new TokenAuthenticator(storage, clock);
+    services.tokenCache = authenticator;
     // A change of tokens or companies, whoever made it, drops the tokens kept in memory.
     await authenticator.start(log);
     http.serve({
@@ -116,10 +133,15 @@ export async function startApp(
       log,
       corsOrigins: config.corsOrigins,
       links: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
+      sessions: new SessionAuthenticator(storage, clock),
+      pages: consolePages(),
     });
     const opened = storage;
     const limits = rateLimiter;
     const tries = enrollmentTries;
+    const signIns = signInTries;
+    const signInsByAddress = signInAddresses;
+    const events = live;
     const tokens = authenticator;
     return {
       url: http.url,
@@ -129,12 +151,15 @@ export async function startApp(
         // The listener first: waiting long-polls are woken by its shutdown signal and answer
         // 204; then the sweeps stop, then the dispatcher (attempts in flight are cut and
         // released), and the database closes last.
+        events.close();
         await http.close();
         await printing.stop();
         await idempotency.stop();
         await webhooks.stop();
         await limits?.close();
         await tries?.close();
+        await signIns?.close();
+        await signInsByAddress?.close();
         await tokens?.close();
         await opened.close();
       },
@@ -143,6 +168,9 @@ export async function startApp(
     await http.close(0);
     await rateLimiter?.close().catch(() => {});
     await enrollmentTries?.close().catch(() => {});
+    await signInTries?.close().catch(() => {});
+    await signInAddresses?.close().catch(() => {});
+    live?.close();
     await authenticator?.close().catch(() => {});
     // The start-up error is the one to report, not a failure to close after it.
     if (storage && !options.storage) await storage.close().catch(() => {});

@@ -1,4 +1,5 @@
 import { connectivityRoutes } from './connectivity/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { documentationRoutes } from './docs/routes.ts';
 import { enrollmentRoutes } from './enrollments/routes.ts';
@@ -24,6 +25,7 @@ export const apiRoutes: AnyRoute[] = [
   ...enrollmentRoutes,
   ...releaseRoutes,
   ...webhookRoutes,
+  ...consoleRoutes,
 ];
 
 export const allRoutes: AnyRoute[] = [...apiRoutes, ...documentationRoutes(apiRoutes)];

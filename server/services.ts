@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.ts';
+import type { LiveEvents } from './console/live-events.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import type { IdempotencyService } from './idempotency/service.ts';
 import type { PrintingService } from './printing/service.ts';
@@ -27,4 +28,13 @@ export interface Services {
   webhooks: WebhookService;
   /** Tries at enrolment codes, per address (server/enrollments/tries.ts). */
   enrollmentTries: RateLimit | null;
+  /** Console sign-in tries, per account and per address (server/console/routes.ts). */
+  signInTries?: { accounts: RateLimit | null; addresses: RateLimit | null };
+  /** The console's live changes, per company (server/console/live-events.ts). */
+  live: LiveEvents;
+  /**
+   * The tokens kept in memory by this process: a revocation made here drops them at once
+   * (other processes' writes are noticed by the cache's own watch).
+   */
+  tokenCache?: { changed(): void };
 }

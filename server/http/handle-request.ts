@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pino, { type Logger } from 'pino';
 import type { LingerLimits } from '../config.ts';
+import { type SessionAuthenticator, sessionSecretOf } from '../console/session-caller.ts';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
 import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
@@ -20,6 +21,7 @@ import { parseQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
 import type { Router } from './router.ts';
+import { requireSameOrigin } from './same-origin.ts';
 import { parseOrThrow } from './validation.ts';
 
 export interface Pipeline extends ContextSources {
@@ -29,6 +31,10 @@ export interface Pipeline extends ContextSources {
   corsOrigins?: readonly string[];
   /** How long a body answered before it was read is still read (server/http/linger.ts). */
   linger?: LingerLimits;
+  /** The web console's signed-in people (their session cookie); none: cookies are ignored. */
+  sessions?: SessionAuthenticator;
+  /** Answers what is not the API (the console's pages, `/`): true when it did. */
+  pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
 
 const infoLevel = pino.levels.values.info!;
@@ -90,6 +96,7 @@ export function handleRequest(
   request: IncomingMessage,
   response: ServerResponse,
 ): void {
+  if (pipeline.pages?.(request, response)) return;
   const exchange = new Exchange(pipeline, request, response);
   let reply: MaybePromise<Reply>;
   try {
@@ -205,6 +212,15 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   }
   const route = match.route;
   exchange.route = route;
+  // CSRF: a change authorised by the console's cookie comes from our pages; so does a
+  // console sign-in from a browser (one without Origin is no browser, and has no cookie to
+  // abuse). Other public routes stay open to the browser apps CORS lets in.
+  if (pipeline.sessions && request.headers.authorization === undefined) {
+    if (sessionSecretOf(request) !== undefined) requireSameOrigin(request, pipeline.links);
+    else if (request.headers.origin !== undefined && route.path.startsWith('/console/')) {
+      requireSameOrigin(request, pipeline.links);
+    }
+  }
   if (route.access === 'public') return run(exchange, match.params, query, noCaller, undefined);
   return andThen(authenticate(pipeline, request), (caller) => {
     exchange.caller = caller;
@@ -301,7 +317,15 @@ function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromis
     throw new HttpError('bad_request', 'Send one Authorization header, not several.');
   }
   const bearer = bearerOf(request);
-  if (!bearer) return refuseCaller(request);
+  if (!bearer) {
+    // No token: a person signed in to the console, by the session's cookie.
+    const session = pipeline.sessions ? sessionSecretOf(request) : undefined;
+    if (session === undefined) return refuseCaller(request);
+    return pipeline.sessions!.authenticate(session).then((caller) => {
+      if (caller) return caller;
+      throw new HttpError('unauthenticated', 'The session has ended: sign in again.');
+    });
+  }
   return andThen(
     pipeline.authenticator.authenticate(bearer, { connection: request.socket }),
     (caller) => caller ?? refuseCaller(request),
@@ -324,6 +348,10 @@ function refuseCaller(request: IncomingMessage): never {
 
 function authorize(route: AnyRoute, caller: Caller): void {
   if (route.access === 'public' || route.access === 'token') return;
+  if (route.access === 'session') {
+    if (caller.session) return;
+    throw new HttpError('forbidden', 'This route is for people signed in to the console.');
+  }
   if (caller.permissions.has(route.access.permission)) return;
   const accepted = [route.access.permission, ...(route.access.alsoAccepts ?? [])];
   if (accepted.some((permission) => caller.permissions.has(permission))) return;

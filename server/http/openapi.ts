@@ -178,6 +178,7 @@ function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query'): u
 function permissionText(route: AnyRoute): string {
   if (route.access === 'public') return 'Public: no token.';
   if (route.access === 'token') return 'Needs a valid token; no permission.';
+  if (route.access === 'session') return 'Needs a console session (its cookie); no token.';
   const all = [route.access.permission, ...(route.access.alsoAccepts ?? [])];
   return `Permission: \`${all.join('` or `')}\`.`;
 }

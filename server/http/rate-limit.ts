@@ -29,9 +29,11 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * may share one company token, and each has its own budget (docs/http.md#rate-limit).
  */
 export function rateLimitKey(
-  caller: Pick<Caller, 'tokenId' | 'permissions'>,
+  caller: Pick<Caller, 'tokenId' | 'permissions' | 'session'>,
   agentIdHeader: string | string[] | undefined,
 ): string {
+  // A console user: their own budget, whichever session (tokens' counters are numbers).
+  if (caller.session) return `user:${caller.session.userId}`;
   if (
     typeof agentIdHeader === 'string' &&
     uuid.test(agentIdHeader) &&

@@ -9,10 +9,16 @@ import type { Caller } from '../tokens/authenticate.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call a route: nobody needs a token (`public`), any valid token (`token`), or a
- * token holding one of the permissions listed (the first is the one docs/reference.md names).
+ * Who may call a route: nobody needs a token (`public`), any valid token (`token`), a person
+ * signed in to the web console (`session`: its cookie; a token is refused), or a token (or
+ * a person) holding one of the permissions listed (the first is the one docs/reference.md
+ * names).
  */
-export type Access = 'public' | 'token' | { permission: Permission; alsoAccepts?: Permission[] };
+export type Access =
+  | 'public'
+  | 'token'
+  | 'session'
+  | { permission: Permission; alsoAccepts?: Permission[] };
 
 export interface Reply {
   status: number;

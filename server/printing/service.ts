@@ -44,13 +44,18 @@ export class PrintingService {
   readonly agents = new AgentIdentities();
   readonly #longPolls: LongPolls;
   readonly #deps: PrintingDeps;
+  readonly #jobListeners = new Set<(companyId: number) => void>();
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<SweepResult> | undefined;
 
   constructor(deps: PrintingDeps) {
     this.#deps = deps;
-    const changes = new PrintJobChanges(deps.outbox, (companyId, route) =>
-      this.notifier.jobQueued(companyId, route),
+    const changes = new PrintJobChanges(
+      deps.outbox,
+      (companyId, route) => this.notifier.jobQueued(companyId, route),
+      (companyId) => {
+        for (const listener of this.#jobListeners) listener(companyId);
+      },
     );
     this.store = openQueueStore(deps.storage, changes);
     this.notifier = this.store.openNotifier(deps.log);
@@ -120,6 +125,12 @@ export class PrintingService {
   /** Whether the agent is still registered to its company, read now (never cached). */
   agentStillRegistered(db: Db, agent: AgentRef): Promise<boolean> {
     return this.agents.stillRegistered(db, agent);
+  }
+
+  /** Calls `listener` after each committed change of a job made by this process. */
+  onJobChange(listener: (companyId: number) => void): () => void {
+    this.#jobListeners.add(listener);
+    return () => this.#jobListeners.delete(listener);
   }
 
   /** What an agent's `online` is measured against: now, and the heartbeat interval. */

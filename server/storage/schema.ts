@@ -1,3 +1,4 @@
+import type { ConsoleTables } from './tables/console.ts';
 import type { CoreTables } from './tables/core.ts';
 import type { CustomerTables } from './tables/customers.ts';
 import type { FleetTables } from './tables/fleet.ts';
@@ -22,4 +23,5 @@ export interface Database
     PrintingTables,
     IdempotencyTables,
     WebhookTables,
-    FleetTables {}
+    FleetTables,
+    ConsoleTables {}

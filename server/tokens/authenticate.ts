@@ -17,6 +17,19 @@ export interface Caller {
   expiresAt: string | null;
   /** The one print agent (lower-case uuid) this token may act as; null: any of the company's. */
   agentUuid: string | null;
+  /**
+   * Set when a person signed in to the console calls, with the session's cookie instead of
+   * a token (server/console/session-caller.ts); `tokenId` is then 0.
+   */
+  session?: ConsoleCaller;
+}
+
+/** The console user behind a session. */
+export interface ConsoleCaller {
+  sessionId: number;
+  userId: number;
+  email: string;
+  role: 'owner' | 'manager' | 'staff';
 }
 
 /** The token a request sends (`Authorization: Bearer <token>`), if it sends one. */

@@ -73,6 +73,12 @@ describe('serve', () => {
       expect(first.stdout().split('\n')[1]).toBe(
         `API docs (try it out in the browser): ${first.url}/api/v1/docs`,
       );
+      expect(first.stdout().split('\n')[2]).toBe(
+        `Console (open it in the browser): ${first.url}/console/`,
+      );
+      expect(first.stdout()).toMatch(
+        /^Console sign-in: E-mail owner@demo\.example, Password \S{16}$/m,
+      );
       const warehouses = new BetterSqlite3(db, { readonly: true });
       try {
         expect(warehouses.prepare('select company_id, code from warehouses').all()).toEqual([
@@ -110,8 +116,9 @@ describe('serve', () => {
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
       expect(second.stdout()).not.toMatch(/sd_/);
-      // The URL, the docs, and how to issue a token now that the first ones are not shown.
-      expect(second.stdout().trim().split('\n')).toHaveLength(3);
+      // The URL, the docs, the console, and how to issue a token now that the first ones are
+      // not shown.
+      expect(second.stdout().trim().split('\n')).toHaveLength(4);
       expect(second.stdout()).toContain('npx shopdesk token create --company 1');
       expect(countRows(db).companies).toBe(1);
       expect(countRows(db).tokens).toBe(2);

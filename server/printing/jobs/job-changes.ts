@@ -24,10 +24,17 @@ const webhookEvents: Record<JobChangeKind, WebhookEventType | undefined> = {
 export class PrintJobChanges implements JobChanges {
   readonly #outbox: WebhookOutbox;
   readonly #wake: (companyId: number, route: string) => void;
+  /** Any committed change of a company's jobs (the console's live pages listen). */
+  readonly #changed: ((companyId: number) => void) | undefined;
 
-  constructor(outbox: WebhookOutbox, wake: (companyId: number, route: string) => void) {
+  constructor(
+    outbox: WebhookOutbox,
+    wake: (companyId: number, route: string) => void,
+    changed?: (companyId: number) => void,
+  ) {
     this.#outbox = outbox;
     this.#wake = wake;
+    this.#changed = changed;
   }
 
   recordedInCommit(db: Db, companyId: number, kind: JobChangeKind): boolean | Promise<boolean> {
@@ -48,5 +55,6 @@ export class PrintJobChanges implements JobChanges {
 
   committed({ row }: JobChange): void {
     if (row.status === 'queued') this.#wake(row.company_id, row.route);
+    this.#changed?.(row.company_id);
   }
 }

@@ -1,0 +1,134 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api, can, type Page, type Session } from '../api.ts';
+import { useLiveVersion } from '../live.ts';
+import { useLoad } from '../load.ts';
+import { printerStates, reasonInWords, when } from '../words.ts';
+
+interface Printer {
+  name: string;
+  is_default: boolean;
+  state: string;
+  reasons: string[];
+  message: string | null;
+}
+
+interface Agent {
+  id: string;
+  name: string;
+  hostname: string;
+  platform: string;
+  version: string;
+  printers: Printer[];
+  paused: boolean;
+  online: boolean;
+  last_seen_at: string | null;
+  routes: { name: string; printer: string; enabled: boolean }[];
+}
+
+export function AgentsPage({ session }: { session: Session }) {
+  const live = useLiveVersion();
+  const { data, error } = useLoad(
+    () => api<Page<Agent>>('GET', '/printing/agents?per_page=100'),
+    [live],
+  );
+  return (
+    <>
+      <h1>Agents</h1>
+      {can(session, 'printing.agents.write') && <EnrolAgent />}
+      {error && <p role="alert">{error}</p>}
+      {data && data.data.length === 0 && <p>No agent has connected yet.</p>}
+      {data?.data.map((agent) => (
+        <section
+          key={agent.id}
+          class="agent"
+          aria-labelledby={`agent-${agent.id}`}
+          data-agent={agent.id}
+        >
+          <h2 id={`agent-${agent.id}`}>
+            {agent.name}{' '}
+            <span class={agent.online ? 'badge ok' : 'badge off'} data-testid="agent-presence">
+              {agent.online ? 'Online' : 'Offline'}
+            </span>
+            {agent.paused && <span class="badge off">Paused</span>}
+          </h2>
+          <p>
+            {agent.hostname} · {agent.platform} · version {agent.version} · last seen{' '}
+            {when(agent.last_seen_at)}
+          </p>
+          <h3>Routes</h3>
+          {agent.routes.length === 0 ? (
+            <p>No routes.</p>
+          ) : (
+            <ul>
+              {agent.routes.map((route) => (
+                <li key={route.name}>
+                  {route.name} → {route.printer || 'the default printer'}
+                  {!route.enabled && ' (off)'}
+                </li>
+              ))}
+            </ul>
+          )}
+          <h3>Printers</h3>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Printer</th>
+                <th scope="col">State</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {agent.printers.map((printer) => (
+                <tr key={printer.name}>
+                  <td>
+                    {printer.name}
+                    {printer.is_default && ' (default)'}
+                  </td>
+                  <td>{printerStates[printer.state] ?? printer.state}</td>
+                  <td>
+                    {[...printer.reasons.map(reasonInWords), printer.message]
+                      .filter(Boolean)
+                      .join(', ') || '—'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ))}
+    </>
+  );
+}
+
+/** Makes an enrolment code to type into a new agent's setup (or `shopdesk agent enroll`). */
+function EnrolAgent() {
+  const [code, setCode] = useState<{ code: string; expires_at: string } | null>(null);
+  const [error, setError] = useState('');
+  const make = async () => {
+    setError('');
+    try {
+      const answer = await api<{ data: { code: string; expires_at: string } }>(
+        'POST',
+        '/printing/enrollments',
+        { name: 'From the console' },
+      );
+      setCode(answer.data);
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : String(failure));
+    }
+  };
+  return (
+    <div class="enrol">
+      <button type="button" onClick={make}>
+        Enrol an agent
+      </button>
+      {error && <p role="alert">{error}</p>}
+      {code && (
+        <p role="status">
+          Enrolment code: <code data-testid="enrolment-code">{code.code}</code>. Type it into the
+          agent's setup on the new computer before {when(code.expires_at)}. It works once.
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,109 @@
+import type { Logger } from 'pino';
+import type { PrintingService } from '../printing/service.ts';
+import type { Storage } from '../storage/database.ts';
+import { readCompanyVersion } from './read-company-version.ts';
+
+type Listener = (version: string) => void;
+
+interface Watched {
+  listeners: Set<Listener>;
+  version: string | undefined;
+  reading: boolean;
+  again: boolean;
+}
+
+/**
+ * What the console's live pages listen to (`GET /events/stream`): per company, a version
+ * (read-company-version.ts) announced to every open stream when it changes; the page then
+ * reads what it shows again through the API.
+ *
+ * Woken two ways: at once by this process's own job changes (`PrintingService.onJobChange`,
+ * the same commit hook that wakes waiting agents), and by a poll every `pollMs` while a
+ * company has streams open. The poll is what carries the other instances' changes on
+ * PostgreSQL and the CLI's on SQLite, and what sees an agent fall offline (no write marks
+ * that: its heartbeat simply stops). One poll per company, however many streams it has:
+ * 500 open consoles of one company cost one read every `pollMs`.
+ */
+export class LiveEvents {
+  readonly #storage: Storage;
+  readonly #printing: PrintingService;
+  readonly #log: Logger;
+  readonly #pollMs: number;
+  readonly #companies = new Map<number, Watched>();
+  #timer: NodeJS.Timeout | undefined;
+  #stopJobs: (() => void) | undefined;
+
+  constructor(deps: { storage: Storage; printing: PrintingService; log: Logger; pollMs?: number }) {
+    this.#storage = deps.storage;
+    this.#printing = deps.printing;
+    this.#log = deps.log;
+    this.#pollMs = deps.pollMs ?? 250;
+  }
+
+  /** Listens to `listener` with each new version of the company's; returns the stop. */
+  subscribe(companyId: number, listener: Listener): () => void {
+    let watched = this.#companies.get(companyId);
+    if (!watched) {
+      watched = { listeners: new Set(), version: undefined, reading: false, again: false };
+      this.#companies.set(companyId, watched);
+    }
+    watched.listeners.add(listener);
+    this.#start();
+    return () => {
+      watched.listeners.delete(listener);
+      if (watched.listeners.size === 0) this.#companies.delete(companyId);
+      if (this.#companies.size === 0) this.#stop();
+    };
+  }
+
+  /** The company's version now (the first event of a stream, and a resumed one's check). */
+  current(companyId: number): Promise<string> {
+    return readCompanyVersion(this.#storage.db, companyId, this.#printing.presence());
+  }
+
+  close(): void {
+    this.#companies.clear();
+    this.#stop();
+  }
+
+  #start(): void {
+    if (this.#timer) return;
+    this.#stopJobs = this.#printing.onJobChange((companyId) => this.#check(companyId));
+    this.#timer = setInterval(() => {
+      for (const companyId of this.#companies.keys()) this.#check(companyId);
+    }, this.#pollMs);
+    this.#timer.unref();
+  }
+
+  #stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#stopJobs?.();
+    this.#stopJobs = undefined;
+  }
+
+  /** Reads the version; a check asked for while one runs runs once more after it. */
+  #check(companyId: number): void {
+    const watched = this.#companies.get(companyId);
+    if (!watched) return;
+    if (watched.reading) {
+      watched.again = true;
+      return;
+    }
+    watched.reading = true;
+    this.current(companyId)
+      .then((version) => {
+        if (version === watched.version) return;
+        watched.version = version;
+        for (const listener of watched.listeners) listener(version);
+      })
+      .catch((error: unknown) => this.#log.warn({ err: error }, 'console events: read failed'))
+      .finally(() => {
+        watched.reading = false;
+        if (watched.again) {
+          watched.again = false;
+          this.#check(companyId);
+        }
+      });
+  }
+}

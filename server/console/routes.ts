@@ -1,0 +1,19 @@
+import type { AnyRoute } from '../http/route.ts';
+import { documentRoute, overviewRoute, streamRoute } from './page-routes.ts';
+import { sessionRoutes } from './session-routes.ts';
+import { tokenRoutes, userRoutes } from './team-routes.ts';
+
+export { signInTriesPerAddress, signInTriesPerMinute } from './person-routes.ts';
+
+/**
+ * The console's routes: its own (hidden from the API document: they serve its pages and
+ * take only a signed-in person), and the live stream (documented: tokens may use it too).
+ */
+export const consoleRoutes: AnyRoute[] = [
+  ...sessionRoutes,
+  ...userRoutes,
+  ...tokenRoutes,
+  overviewRoute,
+  documentRoute,
+  streamRoute,
+];

@@ -1,0 +1,206 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousViolations } from '../helpers/axe.ts';
+import { launchChromium } from '../helpers/chromium.ts';
+import {
+  type ConsoleUser,
+  consoleRequest,
+  consoleUser,
+  ensureConsoleBuilt,
+} from '../helpers/console.ts';
+import { type Instances, startInstances } from '../helpers/instances.ts';
+import { createJob, integratorToken, registerAgent, type TestAgent } from '../printing/helpers.ts';
+
+/**
+ * The console in a real Chromium, as a shop manager uses it: signed in on one instance
+ * while the agent and the shop system talk to the other (PostgreSQL: two instances of one
+ * database; SQLite: the one instance). Every page is checked with axe-core.
+ */
+describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s', (dialect) => {
+  let browser: Browser;
+  let instances: Instances;
+  let companyId: number;
+  let owner: ConsoleUser;
+  let staff: ConsoleUser;
+  let integrator: string;
+  let context: BrowserContext;
+  let page: Page;
+  let agent: TestAgent;
+
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    browser = await launchChromium();
+    instances = await startInstances(dialect);
+    companyId = await instances.one.createCompany('Browser Shop');
+    owner = await consoleUser(instances.one, companyId, 'owner');
+    staff = await consoleUser(instances.one, companyId, 'staff');
+    integrator = await integratorToken(instances.two, companyId);
+    context = await browser.newContext();
+    page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await instances?.close();
+  });
+
+  async function expectAccessible(): Promise<void> {
+    expect(await seriousViolations(page)).toEqual([]);
+  }
+
+  const nav = (name: string) =>
+    page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
+
+  it('signs in by keyboard alone, on a page without an accessibility fault', async () => {
+    await page.goto(`${instances.one.url}/`);
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Sign in to ShopDesk' }).count())
+      .toBe(1);
+    await expectAccessible();
+    await page.getByLabel('E-mail').focus();
+    await page.keyboard.type(owner.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(owner.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    for (const name of ['Overview', 'Jobs', 'Agents', 'Templates', 'Tokens', 'Webhooks']) {
+      expect(await nav(name).count(), name).toBe(1);
+    }
+    await expectAccessible();
+    // By keyboard: the first stop skips to the page's content; the navigation follows it.
+    await page.locator('body').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Overview');
+  });
+
+  it('sees an agent come online without a reload', async () => {
+    await expect.poll(() => page.getByTestId('agents-online').textContent()).toBe('0');
+    agent = await registerAgent(instances.two, companyId, ['receipts']);
+    await expect
+      .poll(() => page.getByTestId('agents-online').textContent(), { timeout: 5000 })
+      .toBe('1');
+  });
+
+  it('shows a job created by the API, and its turn to printed, without a reload', async () => {
+    await nav('Jobs').click();
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    await expectAccessible();
+    const job = await createJob(instances.two, integrator, { title: 'Receipt 77' });
+    const row = page.locator(`tr[data-job="${job.id}"]`);
+    await row.waitFor({ timeout: 5000 });
+    expect(await row.textContent()).toContain('Waiting to print');
+    const claimed = await agent.next();
+    expect(claimed.body.data.id).toBe(job.id);
+    await agent.call('POST', `/printing/jobs/${job.id}/confirm`, { printer: 'EPSON' });
+    await expect.poll(() => row.textContent(), { timeout: 5000 }).toContain('Printed');
+    // Filtered by state and agent, newest first.
+    await page.getByLabel('State').selectOption('printed');
+    await page.getByLabel('Agent').selectOption(agent.uuid);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.url()).toContain(`agent_id=${agent.uuid}`);
+    await expect.poll(() => page.locator('tr[data-job]').count()).toBe(1);
+  });
+
+  it('reprints a printed job from its page, with its history and document', async () => {
+    const printed = page.locator('tr', { hasText: 'Printed' }).first().getByRole('link');
+    await printed.click();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    const original = page.url();
+    expect(await page.getByTestId('job-state').textContent()).toBe('Printed');
+    await page.getByText('Hello, printer').waitFor();
+    await expectAccessible();
+    await page.getByRole('button', { name: 'Reprint' }).click();
+    // The reprint is a new job: its own page, pointing back at the original.
+    await expect.poll(() => page.getByTestId('job-state').textContent()).toBe('Waiting to print');
+    expect(page.url()).not.toBe(original);
+    expect(await page.locator('dt', { hasText: 'Reprint of' }).count()).toBe(1);
+  });
+
+  it('cancels a queued job, by keyboard', async () => {
+    // The agent is busy with the reprint: take it first so that the new job stays queued.
+    const reprint = await agent.next();
+    expect(reprint.status).toBe(200);
+    const job = await createJob(instances.two, integrator, { title: 'Label 5' });
+    await page.goto(`${instances.one.url}/console/jobs/${job.id}`);
+    await page.getByRole('button', { name: 'Cancel' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('job-state').textContent()).toBe('Cancelled');
+    expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(1);
+  });
+
+  it('lists agents with their printers, and makes an enrolment code', async () => {
+    await nav('Agents').click();
+    await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    expect(await page.getByTestId('agent-presence').first().textContent()).toBe('Online');
+    await page.getByRole('button', { name: 'Enrol an agent' }).click();
+    const code = await page.getByTestId('enrolment-code').textContent();
+    expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    await expectAccessible();
+  });
+
+  it('says templates are not available on a server without them', async () => {
+    await nav('Templates').click();
+    await page.getByTestId('templates-unavailable').waitFor();
+    await expectAccessible();
+  });
+
+  it('creates a token, shows its secret once, and revokes it', async () => {
+    await nav('Tokens').click();
+    await page.getByRole('heading', { name: 'New token' }).waitFor();
+    await page.getByLabel('Name').fill('Till system');
+    await page.getByRole('checkbox', { name: 'printing.jobs.create' }).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await page.getByTestId('token-secret').textContent())!;
+    expect(secret).toMatch(/^sd_/);
+    expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(1);
+    await expectAccessible();
+    // The token works, until revoked here.
+    expect((await instances.two.request('GET', '/me', { token: secret })).status).toBe(200);
+    await page.getByRole('button', { name: 'Revoke Till system' }).click();
+    await expect
+      .poll(() => page.locator('tr[data-token="Till system"]').textContent())
+      .toContain('Revoked');
+    await expect
+      .poll(async () => (await instances.two.request('GET', '/me', { token: secret })).status)
+      .toBe(401);
+  });
+
+  it('shows the webhooks page', async () => {
+    await nav('Webhooks').click();
+    await page.getByText('No webhook endpoint yet.').waitFor();
+    await expectAccessible();
+  });
+
+  it('signs out, and the session ends on the other instance too', async () => {
+    const cookie = (await context.cookies()).find((c) => c.name === 'shopdesk_session')!;
+    const header = `${cookie.name}=${cookie.value}`;
+    expect(
+      (await consoleRequest(instances.two, 'GET', '/console/session', { cookie: header })).status,
+    ).toBe(200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to ShopDesk' }).waitFor();
+    expect(
+      (await consoleRequest(instances.two, 'GET', '/console/session', { cookie: header })).status,
+    ).toBe(401);
+  });
+
+  it('shows staff no Tokens, Webhooks nor enrolment, and refuses the Tokens page', async () => {
+    const staffContext = await browser.newContext();
+    const staffPage = await staffContext.newPage();
+    await staffPage.goto(`${instances.one.url}/console/`);
+    await staffPage.getByLabel('E-mail').fill(staff.email);
+    await staffPage.getByLabel('Password').fill(staff.password);
+    await staffPage.getByRole('button', { name: 'Sign in' }).click();
+    await staffPage.getByRole('heading', { name: 'Overview' }).waitFor();
+    const links = staffPage.getByRole('navigation', { name: 'Console' }).getByRole('link');
+    expect(await links.allTextContents()).toEqual(['Overview', 'Jobs', 'Agents', 'Templates']);
+    await staffPage.goto(`${instances.one.url}/console/agents`);
+    await staffPage.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    expect(await staffPage.getByRole('button', { name: 'Enrol an agent' }).count()).toBe(0);
+    await staffPage.goto(`${instances.one.url}/console/tokens`);
+    await staffPage.getByText('You do not have access to this page.').waitFor();
+    await staffContext.close();
+  });
+});

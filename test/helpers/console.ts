@@ -1,0 +1,74 @@
+import { buildConsole, isConsoleBuilt } from '../../console/build.ts';
+import { createUser } from '../../server/console/create-user.ts';
+import { setPassword } from '../../server/console/set-password.ts';
+import type { ConsoleRole } from '../../shared/console.ts';
+import type { Answer, TestServer } from './server.ts';
+
+/** The console as `npm install` builds it: built here when a fresh clone has not yet. */
+export async function ensureConsoleBuilt(): Promise<void> {
+  if (!isConsoleBuilt()) await buildConsole();
+}
+
+export interface ConsoleUser {
+  id: number;
+  email: string;
+  password: string;
+}
+
+let made = 0;
+
+/** A console user of the company with a password set. */
+export async function consoleUser(
+  server: TestServer,
+  companyId: number,
+  role: ConsoleRole,
+): Promise<ConsoleUser> {
+  const email = `${role}-${++made}-${process.pid}@shop.example`;
+  const password = `correct horse ${made} battery`;
+  const storage = server.app.services.storage;
+  const { user } = await createUser(storage.db, { companyId, email, role });
+  await setPassword(storage, storage.db, user.id, password);
+  return { id: user.id, email, password };
+}
+
+/**
+ * A request as the console's page makes it: the session cookie, and `Origin` of the
+ * server itself on everything (`origin: null` leaves it out; a string sends that one).
+ */
+export async function consoleRequest(
+  server: TestServer,
+  method: string,
+  path: string,
+  options: { cookie?: string; body?: unknown; origin?: string | null } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.cookie) headers.cookie = options.cookie;
+  const origin = options.origin === undefined ? server.url : options.origin;
+  if (origin !== null) headers.origin = origin;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${server.api}${path}`, {
+    method,
+    headers,
+    ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  const json = (response.headers.get('content-type') ?? '').includes('json');
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: json && text ? JSON.parse(text) : text,
+  };
+}
+
+/** Signs in; the session's cookie (`shopdesk_session=…`). */
+export async function signIn(
+  server: TestServer,
+  user: { email: string; password: string },
+): Promise<string> {
+  const answer = await consoleRequest(server, 'POST', '/console/session', {
+    body: { email: user.email, password: user.password },
+  });
+  if (answer.status !== 200)
+    throw new Error(`sign-in: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.headers.get('set-cookie')!.split(';')[0]!;
+}
