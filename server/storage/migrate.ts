@@ -14,6 +14,7 @@ import * as customerRoles from './migrations/012_customer_roles.ts';
 import * as movementsUnindexed from './migrations/013_movements_unindexed.ts';
 import * as tokenNotices from './migrations/014_token_notices.ts';
 import * as agentFleet from './migrations/019_agent_fleet.ts';
+import * as templates from './migrations/020_templates.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '013_movements_unindexed': movementsUnindexed,
   '014_token_notices': tokenNotices,
   '019_agent_fleet': agentFleet,
+  '020_templates': templates,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

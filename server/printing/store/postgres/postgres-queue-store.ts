@@ -8,6 +8,7 @@ import { extendLeases } from '../common/extend-leases.ts';
 import { failJob } from '../common/fail-job.ts';
 import { giveBackClaim } from '../common/give-back-claim.ts';
 import { listJobs, queuedRoutes, readJob, readTrail } from '../common/read-jobs.ts';
+import { readContent, recordRendering } from '../common/record-rendering.ts';
 import { requeueJob } from '../common/requeue-job.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { sweepJobs } from '../common/sweep-jobs.ts';
@@ -21,6 +22,7 @@ import type {
   LeaseExtension,
   NewJob,
   PrintQueueStore,
+  Rendered,
   Reprint,
   Requeue,
 } from '../queue-store.ts';
@@ -94,6 +96,14 @@ export class PostgresQueueStore implements PrintQueueStore {
 
   read(db: Db, companyId: number, jobId: number) {
     return readJob(db, companyId, jobId);
+  }
+
+  content(db: Db, companyId: number, jobId: number) {
+    return readContent(db, companyId, jobId);
+  }
+
+  recordRendering(db: Db, rendered: Rendered) {
+    return recordRendering(db, rendered);
   }
 
   trail(db: Db, jobId: number) {
