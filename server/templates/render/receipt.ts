@@ -34,8 +34,11 @@ const codepageOf = (profile: PrinterProfile): Codepage => profile.codepage ?? 'c
 export function receiptToPrinter(document: string, profile: PrinterProfile): Buffer {
   const encoding = codepageOf(profile);
   const star = profile.language === 'starprnt';
+  const base = receiptline.commands[star ? 'starsbcs' : 'escpos'];
+  // `cut: false` (a printer without a cutter) drops the template's own cuts (`=`) too.
+  const command = profile.cut === false ? { ...base, cut: () => '' } : base;
   const commands = receiptline.transform(toCodepage(document, encoding, escapeReceiptLine), {
-    command: star ? 'starsbcs' : 'escpos',
+    command,
     cpl: columnsOf(profile),
     encoding,
     cutting: profile.cut ?? true,
