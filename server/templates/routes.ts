@@ -66,7 +66,6 @@ export const templateRoutes: AnyRoute[] = [
     description: `Extension. Its version 1. \`name\`: unique among the company's templates, the syntax of a route's name (422 when taken). ${liquidNote}`,
     tag,
     body: createTemplateBody,
-    idempotent: true,
     responses: {
       201: { ...one, description: 'Created.', headers: { Location: 'URL of the template.' } },
     },
@@ -105,7 +104,6 @@ export const templateRoutes: AnyRoute[] = [
     tag,
     params: templateParams,
     body: updateTemplateBody,
-    idempotent: true,
     responses: { 200: one },
     async handler({ params, body, caller, services, db }) {
       const template = await updateTemplate(
