@@ -1,3 +1,4 @@
+import iconv from 'iconv-lite';
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
 import type { SheetSize } from '../../../shared/printer-profiles.ts';
@@ -32,7 +33,8 @@ export function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer
     autoFirstPage: false,
     info: { Producer: 'ShopDesk', Creator: 'ShopDesk' },
   });
-  document.registerFont('mono', monoFontFile);
+  const font = fontFor(svg);
+  if (font === 'mono') document.registerFont('mono', monoFontFile);
   const chunks: Buffer[] = [];
   document.on('data', (chunk: Buffer) => chunks.push(chunk));
   const ended = new Promise<Buffer>((resolve, reject) => {
@@ -50,12 +52,23 @@ export function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer
       width: contentWidth,
       height: contentHeight,
       preserveAspectRatio: 'xMinYMin meet',
-      fontCallback: () => 'mono',
+      fontCallback: () => font,
     });
     document.restore();
   }
   document.end();
   return ended;
+}
+
+/**
+ * The PDF's font: the PDF standard Courier when every character is in its encoding
+ * (WinAnsi, which is cp1252), else the project's DejaVu Sans Mono, embedded. Both are
+ * monospaced at 0.6 em, ReceiptLine's grid. Courier is preferred because it is text that
+ * survives being printed to PDF again: cups-pdf runs a PDF through Ghostscript, which keeps
+ * a standard font's text readable (pdftotext) and turns an embedded subset's into glyph ids.
+ */
+function fontFor(svg: string): 'Courier' | 'mono' {
+  return iconv.decode(iconv.encode(svg, 'cp1252'), 'cp1252') === svg ? 'Courier' : 'mono';
 }
 
 /** Sheet sizes in points (ISO 216, US). */
