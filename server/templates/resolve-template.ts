@@ -1,6 +1,23 @@
 import { unknownReference } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
 import type { VersionRow } from './records.ts';
+
+// Compiled once (prepared): every job made from a template runs one of these.
+const latestVersion = (by: 't.id' | 't.name') =>
+  prepared((db, p: { companyId: number; template: string | number }) =>
+    db
+      .selectFrom('print_templates as t')
+      .innerJoin('print_template_versions as v', (join) =>
+        join.onRef('v.template_id', '=', 't.id').onRef('v.version', '=', 't.version'),
+      )
+      .selectAll('v')
+      .where('t.company_id', '=', p.companyId)
+      .where('t.deleted_at', 'is', null)
+      .where(by, '=', p.template as never),
+  );
+const latestById = latestVersion('t.id');
+const latestByName = latestVersion('t.name');
 
 /**
  * The latest version of the company's template named by `template` (its name, or its id),
@@ -12,16 +29,8 @@ export async function resolveTemplate(
   companyId: number,
   template: string | number,
 ): Promise<VersionRow> {
-  const row = await db
-    .selectFrom('print_templates as t')
-    .innerJoin('print_template_versions as v', (join) =>
-      join.onRef('v.template_id', '=', 't.id').onRef('v.version', '=', 't.version'),
-    )
-    .selectAll('v')
-    .where('t.company_id', '=', companyId)
-    .where('t.deleted_at', 'is', null)
-    .where(typeof template === 'number' ? 't.id' : 't.name', '=', template)
-    .executeTakeFirst();
+  const statement = typeof template === 'number' ? latestById : latestByName;
+  const [row] = await statement(db, { companyId, template });
   if (!row) throw unknownReference('template');
-  return row;
+  return row as VersionRow;
 }

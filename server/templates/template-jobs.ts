@@ -1,5 +1,6 @@
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
 import type { VersionRow } from './records.ts';
 
 /** A job made from a template: the version it was made from and what it was rendered for. */
@@ -10,21 +11,27 @@ export interface TemplateJob {
 }
 
 /** Records that the job was made from the version, with its data's document. */
-export async function insertTemplateJob(
-  trx: Db,
-  values: { jobId: number; companyId: number; versionId: number; dataDocumentId: number },
-): Promise<void> {
-  await trx
-    .insertInto('print_template_jobs')
-    .values({
-      job_id: values.jobId,
-      company_id: values.companyId,
-      version_id: values.versionId,
-      data_document_id: values.dataDocumentId,
-      rendered_profile: null,
-    })
-    .execute();
+export async function insertTemplateJob(trx: Db, values: TemplateJobValues): Promise<void> {
+  await insertTemplateJobRow(trx, values);
 }
+
+interface TemplateJobValues {
+  jobId: number;
+  companyId: number;
+  versionId: number;
+  dataDocumentId: number;
+}
+
+// Compiled once (prepared): every job made from a template runs it.
+const insertTemplateJobRow = prepared((db, p: TemplateJobValues) =>
+  db.insertInto('print_template_jobs').values({
+    job_id: p.jobId,
+    company_id: p.companyId,
+    version_id: p.versionId,
+    data_document_id: p.dataDocumentId,
+    rendered_profile: null,
+  }),
+);
 
 /** The template job's version and rendering, or undefined for a job sent as bytes. */
 export async function readTemplateJob(
