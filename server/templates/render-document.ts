@@ -43,7 +43,9 @@ const pdfPaper = (profile: PrinterProfile) =>
 
 /** The SVG's pixels at the profile's resolution (ReceiptLine draws 12 px a column at 203 dpi). */
 const pngWidth = (profile: PrinterProfile) =>
-  Math.round((columnsOf(profile) * 12 * dpiOf(profile)) / 203);
+  profile.language === 'zpl'
+    ? zplDots(profile)
+    : Math.round((columnsOf(profile) * 12 * dpiOf(profile)) / 203);
 
 /** The receipt as what the profile's printer prints. */
 async function receiptForPrinter(document: string, profile: PrinterProfile): Promise<Rendering> {

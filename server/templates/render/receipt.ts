@@ -25,6 +25,8 @@ export function columnsOf(profile: PrinterProfile): number {
   if (typeof width === 'number' && width in defaultColumns) {
     return defaultColumns[width as keyof typeof defaultColumns];
   }
+  // A label's width: 12-dot columns at 8 dots a mm (203 dpi), 33 on a 50 mm label.
+  if (typeof width === 'number') return Math.max(16, Math.floor((width * 8) / 12));
   return typeof width === 'string' ? 64 : 48;
 }
 
