@@ -6,6 +6,7 @@ import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerReleaseCommands } from './commands/releases.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerTemplateCommands } from './commands/templates.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 
 /** The `shopdesk` operator command line (docs/reference.md lists its commands; tests call it). */
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerRecordCommands(program);
   registerJobCommands(program);
+  registerTemplateCommands(program);
   registerAgentCommand(program);
   registerWebhookCommands(program);
   registerEnrollmentCommands(program);
