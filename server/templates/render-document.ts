@@ -64,7 +64,7 @@ async function receiptForPrinter(document: string, profile: PrinterProfile): Pro
     case 'zpl':
       return {
         contentType,
-        bytes: bitmapToZpl(svgToBitmap(receiptToSvg(document, profile), zplDots(profile))),
+        bytes: bitmapToZpl(await svgToBitmap(receiptToSvg(document, profile), zplDots(profile))),
       };
   }
 }
@@ -83,7 +83,7 @@ async function receiptAs(
     case 'png':
       return {
         contentType: 'image/png',
-        bytes: svgToPng(receiptToSvg(document, profile), pngWidth(profile)),
+        bytes: await svgToPng(receiptToSvg(document, profile), pngWidth(profile)),
       };
     case 'pdf':
       return {

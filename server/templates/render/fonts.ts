@@ -8,5 +8,4 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 export const monoFontFile = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansMono.ttf');
-export const monoBoldFontFile = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansMono-Bold.ttf');
 export const monoFamily = 'DejaVu Sans Mono';

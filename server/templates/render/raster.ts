@@ -1,5 +1,5 @@
-import { Resvg } from '@resvg/resvg-js';
-import { monoBoldFontFile, monoFamily, monoFontFile } from './fonts.ts';
+import { renderAsync } from '@resvg/resvg-js';
+import { monoFamily, monoFontFile } from './fonts.ts';
 
 /** A rendered bitmap: its size in pixels and its RGBA pixels. */
 export interface Bitmap {
@@ -10,29 +10,32 @@ export interface Bitmap {
 
 const fontOptions = {
   loadSystemFonts: false,
-  fontFiles: [monoFontFile, monoBoldFontFile],
+  // One face: resvg loads its fonts for every image, and a second file doubled that cost.
+  fontFiles: [monoFontFile],
   defaultFontFamily: monoFamily,
   monospaceFamily: monoFamily,
   serifFamily: monoFamily,
   sansSerifFamily: monoFamily,
 };
 
-function resvgOf(svg: string, width: number | undefined): Resvg {
-  return new Resvg(svg, {
-    background: 'white',
-    font: fontOptions,
-    ...(width !== undefined && { fitTo: { mode: 'width' as const, value: width } }),
-  });
-}
+const optionsFor = (width: number | undefined) => ({
+  background: 'white',
+  font: fontOptions,
+  ...(width !== undefined && { fitTo: { mode: 'width' as const, value: width } }),
+});
 
-/** The SVG as a PNG, `width` pixels wide (its own width when left out). */
-export function svgToPng(svg: string, width?: number): Buffer {
-  return resvgOf(svg, width).render().asPng();
+/**
+ * The SVG as a PNG, `width` pixels wide (its own width when left out). Rendered on libuv's
+ * thread pool (`renderAsync`): a preview of tens of milliseconds does not hold up the event
+ * loop, and so the other requests.
+ */
+export async function svgToPng(svg: string, width?: number): Promise<Buffer> {
+  return (await renderAsync(svg, optionsFor(width))).asPng();
 }
 
 /** The SVG rasterised, `width` pixels wide. */
-export function svgToBitmap(svg: string, width: number): Bitmap {
-  const rendered = resvgOf(svg, width).render();
+export async function svgToBitmap(svg: string, width: number): Promise<Bitmap> {
+  const rendered = await renderAsync(svg, optionsFor(width));
   return { width: rendered.width, height: rendered.height, pixels: rendered.pixels };
 }
 

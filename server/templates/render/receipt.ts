@@ -66,5 +66,27 @@ export function receiptToSvg(document: string, profile: PrinterProfile): string 
     cpl: columnsOf(profile),
     spacing: true,
   });
-  return svg.replace(/<style[\s\S]*?<\/style>/, '');
+  return mergeCharacters(svg.replace(/<style[\s\S]*?<\/style>/, ''));
+}
+
+/** A run of receiptline's one-character `<tspan x="…">`s (a character or an entity each). */
+const characterRun = /(?:<tspan x="[\d.]+">(?:[^<&]|&[a-z#0-9]+;)<\/tspan>)+/g;
+const oneCharacter = /<tspan x="([\d.]+)">([^<]*)<\/tspan>/g;
+
+/**
+ * receiptline writes every character as its own `<tspan x="…">`; a run of them becomes one
+ * `<tspan>` with the list of x positions (SVG 1.1 §10.5), drawn the same. The PDF (whose
+ * converter handles each text element on its own) costs about a quarter as much, the PNG a
+ * fifth less. Characters that are not one UTF-16 unit or entity are left as they were.
+ */
+function mergeCharacters(svg: string): string {
+  return svg.replace(characterRun, (run) => {
+    const xs: string[] = [];
+    let text = '';
+    for (const [, x, char] of run.matchAll(oneCharacter)) {
+      xs.push(x!);
+      text += char;
+    }
+    return `<tspan x="${xs.join(' ')}">${text}</tspan>`;
+  });
 }
