@@ -95,6 +95,10 @@ describe.each(databaseKinds)('template refusals on %s', (kind) => {
   it.each([
     ['a loop over 10^9 items', '{% for i in (1..1000000000) %}x{% endfor %}'],
     [
+      'nested loops of 10^8 turns',
+      '{% for i in (1..10000) %}{% for j in (1..10000) %}x{% endfor %}{% endfor %}',
+    ],
+    [
       'a string doubled to 100+ MB',
       '{% assign s = "xxxxxxxx" %}{% for i in (1..27) %}{% assign s = s | append: s %}{% endfor %}{{ s }}',
     ],
