@@ -7,6 +7,7 @@ import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
 import { registerReleaseCommands } from './commands/releases.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerTemplateCommands } from './commands/templates.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
 
@@ -30,6 +31,7 @@ export function buildProgram(hint: () => string = () => ''): Command {
   registerServe(program);
   registerRecordCommands(program);
   registerJobCommands(program);
+  registerTemplateCommands(program);
   registerAgentCommand(program);
   registerWebhookCommands(program);
   registerEnrollmentCommands(program);

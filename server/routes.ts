@@ -9,6 +9,7 @@ import { printingRoutes } from './printing/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { releaseRoutes } from './releases/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
+import { templateRoutes } from './templates/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 /**
@@ -22,6 +23,7 @@ export const apiRoutes: AnyRoute[] = [
   ...stockRoutes,
   ...offerRoutes,
   ...printingRoutes,
+  ...templateRoutes,
   ...enrollmentRoutes,
   ...releaseRoutes,
   ...webhookRoutes,

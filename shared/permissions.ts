@@ -23,6 +23,8 @@ export const permissions = [
   'printing.jobs.create',
   'printing.jobs.read',
   'printing.agents.write',
+  'printing.templates.read',
+  'printing.templates.write',
   'webhooks.manage',
 ] as const;
 

@@ -6,6 +6,7 @@ import {
   paperSchema,
   printerCapabilitiesSchema,
 } from './printer-capabilities.ts';
+import { printerProfileSchema } from './printer-profiles.ts';
 
 /**
  * Contracts of the print queue (docs/reference.md: the print-agent routes and the print
@@ -24,10 +25,19 @@ export const contentTypes = [
   'application/pdf',
   'application/vnd.zebra.zpl',
   'application/vnd.escpos',
+  'application/vnd.star.starprnt',
   'text/plain',
 ] as const;
 export const contentTypeSchema = z.enum(contentTypes);
 export type ContentType = z.infer<typeof contentTypeSchema>;
+
+/**
+ * A template job's content until an agent claims it: the data, as JSON, rendered at the
+ * claim for the claiming agent's route profile (docs/templates.md). Never sent to an agent.
+ */
+export const templateDataType = 'application/vnd.shopdesk.template-data+json';
+export const jobContentTypeSchema = z.enum([...contentTypes, templateDataType]);
+export type JobContentType = z.infer<typeof jobContentTypeSchema>;
 
 /**
  * Whether content sent as `application/pdf` is one: a PDF starts with `%PDF-` (ISO 32000-2
@@ -43,6 +53,7 @@ export function startsAsPdf(content: Uint8Array): boolean {
 export const rawContentTypes: readonly ContentType[] = [
   'application/vnd.zebra.zpl',
   'application/vnd.escpos',
+  'application/vnd.star.starprnt',
 ];
 
 export const jobStatuses = [
@@ -160,6 +171,8 @@ export const printRouteSchema = z.object({
   printer: z.string().min(1).max(255),
   enabled: z.boolean().default(true),
   options: printOptionsSchema.default({}),
+  /** What the route's printer understands: template jobs are rendered for it. */
+  profile: printerProfileSchema.optional(),
 });
 export type PrintRoute = z.infer<typeof printRouteSchema>;
 
@@ -211,19 +224,46 @@ export type AgentConfig = z.infer<typeof agentConfig>;
 
 export const maxJobExpiresIn = 7 * 24 * 3600;
 
+const base64Schema = z
+  .string()
+  .min(1)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The :attribute field must be valid base64.');
+
+/**
+ * A job, in one of two forms: bytes (`content_type` and `content_base64`) or data for a
+ * template (`template`, a name or an id, and `data`), rendered for the printer that claims it.
+ */
 export const createJobBody = z
   .object({
     route: routeNameSchema,
     title: z.string().max(255).optional(),
-    content_type: contentTypeSchema,
-    content_base64: z
-      .string()
-      .min(1)
-      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The :attribute field must be valid base64.'),
+    content_type: contentTypeSchema.optional(),
+    content_base64: base64Schema.optional(),
+    template: z.union([z.string().min(1).max(64), idSchema]).optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
     copies: z.number().int().min(1).max(99).default(1),
     priority: z.number().int().min(0).max(9).default(5),
     options: printOptionsSchema.default({}),
     expires_in: z.number().int().min(1).max(maxJobExpiresIn).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const bytes = body.content_type !== undefined || body.content_base64 !== undefined;
+    const fromTemplate = body.template !== undefined || body.data !== undefined;
+    const exactlyOne = 'Send either content_type and content_base64, or template and data.';
+    if (bytes === fromTemplate) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [bytes ? 'template' : 'content_type'],
+        message: exactlyOne,
+      });
+      return;
+    }
+    const missing = bytes
+      ? (['content_type', 'content_base64'] as const).filter((key) => body[key] === undefined)
+      : (['template', 'data'] as const).filter((key) => body[key] === undefined);
+    for (const key of missing) {
+      ctx.addIssue({ code: 'custom', path: [key], message: 'The :attribute field is required.' });
+    }
   })
   .meta({
     examples: [
@@ -233,6 +273,12 @@ export const createJobBody = z
         content_type: 'text/plain',
         content_base64: 'VGhhbmsgeW91IQ==',
         copies: 1,
+      },
+      {
+        route: 'receipts',
+        title: 'Receipt 1043',
+        template: 'receipt',
+        data: { order: { number: '1043' }, items: [{ name: 'Coffee', price: 2.5 }] },
       },
     ],
   });
@@ -246,7 +292,7 @@ export const jobRecord = z
     route: z.string(),
     title: z.string().nullable(),
     status: jobStatusSchema,
-    content_type: contentTypeSchema,
+    content_type: jobContentTypeSchema,
     size: z.number().int(),
     sha256: z.string(),
     copies: z.number().int(),
@@ -320,7 +366,11 @@ export const jobDocument = z.object({
 });
 export type JobDocument = z.infer<typeof jobDocument>;
 
-export const claimedJob = jobRecord.extend({ document: jobDocument });
+/** A job as its agent claims it: always rendered, never template data. */
+export const claimedJob = jobRecord.extend({
+  content_type: contentTypeSchema,
+  document: jobDocument,
+});
 export type ClaimedJob = z.infer<typeof claimedJob>;
 
 export const nextJobBody = z.object({

@@ -1,6 +1,7 @@
 import { homedir, hostname as osHostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { type PrinterProfile, printerProfileSchema } from '../../shared/printer-profiles.ts';
 import { routeNameSchema } from '../../shared/printing.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import {
@@ -39,6 +40,11 @@ export interface AgentCommandOptions {
   tokenFile?: string;
   /** `NAME=PRINTER` as typed; PRINTER is an OS printer name or `folder:DIR`. */
   route: string[];
+  /**
+   * `NAME=JSON` as typed: the printer profile of route NAME (docs/templates.md), e.g.
+   * `receipts={"language":"escpos","width_mm":80}`.
+   */
+  profile?: string[];
   stateDir?: string;
   name?: string;
   stdout?: Writable;
@@ -105,6 +111,27 @@ export function parseRouteArgument(
   return { name, printer };
 }
 
+/** `--profile NAME=JSON`: a route's printer profile, checked as the server checks it. */
+export function parseProfileArgument(value: string): { name: string; profile: PrinterProfile } {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new UsageError(`--profile must be NAME=JSON, got "${value}"`);
+  const name = value.slice(0, equals);
+  let json: unknown;
+  try {
+    json = JSON.parse(value.slice(equals + 1));
+  } catch {
+    throw new UsageError(`--profile ${name}: not JSON, as in {"language":"escpos","width_mm":80}`);
+  }
+  const parsed = printerProfileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(
+      `--profile ${name}: ${issue?.path.join('.') || 'profile'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return { name, profile: parsed.data };
+}
+
 /** Where the agent keeps agent.json, the journal and the outbox when --state-dir is not given. */
 export function defaultStateDir(
   platform: NodeJS.Platform = process.platform,
@@ -153,6 +180,12 @@ export function agentRuntimeOptionsFrom(
   for (const route of routes) {
     if (names.has(route.name)) throw new UsageError(`route ${route.name} is given twice`);
     names.add(route.name);
+  }
+  for (const value of options.profile ?? []) {
+    const { name, profile } = parseProfileArgument(value);
+    const route = routes.find((candidate) => candidate.name === name);
+    if (!route) throw new UsageError(`--profile names route ${name}, which no --route gives`);
+    (route as RouteArgument & { profile?: PrinterProfile }).profile = profile;
   }
   return {
     serverUrl: url.toString().replace(/\/+$/, ''),

@@ -50,6 +50,12 @@ export function addAgentCommand(
       collect,
       [],
     )
+    .option(
+      '--profile <NAME=JSON>',
+      'what route NAME\'s printer understands, e.g. receipts={"language":"escpos","width_mm":80} (docs/templates.md)',
+      collect,
+      [],
+    )
     .option('--state-dir <dir>', 'where the agent keeps its id, journal and outbox')
     .option('--name <name>', 'how the agent shows on the server', trimmedName)
     .action(run);
@@ -59,7 +65,7 @@ export function addAgentCommand(
 /** What the flags give `runAgentCommand`: its options that a command line can set. */
 export type AgentFlags = Pick<
   AgentCommandOptions,
-  'server' | 'token' | 'tokenFile' | 'route' | 'stateDir' | 'name' | 'enroll' | 'config'
+  'server' | 'token' | 'tokenFile' | 'route' | 'profile' | 'stateDir' | 'name' | 'enroll' | 'config'
 >;
 
 async function runHeadless(options: AgentFlags): Promise<void> {
@@ -71,6 +77,7 @@ async function runHeadless(options: AgentFlags): Promise<void> {
     ...(options.token !== undefined ? { token: options.token } : {}),
     ...(options.tokenFile !== undefined ? { tokenFile: options.tokenFile } : {}),
     route: options.route,
+    ...(options.profile && options.profile.length > 0 ? { profile: options.profile } : {}),
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
     ...(options.name ? { name: options.name } : {}),
   });

@@ -18,6 +18,7 @@ import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
 import { refuseUnprintableOptions } from '../printer-capabilities/check-job-options.ts';
 import { withUpdateStatus } from '../releases/agent-update-status.ts';
+import { createTemplateJob } from '../templates/create-template-job.ts';
 import {
   type AgentContext,
   agentRoutes,
@@ -65,7 +66,7 @@ const integratorRoutes: AnyRoute[] = [
     access: { permission: 'printing.jobs.create' },
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
-    description: `Extension. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
+    description: `Extension. Either bytes (\`content_type\`, \`content_base64\`) or data for a template (\`template\`: its name or id, and \`data\`, checked against its \`data_schema\`; rendered when an agent claims it, for the profile of that agent's route: docs/templates.md); both or neither → 422. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
@@ -78,26 +79,43 @@ const integratorRoutes: AnyRoute[] = [
       },
     },
     async handler({ body, caller, services, baseUrl, db }) {
-      const { content_base64, ...rest } = body;
-      const content = Buffer.from(content_base64, 'base64');
+      const { content_base64, content_type, template, data, ...rest } = body;
+      if (template !== undefined && data !== undefined) {
+        await refuseUnprintableOptions(
+          db,
+          caller.companyId,
+          { ...rest, content_type: 'application/pdf' },
+          services.printing.presence(),
+        );
+        const job = await createTemplateJob(
+          services.printing.queue,
+          db,
+          caller.companyId,
+          { ...rest, template, data },
+          services.clock.now(),
+        );
+        return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);
+      }
+      const content = Buffer.from(content_base64 ?? '', 'base64');
       if (content.length === 0) {
         throw invalidField(
           'content_base64',
           'The content base64 field must not decode to nothing.',
         );
       }
-      if (body.content_type === 'application/pdf' && !startsAsPdf(content)) {
+      if (content_type === 'application/pdf' && !startsAsPdf(content)) {
         throw invalidField(
           'content_base64',
           'The content base64 field must hold a PDF document (starting with %PDF-) when the content type is application/pdf.',
         );
       }
-      await refuseUnprintableOptions(db, caller.companyId, body, services.printing.presence());
+      const bytes = { ...rest, content_type: content_type ?? 'application/pdf' };
+      await refuseUnprintableOptions(db, caller.companyId, bytes, services.printing.presence());
       const job = await createJob(
         services.printing.queue,
         db,
         caller.companyId,
-        { ...rest, content },
+        { ...bytes, content },
         services.clock.now(),
       );
       return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);

@@ -14,6 +14,7 @@ import * as customerRoles from './migrations/012_customer_roles.ts';
 import * as movementsUnindexed from './migrations/013_movements_unindexed.ts';
 import * as tokenNotices from './migrations/014_token_notices.ts';
 import * as agentFleet from './migrations/019_agent_fleet.ts';
+import * as templates from './migrations/020_templates.ts';
 import * as consoleUsers from './migrations/021_console_users.ts';
 import * as tokenRoutes from './migrations/023_token_routes.ts';
 
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '013_movements_unindexed': movementsUnindexed,
   '014_token_notices': tokenNotices,
   '019_agent_fleet': agentFleet,
+  '020_templates': templates,
   '021_console_users': consoleUsers,
   '023_token_routes': tokenRoutes,
 };

@@ -7,6 +7,7 @@ import type { OfferTables } from './tables/offers.ts';
 import type { PrintingTables } from './tables/printing.ts';
 import type { ProductTables } from './tables/products.ts';
 import type { StockTables } from './tables/stock.ts';
+import type { TemplateTables } from './tables/templates.ts';
 import type { WebhookTables } from './tables/webhooks.ts';
 
 /**
@@ -24,4 +25,5 @@ export interface Database
     IdempotencyTables,
     WebhookTables,
     FleetTables,
-    ConsoleTables {}
+    ConsoleTables,
+    TemplateTables {}

@@ -43,6 +43,10 @@ describe('shopdesk agent arguments', () => {
     [{ route: ['a=folder:'] }, 'needs a directory'],
     [{ route: ["a=PDF'; touch pwned #"] }, 'not a valid printer name'],
     [{ route: ['a=-oraw'] }, 'not a valid printer name'],
+    [{ profile: ['receipts'] }, 'NAME=JSON'],
+    [{ profile: ['receipts={'] }, 'not JSON'],
+    [{ profile: ['receipts={"language":"escpos","width_mm":75}'] }, 'width_mm'],
+    [{ profile: ['labels={"language":"zpl"}'] }, 'no --route gives'],
   ])('refuses %j', (change, message) => {
     expect(() => agentRuntimeOptionsFrom({ ...good, ...change, platform: 'linux' })).toThrow(
       UsageError,
@@ -50,6 +54,21 @@ describe('shopdesk agent arguments', () => {
     expect(() => agentRuntimeOptionsFrom({ ...good, ...change, platform: 'linux' })).toThrow(
       message,
     );
+  });
+
+  it('gives a route the printer profile of its --profile', () => {
+    const options = agentRuntimeOptionsFrom({
+      ...good,
+      profile: ['receipts={"language":"starprnt","width_mm":58,"drawer":true}'],
+      platform: 'linux',
+    });
+    expect(options.routes).toEqual([
+      {
+        name: 'receipts',
+        printer: 'PDF',
+        profile: { language: 'starprnt', width_mm: 58, drawer: true },
+      },
+    ]);
   });
 
   it('reads NAME=PRINTER with "=" in the printer and makes folder: paths absolute', () => {

@@ -42,6 +42,7 @@ describe('shopdesk agent in the headless entry', () => {
     expect(seen).toEqual({
       server: 'http://h:1',
       route: ['a=PDF', 'b=folder:/x'],
+      profile: [],
       name: 'Till 2',
       tokenFile: '/t',
     });

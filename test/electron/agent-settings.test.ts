@@ -91,6 +91,7 @@ describe('agent settings (electron mocked)', () => {
       serverUrl: 'https://shop.example.com',
       token,
       routes: { receipts: 'EPSON' },
+      profiles: {},
     });
     expect(reopened.view()).toMatchObject({
       hasToken: true,
@@ -153,7 +154,12 @@ describe('agent settings (electron mocked)', () => {
       serverUrl: 'https://shop.example.com',
       token,
       routes: { labels: 'Zebra' },
+      profiles: {},
     });
+    const profile = { language: 'zpl' as const, width_mm: 50 };
+    settings.apply({ profiles: { labels: profile } });
+    expect(settings.connectionConfig()?.profiles).toEqual({ labels: profile });
+    expect(settings.view().profiles).toEqual({ labels: profile });
     expect(settings.view().startAtLogin).toBe(true);
   });
 });

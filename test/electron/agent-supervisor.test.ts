@@ -159,6 +159,7 @@ describe('AgentSupervisor and the window actions', () => {
       view: () => ({
         serverUrl: config.serverUrl,
         routes: config.routes,
+        profiles: {},
         startAtLogin: true,
         hasToken: true,
         tokenProtection: 'os-encryption' as const,

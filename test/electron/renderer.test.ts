@@ -21,6 +21,7 @@ const initialSnapshot: AppSnapshot = {
   settings: {
     serverUrl: '',
     routes: { a4: 'HP_LaserJet_Office' },
+    profiles: {},
     startAtLogin: true,
     hasToken: false,
     tokenProtection: 'basic-text',
@@ -250,11 +251,18 @@ describe('settings window in Chromium with a fake bridge', () => {
     await page.getByText('Jobs came for routes with no printer here:').waitFor();
     await page.getByRole('button', { name: 'Add labels' }).click();
     await page.getByRole('combobox', { name: 'Printer for labels' }).selectOption('Zebra_GK420');
+    // What the label printer understands: templates are rendered for it (docs/templates.md).
+    await page
+      .getByRole('combobox', { name: 'Printer kind for labels' })
+      .selectOption({ label: 'Label 50 mm, ZPL (Zebra…)' });
     await page.getByRole('button', { name: 'Save printers' }).click();
     await page.getByText('Printers saved.').waitFor();
     expect((await calls()).at(-1)).toEqual([
       'saveSettings',
-      { routes: { a4: 'EPSON_TM_T20', labels: 'Zebra_GK420' } },
+      {
+        routes: { a4: 'EPSON_TM_T20', labels: 'Zebra_GK420' },
+        profiles: { labels: { language: 'zpl', width_mm: 50 } },
+      },
     ]);
     await expect(page.getByText('does not list').count()).resolves.toBe(0);
   });

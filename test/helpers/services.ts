@@ -65,6 +65,10 @@ export const services = {
     present: () => onPath('curl'),
     missing: 'curl is not installed: .ci/run installs the Debian package curl',
   },
+  pdftotext: {
+    present: () => onPath('pdftotext'),
+    missing: 'pdftotext is not installed: .ci/run installs the Debian package poppler-utils',
+  },
 } satisfies Record<string, Service>;
 
 export type ServiceName = keyof typeof services;

@@ -12,6 +12,7 @@ const extensions: Record<ContentType, string> = {
   'application/pdf': 'pdf',
   'application/vnd.zebra.zpl': 'zpl',
   'application/vnd.escpos': 'escpos',
+  'application/vnd.star.starprnt': 'starprnt',
   'text/plain': 'txt',
 };
 

@@ -1,3 +1,4 @@
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import { type PrinterInfo, type PrintRoute, printRouteSchema } from '../../../shared/printing.ts';
 import { loadOrCreateIdentity } from '../agent-identity.ts';
 import { AgentApiClient } from '../api-client.ts';
@@ -274,16 +275,22 @@ export class AgentRuntime implements AgentControl {
 
 /**
  * The Electron shell's entry (agent/electron/main/agent-host.ts): routes as the settings
- * window keeps them, route name → printer.
+ * window keeps them, route name → printer, and route name → printer profile.
  */
 export function createAgentRuntime(options: {
   serverUrl: string;
   token: string;
   stateDir: string;
   routes: Record<string, string>;
+  profiles?: Record<string, PrinterProfile>;
 }): AgentRuntime {
+  const { profiles = {}, ...rest } = options;
   return new AgentRuntime({
-    ...options,
-    routes: Object.entries(options.routes).map(([name, printer]) => ({ name, printer })),
+    ...rest,
+    routes: Object.entries(options.routes).map(([name, printer]) => ({
+      name,
+      printer,
+      ...(profiles[name] && { profile: profiles[name] }),
+    })),
   });
 }

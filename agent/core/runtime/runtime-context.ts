@@ -1,3 +1,4 @@
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { AgentConfig, PrintOptions, PrintRoute } from '../../../shared/printing.ts';
 import type { AgentIdentity } from '../agent-identity.ts';
 import type { AgentApiClient, AgentApiClientOptions } from '../api-client.ts';
@@ -13,7 +14,14 @@ export interface AgentRuntimeOptions {
   token: string;
   stateDir: string;
   /** Route → printer mapping from the command line or the settings; saved on the server. */
-  routes: Array<{ name: string; printer: string; enabled?: boolean; options?: PrintOptions }>;
+  routes: Array<{
+    name: string;
+    printer: string;
+    enabled?: boolean;
+    options?: PrintOptions;
+    /** What the printer understands: the server renders template jobs for it. */
+    profile?: PrinterProfile;
+  }>;
   agentName?: string;
   hostname?: string;
   backend?: PrinterBackend;

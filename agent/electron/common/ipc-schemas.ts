@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { printerProfileSchema } from '../../../shared/printer-profiles.ts';
 import { routeNameSchema } from '../../../shared/printing.ts';
 import { type InvokeChannel, ipcChannels } from './ipc-channels.ts';
 
@@ -36,11 +37,18 @@ export const printerByRouteSchema = z
   .refine((routes) => Object.keys(routes).length <= 100, 'At most 100 routes.');
 export type PrinterByRoute = z.infer<typeof printerByRouteSchema>;
 
+/** The settings' printer profiles: route name → what its printer understands (docs/templates.md). */
+export const profileByRouteSchema = z
+  .record(routeNameSchema, printerProfileSchema)
+  .refine((routes) => Object.keys(routes).length <= 100, 'At most 100 routes.');
+export type ProfileByRoute = z.infer<typeof profileByRouteSchema>;
+
 /** A change of settings from the window; fields left out stay as they are. */
 export const settingsPatchSchema = z.strictObject({
   serverUrl: serverUrlSchema.optional(),
   token: tokenSchema.optional(),
   routes: printerByRouteSchema.optional(),
+  profiles: profileByRouteSchema.optional(),
   startAtLogin: z.boolean().optional(),
 });
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;

@@ -1,7 +1,12 @@
 import type { PrinterInfo } from '../../../shared/printing.ts';
 import type { AgentStatus, LogLine } from '../../core/status.ts';
 import { ipcChannels } from './ipc-channels.ts';
-import type { ConnectionTestRequest, PrinterByRoute, SettingsPatch } from './ipc-schemas.ts';
+import type {
+  ConnectionTestRequest,
+  PrinterByRoute,
+  ProfileByRoute,
+  SettingsPatch,
+} from './ipc-schemas.ts';
 
 /**
  * What each IPC channel (ipc-channels.ts) carries between the settings window and the main
@@ -16,7 +21,7 @@ export {
   ipcChannels,
 } from './ipc-channels.ts';
 
-export type { ConnectionTestRequest, PrinterByRoute, SettingsPatch };
+export type { ConnectionTestRequest, PrinterByRoute, ProfileByRoute, SettingsPatch };
 
 /** How well the saved token is protected; the window shows the warning when there is one. */
 export type TokenProtection = 'os-encryption' | 'basic-text' | 'memory-only';
@@ -24,6 +29,8 @@ export type TokenProtection = 'os-encryption' | 'basic-text' | 'memory-only';
 export interface SettingsView {
   serverUrl: string;
   routes: PrinterByRoute;
+  /** Each route's printer profile, where one is set. */
+  profiles: ProfileByRoute;
   startAtLogin: boolean;
   /** The token itself never leaves the main process. */
   hasToken: boolean;

@@ -103,7 +103,8 @@ export function createAgentActions(deps: AgentActionsDeps): InvokeHandlers {
       if (
         patch.serverUrl !== undefined ||
         patch.token !== undefined ||
-        patch.routes !== undefined
+        patch.routes !== undefined ||
+        patch.profiles !== undefined
       ) {
         await supervisor.configure(settings.connectionConfig());
       }

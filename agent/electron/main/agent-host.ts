@@ -1,5 +1,6 @@
 // The one place the Electron shell reaches into the agent core: adapt here if its factory
 // changes. The core runs in this (main) process; the tray and window only see AgentControl.
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import { createAgentRuntime } from '../../core/index.ts';
 import type { AgentControl } from '../../core/status.ts';
 
@@ -8,6 +9,7 @@ export interface AgentHostOptions {
   token: string;
   stateDir: string;
   routes: Record<string, string>;
+  profiles?: Record<string, PrinterProfile>;
 }
 
 export type CreateAgentControl = (options: AgentHostOptions) => AgentControl;
@@ -18,4 +20,5 @@ export const createAgentControl: CreateAgentControl = (options) =>
     token: options.token,
     stateDir: options.stateDir,
     routes: options.routes,
+    ...(options.profiles && { profiles: options.profiles }),
   });

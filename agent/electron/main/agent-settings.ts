@@ -1,6 +1,7 @@
 import { safeStorage } from 'electron';
 import ElectronStore from 'electron-store';
 import { z } from 'zod';
+import { printerProfileSchema } from '../../../shared/printer-profiles.ts';
 import type {
   PrinterByRoute,
   SettingsPatch,
@@ -13,6 +14,8 @@ import type { AgentConnectionConfig } from './agent-supervisor.ts';
 const storedSettingsSchema = z.object({
   serverUrl: z.string().default(''),
   routes: z.record(z.string(), z.string()).default({}),
+  /** Route name → printer profile (shared/printer-profiles.ts), as the window saved it. */
+  profiles: z.record(z.string(), printerProfileSchema).default({}),
   startAtLogin: z.boolean().default(true),
   encryptedToken: z.string().nullable().default(null),
   /** Set by IT only (agent.json or --auto-update); the window does not offer it. */
@@ -108,6 +111,7 @@ export class AgentSettings {
     return {
       serverUrl: stored.serverUrl,
       routes: stored.routes,
+      profiles: stored.profiles,
       startAtLogin: stored.startAtLogin,
       hasToken,
       tokenProtection: protection,
@@ -117,10 +121,10 @@ export class AgentSettings {
 
   /** What the agent core needs to run, or null while the address or token is missing. */
   connectionConfig(): AgentConnectionConfig | null {
-    const { serverUrl, routes } = this.#read();
+    const { serverUrl, routes, profiles } = this.#read();
     const token = this.token();
     if (!serverUrl || token === null) return null;
-    return { serverUrl, token, routes };
+    return { serverUrl, token, routes, profiles };
   }
 
   routes(): PrinterByRoute {
@@ -148,6 +152,7 @@ export class AgentSettings {
       ...stored,
       ...(patch.serverUrl !== undefined && { serverUrl: patch.serverUrl.replace(/\/+$/, '') }),
       ...(patch.routes !== undefined && { routes: patch.routes }),
+      ...(patch.profiles !== undefined && { profiles: patch.profiles }),
       ...(patch.startAtLogin !== undefined && { startAtLogin: patch.startAtLogin }),
       ...(patch.provisioned !== undefined && { provisioned: patch.provisioned }),
       ...(patch.autoUpdate !== undefined && { autoUpdate: patch.autoUpdate }),

@@ -1,3 +1,4 @@
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { AgentControl, AgentStatus, LogLine } from '../../core/status.ts';
 import type { CreateAgentControl } from './agent-host.ts';
 import { type AgentLogFile, redactSecrets } from './log-file.ts';
@@ -6,6 +7,8 @@ export interface AgentConnectionConfig {
   serverUrl: string;
   token: string;
   routes: Record<string, string>;
+  /** Each route's printer profile, where one is set. */
+  profiles?: Record<string, PrinterProfile>;
 }
 
 export interface AgentSupervisorOptions {
@@ -103,6 +106,7 @@ export class AgentSupervisor {
         token: config.token,
         stateDir: this.#options.stateDir,
         routes: config.routes,
+        ...(config.profiles && { profiles: config.profiles }),
       });
     } catch (error) {
       this.log('error', `The agent could not be created: ${errorMessage(error)}`);

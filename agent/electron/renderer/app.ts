@@ -1,3 +1,4 @@
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PrinterInfo } from '../../../shared/printing.ts';
 import { describeNotReady } from '../../core/printer-readiness.ts';
 import type { AgentStatus, LogLine } from '../../core/status.ts';
@@ -145,7 +146,10 @@ function renderJobs(): void {
 
 function routesFromSettings(settings: SettingsView): RouteDraft[] {
   return Object.entries(settings.routes)
-    .map(([name, printer]) => ({ name, printer }))
+    .map(([name, printer]) => {
+      const profile = settings.profiles?.[name];
+      return profile ? { name, printer, profile } : { name, printer };
+    })
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -173,6 +177,13 @@ function addRoute(name: string): boolean {
 
 function renderRoutes(): void {
   const handlers = {
+    changeProfile: (name: string, profile: PrinterProfile | undefined) => {
+      const route = state.routes.find((candidate) => candidate.name === name);
+      if (!route) return;
+      if (profile) route.profile = profile;
+      else delete route.profile;
+      markRoutesDirty();
+    },
     changePrinter: (name: string, printer: string) => {
       const route = state.routes.find((candidate) => candidate.name === name);
       if (route) route.printer = printer;
@@ -325,11 +336,14 @@ function wire(): void {
   });
   ui.saveRoutes.addEventListener('click', async () => {
     const routes = Object.fromEntries(state.routes.map((route) => [route.name, route.printer]));
+    const profiles = Object.fromEntries(
+      state.routes.flatMap((route) => (route.profile ? [[route.name, route.profile]] : [])),
+    );
     ui.saveRoutes.disabled = true;
-    const result = await settle(() => bridge.saveSettings({ routes }));
+    const result = await settle(() => bridge.saveSettings({ routes, profiles }));
     if (result.ok) state.routesDirty = false;
     showMessage(ui.routesMessage, result.ok ? 'Printers saved.' : result.message, result.ok);
-    if (state.settings && result.ok) renderSettings({ ...state.settings, routes });
+    if (state.settings && result.ok) renderSettings({ ...state.settings, routes, profiles });
     else renderRoutes();
   });
   ui.testConnection.addEventListener('click', async () => {

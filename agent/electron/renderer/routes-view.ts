@@ -1,12 +1,61 @@
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PrinterInfo } from '../../../shared/printing.ts';
 import { el } from './dom.ts';
 
 export interface RouteDraft {
   name: string;
   printer: string;
+  /** What the printer understands (docs/templates.md); none: it prints what it is sent. */
+  profile?: PrinterProfile;
+}
+
+/**
+ * The printers a shop has, as staff know them: each a profile that templates are rendered
+ * for. A profile saved some other way (IT's `PUT /printing/routes`) shows as "Custom".
+ */
+export const profilePresets: Array<{ label: string; profile: PrinterProfile | undefined }> = [
+  { label: 'Prints what it is sent', profile: undefined },
+  { label: 'Receipt 80 mm, ESC/POS (Epson…)', profile: { language: 'escpos', width_mm: 80 } },
+  { label: 'Receipt 58 mm, ESC/POS', profile: { language: 'escpos', width_mm: 58 } },
+  { label: 'Receipt 80 mm, Star', profile: { language: 'starprnt', width_mm: 80 } },
+  { label: 'Receipt 58 mm, Star', profile: { language: 'starprnt', width_mm: 58 } },
+  { label: 'Label 50 mm, ZPL (Zebra…)', profile: { language: 'zpl', width_mm: 50 } },
+  { label: 'Label 100 mm, ZPL', profile: { language: 'zpl', width_mm: 100 } },
+  { label: 'Office printer, A4 PDF', profile: { language: 'pdf', width_mm: 'a4' } },
+  { label: 'Office printer, Letter PDF', profile: { language: 'pdf', width_mm: 'letter' } },
+  { label: 'Plain text, 80 mm', profile: { language: 'text', width_mm: 80 } },
+];
+
+const sameProfile = (a: PrinterProfile | undefined, b: PrinterProfile | undefined) =>
+  JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** The index of the route's profile among the presets; -1 for one saved some other way. */
+export function presetIndexOf(profile: PrinterProfile | undefined): number {
+  return profilePresets.findIndex((preset) => sameProfile(preset.profile, profile));
+}
+
+/** The profile picker of a route: what its printer understands, as a preset. */
+function profileSelect(route: RouteDraft, handlers: RouteRowHandlers): HTMLSelectElement {
+  const select = el('select', {
+    className: 'route-profile',
+    attrs: { 'aria-label': `Printer kind for ${route.name}`, 'data-route-profile': route.name },
+  });
+  profilePresets.forEach((preset, index) => {
+    select.append(el('option', { text: preset.label, attrs: { value: String(index) } }));
+  });
+  const index = presetIndexOf(route.profile);
+  if (index < 0)
+    select.append(el('option', { text: 'Custom (set by IT)', attrs: { value: 'custom' } }));
+  select.value = index < 0 ? 'custom' : String(index);
+  select.addEventListener('change', () => {
+    if (select.value === 'custom') return;
+    handlers.changeProfile(route.name, profilePresets[Number(select.value)]?.profile);
+  });
+  return select;
 }
 
 export interface RouteRowHandlers {
+  changeProfile(name: string, profile: PrinterProfile | undefined): void;
   changePrinter(name: string, printer: string): void;
   remove(name: string): void;
   testPrint(name: string): void;
@@ -69,6 +118,7 @@ export function renderRouteRow(
   return el('div', { className: `route-row${missing ? ' route-missing' : ''}` }, [
     el('span', { className: 'route-name', text: route.name }),
     select,
+    profileSelect(route, handlers),
     test,
     remove,
     ...problem,

@@ -12,7 +12,7 @@ import { onlineSince, type Presence } from './presence.ts';
 export type AgentRow = Selectable<PrintingTables['print_agents']>;
 export type RouteRow = Pick<
   Selectable<PrintingTables['print_routes']>,
-  'name' | 'printer' | 'enabled' | 'options'
+  'name' | 'printer' | 'enabled' | 'options' | 'profile'
 >;
 
 /**
@@ -52,6 +52,7 @@ export function toRouteRecord(row: RouteRow): PrintRoute {
     printer: row.printer,
     enabled: Boolean(row.enabled),
     options: JSON.parse(row.options),
+    ...(row.profile !== null && { profile: JSON.parse(row.profile) }),
   };
 }
 

@@ -33,6 +33,7 @@ export async function updateRouteList(
             printer: route.printer,
             enabled: route.enabled ? 1 : 0,
             options: JSON.stringify(route.options),
+            profile: route.profile ? JSON.stringify(route.profile) : null,
           })),
         )
         .execute();

@@ -1,4 +1,10 @@
-import type { ClaimedJob, JobDetail, JobRecord, PrintOptions } from '../../../shared/printing.ts';
+import {
+  type ClaimedJob,
+  type JobDetail,
+  type JobRecord,
+  type PrintOptions,
+  templateDataType,
+} from '../../../shared/printing.ts';
 import type { JobRow, TrailRow } from '../store/queue-store.ts';
 
 /** A job as the API shows it. */
@@ -45,10 +51,15 @@ export function toJobDetail(row: JobRow, trail: TrailRow[]): JobDetail {
 /** The claimed job as the agent gets it: the job with its document's content. */
 export function toClaimedJob(row: JobRow, content: Buffer): ClaimedJob {
   const record = toJobRecord(row);
+  if (record.content_type === templateDataType) {
+    throw new Error(`job ${row.id} was claimed without being rendered`);
+  }
+  const contentType = record.content_type;
   return {
     ...record,
+    content_type: contentType,
     document: {
-      content_type: record.content_type,
+      content_type: contentType,
       size: record.size,
       sha256: record.sha256,
       content_base64: Buffer.from(content).toString('base64'),

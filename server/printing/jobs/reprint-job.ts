@@ -1,6 +1,7 @@
 import type { JobRecord, JobStatus } from '../../../shared/printing.ts';
 import { Conflict } from '../../domain-errors.ts';
 import type { Db } from '../../storage/db.ts';
+import { copyTemplateJob } from '../../templates/template-jobs.ts';
 import { isoNow } from '../../time.ts';
 import type { PrintQueue } from './print-queue.ts';
 import { type JobGuard, readJobRow } from './read-job.ts';
@@ -10,7 +11,8 @@ import { renewedExpiry } from './retry-job.ts';
 const reprintable: readonly JobStatus[] = ['printed', 'failed'];
 
 /**
- * `printed | failed →` a new queued job with the same document and `reprint_of` set; the
+ * `printed | failed →` a new queued job with the same document (a template job's: the bytes it
+ * was rendered to) and `reprint_of` set; the
  * agents waiting on its route are woken once it has committed.
  */
 export async function reprintJob(
@@ -29,11 +31,14 @@ export async function reprintJob(
         `Job ${jobId} is ${original.status}; only a printed or failed job can be reprinted.`,
       );
     }
-    return store.reprint(trx, {
+    const reprint = await store.reprint(trx, {
       original,
       createdAt: isoNow(now),
       expiresAt: renewedExpiry(original, now),
     });
+    // A template job's reprint keeps its template and rendering: the same bytes, the same preview.
+    await copyTemplateJob(trx, original.id, reprint.id);
+    return reprint;
   });
   return toJobRecord(row);
 }

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
-import type { HistoryQuery, JobStatus } from '../../../shared/printing.ts';
+import type { ContentType, HistoryQuery, JobStatus } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
 import type { PrintingTables } from '../../storage/tables/printing.ts';
 import type { JobNotifier } from '../long-poll/job-notifier.ts';
@@ -56,6 +56,13 @@ export interface PrintQueueStore {
   /** Extends the leases of the jobs the agent still holds, unless already run out; their ids. */
   extendLeases(db: Db, request: LeaseExtension): Promise<number[]>;
   read(db: Db, companyId: number, jobId: number): Promise<JobRow | undefined>;
+  /** The bytes of the job's document (a template job's data until it is rendered). */
+  content(db: Db, companyId: number, jobId: number): Promise<Buffer | undefined>;
+  /**
+   * A template job rendered for the agent that claimed it: the bytes become its document
+   * (docs/templates.md); `undefined` unless the agent still holds it claimed.
+   */
+  recordRendering(db: Db, rendered: Rendered): Promise<JobRow | undefined>;
   /** The job's events, in order. */
   trail(db: Db, jobId: number): Promise<TrailRow[]>;
   /** The company's jobs, newest first, filtered and paginated as `GET /printing/history`. */
@@ -132,6 +139,16 @@ export interface NewJob {
   options: string;
   createdAt: string;
   expiresAt: string | null;
+}
+
+/** A claimed template job's bytes, rendered for the claiming agent's printer. */
+export interface Rendered {
+  companyId: number;
+  jobId: number;
+  agentUuid: string;
+  content: Buffer;
+  contentType: ContentType;
+  now: string;
 }
 
 export interface Reprint {

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { ContentType, JobStatus } from '../../../shared/printing.ts';
+import type { JobContentType, JobStatus } from '../../../shared/printing.ts';
 
 /** The print queue's tables (migration 007_printing). */
 export interface PrintingTables {
@@ -36,6 +36,8 @@ export interface PrintingTables {
     enabled: number;
     /** JSON object of print options. */
     options: string;
+    /** JSON text of the printer profile (020_templates), or null: print what is sent. */
+    profile: string | null;
   };
   /** Content, stored once per company and sha256: reprints and repeats reuse it. */
   print_documents: {
@@ -53,7 +55,7 @@ export interface PrintingTables {
     route: string;
     title: string | null;
     status: JobStatus;
-    content_type: ContentType;
+    content_type: JobContentType;
     size: number;
     sha256: string;
     copies: number;

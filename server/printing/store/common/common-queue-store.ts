@@ -14,6 +14,7 @@ import type {
   LeaseExtension,
   NewJob,
   PrintQueueStore,
+  Rendered,
   Reprint,
   Requeue,
   StoredClaim,
@@ -24,6 +25,7 @@ import { extendLeases } from './extend-leases.ts';
 import { failJob } from './fail-job.ts';
 import { giveBackClaim } from './give-back-claim.ts';
 import { listJobs, queuedRoutes, readJob, readTrail } from './read-jobs.ts';
+import { readContent, recordRendering } from './record-rendering.ts';
 import { requeueJob } from './requeue-job.ts';
 import type { StoreContext } from './store-context.ts';
 import { sweepJobs } from './sweep-jobs.ts';
@@ -74,6 +76,14 @@ export abstract class CommonQueueStore implements PrintQueueStore {
 
   read(db: Db, companyId: number, jobId: number) {
     return readJob(db, companyId, jobId);
+  }
+
+  content(db: Db, companyId: number, jobId: number) {
+    return readContent(db, companyId, jobId);
+  }
+
+  recordRendering(db: Db, rendered: Rendered) {
+    return recordRendering(db, rendered);
   }
 
   trail(db: Db, jobId: number) {

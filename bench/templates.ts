@@ -1,0 +1,263 @@
+/**
+ * `npm run bench:templates`: what templates cost, side by side in one run, against the
+ * figures they must meet (docs/benchmarks.md, "Templates"):
+ * - the ESC/POS rendering of a 30-line receipt, Liquid included (target p50 ≤ 1 ms);
+ * - its PNG and PDF previews (p50 ≤ 30 ms);
+ * - `POST /printing/jobs` from the template against the same job sent as bytes, on the real
+ *   server in its own process (`shopdesk serve`, autocannon; target ≥ 0.5× the req/s);
+ * - the same receipt as HTML printed to PDF by headless Chromium, what integrators do today
+ *   (ShopDesk's PDF ≥ 20× faster; skipped without /usr/bin/chromium).
+ * Settings: BENCH_SECONDS (3), BENCH_WARMUP (2), BENCH_CONNECTIONS (10), BENCH_SAMPLES (300),
+ * BENCH_ONLY=http or BENCH_ONLY=render (one part alone).
+ * Run it under `nice` on a shared machine; the load average is printed with the figures.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderDocument } from '../server/templates/render-document.ts';
+import { type LoadSettings, measure } from './lib/load.ts';
+import { fixed, formatTable, ratio } from './lib/table.ts';
+import { startShopDesk } from './servers/index.ts';
+
+const settings: LoadSettings = {
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+  warmupSeconds: Number(process.env.BENCH_WARMUP ?? 2),
+  seconds: Number(process.env.BENCH_SECONDS ?? 3),
+};
+const samples = Number(process.env.BENCH_SAMPLES ?? 300);
+
+export const receiptSource = [
+  '^^^{{ shop.name }}',
+  '{{ shop.address }}',
+  '-',
+  'Order | {{ order.number }}',
+  'Date | {{ order.date | date: "%Y-%m-%d %H:%M" }}',
+  '-',
+  '{% for item in items %}{{ item.qty }} x {{ item.name }} | {{ item.price | money }}',
+  '{% endfor %}-',
+  '^Total | ^{{ order.total | money: "EUR" }}',
+  '{code:{{ order.url }}; option:qrcode,4}',
+  '=',
+].join('\n');
+
+export const receiptData = {
+  shop: { name: 'Demo Shop', address: '1 Market Street' },
+  order: {
+    number: 'A-1042',
+    date: '2026-11-25T10:00:00Z',
+    total: 123.45,
+    url: 'https://shop.example/o/A-1042',
+  },
+  items: Array.from({ length: 30 }, (_, index) => ({
+    qty: 1 + (index % 3),
+    name: `Item number ${index + 1}`,
+    price: 1.5 + index,
+  })),
+};
+
+const template = { kind: 'receipt' as const, source: receiptSource };
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+/**
+ * p50 and p95 wall time in ms of `run`, after a warm-up of a tenth of the samples, and the
+ * mean CPU time of this process a run (the steadier figure on a loaded machine: waiting for
+ * a core lengthens the wall time, not the work).
+ */
+async function timed(run: () => Promise<unknown>, count: number) {
+  for (let i = 0; i < Math.max(5, count / 10); i++) await run();
+  const times: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await run();
+    times.push(performance.now() - start);
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 0.5),
+    p95: percentile(times, 0.95),
+    cpu: (cpu.user + cpu.system) / 1000 / count,
+  };
+}
+
+/** The receipt as an integrator's HTML, for Chromium. */
+function receiptHtml(): string {
+  const rows = receiptData.items
+    .map(
+      (item) =>
+        `<tr><td>${item.qty} x ${item.name}</td><td class="r">${item.price.toFixed(2)}</td></tr>`,
+    )
+    .join('');
+  return `<!doctype html><html><head><style>body{font-family:monospace;width:72mm;font-size:10pt}td.r{text-align:right}table{width:100%}</style></head><body><h2>${receiptData.shop.name}</h2><p>${receiptData.shop.address}</p><p>Order ${receiptData.order.number}</p><table>${rows}</table><h3>Total ${receiptData.order.total.toFixed(2)} EUR</h3></body></html>`;
+}
+
+async function chromiumPdf(count: number) {
+  if (!existsSync('/usr/bin/chromium')) return null;
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  try {
+    const page = await browser.newPage();
+    const html = receiptHtml();
+    return await timed(async () => {
+      await page.setContent(html);
+      await page.pdf({ width: '80mm', printBackground: false });
+    }, count);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** A database with a company, an integrator's token and the template, for `shopdesk serve`. */
+async function seed(dbFile: string): Promise<{ token: string }> {
+  const { openStorage } = await import('../server/storage/database.ts');
+  const { migrateToLatest } = await import('../server/storage/migrate.ts');
+  const { createCompany } = await import('../server/companies/create-company.ts');
+  const { createToken } = await import('../server/tokens/create-token.ts');
+  const { createTemplate } = await import('../server/templates/create-template.ts');
+  const storage = openStorage({ kind: 'sqlite', file: dbFile });
+  await migrateToLatest(storage);
+  const company = await createCompany(storage.db, 'Bench shop');
+  const token = await createToken(storage.db, {
+    companyId: company,
+    permissions: ['printing.jobs.create', 'printing.jobs.read'],
+    name: 'bench',
+  });
+  await createTemplate(
+    storage,
+    storage.db,
+    company,
+    { name: 'receipt', kind: 'receipt', source: receiptSource },
+    new Date(),
+  );
+  await storage.close();
+  return { token: token.secret };
+}
+
+async function main(): Promise<void> {
+  console.log(`templates bench: node ${process.version}, load average ${load()}`);
+  await render();
+  await http();
+}
+
+async function render(): Promise<void> {
+  const profile = { language: 'escpos' as const, width_mm: 80 as const };
+  const escpos = await timed(() => renderDocument(template, receiptData, profile, 'raw'), samples);
+  const png = await timed(() => renderDocument(template, receiptData, profile, 'png'), samples / 3);
+  const pdf = await timed(
+    () => renderDocument(template, receiptData, { language: 'pdf', width_mm: 80 }, 'raw'),
+    samples / 3,
+  );
+  const afterRender = load();
+  const browser = await chromiumPdf(Math.max(10, samples / 15));
+  console.log(`\nRendering a 30-line receipt (load average after: ${afterRender})`);
+  console.log(
+    formatTable(
+      ['rendering', 'p50 ms', 'p95 ms', 'CPU ms a run', 'target'],
+      [
+        [
+          'ESC/POS (Liquid + ReceiptLine)',
+          fixed(escpos.p50, 3),
+          fixed(escpos.p95, 3),
+          fixed(escpos.cpu, 3),
+          'p50 ≤ 1 ms',
+        ],
+        ['PNG preview', fixed(png.p50, 2), fixed(png.p95, 2), fixed(png.cpu, 2), 'p50 ≤ 30 ms'],
+        ['PDF', fixed(pdf.p50, 2), fixed(pdf.p95, 2), fixed(pdf.cpu, 2), 'p50 ≤ 30 ms'],
+        [
+          'HTML → PDF, headless Chromium',
+          browser ? fixed(browser.p50, 1) : 'skipped',
+          browser ? fixed(browser.p95, 1) : '—',
+          '(its own processes)',
+          browser ? `ShopDesk ${ratio(browser.p50, pdf.p50)} faster (≥ 20x)` : '',
+        ],
+      ],
+    ),
+  );
+}
+
+async function http(): Promise<void> {
+  const profile = { language: 'escpos' as const, width_mm: 80 as const };
+  const dir = mkdtempSync(join(tmpdir(), 'shopdesk-bench-templates-'));
+  const dbFile = join(dir, 'shopdesk.sqlite');
+  const { token } = await seed(dbFile);
+  const server = await startShopDesk(dbFile);
+  try {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const rendered = await renderDocument(template, receiptData, profile, 'raw');
+    const bytesBody = JSON.stringify({
+      route: 'receipts',
+      content_type: 'application/vnd.escpos',
+      content_base64: rendered.bytes.toString('base64'),
+    });
+    const templateBody = JSON.stringify({
+      route: 'receipts',
+      template: 'receipt',
+      data: receiptData,
+    });
+    const path = '/api/v1/printing/jobs';
+    const asBytes = await measure(
+      server.origin,
+      server.child.pid,
+      { method: 'POST', path, headers, body: bytesBody },
+      settings,
+    );
+    const loadBytes = load();
+    const fromTemplate = await measure(
+      server.origin,
+      server.child.pid,
+      { method: 'POST', path, headers, body: templateBody },
+      settings,
+    );
+    const loadTemplate = load();
+    console.log(
+      `\nPOST /printing/jobs, ${settings.connections} connections, ${settings.seconds} s after ${settings.warmupSeconds} s of warm-up`,
+    );
+    console.log(
+      formatTable(
+        ['job', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'failures', 'load average'],
+        [
+          [
+            'sent as bytes (ESC/POS)',
+            fixed(asBytes.requestsPerSecond),
+            fixed(asBytes.p50Ms, 1),
+            fixed(asBytes.p99Ms, 1),
+            asBytes.cpuUsPerRequest === null ? '—' : fixed(asBytes.cpuUsPerRequest),
+            String(asBytes.failures),
+            loadBytes,
+          ],
+          [
+            'from the template (data)',
+            fixed(fromTemplate.requestsPerSecond),
+            fixed(fromTemplate.p50Ms, 1),
+            fixed(fromTemplate.p99Ms, 1),
+            fromTemplate.cpuUsPerRequest === null ? '—' : fixed(fromTemplate.cpuUsPerRequest),
+            String(fromTemplate.failures),
+            loadTemplate,
+          ],
+        ],
+      ),
+    );
+    console.log(
+      `template / bytes: ${ratio(fromTemplate.requestsPerSecond, asBytes.requestsPerSecond)} the req/s (target ≥ 0.5x)`,
+    );
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Only when run, not when a script imports the receipt from here.
+if (process.argv[1]?.endsWith('templates.ts')) {
+  const only = process.env.BENCH_ONLY;
+  await (only === 'http' ? http() : only === 'render' ? render() : main());
+}

@@ -1,0 +1,25 @@
+import type { TemplateKind } from '../../shared/templates.ts';
+import { checkData, checkDataSchema } from './data-check.ts';
+import { parseTemplate } from './liquid.ts';
+
+/** What a version holds, before it is saved. */
+export interface VersionContent {
+  kind: TemplateKind;
+  source: string;
+  data_schema: Record<string, unknown> | null;
+  sample_data: Record<string, unknown> | null;
+}
+
+/**
+ * A version is saved only if its source parses (a 422 naming the line and column), its
+ * data schema compiles, and its sample data, when given, matches the schema.
+ */
+export function checkVersion(content: VersionContent): void {
+  parseTemplate(content.kind, content.source);
+  if (content.data_schema !== null) {
+    checkDataSchema(content.data_schema);
+    if (content.sample_data !== null) {
+      checkData(JSON.stringify(content.data_schema), content.sample_data, 'sample_data');
+    }
+  }
+}

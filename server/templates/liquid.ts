@@ -1,0 +1,133 @@
+import { Liquid, LiquidError, type Template } from 'liquidjs';
+import type { TemplateKind } from '../../shared/templates.ts';
+import { invalidField } from '../domain-errors.ts';
+import { escapeReceiptLine, escapeZplField } from './render/escape.ts';
+
+/**
+ * The Liquid engines: one per kind of document, each escaping every output for its
+ * language (`render/escape.ts`), with the limits that keep a template or its data from
+ * hanging or exhausting the server (docs/templates.md, "Limits").
+ */
+
+/** Largest rendered document, in characters (a receipt is a few KB). */
+export const maxRenderedLength = 8 * 1024 * 1024;
+/**
+ * Tags and outputs one render may run: a loop over 10^9 items stops after this many, a 422
+ * in well under 200 ms, whatever the machine's load (a count, not a clock). A 30-line receipt
+ * runs about 200; a 2,000-line delivery note about 10,000.
+ */
+const templateLimit = 20_000;
+/**
+ * Milliseconds one render may take, wall time: the backstop behind the count. Not lower: on a
+ * loaded machine a render of a few milliseconds of CPU was measured taking over 100 ms, and a
+ * good template must not fail because the server was busy.
+ */
+const renderLimitMs = 1000;
+/** Elements or characters one render may create (liquidjs counts ranges, joins, strings). */
+const memoryLimit = 16 * 1024 * 1024;
+
+/**
+ * `money`: a number (major units) with two decimals, or as many as asked, and an optional
+ * currency after it: `{{ 2.5 | money }}` → `2.50`, `{{ 2.5 | money: "EUR" }}` → `2.50 EUR`.
+ * A string that is a number is taken as one; anything else prints as it is.
+ */
+function money(value: unknown, currency?: unknown, decimals?: unknown): string {
+  const amount = typeof value === 'number' ? value : Number(value);
+  if (typeof value === 'boolean' || value === null || value === '' || !Number.isFinite(amount)) {
+    return String(value ?? '');
+  }
+  const places = typeof decimals === 'number' && decimals >= 0 && decimals <= 6 ? decimals : 2;
+  const text = amount.toFixed(places);
+  return typeof currency === 'string' && currency !== '' ? `${text} ${currency}` : text;
+}
+
+function engineFor(escapeOutput: (value: unknown) => string): Liquid {
+  const engine = new Liquid({
+    outputEscape: escapeOutput,
+    strictFilters: true,
+    ownPropertyOnly: true,
+    parseLimit: 1024 * 1024,
+    renderLimit: renderLimitMs,
+    memoryLimit,
+    cache: false,
+    // No file system: a template includes nothing.
+    templates: {},
+  });
+  engine.registerFilter('money', money);
+  return engine;
+}
+
+const engines: Record<TemplateKind, Liquid> = {
+  receipt: engineFor(escapeReceiptLine),
+  label: engineFor(escapeZplField),
+};
+
+/** Line and column of a Liquid error, as a person reads them. */
+function whereOf(error: LiquidError): string {
+  const [line, column] = error.token?.getPosition?.() ?? [0, 0];
+  return `line ${line}, column ${column}`;
+}
+
+/** The message without liquidjs's own `, line:1, col:2` suffix and its source excerpt. */
+const messageOf = (error: Error) =>
+  error.message.split('\n')[0]!.replace(/, line:\d+, col:\d+$/, '');
+
+/**
+ * The template parsed, or a 422 on `source` naming the line and column of the first error
+ * (a tag left open, an unknown filter).
+ */
+export function parseTemplate(kind: TemplateKind, source: string): Template[] {
+  try {
+    return engines[kind].parse(source);
+  } catch (error) {
+    if (error instanceof LiquidError) {
+      throw invalidField(
+        'source',
+        `The template has an error at ${whereOf(error)}: ${messageOf(error)}.`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Parsed templates by kind and source: parsing costs more than rendering a receipt. */
+const parsed = new Map<string, Template[]>();
+const maxParsed = 500;
+
+export function parsedTemplate(kind: TemplateKind, source: string): Template[] {
+  const key = `${kind}\u0000${source}`;
+  let templates = parsed.get(key);
+  if (!templates) {
+    templates = parseTemplate(kind, source);
+    if (parsed.size >= maxParsed) parsed.delete(parsed.keys().next().value!);
+    parsed.set(key, templates);
+  }
+  return templates;
+}
+
+/**
+ * The document with the data filled in, every output escaped for the kind. A render past
+ * the limits (time, memory, length) is a 422 on `data`.
+ */
+export function renderLiquid(kind: TemplateKind, source: string, data: object): string {
+  const templates = parsedTemplate(kind, source);
+  let text: string;
+  try {
+    text = engines[kind].renderSync(templates, data, { templateLimit }) as string;
+  } catch (error) {
+    if (error instanceof LiquidError || error instanceof RangeError) {
+      throw invalidField(
+        'data',
+        `The template could not be rendered with this data: ${messageOf(error)}.`,
+      );
+    }
+    throw error;
+  }
+  if (text.length > maxRenderedLength) {
+    throw invalidField(
+      'data',
+      `The rendered document is longer than ${maxRenderedLength} characters.`,
+    );
+  }
+  return text;
+}

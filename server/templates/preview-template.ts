@@ -1,0 +1,30 @@
+import type { PreviewTemplateBody } from '../../shared/templates.ts';
+import { invalidField } from '../domain-errors.ts';
+import type { Db } from '../storage/db.ts';
+import { checkData } from './data-check.ts';
+import { readTemplateRows, readVersionRow } from './read-template.ts';
+import { defaultProfile, type Rendering, renderDocument } from './render-document.ts';
+
+/**
+ * The template (its latest version, or the one asked) rendered with the data given, or its
+ * `sample_data`, for a profile (an 80 mm ESC/POS printer by default), in a preview format.
+ */
+export async function previewTemplate(
+  db: Db,
+  companyId: number,
+  templateId: number,
+  input: PreviewTemplateBody,
+): Promise<Rendering> {
+  const { template, latest } = await readTemplateRows(db, companyId, templateId);
+  const version =
+    input.version === undefined || input.version === template.version
+      ? latest
+      : await readVersionRow(db, companyId, templateId, input.version);
+  const data =
+    input.data ?? (version.sample_data === null ? undefined : JSON.parse(version.sample_data));
+  if (data === undefined) {
+    throw invalidField('data', 'The data field is required when the template has no sample data.');
+  }
+  checkData(version.data_schema, data);
+  return renderDocument(version, data, input.profile ?? defaultProfile, input.format);
+}

@@ -1,0 +1,125 @@
+import type { PrinterLanguage, PrinterProfile } from '../../shared/printer-profiles.ts';
+import type { ContentType } from '../../shared/printing.ts';
+import type { PreviewFormat, TemplateKind } from '../../shared/templates.ts';
+import { invalidField } from '../domain-errors.ts';
+import { renderLiquid } from './liquid.ts';
+import { finishZpl } from './render/label.ts';
+import { svgToPdf } from './render/pdf.ts';
+import { bitmapToZpl, svgToBitmap, svgToPng } from './render/raster.ts';
+import { columnsOf, receiptToPrinter, receiptToSvg, receiptToText } from './render/receipt.ts';
+
+/** What is rendered: a version's kind and source. */
+export interface TemplateSource {
+  kind: TemplateKind;
+  source: string;
+}
+
+export interface Rendering {
+  contentType: string;
+  bytes: Buffer;
+}
+
+/** The profile of a preview that names none: an 80 mm ESC/POS printer. */
+export const defaultProfile: PrinterProfile = { language: 'escpos', width_mm: 80 };
+
+/** The content type of the bytes each language prints. */
+export const printerContentType: Record<PrinterLanguage, ContentType> = {
+  escpos: 'application/vnd.escpos',
+  starprnt: 'application/vnd.star.starprnt',
+  zpl: 'application/vnd.zebra.zpl',
+  pdf: 'application/pdf',
+  text: 'text/plain',
+};
+
+const dpiOf = (profile: PrinterProfile) => profile.dpi ?? 203;
+
+/** Dots across a label printer's head for the profile (a 50 mm label at 203 dpi: 400). */
+const zplDots = (profile: PrinterProfile) =>
+  Math.round((((profile.width_mm as number | undefined) ?? 50) * dpiOf(profile)) / 25.4);
+
+/** A receipt's paper for a PDF: the profile's sheet or roll, else its roll width. */
+const pdfPaper = (profile: PrinterProfile) =>
+  profile.width_mm ?? (profile.language === 'pdf' ? 'a4' : 80);
+
+/** The SVG's pixels at the profile's resolution (ReceiptLine draws 12 px a column at 203 dpi). */
+const pngWidth = (profile: PrinterProfile) =>
+  profile.language === 'zpl'
+    ? zplDots(profile)
+    : Math.round((columnsOf(profile) * 12 * dpiOf(profile)) / 203);
+
+/** The receipt as what the profile's printer prints. */
+async function receiptForPrinter(document: string, profile: PrinterProfile): Promise<Rendering> {
+  const contentType = printerContentType[profile.language];
+  switch (profile.language) {
+    case 'escpos':
+    case 'starprnt':
+      return { contentType, bytes: receiptToPrinter(document, profile) };
+    case 'text':
+      return { contentType, bytes: Buffer.from(receiptToText(document, profile), 'utf8') };
+    case 'pdf':
+      return {
+        contentType,
+        bytes: await svgToPdf(receiptToSvg(document, profile), pdfPaper(profile)),
+      };
+    case 'zpl':
+      return {
+        contentType,
+        bytes: bitmapToZpl(await svgToBitmap(receiptToSvg(document, profile), zplDots(profile))),
+      };
+  }
+}
+
+/** A receipt in a preview format. */
+async function receiptAs(
+  document: string,
+  profile: PrinterProfile,
+  format: PreviewFormat,
+): Promise<Rendering> {
+  switch (format) {
+    case 'raw':
+      return receiptForPrinter(document, profile);
+    case 'svg':
+      return { contentType: 'image/svg+xml', bytes: Buffer.from(receiptToSvg(document, profile)) };
+    case 'png':
+      return {
+        contentType: 'image/png',
+        bytes: await svgToPng(receiptToSvg(document, profile), pngWidth(profile)),
+      };
+    case 'pdf':
+      return {
+        contentType: 'application/pdf',
+        bytes: await svgToPdf(receiptToSvg(document, profile), pdfPaper(profile)),
+      };
+    case 'text':
+      return {
+        contentType: 'text/plain; charset=utf-8',
+        bytes: Buffer.from(receiptToText(document, profile), 'utf8'),
+      };
+  }
+}
+
+/**
+ * The template rendered with the data for the profile, in `format` (`raw`: the printer's
+ * bytes). A label (ZPL) prints on `zpl` routes only and previews as its ZPL (`raw`, `text`).
+ * Refusals are 422s: on `source` (Liquid syntax), `data` (limits), `profile`, `format`.
+ */
+export async function renderDocument(
+  template: TemplateSource,
+  data: object,
+  profile: PrinterProfile,
+  format: PreviewFormat,
+): Promise<Rendering> {
+  const document = renderLiquid(template.kind, template.source, data);
+  if (template.kind === 'receipt') return receiptAs(document, profile, format);
+  if (format === 'raw' && profile.language !== 'zpl') {
+    throw invalidField('profile', 'A label template prints on a zpl printer only.');
+  }
+  if (format !== 'raw' && format !== 'text') {
+    throw invalidField('format', 'A label template previews as its ZPL only: raw or text.');
+  }
+  const bytes = finishZpl(document);
+  return {
+    contentType: format === 'raw' ? printerContentType.zpl : 'text/plain; charset=utf-8',
+    bytes,
+  };
+}

@@ -1,0 +1,92 @@
+import receiptline from 'receiptline';
+import {
+  type Codepage,
+  defaultColumns,
+  type PrinterProfile,
+} from '../../../shared/printer-profiles.ts';
+import { toCodepage } from './codepage.ts';
+import { escapeReceiptLine } from './escape.ts';
+
+/**
+ * A ReceiptLine document (the receipt template, rendered by Liquid) in each printer's
+ * language, by the npm package receiptline: ESC/POS, StarPRNT, plain text and SVG (the
+ * source of the PNG, PDF and ZPL graphic renderings, `raster.ts`, `pdf.ts`).
+ */
+
+/** ESC p 0 25 250: the drawer kick of ESC/POS printers, pin 2, 50 ms on, 500 ms off. */
+const escposDrawer = '\x1bp\x00\x19\xfa';
+/** BEL: StarPRNT's drawer kick (peripheral 1). */
+const starDrawer = '\x07';
+
+/** Characters a line holds for the profile. */
+export function columnsOf(profile: PrinterProfile): number {
+  if (profile.columns !== undefined) return profile.columns;
+  const width = profile.width_mm;
+  if (typeof width === 'number' && width in defaultColumns) {
+    return defaultColumns[width as keyof typeof defaultColumns];
+  }
+  // A label's width: 12-dot columns at 8 dots a mm (203 dpi), 33 on a 50 mm label.
+  if (typeof width === 'number') return Math.max(16, Math.floor((width * 8) / 12));
+  return typeof width === 'string' ? 64 : 48;
+}
+
+const codepageOf = (profile: PrinterProfile): Codepage => profile.codepage ?? 'cp437';
+
+/** The printer commands for an ESC/POS or StarPRNT printer, as bytes. */
+export function receiptToPrinter(document: string, profile: PrinterProfile): Buffer {
+  const encoding = codepageOf(profile);
+  const star = profile.language === 'starprnt';
+  const base = receiptline.commands[star ? 'starsbcs' : 'escpos'];
+  // `cut: false` (a printer without a cutter) drops the template's own cuts (`=`) too.
+  const command = profile.cut === false ? { ...base, cut: () => '' } : base;
+  const commands = receiptline.transform(toCodepage(document, encoding, escapeReceiptLine), {
+    command,
+    cpl: columnsOf(profile),
+    encoding,
+    cutting: profile.cut ?? true,
+    spacing: true,
+  });
+  const drawer = profile.drawer ? (star ? starDrawer : escposDrawer) : '';
+  return Buffer.from(commands + drawer, 'latin1');
+}
+
+/** The receipt as plain text, a line per printed line (UTF-8). */
+export function receiptToText(document: string, profile: PrinterProfile): string {
+  return receiptline.transform(document, { command: 'text', cpl: columnsOf(profile) });
+}
+
+/**
+ * The receipt as SVG, 12 px a character (576 px for 48 columns: an 80 mm roll at 203 dpi).
+ * receiptline's SVG imports a web font; that line is dropped so that nothing is fetched:
+ * the font is the project's (fonts.ts).
+ */
+export function receiptToSvg(document: string, profile: PrinterProfile): string {
+  const svg = receiptline.transform(document, {
+    command: 'svg',
+    cpl: columnsOf(profile),
+    spacing: true,
+  });
+  return mergeCharacters(svg.replace(/<style[\s\S]*?<\/style>/, ''));
+}
+
+/** A run of receiptline's one-character `<tspan x="…">`s (a character or an entity each). */
+const characterRun = /(?:<tspan x="[\d.]+">(?:[^<&]|&[a-z#0-9]+;)<\/tspan>)+/g;
+const oneCharacter = /<tspan x="([\d.]+)">([^<]*)<\/tspan>/g;
+
+/**
+ * receiptline writes every character as its own `<tspan x="…">`; a run of them becomes one
+ * `<tspan>` with the list of x positions (SVG 1.1 §10.5), drawn the same. The PDF (whose
+ * converter handles each text element on its own) costs about a quarter as much, the PNG a
+ * fifth less. Characters that are not one UTF-16 unit or entity are left as they were.
+ */
+function mergeCharacters(svg: string): string {
+  return svg.replace(characterRun, (run) => {
+    const xs: string[] = [];
+    let text = '';
+    for (const [, x, char] of run.matchAll(oneCharacter)) {
+      xs.push(x!);
+      text += char;
+    }
+    return `<tspan x="${xs.join(' ')}">${text}</tspan>`;
+  });
+}

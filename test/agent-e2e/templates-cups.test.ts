@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import { makeStateDir } from '../agent/helpers/state-dir.ts';
+import { addPdfQueue, addRawQueue, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { pdfText } from '../helpers/system-programs.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
+
+/**
+ * A job sent as data, printed through real CUPS by the real agent: on a raw queue whose
+ * socket listener (a port of the test's own) stands for an 80 mm ESC/POS printer, the
+ * listener receives exactly the bytes the server rendered for that route's profile; on a
+ * cups-pdf queue with a `pdf` profile, the PDF holds the order's lines.
+ */
+const suffix = randomBytes(3).toString('hex');
+const rawQueue = `shopdesk-tpl-escpos-${suffix}`;
+const pdfQueue = `shopdesk-tpl-pdf-${suffix}`;
+
+/** Where cups-pdf writes (its `Out` line, `${HOME}` expanded; ~/PDF by default). */
+function cupsPdfOutDir(): string {
+  let out = '~/PDF';
+  const conf = '/etc/cups/cups-pdf.conf';
+  if (existsSync(conf)) {
+    const line = readFileSync(conf, 'utf8')
+      .split('\n')
+      .map((text) => text.trim())
+      .find((text) => /^Out\s+/.test(text));
+    if (line) out = line.replace(/^Out\s+/, '');
+  }
+  return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
+}
+
+let printer: RawPrinter;
+let server: RealAgentTestServer;
+
+beforeAll(async () => {
+  await startTestCups();
+  printer = await startRawPrinter();
+  await addRawQueue(rawQueue, printer.port);
+  await addPdfQueue(pdfQueue);
+  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  for (const queue of [rawQueue, pdfQueue]) await deleteQueue(queue);
+  printer?.server.close();
+});
+
+describe('template jobs through the agent and real CUPS', () => {
+  it('prints the rendered ESC/POS byte for byte, and a PDF holding the order lines', async () => {
+    const { secret } = await server.issueToken([
+      'printing.templates.write',
+      'printing.jobs.create',
+      'printing.jobs.read',
+    ]);
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${server.url}/api/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${secret}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
+    };
+    const template = await call('POST', '/printing/templates', {
+      name: 'till',
+      kind: 'receipt',
+      source:
+        '^^Demo Shop\nOrder | {{ number }}\n{% for line in lines %}{{ line.name }} | {{ line.price | money }}\n{% endfor %}=',
+    });
+    expect(template.status).toBe(201);
+
+    const state = await makeStateDir();
+    const runtime = new AgentRuntime({
+      serverUrl: server.url,
+      token: server.token,
+      stateDir: state.dir,
+      routes: [
+        { name: 'till', printer: rawQueue, profile: { language: 'escpos', width_mm: 80 } },
+        { name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } },
+      ],
+      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
+      reconnect: { baseMs: 50, maxMs: 300 },
+    });
+    const outDir = cupsPdfOutDir();
+    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const title = `Delivery_${suffix}`;
+    const data = {
+      number: `A-${suffix}`,
+      lines: [
+        { name: 'Espresso beans', price: 12.9 },
+        { name: 'Oat milk', price: 2.2 },
+      ],
+    };
+    try {
+      const jobs: number[] = [];
+      for (const route of ['till', 'office']) {
+        const created = await call('POST', '/printing/jobs', {
+          route,
+          title,
+          template: 'till',
+          data,
+        });
+        expect(created.status).toBe(201);
+        jobs.push(JSON.parse(created.bytes.toString()).data.id);
+      }
+      await runtime.start();
+      for (const id of jobs) {
+        await waitFor(
+          `job ${id} printed`,
+          async () => (await server.job(id)).status === 'printed',
+          40_000,
+        );
+      }
+      const rendered = await call('GET', `/printing/jobs/${jobs[0]}/preview?format=raw`);
+      expect(rendered.bytes.subarray(0, 2).toString('latin1')).toBe('\x1b@');
+      await waitFor('the ESC/POS bytes at the printer', async () =>
+        printer.received.some((bytes) => bytes.equals(rendered.bytes)),
+      );
+
+      const created = await waitFor(
+        `a new PDF in ${outDir}`,
+        async () => {
+          const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
+            (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
+          );
+          return names.length > 0 ? names : null;
+        },
+        10_000,
+      );
+      const pdf = await readFile(join(outDir, created[0]!));
+      const text = await pdfText(pdf);
+      expect(text).toContain(`A-${suffix}`);
+      expect(text).toMatch(/Espresso beans\s+12\.90/);
+      expect(text).toMatch(/Oat milk\s+2\.20/);
+      await rm(join(outDir, created[0]!));
+    } finally {
+      await runtime.stop();
+      await state.cleanup();
+    }
+  }, 90_000);
+});
