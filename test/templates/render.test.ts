@@ -53,6 +53,22 @@ describe('a receipt in each printer language', () => {
     expect(sha((await render({ language: 'escpos', width_mm: 80 })).bytes)).toBe(sha(bytes));
   });
 
+  it("ESC/POS draws a QR code with the printer's own command (GS ( k), StarPRNT as an image", async () => {
+    const qr = {
+      kind: 'receipt' as const,
+      source: '{code:https://x.example/1; option:qrcode,4,m}',
+    };
+    const escpos = (await renderDocument(qr, {}, { language: 'escpos' }, 'raw')).bytes.toString(
+      'latin1',
+    );
+    expect(escpos).toContain('\x1d(k\x04\x001A2\x00'); // model 2
+    expect(escpos).toContain('\x1d(k\x03\x001C\x04'); // 4-dot cells
+    expect(escpos).toContain('\x1d(k\x03\x001E1'); // level M
+    expect(escpos).toContain('\x1d(k\x16\x001P0https://x.example/1'); // 19 bytes + 3
+    expect(escpos).toContain('\x1d(k\x03\x001Q0'); // print
+    expect(escpos).not.toContain('\x1d8L'); // no raster image
+  });
+
   it('ESC/POS without a cut, with the drawer kick', async () => {
     const { bytes } = await render({ language: 'escpos', width_mm: 80, cut: false, drawer: true });
     const text = bytes.toString('latin1');
