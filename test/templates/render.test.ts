@@ -159,6 +159,22 @@ describe('data is data, never markup', () => {
   });
 });
 
+describe('images', () => {
+  const png1x1 =
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+  it('a PNG in base64 prints; anything else, or a huge one, is a 422', async () => {
+    const source = { kind: 'receipt' as const, source: '{image:{{ logo | raw }}}' };
+    const ok = await renderDocument(source, { logo: png1x1 }, { language: 'escpos' }, 'raw');
+    expect(ok.bytes.length).toBeGreaterThan(0);
+    for (const logo of ['R0lGODlhAQABAAAAACw=', `${png1x1.slice(0, 11)}${'A'.repeat(400_000)}`]) {
+      await expect(renderDocument(source, { logo }, { language: 'escpos' }, 'raw')).rejects.toThrow(
+        InvalidFields,
+      );
+    }
+  });
+});
+
 describe('code pages', () => {
   it('keeps what the code page has, transliterates or replaces the rest visibly', () => {
     expect(toCodepage('Crème brûlée', 'cp437')).toBe('Crème brûlée');
