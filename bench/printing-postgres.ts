@@ -1,7 +1,8 @@
 /**
  * The print queue over several instances on one PostgreSQL (`npm run bench -- --postgres
  * [ADMIN_URL]`, or `npx tsx bench/printing-postgres.ts [--postgres ADMIN_URL] [--instances
- * 3] [--agents 50] [--jobs 10000] [--samples 300] [--no-baseline]`).
+ * 3] [--agents 50] [--jobs 10000] [--samples 300] [--no-baseline]`; or `--steady [--against
+ * DIR] [--rounds 3] [--interval 5] [--seconds 10]`, below).
  *
  * A fresh database `shopdesk_bench_<pid>` is made on the server of ADMIN_URL (default: the
  * tests' postgres://postgres@127.0.0.1:5432/test) and dropped after. Then:
@@ -39,6 +40,7 @@ import {
   startInstance,
 } from './lib/pg-cluster.ts';
 import type { QueryCounts } from './lib/pg-query-counter.ts';
+import { steadyBench, steadyOptions } from './lib/pg-steady.ts';
 import { PrintClient, percentile } from './lib/print-client.ts';
 import { cpuSecondsOf } from './lib/spawn.ts';
 import { fixed, formatTable } from './lib/table.ts';
@@ -413,6 +415,7 @@ export async function multiInstanceBench(options: {
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
   const { values } = parseArgs({
     options: {
+      ...steadyOptions,
       postgres: { type: 'string', default: defaultAdminUrl },
       instances: { type: 'string', default: '3' },
       agents: { type: 'string', default: '50' },
@@ -421,13 +424,25 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
       'no-baseline': { type: 'boolean', default: false },
     },
   });
-  const ok = await multiInstanceBench({
+  const common = {
     adminUrl: values.postgres,
     instances: Number(values.instances),
     agents: Number(values.agents),
-    jobs: Number(values.jobs),
-    samples: Number(values.samples),
-    baseline: !values['no-baseline'],
-  });
+  };
+  if (values.against && !values.steady) throw new Error('--against goes with --steady');
+  const ok = values.steady
+    ? await steadyBench({
+        ...common,
+        rounds: Number(values.rounds),
+        intervalMs: Number(values.interval),
+        seconds: Number(values.seconds),
+        ...(values.against && { against: values.against }),
+      })
+    : await multiInstanceBench({
+        ...common,
+        jobs: Number(values.jobs),
+        samples: Number(values.samples),
+        baseline: !values['no-baseline'],
+      });
   if (!ok) process.exitCode = 1;
 }

@@ -1,7 +1,7 @@
 /**
  * Print-queue benchmark: `npx tsx bench/printing.ts [--jobs N] [--agents N] [--waiters N]
  * [--samples N] [--rounds N] [--warmup N] [--postgres URL] [--webhook] [--no-baseline]
- * [--against DIR] [--cpu-prof DIR]`.
+ * [--against DIR] [--cpu-prof DIR] [--steady [--interval MS] [--seconds N]]`.
  *
  * Beside ShopDesk, the Fastify queue baseline (bench/servers/fastify-queue.ts: Fastify +
  * better-sqlite3, the same routes and bodies, long-poll woken in-process, as an integrator
@@ -25,6 +25,9 @@
  *  2. enqueue → claim latency: `--waiters` agents long-polling one route; one job at a
  *     time is created and the time from sending POST /printing/jobs to the waiting agent
  *     holding the claimed job is taken; p50 and p99.
+ * `--steady` measures instead, per round and server: `--waiters` agents long-polling one
+ * route while a job is created every `--interval` ms (5) for `--seconds` (10), whether the
+ * last was claimed or not; POST → claim p50 and p99, and jobs/s claimed and confirmed.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -43,10 +46,14 @@ import {
   latency,
   QueueClient,
   type QueueTarget,
+  type SteadyResult,
+  steady,
+  steadyLine,
+  steadyPartyOf,
   type Throughput,
   throughput,
 } from './lib/print-load.ts';
-import { type RunningServer, startServer } from './lib/spawn.ts';
+import { cpuSecondsOf, type RunningServer, startServer } from './lib/spawn.ts';
 import { fixed, formatTable, ratio } from './lib/table.ts';
 
 interface Ready extends Tokens {
@@ -100,6 +107,10 @@ async function run(): Promise<void> {
       against: { type: 'string' },
       // A directory: the server children write V8 CPU profiles there when they exit.
       'cpu-prof': { type: 'string' },
+      // Only the steady run: --waiters agents long-polling, a job every --interval ms.
+      steady: { type: 'boolean', default: false },
+      interval: { type: 'string', default: '5' },
+      seconds: { type: 'string', default: '10' },
     },
   });
   const jobs = Number(values.jobs);
@@ -163,6 +174,15 @@ async function run(): Promise<void> {
   const dispatcher = new Agent({ connections: 256, keepAliveTimeout: 60_000, pipelining: 1 });
   const clients = targets.map((target) => new QueueClient(target, dispatcher));
   try {
+    if (values.steady) {
+      await steadyRounds(clients, {
+        rounds: Number(values.rounds),
+        waiters: Number(values.waiters),
+        intervalMs: Number(values.interval),
+        seconds: Number(values.seconds),
+      });
+      return;
+    }
     // Rounds alternate the servers, so that a busy moment of the machine hits them alike.
     const runs = new Map<string, Throughput[]>();
     const warmup = Number(values.warmup);
@@ -218,6 +238,64 @@ async function run(): Promise<void> {
     if (profile) await Promise.all(exited);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--steady`: per round and server (alternating), `waiters` fresh agents long-polling a
+ * fresh route and a job created every `intervalMs` for `seconds` (after a second of
+ * warm-up); then the median of the rounds' p50 and p99 per server.
+ */
+async function steadyRounds(
+  clients: QueueClient[],
+  options: { rounds: number; waiters: number; intervalMs: number; seconds: number },
+): Promise<void> {
+  const results = new Map<string, Array<SteadyResult & { cpuUs: number }>>();
+  // A first round on each, not counted: the JIT and the caches warm up alike.
+  for (let round = -1; round < options.rounds; round++) {
+    for (const client of clients) {
+      const party = await steadyPartyOf(client, `steady-${round + 1}`, options.waiters);
+      const cpuBefore = cpuSecondsOf(client.target.pid) ?? 0;
+      const run = await steady(party, {
+        intervalMs: options.intervalMs,
+        seconds: options.seconds,
+        warmupSeconds: 1,
+      });
+      const cpu = (cpuSecondsOf(client.target.pid) ?? 0) - cpuBefore;
+      const result = { ...run, cpuUs: (cpu * 1e6) / run.created };
+      const { name } = client.target;
+      const label = round < 0 ? 'warm-up (not counted)' : `round ${round + 1}`;
+      console.log(
+        `${steadyLine(`${label}, ${name}`, result)}; ${fixed(result.cpuUs)} µs of the server's CPU a job (load average ${loadavg()[0]!.toFixed(1)})`,
+      );
+      if (result.duplicates > 0) process.exitCode = 1;
+      if (round >= 0) results.set(name, [...(results.get(name) ?? []), result]);
+    }
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)]!;
+  };
+  console.log(
+    `\nSteady: ${options.waiters} agents long-polling one route, a job every ${options.intervalMs} ms, ` +
+      `${options.rounds} rounds of ${options.seconds} s (medians of the rounds)\n`,
+  );
+  console.log(
+    formatTable(
+      ['server', 'POST→claim p50 ms', 'p99 ms', 'jobs/s', 'server CPU µs a job'],
+      [...results].map(([name, list]) => [
+        name,
+        median(list.map((r) => r.p50)).toFixed(2),
+        median(list.map((r) => r.p99)).toFixed(2),
+        fixed(median(list.map((r) => r.jobsPerSecond))),
+        fixed(median(list.map((r) => r.cpuUs))),
+      ]),
+    ),
+  );
+  console.log(
+    `(load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
 }
 
 /** The targets beside ShopDesk's figures: the mean of the rounds, and the ratios. */

@@ -333,6 +333,13 @@ async function printQueueBench(): Promise<void> {
   );
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`bench/printing.ts exited with ${code}`);
+  // The wake-up under a steady load: 50 agents, a job every 5 ms, against the Fastify queue.
+  console.log('\nPrint queue, steady (bench/printing.ts --steady --rounds 3):\n');
+  const steady = spawn(process.execPath, ['--import', 'tsx', script, '--steady', '--rounds', '3'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const steadyCode = await new Promise<number | null>((resolve) => steady.once('exit', resolve));
+  if (steadyCode !== 0) throw new Error(`bench/printing.ts --steady exited with ${steadyCode}`);
 }
 
 /**
@@ -371,7 +378,19 @@ async function postgresBench(): Promise<void> {
     samples: Number(process.env.BENCH_PG_SAMPLES ?? 300),
     baseline: process.env.BENCH_PG_BASELINE !== '0',
   });
-  if (!ok) process.exitCode = 1;
+  // The wake-up under a steady load (target: p99 ≤ 20 ms), beside the checkout named by
+  // BENCH_AGAINST (a worktree of the commit before) when given.
+  const { steadyBench } = await import('./lib/pg-steady.ts');
+  const steady = await steadyBench({
+    adminUrl: given && !given.startsWith('--') ? given : defaultAdminUrl,
+    instances: 3,
+    agents: 50,
+    rounds: 3,
+    intervalMs: 5,
+    seconds: 10,
+    ...(process.env.BENCH_AGAINST && { against: process.env.BENCH_AGAINST }),
+  });
+  if (!ok || !steady) process.exitCode = 1;
 }
 
 /** The headless agent's memory and idle CPU, from its sources and as shipped (bench/agent-footprint.ts). */

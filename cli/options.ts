@@ -10,6 +10,7 @@ import {
 } from '../server/config.ts';
 import type { Storage } from '../server/storage/database.ts';
 import { maxId } from '../shared/http.ts';
+import { routeNameSchema } from '../shared/printing.ts';
 import { UsageError } from '../shared/usage-error.ts';
 
 /** A whole number from 1 to the largest id both databases hold (ids, counts, days). */
@@ -50,6 +51,22 @@ export function duration(name: string) {
     }
     return seconds;
   };
+}
+
+/** `receipts,labels`: route names, each checked, duplicates dropped. */
+export function routeList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!routeNameSchema.safeParse(name).success) {
+      throw new InvalidArgumentError(
+        `route "${name}" must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".`,
+      );
+    }
+  }
+  return [...new Set(names)];
 }
 
 export function text(name: string, max: number) {
@@ -134,7 +151,9 @@ export async function withStorage<T>(
 ): Promise<T> {
   const target = targetOf(options, { mayCreate: !existing });
   if (existing && target.kind === 'sqlite' && !existsSync(target.file)) {
-    throw new UsageError(`no database at ${target.file}; create a company there first`);
+    throw new UsageError(`no database at ${target.file}; create a company there first`, {
+      pointsToHelp: false,
+    });
   }
   // Loaded here, not above: --help and usage errors answer without loading Kysely.
   const { openStorage } = await import('../server/storage/database.ts');

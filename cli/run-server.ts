@@ -1,9 +1,10 @@
 import { type App, startApp } from '../server/app.ts';
 import { createCompany } from '../server/companies/create-company.ts';
 import { countCompanies } from '../server/companies/read-companies.ts';
-import { defaultServerConfig, webhookPolicyOf } from '../server/config.ts';
+import { defaultServerConfig, type LogFormat, webhookPolicyOf } from '../server/config.ts';
 import { parseCorsOrigins } from '../server/http/cors.ts';
 import { parsePublicUrl } from '../server/http/public-origin.ts';
+import { defaultLogFormat } from '../server/log-format.ts';
 import { createWarehouse } from '../server/stock/create-warehouse.ts';
 import type { Storage } from '../server/storage/database.ts';
 import { createToken } from '../server/tokens/create-token.ts';
@@ -24,6 +25,7 @@ export interface ServeOptions extends DatabaseOptions {
   webhooksAllowPrivate?: boolean;
   publicUrl?: string;
   trustProxy?: boolean;
+  logFormat?: LogFormat;
 }
 
 /** `shopdesk serve`: migrates, then serves until SIGINT/SIGTERM (graceful). */
@@ -63,6 +65,11 @@ export async function runServer(options: ServeOptions): Promise<void> {
       redisUrl: options.redisUrl ?? env.SHOPDESK_REDIS_URL,
       corsOrigins: corsOrigins ?? [],
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
+      // A person at a terminal reads lines; a file, a pipe or a service manager gets JSON.
+      logFormat:
+        options.logFormat ??
+        env.SHOPDESK_LOG_FORMAT ??
+        defaultLogFormat(process.stderr.isTTY === true),
       http: {
         ...defaultServerConfig.http,
         maxConnections:
@@ -110,13 +117,18 @@ function listenError(error: unknown, host: string, port: number): UsageError | u
   if (code === 'EADDRINUSE') {
     return new UsageError(
       `port ${port} on ${host} is in use; stop what runs there, or choose another with --port`,
+      { pointsToHelp: false },
     );
   }
   if (code === 'EACCES') {
-    return new UsageError(`no permission to listen on port ${port}; choose one above 1023`);
+    return new UsageError(`no permission to listen on port ${port}; choose one above 1023`, {
+      pointsToHelp: false,
+    });
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-    return new UsageError(`--host ${host} is not an address of this machine`);
+    return new UsageError(`--host ${host} is not an address of this machine`, {
+      pointsToHelp: false,
+    });
   }
   return undefined;
 }

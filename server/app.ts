@@ -1,11 +1,12 @@
 import pino, { type Logger } from 'pino';
-import type { ServerConfig } from './config.ts';
+import type { LogFormat, ServerConfig } from './config.ts';
 import { enrollmentTriesPerMinute } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
 import { openRateLimit } from './http/shared-rate-limit.ts';
 import { IdempotencyService } from './idempotency/service.ts';
+import { humanDestination } from './log-format.ts';
 import { PrintingService } from './printing/service.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
@@ -26,12 +27,13 @@ export interface App {
   close(): Promise<void>;
 }
 
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, format: LogFormat = 'json'): Logger {
   // Logs go to stderr: stdout carries what the CLI prints for scripts (the URL, ids, tokens).
-  return pino(
-    { level, base: undefined, redact: ['req.headers.authorization'] },
-    pino.destination(2),
-  );
+  const destination =
+    format === 'human'
+      ? humanDestination((text) => process.stderr.write(text))
+      : pino.destination(2);
+  return pino({ level, base: undefined, redact: ['req.headers.authorization'] }, destination);
 }
 
 /**
@@ -51,7 +53,7 @@ export async function startApp(
     webhooks?: Pick<WebhookDeps, 'resolve' | 'timeoutMs' | 'pollMs' | 'random'>;
   } = {},
 ): Promise<App> {
-  const log = options.log ?? createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const http = await bind(config.host, config.port, log, config.http);
   let storage: Storage | undefined;
   let rateLimiter: RateLimit | null = null;

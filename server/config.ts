@@ -1,5 +1,12 @@
 import { z } from 'zod';
 
+/**
+ * How the log reads: `json`, one JSON object a line, or `human`, lines for a person at a
+ * terminal (server/log-format.ts).
+ */
+export const logFormats = ['json', 'human'] as const;
+export type LogFormat = (typeof logFormats)[number];
+
 /** A yes/no variable: `1`/`true` or `0`/`false`. */
 const flag = z
   .enum(['1', 'true', '0', 'false'])
@@ -70,6 +77,8 @@ const environmentSchema = z.object({
   SHOPDESK_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional(),
+  /** `json` or `human`; unset: human on a terminal, JSON otherwise (server/log-format.ts). */
+  SHOPDESK_LOG_FORMAT: z.enum(logFormats).optional(),
   SHOPDESK_IDEMPOTENCY_TTL: z
     .string()
     .transform((value, ctx) => {
@@ -131,6 +140,8 @@ export interface ServerConfig {
   /** Origins whose browser apps may call the API (CORS); empty: off. `['*']`: any. */
   corsOrigins: readonly string[];
   logLevel: string;
+  /** How log lines read: JSON, or lines for a person at a terminal (server/log-format.ts). */
+  logFormat: LogFormat;
   /** How long a print-job claim lasts before it must be extended by a heartbeat. */
   leaseSeconds: number;
   heartbeatSeconds: number;
@@ -197,6 +208,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   rateLimitPerMinute: 1200,
   corsOrigins: [],
   logLevel: 'info',
+  logFormat: 'json',
   leaseSeconds: 120,
   heartbeatSeconds: 15,
   longPollWaitSeconds: 25,

@@ -49,7 +49,8 @@ export interface AgentSetup {
 
 /** A problem of the config file, as a usage error of one line per problem. */
 function configUsage(error: MachineConfigError): UsageError {
-  return new UsageError(error.problems.join('\nerror: '));
+  // Each problem names the file, the field and the fix: --help knows none of them.
+  return new UsageError(error.problems.join('\nerror: '), { pointsToHelp: false });
 }
 
 export async function loadMachineConfig(

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { UsageError } from '../../shared/usage-error.ts';
+import { helpHint, UsageError } from '../../shared/usage-error.ts';
 import { type AgentFlags, addAgentCommand } from './agent-command.ts';
 
 /**
@@ -14,7 +14,8 @@ export function buildAgentProgram(run?: (options: AgentFlags) => Promise<void>):
     .exitOverride()
     .showSuggestionAfterError()
     .configureOutput({
-      outputError: (line, write) => write(line.trim().replace(/\n+/g, ' ') + '\n'),
+      outputError: (line, write) =>
+        write(`${line.trim().replace(/\n+/g, ' ')}${helpHint('shopdesk agent')}\n`),
     });
   return addAgentCommand(program, run);
 }
@@ -26,7 +27,8 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
     if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n`);
+      const hint = error.pointsToHelp ? helpHint('shopdesk agent') : '';
+      process.stderr.write(`error: ${error.message}${hint}\n`);
       process.exit(2);
     }
     process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);

@@ -11,8 +11,7 @@ import type { QueryCounts } from './pg-query-counter.ts';
 import type { Tokens } from './print-client.ts';
 import { cpuSecondsOf, profileFlags, type RunningServer, startServer } from './spawn.ts';
 
-const executable = fileURLToPath(new URL('../../bin/shopdesk.js', import.meta.url));
-const counter = fileURLToPath(new URL('./pg-query-counter.ts', import.meta.url));
+const thisCheckout = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface FreshDatabase {
   name: string;
@@ -36,9 +35,12 @@ async function once<T extends pg.QueryResultRow>(
   }
 }
 
-/** `shopdesk_bench_<pid>` on the server of `adminUrl` (dropped first if a run left it). */
-export async function freshDatabase(adminUrl: string): Promise<FreshDatabase> {
-  const name = `shopdesk_bench_${process.pid}`;
+/**
+ * `shopdesk_bench_<pid>` (and `_<suffix>`) on the server of `adminUrl` (dropped first if a
+ * run left it).
+ */
+export async function freshDatabase(adminUrl: string, suffix = ''): Promise<FreshDatabase> {
+  const name = `shopdesk_bench_${process.pid}${suffix ? `_${suffix}` : ''}`;
   await once(adminUrl, `drop database if exists ${name} with (force)`);
   await once(adminUrl, `create database ${name}`);
   const url = new URL(adminUrl);
@@ -58,12 +60,18 @@ export interface Instance extends RunningServer {
   counts(): Promise<QueryCounts>;
 }
 
-/** `shopdesk serve --database-url URL --port 0 --rate-limit 0`, warnings-only log. */
+/**
+ * `shopdesk serve --database-url URL --port 0 --rate-limit 0`, warnings-only log; this
+ * checkout's, or that of `checkout` (another worktree, with its own query counter).
+ */
 export async function startInstance(
   name: string,
   databaseUrl: string,
   dir: string,
+  checkout = thisCheckout,
 ): Promise<Instance> {
+  const executable = join(checkout, 'bin/shopdesk.js');
+  const counter = join(checkout, 'bench/lib/pg-query-counter.ts');
   const countsFile = join(dir, `${name}.counts.json`);
   const server = await startServer(
     name,

@@ -29,7 +29,7 @@ export class QueueClient {
     method: 'GET' | 'POST' | 'PUT',
     path: string,
     body: unknown,
-    options: { agent?: string } = {},
+    options: { agent?: string; signal?: AbortSignal } = {},
   ): Promise<Answer> {
     return this.client.call(this.origin, method, path, body, options);
   }
@@ -171,4 +171,148 @@ export async function latency(
     samples: sorted.length,
     duplicates,
   };
+}
+
+/** One party of a steady run: what creates a job, and the agents that long-poll for it. */
+export interface SteadyParty {
+  /** Sends `POST /printing/jobs` for the `n`th job (through whichever instance); its id. */
+  createJob(n: number): Promise<number>;
+  /** Each agent's long-poll (`POST /printing/jobs/next`, `wait` 30) and confirm. */
+  waiters: SteadyWaiter[];
+}
+
+export interface SteadyWaiter {
+  next(signal: AbortSignal): Promise<Answer>;
+  confirm(id: number): Promise<Answer>;
+}
+
+export interface SteadyOptions {
+  /** A job created every so many ms, whether the previous one was claimed or not. */
+  intervalMs: number;
+  /** How long jobs are created and measured. */
+  seconds: number;
+  /** Created first, not measured: the JIT and the pools warm up. */
+  warmupSeconds: number;
+}
+
+export interface SteadyResult {
+  /** POST /printing/jobs sent → the agent holding the claimed job, ms. */
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
+  /** Jobs claimed and confirmed a second while jobs were created (the measured part). */
+  jobsPerSecond: number;
+  duplicates: number;
+  /**
+   * Still unclaimed 5 s after the last job was sent: a backlog the server could not work
+   * off at this rate (they stay queued: not lost, late).
+   */
+  unclaimed: number;
+  /** Jobs created in all, warm-up included (what per-job costs divide by). */
+  created: number;
+}
+
+/**
+ * The steady run: every waiter long-polls one route (wait 30 s), confirms what it gets and
+ * long-polls again, while a job is created every `intervalMs` on a fixed schedule (a slow
+ * answer does not delay the next job). Per job, the time from sending its POST to the agent
+ * holding it claimed; the claim may come back before the POST's own answer, so the job's
+ * number, not its id, keys the send time.
+ */
+export async function steady(party: SteadyParty, options: SteadyOptions): Promise<SteadyResult> {
+  const stop = new AbortController();
+  const sentAt = new Map<number, number>(); // job number → when its POST was sent
+  const numberOf = new Map<number, number>(); // job id → job number
+  const claimedAt = new Map<number, number>(); // job id → when its claim came back
+  let confirmedInWindow = 0;
+  let duplicates = 0;
+  let measuring = false;
+  const polls = party.waiters.map(async (waiter) => {
+    while (!stop.signal.aborted) {
+      let next: Answer;
+      try {
+        next = await waiter.next(stop.signal);
+      } catch (error) {
+        if (stop.signal.aborted) return;
+        throw error;
+      }
+      if (next.status !== 200) continue;
+      const at = performance.now();
+      const id = next.body.data.id as number;
+      if (claimedAt.has(id)) duplicates++;
+      else claimedAt.set(id, at);
+      const confirm = await waiter.confirm(id);
+      if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status}`);
+      if (measuring) confirmedInWindow++;
+    }
+  });
+  // Every agent in its long-poll before the first job.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const creates: Promise<void>[] = [];
+  const warmupJobs = Math.round((options.warmupSeconds * 1000) / options.intervalMs);
+  const measuredJobs = Math.round((options.seconds * 1000) / options.intervalMs);
+  const started = performance.now();
+  let windowStart = started;
+  for (let n = 0; n < warmupJobs + measuredJobs; n++) {
+    const due = started + n * options.intervalMs;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (n === warmupJobs) {
+      measuring = true;
+      windowStart = performance.now();
+    }
+    sentAt.set(n, performance.now());
+    creates.push(party.createJob(n).then((id) => void numberOf.set(id, n)));
+  }
+  await Promise.all(creates);
+  const windowSeconds = (performance.now() - windowStart) / 1000;
+  measuring = false;
+  const deadline = performance.now() + 5000;
+  while (claimedAt.size < numberOf.size && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  stop.abort();
+  await Promise.all(polls);
+  const delays: number[] = [];
+  for (const [id, n] of numberOf) {
+    const claimed = claimedAt.get(id);
+    if (n >= warmupJobs && claimed !== undefined) delays.push(claimed - sentAt.get(n)!);
+  }
+  delays.sort((a, b) => a - b);
+  return {
+    p50: percentile(delays, 0.5),
+    p99: percentile(delays, 0.99),
+    max: delays[delays.length - 1] ?? Number.NaN,
+    samples: delays.length,
+    jobsPerSecond: confirmedInWindow / windowSeconds,
+    duplicates,
+    unclaimed: [...numberOf.keys()].filter((id) => !claimedAt.has(id)).length,
+    created: numberOf.size,
+  };
+}
+
+/** `waiters` new agents of one server on `route`, and jobs created there. */
+export async function steadyPartyOf(
+  client: QueueClient,
+  route: string,
+  waiters: number,
+): Promise<SteadyParty> {
+  const agents = await Promise.all(Array.from({ length: waiters }, () => client.agent(route)));
+  return {
+    createJob: (n) => client.createJob(route, n),
+    waiters: agents.map((agent) => ({
+      next: (signal) => client.call('POST', '/printing/jobs/next', { wait: 30 }, { agent, signal }),
+      confirm: (id) => client.call('POST', `/printing/jobs/${id}/confirm`, {}, { agent }),
+    })),
+  };
+}
+
+/** One line of a steady run's figures. */
+export function steadyLine(name: string, result: SteadyResult): string {
+  return (
+    `${name}: POST→claim p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
+    `max ${result.max.toFixed(2)} ms over ${result.samples} jobs; ${result.jobsPerSecond.toFixed(0)} jobs/s ` +
+    `claimed and confirmed; duplicates ${result.duplicates}, unclaimed after 5 s ${result.unclaimed}`
+  );
 }

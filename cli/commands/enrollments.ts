@@ -7,31 +7,16 @@ import {
   revokeEnrollment,
 } from '../../server/enrollments/enrollments.ts';
 import { defaultEnrollmentSeconds, maxEnrollmentSeconds } from '../../shared/enrollments.ts';
-import { routeNameSchema } from '../../shared/printing.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import {
   duration,
   positiveInt,
   print,
+  routeList,
   text,
   withDatabaseOptions,
   withStorage,
 } from '../options.ts';
-
-function routeList(value: string): string[] {
-  const names = value
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  for (const name of names) {
-    if (!routeNameSchema.safeParse(name).success) {
-      throw new InvalidArgumentError(
-        `route "${name}" must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".`,
-      );
-    }
-  }
-  return [...new Set(names)];
-}
 
 function expiresIn(value: string): number {
   const seconds = duration('--expires-in')(value);
@@ -63,7 +48,7 @@ export function registerEnrollmentCommands(program: Command): void {
       options,
       async (storage) => {
         if (!(await companyExists(storage.db, options.company))) {
-          throw new UsageError(`no company with id ${options.company}`);
+          throw new UsageError(`no company with id ${options.company}`, { pointsToHelp: false });
         }
         return createEnrollment(
           storage,
@@ -115,7 +100,8 @@ export function registerEnrollmentCommands(program: Command): void {
         try {
           await revokeEnrollment(storage, null, id, new Date());
         } catch (error) {
-          if (error instanceof NotFound) throw new UsageError(`no enrolment code with id ${id}`);
+          if (error instanceof NotFound)
+            throw new UsageError(`no enrolment code with id ${id}`, { pointsToHelp: false });
           throw error;
         }
       },

@@ -56,7 +56,8 @@ function readDocument(path: string): Buffer {
   let size: number;
   try {
     const stat = statSync(path);
-    if (!stat.isFile()) throw new UsageError(`--file ${path} is not a file`);
+    if (!stat.isFile())
+      throw new UsageError(`--file ${path} is not a file`, { pointsToHelp: false });
     size = stat.size;
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -64,9 +65,11 @@ function readDocument(path: string): Buffer {
       `cannot read --file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
     );
   }
-  if (size === 0) throw new UsageError(`--file ${path} is empty`);
+  if (size === 0) throw new UsageError(`--file ${path} is empty`, { pointsToHelp: false });
   if (size > maxDocumentBytes) {
-    throw new UsageError(`--file ${path} is larger than ${maxDocumentBytes / 1024 / 1024} MiB`);
+    throw new UsageError(`--file ${path} is larger than ${maxDocumentBytes / 1024 / 1024} MiB`, {
+      pointsToHelp: false,
+    });
   }
   return readFileSync(path);
 }
@@ -104,7 +107,7 @@ export function registerJobCommands(program: Command): void {
     }
     const created = await withStorage(options, async (storage) => {
       if (!(await companyExists(storage.db, options.company))) {
-        throw new UsageError(`no company with id ${options.company}`);
+        throw new UsageError(`no company with id ${options.company}`, { pointsToHelp: false });
       }
       // No agent waits in this process: the server hears of the job through NOTIFY
       // (PostgreSQL) or its watch of SQLite's data_version, so there is nobody to wake here.

@@ -9,7 +9,14 @@ import { listTokens } from '../../server/tokens/list-tokens.ts';
 import { parsePermissionList } from '../../server/tokens/permission-list.ts';
 import { revokeToken } from '../../server/tokens/revoke-token.ts';
 import { UsageError } from '../../shared/usage-error.ts';
-import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';
+import {
+  positiveInt,
+  print,
+  routeList,
+  text,
+  withDatabaseOptions,
+  withStorage,
+} from '../options.ts';
 
 function agentUuid(value: string): string {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
@@ -19,7 +26,8 @@ function agentUuid(value: string): string {
 }
 
 async function requireCompany(storage: Storage, id: number): Promise<void> {
-  if (!(await companyExists(storage.db, id))) throw new UsageError(`no company with id ${id}`);
+  if (!(await companyExists(storage.db, id)))
+    throw new UsageError(`no company with id ${id}`, { pointsToHelp: false });
 }
 
 /** `company`, `token`, `warehouse` and `category`: what an operator sets up by hand. */
@@ -48,6 +56,11 @@ export function registerRecordCommands(program: Command): void {
         '--agent <uuid>',
         'bind the token to the print agent of this uuid: it may act as that agent only',
         agentUuid,
+      )
+      .option(
+        '--routes <r1,r2>',
+        'with --agent: the routes the token may give its agent beyond those it serves',
+        routeList,
       ),
   ).action(async (options) => {
     let permissions: ReturnType<typeof parsePermissionList>;
@@ -61,6 +74,11 @@ export function registerRecordCommands(program: Command): void {
         '--agent binds a print-agent token: --permissions must include printing.agent',
       );
     }
+    if (options.routes && !options.agent) {
+      throw new UsageError(
+        '--routes grants routes to a token bound to one agent: give --agent UUID too (an unbound agent token may serve any route)',
+      );
+    }
     const issued = await withStorage(
       options,
       async (storage) => {
@@ -71,6 +89,7 @@ export function registerRecordCommands(program: Command): void {
           name: options.name ?? 'integration',
           expiresInDays: options.expiresIn,
           agentUuid: options.agent,
+          routes: options.routes,
         });
       },
       { existing: true },
@@ -91,14 +110,18 @@ export function registerRecordCommands(program: Command): void {
       },
       { existing: true },
     );
+    // A header row, so a person knows the columns; a script skips the first line.
+    print('ID\tNAME\tSTATE\tPERMISSIONS\tAGENT\tROUTES');
     for (const t of tokens) {
       const state = t.revoked_at
         ? `revoked ${t.revoked_at}`
         : t.expires_at
           ? `expires ${t.expires_at}`
           : 'active';
-      const agent = t.agent_uuid ? `\tagent ${t.agent_uuid}` : '';
-      print(`${t.id}\t${t.name}\t${state}\t${t.permissions.join(',')}${agent}`);
+      const routes = t.routes.join(',') || '-';
+      print(
+        `${t.id}\t${t.name}\t${state}\t${t.permissions.join(',')}\t${t.agent_uuid ?? '-'}\t${routes}`,
+      );
     }
   });
   withDatabaseOptions(
@@ -110,7 +133,7 @@ export function registerRecordCommands(program: Command): void {
     const revoked = await withStorage(options, (storage) => revokeToken(storage.db, id), {
       existing: true,
     });
-    if (!revoked) throw new UsageError(`no active token with id ${id}`);
+    if (!revoked) throw new UsageError(`no active token with id ${id}`, { pointsToHelp: false });
     print(`revoked token ${id}`);
   });
 

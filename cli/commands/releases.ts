@@ -60,7 +60,8 @@ export function registerReleaseCommands(program: Command): void {
       ),
   ).action(async (options) => {
     const info = await stat(options.file).catch(() => null);
-    if (!info?.isFile()) throw new UsageError(`--file ${options.file} is not a file`);
+    if (!info?.isFile())
+      throw new UsageError(`--file ${options.file} is not a file`, { pointsToHelp: false });
     const fileName = basename(options.file);
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(fileName)) {
       throw new UsageError(
@@ -84,7 +85,9 @@ export function registerReleaseCommands(program: Command): void {
             new Date(),
           );
         } catch (error) {
-          if (error instanceof Conflict) throw new UsageError(error.message);
+          if (error instanceof Conflict) {
+            throw new UsageError(error.message, { pointsToHelp: false });
+          }
           throw error;
         }
       },
@@ -117,7 +120,7 @@ export function registerReleaseCommands(program: Command): void {
     const changed = await withStorage(options, (storage) => setRollout(storage, id, share), {
       existing: true,
     });
-    if (!changed) throw new UsageError(`no release with id ${id}`);
+    if (!changed) throw new UsageError(`no release with id ${id}`, { pointsToHelp: false });
     print(`release ${id} is offered to ${share} % of agents`);
   });
 }

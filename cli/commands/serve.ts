@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { type LogFormat, logFormats } from '../../server/config.ts';
 import { parseCorsOrigins } from '../../server/http/cors.ts';
 import { parsePublicUrl } from '../../server/http/public-origin.ts';
 import { duration, nonNegativeInt, portNumber, text, withDatabaseOptions } from '../options.ts';
@@ -17,6 +18,13 @@ function publicUrl(value: string): string {
   } catch (error) {
     throw new InvalidArgumentError(`--public-url ${(error as Error).message}.`);
   }
+}
+
+function logFormat(value: string): LogFormat {
+  if (!(logFormats as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError('--log-format must be json or human.');
+  }
+  return value as LogFormat;
 }
 
 function redisUrl(value: string): string {
@@ -82,6 +90,11 @@ export function registerServe(program: Command): void {
       .option(
         '--trust-proxy',
         'honour X-Forwarded-Proto/Host from the reverse proxy in front (env SHOPDESK_TRUST_PROXY); only behind one that sets them',
+      )
+      .option(
+        '--log-format <format>',
+        'json or human (env SHOPDESK_LOG_FORMAT; default human when the log goes to a terminal, json otherwise)',
+        logFormat,
       )
       .option('--demo', 'on a fresh database, create a demo company and print its tokens'),
     { creates: true },

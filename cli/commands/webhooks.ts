@@ -58,7 +58,7 @@ export function registerWebhookCommands(program: Command): void {
       options,
       async (storage) => {
         if (!(await companyExists(storage.db, options.company))) {
-          throw new UsageError(`no company with id ${options.company}`);
+          throw new UsageError(`no company with id ${options.company}`, { pointsToHelp: false });
         }
         const key = resolveSecretKey(env.SHOPDESK_SECRET_KEY, targetOf(options));
         try {
@@ -76,7 +76,9 @@ export function registerWebhookCommands(program: Command): void {
             new Date(),
           );
         } catch (error) {
-          if (isDomainError(error)) throw new UsageError(error.message);
+          if (isDomainError(error)) {
+            throw new UsageError(error.message, { pointsToHelp: false });
+          }
           throw error;
         }
       },

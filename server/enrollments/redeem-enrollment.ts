@@ -82,6 +82,8 @@ export async function redeemEnrollment(
         expires_at: null,
         revoked_at: null,
         agent_uuid: uuid,
+        // What the code grants: the routes its agent may take (agent-binding.ts).
+        routes: taken.routes,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

@@ -28,6 +28,7 @@ import {
   type RequestContext,
 } from '../http/route.ts';
 import type { Caller } from '../tokens/authenticate.ts';
+import { heldByAgent, routesBeyondGrant } from './agents/agent-binding.ts';
 import type { AgentRef } from './agents/agent-identities.ts';
 import { readAgentConfig } from './agents/read-agent-config.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
@@ -36,6 +37,7 @@ import { registerAgent } from './agents/register-agent.ts';
 import { updateRouteList } from './agents/update-route-list.ts';
 import { confirmJob } from './jobs/confirm-job.ts';
 import { failJob } from './jobs/fail-job.ts';
+import type { JobGuard } from './jobs/read-job.ts';
 
 /**
  * The print agent's own routes (permission `printing.agent`): registration, presence,
@@ -46,7 +48,7 @@ import { failJob } from './jobs/fail-job.ts';
 export const tag = 'Print queue';
 const agentOnly: Access = { permission: 'printing.agent' };
 const agentHeaderNote =
-  "Needs the header `X-Agent-Id` of an agent registered by the caller's company: missing or not a UUID → 400; another agent than the one the token is bound to → 403; not registered (or registered by another company) → 409.";
+  "Needs the header `X-Agent-Id` of an agent registered by the caller's company (a token bound to one agent implies its own when the header is left out): missing or not a UUID → 400; another agent than the one the token is bound to → 403; not registered (or registered by another company) → 409.";
 const oneJob = { 200: { description: 'The job.', schema: dataOf(jobRecord) } };
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -63,10 +65,30 @@ export function refuseOtherAgent(caller: Caller, uuid: string): void {
   );
 }
 
-/** The X-Agent-Id header: missing or not a UUID is the request's fault (400). */
+/**
+ * Refuses a job another agent held, for a token bound to one agent: it retries, reprints and
+ * reads only the jobs its own agent held (docs/security.md). None for any other token.
+ */
+export function boundJobGuard(caller: Caller): JobGuard | undefined {
+  const bound = caller.agentUuid;
+  if (bound === null) return undefined;
+  return (job) => {
+    if (heldByAgent(job, bound)) return;
+    throw new HttpError(
+      'forbidden',
+      `This token is bound to the print agent ${bound} and may only act on the jobs that agent claimed; job ${job.id} is not one of them.`,
+    );
+  };
+}
+
+/**
+ * The X-Agent-Id header: missing or not a UUID is the request's fault (400). A bound token
+ * implies its agent when the header is left out.
+ */
 function agentIdOf(request: IncomingMessage, caller: Caller): string {
   const header = request.headers[agentIdHeader];
   const uuid = Array.isArray(header) ? header[0] : header;
+  if (uuid === undefined && caller.agentUuid !== null) return caller.agentUuid;
   if (!uuid) {
     throw new HttpError(
       'bad_request',
@@ -89,9 +111,13 @@ export type AgentContext = Pick<
 export const callingAgent = ({ request, caller, services, db }: AgentContext): Promise<AgentRef> =>
   services.printing.requireAgent(db, agentIdOf(request, caller), caller.companyId);
 
-/** Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold. */
+/**
+ * Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold.
+ * A bound token always acts as its agent, header or not.
+ */
 export async function optionalAgent(context: AgentContext): Promise<AgentRef | undefined> {
-  if (context.request.headers[agentIdHeader] === undefined) return undefined;
+  const implied = context.caller.agentUuid !== null;
+  if (!implied && context.request.headers[agentIdHeader] === undefined) return undefined;
   return callingAgent(context);
 }
 
@@ -183,7 +209,7 @@ export const agentRoutes: AnyRoute[] = [
     access: agentOnly,
     operationId: 'putPrintRoutes',
     summary: "Replace the agent's routes",
-    description: `The agent then serves exactly these routes. ${agentHeaderNote}`,
+    description: `The agent then serves exactly these routes. A token bound to one agent may keep the routes its agent serves and add only the routes it was granted (its enrolment code's, or \`token create --routes\`): another → 403. ${agentHeaderNote}`,
     tag,
     body: putRoutesBody,
     responses: {
@@ -194,6 +220,16 @@ export const agentRoutes: AnyRoute[] = [
     },
     async handler({ body, caller, services, request, db }) {
       const agent = await callingAgent({ request, caller, services, db });
+      if (caller.agentUuid !== null) {
+        const names = body.routes.map((route) => route.name);
+        const beyond = await routesBeyondGrant(db, caller.tokenId, agent, names);
+        if (beyond.length > 0) {
+          throw new HttpError(
+            'forbidden',
+            `This token is bound to the print agent ${agent.uuid} and may not give it the ${beyond.length === 1 ? 'route' : 'routes'} ${beyond.join(', ')}: it keeps the routes it serves and takes only those its token was granted (its enrolment code's routes, or token create --routes).`,
+          );
+        }
+      }
       const routes = await updateRouteList(services.storage, db, agent, body.routes);
       services.printing.routesChanged(agent);
       return ok({ routes });

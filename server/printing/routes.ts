@@ -13,12 +13,19 @@ import {
 } from '../../shared/printing.ts';
 import { agentListingWithUpdate } from '../../shared/releases.ts';
 import { invalidField } from '../domain-errors.ts';
+import { HttpError } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
 import { refuseUnprintableOptions } from '../printer-capabilities/check-job-options.ts';
 import { withUpdateStatus } from '../releases/agent-update-status.ts';
 import { createTemplateJob } from '../templates/create-template-job.ts';
-import { type AgentContext, agentRoutes, optionalAgent, tag } from './agent-routes.ts';
+import {
+  type AgentContext,
+  agentRoutes,
+  boundJobGuard,
+  optionalAgent,
+  tag,
+} from './agent-routes.ts';
 import { listAgents } from './agents/list-agents.ts';
 import { readAgent } from './agents/read-agent.ts';
 import { withRouteOnline } from './agents/route-online.ts';
@@ -40,7 +47,7 @@ const agentOrCreator: Access = {
   alsoAccepts: ['printing.jobs.create'],
 };
 const optionalAgentNote =
-  'Also accepts `printing.jobs.create` (integrators); `X-Agent-Id` may be left out, and when sent it must name an agent registered by the company (400, 409) and, for a token bound to one agent, that agent (403).';
+  'Also accepts `printing.jobs.create` (integrators); `X-Agent-Id` may be left out, and when sent it must name an agent registered by the company (400, 409) and, for a token bound to one agent, that agent (403). A token bound to one agent acts as it, header or not, and only on the jobs that agent claimed (printed, failed or holds; 403 otherwise).';
 const routeOnlineNote =
   "`route_online` says whether an online agent that is not paused serves the job's route; false still queues the job.";
 const jobUrl = (baseUrl: string, id: number) =>
@@ -166,14 +173,27 @@ const integratorRoutes: AnyRoute[] = [
     operationId: 'listPrintHistory',
     summary: 'Print history',
     description:
-      "The company's jobs, newest first; `since` (ISO 8601) compares with the creation time. Also accepts `printing.jobs.read`.",
+      "The company's jobs, newest first; `since` (ISO 8601) compares with the creation time. Also accepts `printing.jobs.read`. A token bound to one agent lists only the jobs that agent holds or held (`agent_id` naming another → 403).",
     tag,
     query: historyQuery,
     responses: { 200: { description: 'A page of jobs.', schema: pageOf(jobRecord) } },
     async handler({ query, caller, services, request, baseUrl, db }) {
       await optionalAgent({ request, caller, services, db });
       const { store } = services.printing;
-      const { rows, total } = await listJobs(store, db, caller.companyId, query);
+      // A bound token sees its own agent's jobs only (docs/security.md).
+      const bound = caller.agentUuid;
+      if (
+        bound !== null &&
+        query.agent_id !== undefined &&
+        query.agent_id.toLowerCase() !== bound
+      ) {
+        throw new HttpError(
+          'forbidden',
+          `This token is bound to the print agent ${bound} and cannot read the jobs of agent ${query.agent_id}.`,
+        );
+      }
+      const scoped = bound === null ? query : { ...query, agent_id: bound };
+      const { rows, total } = await listJobs(store, db, caller.companyId, scoped);
       const { page: _page, per_page: _perPage, ...filters } = query;
       return pageReply(rows, total, query, baseUrl, filters);
     },
@@ -184,14 +204,17 @@ const integratorRoutes: AnyRoute[] = [
     access: agentOrReader,
     operationId: 'getPrintJob',
     summary: 'Read a job, with its events',
-    description: 'Also accepts `printing.jobs.read`.',
+    description:
+      'Also accepts `printing.jobs.read`. A token bound to one agent reads only the jobs that agent holds or held (403 otherwise).',
     tag,
     params: jobParams,
     responses: { 200: { description: 'The job and its events.', schema: dataOf(jobDetail) } },
     async handler({ params, caller, services, request, db }) {
       await optionalAgent({ request, caller, services, db });
       const { store } = services.printing;
-      return ok(await readJobDetail(store, db, caller.companyId, params.job));
+      return ok(
+        await readJobDetail(store, db, caller.companyId, params.job, boundJobGuard(caller)),
+      );
     },
   }),
   defineRoute({
@@ -214,6 +237,7 @@ const integratorRoutes: AnyRoute[] = [
         params.job,
         agent?.uuid ?? null,
         services.clock.now(),
+        boundJobGuard(caller),
       );
       return ok(await queued(job, { caller, services, db }));
     },
@@ -243,6 +267,7 @@ const integratorRoutes: AnyRoute[] = [
         caller.companyId,
         params.job,
         services.clock.now(),
+        boundJobGuard(caller),
       );
       return created(await queued(job, { caller, services, db }), jobUrl(baseUrl, job.id));
     },

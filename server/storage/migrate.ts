@@ -15,6 +15,7 @@ import * as movementsUnindexed from './migrations/013_movements_unindexed.ts';
 import * as tokenNotices from './migrations/014_token_notices.ts';
 import * as agentFleet from './migrations/019_agent_fleet.ts';
 import * as templates from './migrations/020_templates.ts';
+import * as tokenRoutes from './migrations/023_token_routes.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '014_token_notices': tokenNotices,
   '019_agent_fleet': agentFleet,
   '020_templates': templates,
+  '023_token_routes': tokenRoutes,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

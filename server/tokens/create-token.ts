@@ -18,6 +18,8 @@ export async function createToken(
     expiresInDays?: number;
     /** Binds the token to the print agent of this uuid (docs/security.md). */
     agentUuid?: string;
+    /** The routes a bound token may add to its agent, beyond those it serves. */
+    routes?: string[];
   },
   now = new Date(),
 ): Promise<IssuedToken> {
@@ -37,6 +39,7 @@ export async function createToken(
       expires_at: expiresAt,
       revoked_at: null,
       agent_uuid: input.agentUuid?.toLowerCase() ?? null,
+      routes: input.routes && input.routes.length > 0 ? JSON.stringify(input.routes) : null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

@@ -5,7 +5,16 @@ import { type TokenSummary, toTokenSummary } from './records.ts';
 export async function listTokens(db: Db, companyId: number): Promise<TokenSummary[]> {
   const rows = await db
     .selectFrom('tokens')
-    .select(['id', 'name', 'permissions', 'created_at', 'expires_at', 'revoked_at', 'agent_uuid'])
+    .select([
+      'id',
+      'name',
+      'permissions',
+      'created_at',
+      'expires_at',
+      'revoked_at',
+      'agent_uuid',
+      'routes',
+    ])
     .where('company_id', '=', companyId)
     .orderBy('id')
     .execute();

@@ -9,11 +9,20 @@ export interface TokenSummary {
   expires_at: string | null;
   revoked_at: string | null;
   agent_uuid: string | null;
+  /** The routes a bound token may give its agent beyond those it serves. */
+  routes: string[];
 }
 
 /** A token's row as listed. */
 export function toTokenSummary(
-  row: Omit<TokenSummary, 'permissions'> & { permissions: string },
+  row: Omit<TokenSummary, 'permissions' | 'routes'> & {
+    permissions: string;
+    routes: string | null;
+  },
 ): TokenSummary {
-  return { ...row, permissions: JSON.parse(row.permissions) as Permission[] };
+  return {
+    ...row,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    routes: row.routes === null ? [] : (JSON.parse(row.routes) as string[]),
+  };
 }

@@ -1,12 +1,14 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import type { WebhookPolicy } from '../config.ts';
+import { type EmbeddedIpv4, embeddedIpv4 } from './embedded-ipv4.ts';
 
 /**
  * Which URLs a webhook may be sent to. Without `--webhooks-allow-private`, an address in
  * these ranges is refused: the server must not be made to call into its own network (the
- * database, a cloud metadata service, an admin page on localhost). IPv4-mapped IPv6
- * addresses (`::ffff:10.0.0.1`) are caught by their IPv4 range.
+ * database, a cloud metadata service, an admin page on localhost). An IPv6 address that
+ * carries an IPv4 one (`::ffff:10.0.0.1`, NAT64 `64:ff9b::a9fe:a9fe`, 6to4, Teredo) is
+ * refused by the IPv4 address's range too (embedded-ipv4.ts).
  */
 const ranges: [address: string, prefix: number, family: 'ipv4' | 'ipv6', name: string][] = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified'],
@@ -34,10 +36,37 @@ const blocked = ranges.map(([address, prefix, family, name]) => {
   return { list, name };
 });
 
-/** The kind of range a refused address is in, or undefined when it may be called. */
-export function refusedRangeOf(address: string): string | undefined {
+/** The kind of range an address is in by itself, or undefined. */
+function rangeOf(address: string): string | undefined {
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   return blocked.find(({ list }) => list.check(address, family))?.name;
+}
+
+/**
+ * Why an address is refused: its range, and for an IPv6 address that carries an IPv4 one
+ * (NAT64, 6to4, Teredo, IPv4-compatible or -mapped: embedded-ipv4.ts), the IPv4 address
+ * whose range refuses it. Undefined when it may be called.
+ */
+export function refusedAddress(
+  address: string,
+): { range: string; embedded?: EmbeddedIpv4 } | undefined {
+  const own = rangeOf(address);
+  if (own) return { range: own };
+  for (const embedded of embeddedIpv4(address)) {
+    const range = rangeOf(embedded.ipv4);
+    if (range) return { range, embedded };
+  }
+  return undefined;
+}
+
+/** The kind of range a refused address is in, or undefined when it may be called. */
+export const refusedRangeOf = (address: string): string | undefined =>
+  refusedAddress(address)?.range;
+
+/** `10.0.0.8`, or `2002:a00:8:: (6to4 for 10.0.0.8)`: the address as a refusal names it. */
+export function refusedAddressText(address: string): string {
+  const embedded = refusedAddress(address)?.embedded;
+  return embedded ? `${address}, ${embedded.form} for ${embedded.ipv4}` : address;
 }
 
 /** Resolves a host name to every address it has (the operating system's resolver). */
@@ -86,7 +115,7 @@ export async function refusalOf(
   for (const address of addresses) {
     const range = refusedRangeOf(address);
     if (range) {
-      return `The url field points to a ${range} address (${address}); this server sends webhooks to public addresses only.`;
+      return `The url field points to a ${range} address (${refusedAddressText(address)}); this server sends webhooks to public addresses only.`;
     }
   }
   return undefined;
@@ -112,7 +141,7 @@ export function checkedLookup(resolve: Resolve = systemResolve): LookupFunction 
           const error = Object.assign(
             new Error(
               refused
-                ? `${hostname} resolved to a ${refusedRangeOf(refused.address)} address (${refused.address}); refused`
+                ? `${hostname} resolved to a ${refusedRangeOf(refused.address)} address (${refusedAddressText(refused.address)}); refused`
                 : `${hostname} has no address of the family asked for`,
             ),
             { code: refused ? 'ERR_WEBHOOK_ADDRESS_REFUSED' : 'ENOTFOUND' },

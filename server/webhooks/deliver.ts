@@ -2,7 +2,12 @@ import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { WebhookPolicy } from '../config.ts';
-import { checkedLookup, type Resolve, refusedRangeOf } from './address-policy.ts';
+import {
+  checkedLookup,
+  type Resolve,
+  refusedAddressText,
+  refusedRangeOf,
+} from './address-policy.ts';
 import { signatureHeaders } from './signing.ts';
 
 /** What one attempt came to. A 2xx answer is a delivery; anything else is retried. */
@@ -47,7 +52,9 @@ function refusalAtDelivery(url: URL, policy: WebhookPolicy): string | undefined 
   // An IP literal is never looked up, so the connection's check would not see it.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const range = isIP(host) ? refusedRangeOf(host) : undefined;
-  return range ? `${host} is a ${range} address; refused (--webhooks-allow-private)` : undefined;
+  return range
+    ? `${refusedAddressText(host)} is a ${range} address; refused (--webhooks-allow-private)`
+    : undefined;
 }
 
 export interface Attempt {

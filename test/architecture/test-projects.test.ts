@@ -18,6 +18,7 @@ describe('the test projects', () => {
 
   it.each([
     ['test/agent/journal.test.ts', 'unit'],
+    ['test/printing/long-poll-wait.test.ts', 'unit'],
     ['test/customers/customers.happy.test.ts', 'sqlite'],
     ['test/cli/serve.test.ts', 'sqlite'],
     ['test/storage/postgres.test.ts', 'postgres'],

@@ -108,6 +108,8 @@ describe('records: company, token, warehouse, category', () => {
     const out = await ok('token', 'list', '--company', companyId, '--db', db);
     const lines = out.trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(4);
+    // A header row names the columns.
+    expect(lines[0]).toBe('ID\tNAME\tSTATE\tPERMISSIONS\tAGENT\tROUTES');
     expect(lines.some((line) => line.includes('listed') && line.includes('offers.read'))).toBe(
       true,
     );
@@ -137,7 +139,7 @@ describe('records: company, token, warehouse, category', () => {
     ).trim();
     const out = await ok('token', 'list', '--company', companyId, '--db', db);
     const line = out.split('\n').find((entry) => entry.includes('till 1'))!;
-    expect(line).toMatch(new RegExp(`\tagent ${uuid.toLowerCase()}$`));
+    expect(line).toMatch(new RegExp(`\tprinting\\.agent\t${uuid.toLowerCase()}\t-$`));
     const register = (id: string) =>
       server.request('POST', '/printing/register', {
         token,

@@ -104,7 +104,9 @@ describe('docs/it-guide.md, run as written', () => {
       const what = `block ${index + 1} (${block.kind}): ${block.text.split('\n')[0]}`;
       if (block.kind === 'json') {
         // A code of the test's own for the file (the guide revoked its first one).
-        const made = bash('shopdesk enrollment create --company 1 --uses 5');
+        const made = bash(
+          'shopdesk enrollment create --company 1 --routes receipts,labels --uses 5',
+        );
         expect(await made.exited, made.err()).toBe(0);
         const text = forServer(block.text).replace('K7QF-M2XD', made.out().trim());
         expect(() => parseMachineConfig('agent.json', text), what).not.toThrow();

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseTarget } from '../../server/config.ts';
+import { redeemEnrollment } from '../../server/enrollments/redeem-enrollment.ts';
+import { openStorage } from '../../server/storage/database.ts';
+import { migrateToLatest, migrationProvider } from '../../server/storage/migrate.ts';
 import { enrollmentAlphabet } from '../../shared/enrollments.ts';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
+import { freshDatabase } from '../helpers/postgres.ts';
 
 /**
  * Enrolment codes on both databases, through two instances where PostgreSQL has them: made
@@ -158,6 +168,101 @@ describe.each(dialects)('enrolment codes (%s)', (dialect) => {
       token: theirs,
     });
     expect(revoke.status).toBe(404);
+  });
+
+  describe('routes an enrolment code grants', () => {
+    const routes = (names: string[]) => ({
+      routes: names.map((name) => ({ name, printer: 'EPSON' })),
+    });
+
+    it('lets the enrolled agent take the code’s routes and keep them, and add no others', async () => {
+      const made = await create({ routes: ['receipts', 'labels'] });
+      const uuid = randomUUID();
+      const token = (await redeem(made.code, uuid)).body.data.token as string;
+      const as = (method: string, path: string, body?: unknown) =>
+        instances.one.request(method, path, { token, body });
+      const registered = await as('POST', '/printing/register', {
+        uuid,
+        name: 'till',
+        hostname: 'till',
+        platform: 'linux',
+        version: '0.1.0',
+      });
+      expect(registered.status).toBe(201);
+      expect((await as('PUT', '/printing/routes', routes(['receipts']))).status).toBe(200);
+      expect((await as('PUT', '/printing/routes', routes(['labels', 'receipts']))).status).toBe(
+        200,
+      );
+      const beyond = await as('PUT', '/printing/routes', routes(['receipts', 'kitchen']));
+      expect(beyond.status).toBe(403);
+      expect(beyond.body.message).toContain('may not give it the route kitchen');
+      const config = await as('GET', '/printing/config');
+      expect(config.body.data.routes.map((route: { name: string }) => route.name)).toEqual([
+        'labels',
+        'receipts',
+      ]);
+    });
+
+    it('grants nothing to the agents of a code without routes', async () => {
+      const made = await create();
+      const uuid = randomUUID();
+      // Traded without the route: this address has spent its tries a minute above.
+      const { storage, clock } = instances.one.app.services;
+      const { token } = await redeemEnrollment(storage, { code: made.code, uuid }, clock.now());
+      await instances.one.request('POST', '/printing/register', {
+        token,
+        body: { uuid, name: 'till', hostname: 'till', platform: 'linux', version: '0.1.0' },
+      });
+      const put = await instances.two.request('PUT', '/printing/routes', {
+        token,
+        body: routes(['receipts']),
+      });
+      expect(put.status).toBe(403);
+    });
+
+    it('migration 023 gives the tokens enrolled before it the routes of their code', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'shopdesk-grants-'));
+      const scratch = dialect === 'postgres' ? await freshDatabase() : null;
+      const target: DatabaseTarget = scratch
+        ? { kind: 'postgres', url: scratch.url }
+        : { kind: 'sqlite', file: join(dir, 'before-023.sqlite') };
+      const storage = openStorage(target);
+      try {
+        const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
+        expect((await migrator.migrateTo('019_agent_fleet')).error).toBeUndefined();
+        const at = '2026-01-01T00:00:00Z';
+        await sql`insert into companies (name, created_at) values ('Old Co', ${at})`.execute(
+          storage.db,
+        );
+        for (const [id, bound] of [
+          [1, 'a0000000-0000-4000-8000-000000000001'],
+          [2, null],
+        ] as const) {
+          await sql`insert into tokens (company_id, name, hash, permissions, created_at, agent_uuid)
+            values (1, ${`t${id}`}, ${`h${id}`}, '["printing.agent"]', ${at}, ${bound})`.execute(
+            storage.db,
+          );
+        }
+        await sql`insert into print_enrollments (company_id, code_hash, routes, uses, used, expires_at, created_at)
+          values (1, 'c', '["receipts"]', 1, 1, ${at}, ${at})`.execute(storage.db);
+        await sql`insert into print_enrollment_agents (enrollment_id, company_id, agent_uuid, token_id, enrolled_at)
+          values (1, 1, 'a0000000-0000-4000-8000-000000000001', 1, ${at})`.execute(storage.db);
+        await migrateToLatest(storage);
+        const rows = await storage.db
+          .selectFrom('tokens')
+          .select(['name', 'routes'])
+          .orderBy('id')
+          .execute();
+        expect(rows).toEqual([
+          { name: 't1', routes: '["receipts"]' },
+          { name: 't2', routes: null },
+        ]);
+      } finally {
+        await storage.close();
+        await scratch?.drop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });
 

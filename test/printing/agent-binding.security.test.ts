@@ -4,6 +4,7 @@ import { createToken } from '../../server/tokens/create-token.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { expectError } from '../http/error-answers.ts';
+import { createJob, integratorToken, registerAgent, type TestAgent } from './helpers.ts';
 
 /**
  * A printing.agent token acts as any agent of its company, unless it is bound to one
@@ -105,3 +106,187 @@ describe.each(databaseKinds)('on %s', (kind) => {
     }
   });
 });
+
+/**
+ * docs/security.md's promise, tried as a thief who holds one till's bound token and wants
+ * another till's documents: every way to another agent's job is refused, header or not.
+ */
+describe.each(databaseKinds)(
+  'a stolen bound token exposes one agent’s jobs, not the shop’s, on %s',
+  (kind) => {
+    let server: TestServer;
+    let company: number;
+    let stolen: string;
+    let granted: string;
+    let integrator: string;
+    let other: TestAgent;
+    const mine = randomUUID();
+    const withGrant = randomUUID();
+
+    /** A job on `route`, claimed by `agent` and then printed (or failed). */
+    async function printedBy(agent: TestAgent, route: string, outcome: 'confirm' | 'error') {
+      const job = await createJob(server, integrator, { route });
+      const claimed = await agent.next();
+      expect(claimed.body.data.id).toBe(job.id);
+      const body = outcome === 'confirm' ? {} : { message: 'paper jam', code: 'printer_error' };
+      expect((await agent.call('POST', `/printing/jobs/${job.id}/${outcome}`, body)).status).toBe(
+        200,
+      );
+      return job.id;
+    }
+
+    const bare = (token: string, method: string, path: string, body?: unknown) =>
+      server.request(method, path, { token, body });
+
+    beforeAll(async () => {
+      server = await startTestServerOn(kind);
+      company = await server.createCompany('Two tills');
+      integrator = await integratorToken(server, company);
+      const db = server.app.services.storage.db;
+      stolen = (
+        await createToken(db, {
+          companyId: company,
+          permissions: ['printing.agent'],
+          name: 'till 1',
+          agentUuid: mine,
+        })
+      ).secret;
+      granted = (
+        await createToken(db, {
+          companyId: company,
+          permissions: ['printing.agent'],
+          name: 'till 3',
+          agentUuid: withGrant,
+          routes: ['labels'],
+        })
+      ).secret;
+      expect((await bare(stolen, 'POST', '/printing/register', registration(mine))).status).toBe(
+        201,
+      );
+      // Its routes were set by IT with an unbound token: the bound token only keeps them.
+      const it = await server.token(company, ['printing.agent']);
+      const put = await server.request('PUT', '/printing/routes', {
+        token: it,
+        headers: { 'x-agent-id': mine },
+        body: { routes: [{ name: 'receipts', printer: 'EPSON' }] },
+      });
+      expect(put.status).toBe(200);
+      other = await registerAgent(server, company, ['labels']);
+    });
+    afterAll(() => server?.close());
+
+    it('acts as its agent when X-Agent-Id is left out', async () => {
+      const config = await bare(stolen, 'GET', '/printing/config');
+      expect(config.status).toBe(200);
+      expect(config.body.data.agent.id).toBe(mine);
+      const heartbeat = await bare(stolen, 'POST', '/printing/heartbeat', {});
+      expect(heartbeat.status).toBe(200);
+    });
+
+    it('cannot reprint, retry or read a job another agent printed or failed, header or not', async () => {
+      const printed = await printedBy(other, 'labels', 'confirm');
+      const failed = await printedBy(other, 'labels', 'error');
+      for (const headers of [{}, { 'x-agent-id': mine }] as Record<string, string>[]) {
+        for (const [method, path] of [
+          ['POST', `/printing/jobs/${printed}/reprint`],
+          ['POST', `/printing/jobs/${failed}/reprint`],
+          ['POST', `/printing/jobs/${failed}/retry`],
+          ['GET', `/printing/jobs/${printed}`],
+        ] as const) {
+          const answer = await server.request(method, path, { token: stolen, headers });
+          expectError(answer, 403, 'forbidden');
+          expect(answer.body.message).toMatch(
+            new RegExp(
+              `bound to the print agent ${mine} and may only act on the jobs that agent claimed`,
+            ),
+          );
+        }
+      }
+      // Nothing was queued for the thief to claim.
+      const history = await server.request('GET', '/printing/history?route=labels', {
+        token: integrator,
+      });
+      expect(history.body.data.map((job: { id: number }) => job.id).sort()).toEqual(
+        [printed, failed].sort(),
+      );
+    });
+
+    it('cannot add another route to its agent, so cannot claim that route’s jobs', async () => {
+      const job = await createJob(server, integrator, { route: 'labels' });
+      const widen = await bare(stolen, 'PUT', '/printing/routes', {
+        routes: [
+          { name: 'receipts', printer: 'EPSON' },
+          { name: 'labels', printer: 'EPSON' },
+        ],
+      });
+      expectError(widen, 403, 'forbidden');
+      expect(widen.body.message).toContain('may not give it the route labels');
+      // Its routes are as they were, and the labels job waits for the labels till.
+      const config = await bare(stolen, 'GET', '/printing/config');
+      expect(config.body.data.routes.map((route: { name: string }) => route.name)).toEqual([
+        'receipts',
+      ]);
+      expect((await bare(stolen, 'POST', '/printing/jobs/next', { wait: 0 })).status).toBe(204);
+      const claimed = await other.next();
+      expect(claimed.body.data.id).toBe(job.id);
+      expect((await other.call('POST', `/printing/jobs/${job.id}/confirm`, {})).status).toBe(200);
+    });
+
+    it('keeps, changes and drops the routes its agent serves', async () => {
+      for (const routes of [
+        [{ name: 'receipts', printer: 'OTHER', enabled: false }],
+        [],
+        // Dropped, a route is no longer its agent's to take back.
+      ]) {
+        expect((await bare(stolen, 'PUT', '/printing/routes', { routes })).status).toBe(200);
+      }
+      const back = await bare(stolen, 'PUT', '/printing/routes', {
+        routes: [{ name: 'receipts', printer: 'EPSON' }],
+      });
+      expectError(back, 403, 'forbidden');
+    });
+
+    it('takes the routes its token was granted, and no others', async () => {
+      expect(
+        (await bare(granted, 'POST', '/printing/register', registration(withGrant))).status,
+      ).toBe(201);
+      const labels = await bare(granted, 'PUT', '/printing/routes', {
+        routes: [{ name: 'labels', printer: 'ZEBRA' }],
+      });
+      expect(labels.status).toBe(200);
+      const more = await bare(granted, 'PUT', '/printing/routes', {
+        routes: [
+          { name: 'labels', printer: 'ZEBRA' },
+          { name: 'receipts', printer: 'EPSON' },
+        ],
+      });
+      expectError(more, 403, 'forbidden');
+    });
+
+    it('reprints, retries and reads the jobs its own agent printed, and lists only those', async () => {
+      const it = await server.token(company, ['printing.agent']);
+      await server.request('PUT', '/printing/routes', {
+        token: it,
+        headers: { 'x-agent-id': mine },
+        body: { routes: [{ name: 'receipts', printer: 'EPSON' }] },
+      });
+      const job = await createJob(server, integrator, { route: 'receipts' });
+      expect((await bare(stolen, 'POST', '/printing/jobs/next', { wait: 0 })).body.data.id).toBe(
+        job.id,
+      );
+      const failed = await bare(stolen, 'POST', `/printing/jobs/${job.id}/error`, {
+        message: 'paper out',
+        code: 'printer_error',
+      });
+      expect(failed.status).toBe(200);
+      expect((await bare(stolen, 'GET', `/printing/jobs/${job.id}`)).status).toBe(200);
+      const history = await bare(stolen, 'GET', '/printing/history');
+      expect(history.status).toBe(200);
+      expect(history.body.data.map((row: { id: number }) => row.id)).toEqual([job.id]);
+      const theirs = await bare(stolen, 'GET', `/printing/history?agent_id=${other.uuid}`);
+      expectError(theirs, 403, 'forbidden');
+      expect((await bare(stolen, 'POST', `/printing/jobs/${job.id}/reprint`)).status).toBe(201);
+      expect((await bare(stolen, 'POST', `/printing/jobs/${job.id}/retry`)).status).toBe(200);
+    });
+  },
+);

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   checkedLookup,
   type Resolve,
+  refusedAddressText,
   refusedRangeOf,
 } from '../../server/webhooks/address-policy.ts';
+import { embeddedIpv4, ipv6Groups } from '../../server/webhooks/embedded-ipv4.ts';
 
 describe('addresses webhooks may not reach without --webhooks-allow-private', () => {
   it.each([
@@ -38,6 +40,53 @@ describe('addresses webhooks may not reach without --webhooks-allow-private', ()
     '203.0.113.7',
   ])('allows %s', (address) => {
     expect(refusedRangeOf(address)).toBeUndefined();
+  });
+});
+
+/**
+ * IPv6 addresses that carry an IPv4 address, refused by the IPv4 address's range: each form
+ * of embedded-ipv4.ts, in the shapes a URL may write it.
+ */
+describe('IPv6 forms that embed an IPv4 address', () => {
+  // Teredo's client address is stored inverted: 127.0.0.1 is 80ff:fffe, 169.254.169.254 is
+  // 5601:5601; 5db8:d822 is 93.184.216.34, a public server.
+  it.each([
+    ['64:ff9b::a9fe:a9fe', 'link-local', 'NAT64 for 169.254.169.254'],
+    ['64:ff9b::169.254.169.254', 'link-local', 'NAT64 for 169.254.169.254'],
+    ['64:FF9B::7F00:1', 'loopback', 'NAT64 for 127.0.0.1'],
+    ['2002:a9fe:a9fe::', 'link-local', '6to4 for 169.254.169.254'],
+    ['2002:7f00:1::1', 'loopback', '6to4 for 127.0.0.1'],
+    ['2002:c0a8:101:1::5', 'private', '6to4 for 192.168.1.1'],
+    ['::127.0.0.1', 'loopback', 'IPv4-compatible for 127.0.0.1'],
+    ['::a00:1', 'private', 'IPv4-compatible for 10.0.0.1'],
+    ['::ffff:a9fe:a9fe', 'link-local', undefined],
+    ['::ffff:0:a00:1', 'private', 'IPv4-translated for 10.0.0.1'],
+    ['2001:0:a00:1::', 'private', 'Teredo server for 10.0.0.1'],
+    ['2001:0:5db8:d822:0:0:80ff:fffe', 'loopback', 'Teredo client for 127.0.0.1'],
+    ['2001::5db8:d822:8000:0:5601:5601', 'link-local', 'Teredo client for 169.254.169.254'],
+    ['64:ff9b::a9fe:a9fe%eth0', 'link-local', 'NAT64 for 169.254.169.254'],
+  ])('refuses %s (%s)', (address, range, form) => {
+    expect(refusedRangeOf(address)).toBe(range);
+    if (form) expect(refusedAddressText(address)).toBe(`${address}, ${form}`);
+  });
+
+  it.each([
+    '64:ff9b::5db8:d822',
+    '2002:5db8:d822::1',
+    '2001:0:5db8:d822::a247:f7f7',
+    '2001:db8::1',
+    '2001:4860:4860::8888',
+  ])('allows %s, whose IPv4 (if any) is public', (address) => {
+    expect(refusedRangeOf(address)).toBeUndefined();
+  });
+
+  it('reads every group, whatever the notation', () => {
+    expect(ipv6Groups('::')).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(ipv6Groups('2001:db8::1')).toEqual([0x2001, 0xdb8, 0, 0, 0, 0, 0, 1]);
+    expect(ipv6Groups('::ffff:10.0.0.1')).toEqual([0, 0, 0, 0, 0, 0xffff, 0x0a00, 1]);
+    expect(ipv6Groups('fe80::1%eth0')).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect(ipv6Groups('10.0.0.1')).toBeUndefined();
+    expect(embeddedIpv4('2606:4700::1111')).toEqual([]);
   });
 });
 

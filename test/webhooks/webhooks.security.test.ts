@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolve } from '../../server/webhooks/address-policy.ts';
 import { SecretBox } from '../../server/webhooks/secret-box.ts';
 import { expectPermissionMatrix } from '../helpers/catalog.ts';
+import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import { captureLogs, startTestServer, type TestServer } from '../helpers/server.ts';
 import { deliveriesOf, dispatch, startWebhookServer, subscribe } from './helpers.ts';
 import { Receiver } from './receiver.ts';
@@ -252,3 +253,83 @@ describe('webhooks: the address is checked again at delivery', () => {
     }
   });
 });
+
+/**
+ * IPv6 addresses that carry an IPv4 one reach that IPv4 address through a NAT64 gateway, a
+ * 6to4 relay or a Teredo tunnel: they are refused by the IPv4 address's range, at creation,
+ * on a change and at delivery (server/webhooks/embedded-ipv4.ts).
+ */
+describe.each(databaseKinds)(
+  'webhooks: IPv6 forms that embed a refused IPv4 address, on %s',
+  (kind) => {
+    let server: TestServer;
+    let token: string;
+
+    beforeAll(async () => {
+      server = await startTestServerOn(kind);
+      token = await server.token(await server.createCompany(), ['webhooks.manage']);
+    });
+    afterAll(() => server?.close());
+
+    const forms = [
+      [
+        'https://[64:ff9b::a9fe:a9fe]/',
+        'link-local address (64:ff9b::a9fe:a9fe, NAT64 for 169.254.169.254)',
+      ],
+      [
+        'https://[2002:a9fe:a9fe::]/',
+        'link-local address (2002:a9fe:a9fe::, 6to4 for 169.254.169.254)',
+      ],
+      ['https://[::127.0.0.1]/', 'loopback address (::7f00:1, IPv4-compatible for 127.0.0.1)'],
+      [
+        'https://[::ffff:0:a00:1]/',
+        'private address (::ffff:0:a00:1, IPv4-translated for 10.0.0.1)',
+      ],
+      ['https://[2001:0:a00:1::]/', 'private address (2001:0:a00:1::, Teredo server for 10.0.0.1)'],
+      [
+        'https://[2001:0:5db8:d822::80ff:fffe]/',
+        'loopback address (2001:0:5db8:d822::80ff:fffe, Teredo client for 127.0.0.1)',
+      ],
+    ] as const;
+
+    it.each(forms)('refuses %s at creation and as a change (422 on url)', async (url, why) => {
+      const created = await server.request('POST', '/webhooks', {
+        token,
+        body: { url, events: ['*'] },
+      });
+      expect(created.status).toBe(422);
+      expect(created.body.errors.url[0]).toBe(
+        `The url field points to a ${why}; this server sends webhooks to public addresses only.`,
+      );
+      const endpoint = await server.request('POST', '/webhooks', {
+        token,
+        body: { url: 'https://93.184.216.34/hooks', events: ['*'] },
+      });
+      expect(endpoint.status).toBe(201);
+      const changed = await server.request('PATCH', `/webhooks/${endpoint.body.data.id}`, {
+        token,
+        body: { url },
+      });
+      expect(changed.status).toBe(422);
+      expect(changed.body.errors.url[0]).toContain(why);
+    });
+
+    it('refuses one at delivery, stored before the rule', async () => {
+      const endpoint = await server.request('POST', '/webhooks', {
+        token,
+        body: { url: 'https://93.184.216.34/hooks', events: ['*'] },
+      });
+      await server.app.services.storage.db
+        .updateTable('webhook_endpoints')
+        .set({ url: 'https://[64:ff9b::7f00:1]:8443/hooks' })
+        .where('id', '=', endpoint.body.data.id)
+        .execute();
+      await server.request('POST', `/webhooks/${endpoint.body.data.id}/test`, { token });
+      await dispatch(server);
+      const [delivery] = await deliveriesOf(server, token, endpoint.body.data.id);
+      expect(delivery!.last_error).toBe(
+        '64:ff9b::7f00:1, NAT64 for 127.0.0.1 is a loopback address; refused (--webhooks-allow-private)',
+      );
+    });
+  },
+);

@@ -19,6 +19,7 @@ import { rememberJobRecord } from './recent-jobs.ts';
 import { recoverJournal } from './recover-journal.ts';
 import { type AgentRuntimeOptions, type RuntimeContext, requireClient } from './runtime-context.ts';
 import { RuntimeStatus } from './runtime-status.ts';
+import { checkServerRoutes } from './server-routes.ts';
 import { Wakeup } from './wakeup.ts';
 
 const fallbackIntervals = { long_poll_wait_seconds: 25, heartbeat_seconds: 30, lease_seconds: 120 };
@@ -53,6 +54,7 @@ export class AgentRuntime implements AgentControl {
       options,
       // Bad routes are an operator error: refuse them now rather than have the server 422 later.
       routes: options.routes.map((route) => printRouteSchema.parse(route)),
+      refusedRoutes: new Map(),
       backend:
         options.backend ??
         createPrinterBackend(process.platform, {
@@ -236,7 +238,10 @@ export class AgentRuntime implements AgentControl {
   async updateRoutes(routes: AgentRuntimeOptions['routes']): Promise<void> {
     const parsed = routes.map((route) => printRouteSchema.parse(route));
     // The poll waiting now still serves the old routes; the next one serves these.
-    this.context.routes = await requireClient(this.context).putRoutes(parsed, this.lifetime.signal);
+    const saved = await requireClient(this.context).putRoutes(parsed, this.lifetime.signal);
+    const checked = checkServerRoutes(saved, parsed);
+    this.context.routes = checked.routes;
+    this.context.refusedRoutes = checked.refused;
   }
 
   /** The routes as last saved or read from the server. */

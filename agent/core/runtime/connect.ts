@@ -2,6 +2,7 @@ import { hostname as osHostname } from 'node:os';
 import { agentVersion } from '../version.ts';
 import { refreshPrinters } from './printer-watch.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
+import { checkServerRoutes } from './server-routes.ts';
 
 /**
  * Registers the agent with its printers, saves its routes on the server (or takes the server's
@@ -31,9 +32,15 @@ export async function connect(context: RuntimeContext, signal: AbortSignal): Pro
     },
     signal,
   );
-  if (context.routes.length > 0) context.routes = await client.putRoutes(context.routes, signal);
+  // What the agent was configured with on this PC; the server's copy is checked against it.
+  const own = context.options.routes;
+  let fromServer = own.length > 0 ? await client.putRoutes(context.routes, signal) : null;
   const config = await client.getConfig(signal);
-  if (context.routes.length === 0) context.routes = config.routes;
+  fromServer ??= config.routes;
+  const checked = checkServerRoutes(fromServer, own);
+  context.routes = checked.routes;
+  context.refusedRoutes = checked.refused;
+  for (const message of checked.refused.values()) status.log('error', `refused: ${message}`);
   context.intervals = config.intervals;
   status.noteConnected();
   status.log(

@@ -37,7 +37,11 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
   const document = Buffer.from(job.document.content_base64, 'base64');
   const digest = createHash('sha256').update(document).digest('hex');
   try {
-    if (route === undefined || printer === null) {
+    const refusedRoute = route === undefined ? context.refusedRoutes.get(job.route) : undefined;
+    if (refusedRoute !== undefined) {
+      // A printer only this PC's own configuration may name: never written (server-routes.ts).
+      outcome = refuse('invalid_printer', refusedRoute);
+    } else if (route === undefined || printer === null) {
       outcome = refuse('no_route', `this agent has no enabled route named ${job.route}`);
     } else if (
       document.length !== job.document.size ||

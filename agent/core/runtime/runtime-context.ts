@@ -63,8 +63,10 @@ export interface RuntimeContext {
   spoolerProblem: string | null;
   /** Jobs whose lost lease has had its line: said once, however the agent hears of it. */
   readonly leaseLost: Set<number>;
-  /** The routes served; the server's copy once connected. */
+  /** The routes served; the server's copy once connected (server-routes.ts checks it). */
   routes: PrintRoute[];
+  /** Routes from the server that this agent refuses to serve, with why (server-routes.ts). */
+  refusedRoutes: Map<string, string>;
   intervals: AgentConfig['intervals'];
   identity: AgentIdentity | null;
   /** Set from start() to stop(). */

@@ -4,6 +4,12 @@ import type { Db } from '../../storage/db.ts';
 import type { JobRow, PrintQueueStore } from '../store/queue-store.ts';
 import { toJobDetail } from './records.ts';
 
+/**
+ * Refuses, by throwing, a job the caller may not touch (a token bound to one agent: a job
+ * another agent held); the route supplies it, since the refusal is the caller's, not the job's.
+ */
+export type JobGuard = (job: JobRow) => void;
+
 /** The company's job, or 404. */
 export async function readJobRow(
   store: PrintQueueStore,
@@ -22,7 +28,9 @@ export async function readJobDetail(
   db: Db,
   companyId: number,
   jobId: number,
+  guard?: JobGuard,
 ): Promise<JobDetail> {
   const row = await readJobRow(store, db, companyId, jobId);
+  guard?.(row);
   return toJobDetail(row, await store.trail(db, jobId));
 }

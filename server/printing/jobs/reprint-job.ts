@@ -4,7 +4,7 @@ import type { Db } from '../../storage/db.ts';
 import { copyTemplateJob } from '../../templates/template-jobs.ts';
 import { isoNow } from '../../time.ts';
 import type { PrintQueue } from './print-queue.ts';
-import { readJobRow } from './read-job.ts';
+import { type JobGuard, readJobRow } from './read-job.ts';
 import { toJobRecord } from './records.ts';
 import { renewedExpiry } from './retry-job.ts';
 
@@ -21,9 +21,11 @@ export async function reprintJob(
   companyId: number,
   jobId: number,
   now: Date,
+  guard?: JobGuard,
 ): Promise<JobRecord> {
   const row = await storage.transaction(db, async (trx) => {
     const original = await readJobRow(store, trx, companyId, jobId);
+    guard?.(original);
     if (!reprintable.includes(original.status)) {
       throw new Conflict(
         `Job ${jobId} is ${original.status}; only a printed or failed job can be reprinted.`,

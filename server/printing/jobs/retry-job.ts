@@ -4,7 +4,7 @@ import type { Db } from '../../storage/db.ts';
 import { isoNow } from '../../time.ts';
 import type { JobRow } from '../store/queue-store.ts';
 import type { PrintQueue } from './print-queue.ts';
-import { readJobRow } from './read-job.ts';
+import { type JobGuard, readJobRow } from './read-job.ts';
 import { toJobRecord } from './records.ts';
 
 const retryable: readonly JobStatus[] = ['failed', 'expired', 'cancelled'];
@@ -28,9 +28,11 @@ export async function retryJob(
   jobId: number,
   agentId: string | null,
   now: Date,
+  guard?: JobGuard,
 ): Promise<JobRecord> {
   const row = await storage.transaction(db, async (trx) => {
     const current = await readJobRow(store, trx, companyId, jobId);
+    guard?.(current);
     if (!retryable.includes(current.status)) {
       throw new Conflict(
         `Job ${jobId} is ${current.status}; only a failed, expired or cancelled job can be retried.`,

@@ -51,15 +51,26 @@ export class InProcessJobNotifier implements JobNotifier {
   private readonly waiting = new Map<string, Set<Waiter>>();
 
   jobQueued(companyId: number, route: string): void {
-    const waiters = this.waiting.get(keyOf(companyId, route));
-    const first = waiters?.values().next().value;
-    if (!first) return;
-    this.remove(first);
-    first.listener(route);
+    this.wakeOne(companyId, route);
   }
 
   passOn(companyId: number, route: string): void {
-    this.jobQueued(companyId, route);
+    this.wakeOne(companyId, route);
+  }
+
+  /** Wakes the waiter of the route that came first; whether there was one. */
+  wakeOne(companyId: number, route: string): boolean {
+    const waiters = this.waiting.get(keyOf(companyId, route));
+    const first = waiters?.values().next().value;
+    if (!first) return false;
+    this.remove(first);
+    first.listener(route);
+    return true;
+  }
+
+  /** Whether a waiter of this process waits for a job of the route. */
+  hasWaiter(companyId: number, route: string): boolean {
+    return this.waiting.has(keyOf(companyId, route));
   }
 
   subscribe(

@@ -16,6 +16,11 @@ export interface CoreTables {
     revoked_at: string | null;
     /** Lower-case uuid of the one print agent this token may act as; null: any agent. */
     agent_uuid: string | null;
+    /**
+     * JSON array of the route names a bound token may add to its agent (from its enrolment
+     * code, or `token create --routes`); null: none beyond those its agent serves.
+     */
+    routes: string | null;
   };
   warehouses: {
     id: Generated<number>;

@@ -1,30 +1,53 @@
 import type { Storage } from '../../../storage/database.ts';
 import type { Db } from '../../../storage/db.ts';
 import { notify } from '../../../storage/notify.ts';
-import { jobsChannel, noticeOf } from '../queue-notices.ts';
+import { jobsChannel, noticeOf, type WaitersHere } from '../queue-notices.ts';
 import type { JobChange, JobChanges } from '../queue-store.ts';
 
 /** What every store's operations work with: the storage, and where job changes are announced. */
 export interface StoreContext {
   storage: Storage;
   changes: JobChanges;
+  /**
+   * The agents waiting in this process (PostgreSQL, once its notifier is open): a job one
+   * of them will take is announced here alone. Unset (SQLite, the command line): every
+   * queued job is announced to every process.
+   */
+  waitersHere?: WaitersHere;
 }
 
 /**
- * Finishes a change in its transaction (`trx`): a job left queued is announced to every
- * process (NOTIFY, delivered with the commit), the change's webhook outbox rows are written,
- * and once the transaction has committed the change is announced in this process
- * (`JobChanges.committed`). Every path of a store that commits in a transaction ends here.
+ * Finishes a change in its transaction (`trx`): a job left queued is announced (`announce`),
+ * the change's webhook outbox rows are written, and once the transaction has committed the
+ * change is announced in this process (`JobChanges.committed`). Every path of a store that
+ * commits in a transaction ends here.
  */
 export async function finishChange(
-  { storage, changes }: StoreContext,
+  context: StoreContext,
   trx: Db,
   change: JobChange,
 ): Promise<void> {
+  const { storage, changes } = context;
   const { row } = change;
-  if (row.status === 'queued') {
-    await notify(trx, jobsChannel, noticeOf(row.company_id, row.route, row.id));
-  }
+  if (row.status === 'queued') await announce(context, trx, row.company_id, row.route, row.id);
   await changes.record(trx, change);
   storage.afterCommit(trx, () => changes.committed(change));
+}
+
+/**
+ * A job queued in `trx`: to an agent of this process that waits for it, once committed
+ * (`WaitersHere`), else to every process with the commit (NOTIFY; a no-op on SQLite).
+ */
+async function announce(
+  { storage, waitersHere }: StoreContext,
+  trx: Db,
+  companyId: number,
+  route: string,
+  jobId: number,
+): Promise<void> {
+  if (waitersHere?.takesHere(companyId, route)) {
+    storage.afterCommit(trx, () => waitersHere.queuedHere(companyId, route));
+    return;
+  }
+  await notify(trx, jobsChannel, noticeOf(companyId, route, jobId));
 }

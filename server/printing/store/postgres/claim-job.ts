@@ -1,44 +1,16 @@
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isConnectionLoss } from '../../../storage/connection-loss.ts';
 import type { Db } from '../../../storage/db.ts';
 import { perTurn } from '../../../storage/per-turn.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
+import { claimedColumns, claimTransition, documentContent } from '../common/claim-update.ts';
+import { asInteger, bestQueuedJob, queueOrder } from '../common/queue-order.ts';
 import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { eventRowOf, type Transition } from '../common/trail.ts';
 import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
 import { type ClaimRow, claimMany } from './claim-many.ts';
 import { releaseLostClaim } from './release-lost-claim.ts';
-
-/** `CAST($n AS INTEGER)` for the company and the agent, as the statement was measured. */
-const asInteger = (value: number) => sql<number>`cast(${value} as integer)`;
-
-/** What a claim writes on the job. */
-const claimedColumns = (p: ClaimRequest) => (eb: ExpressionBuilder<Database, 'print_jobs'>) => ({
-  status: 'claimed' as const,
-  agent_id: p.agentUuid,
-  claimed_at: p.now,
-  lease_expires_at: p.lease,
-  updated_at: p.now,
-  attempts: eb('attempts', '+', 1),
-});
-
-/**
- * The best job of the company that may be handed out now: queued and not past its expiry
- * (not handed out even before the sweep expires it); the highest priority, then the oldest.
- * One row, to be narrowed to some route by the caller.
- */
-function bestQueuedJob(db: Kysely<Database>, p: ClaimRequest) {
-  return db
-    .selectFrom('print_jobs as c')
-    .select('c.id')
-    .where('c.company_id', '=', asInteger(p.companyId))
-    .where('c.status', '=', sql.lit('queued'))
-    .where((w) => w.or([w('c.expires_at', 'is', null), w('c.expires_at', '>', p.now)]))
-    .orderBy('c.priority', 'desc')
-    .orderBy('c.id')
-    .limit(1);
-}
 
 /**
  * `FOR UPDATE SKIP LOCKED`, so that concurrent claimers on every instance pass over each
@@ -64,15 +36,21 @@ function pick(db: Kysely<Database>, p: ClaimRequest) {
   const bestRoute = agentRoutes
     .innerJoin('print_jobs as j', (join) =>
       join.on((eb) =>
-        eb('j.id', '=', bestQueuedJob(db, p).where('c.route', '=', sql.ref<string>('r.name'))),
+        eb(
+          'j.id',
+          '=',
+          bestQueuedJob(db, p.companyId, p.now).where('c.route', '=', sql.ref<string>('r.name')),
+        ),
       ),
     )
     .select('r.name')
-    .orderBy('j.priority', 'desc')
-    .orderBy('j.id')
+    .orderBy(queueOrder('j'))
     .limit(1);
-  const fast = bestQueuedJob(db, p).where('c.route', '=', bestRoute).forUpdate().skipLocked();
-  const fallback = bestQueuedJob(db, p)
+  const fast = bestQueuedJob(db, p.companyId, p.now)
+    .where('c.route', '=', bestRoute)
+    .forUpdate()
+    .skipLocked();
+  const fallback = bestQueuedJob(db, p.companyId, p.now)
     .where('c.route', 'in', agentRoutes.select('r.name'))
     .forUpdate()
     .skipLocked();
@@ -96,10 +74,6 @@ const claimStatement = prepared<ClaimRequest, JobRow>((db, p) =>
 /** The claim's event, with its id. */
 const claimEvent = prepared<Transition, { id: number }>((db, t) =>
   db.insertInto('print_job_events').values(eventRowOf(t)).returning('id'),
-);
-
-const documentContent = prepared<{ documentId: number }, { content: Buffer }>((db, p) =>
-  db.selectFrom('print_documents').select('content').where('id', '=', p.documentId),
 );
 
 /**
@@ -193,15 +167,7 @@ export async function claimJob(
       const row = claimed.rows[0];
       if (!row) return undefined;
       const event = await trx.executeQuery(
-        claimEvent.compile(trx, {
-          companyId: request.companyId,
-          jobId: row.id,
-          from: 'queued',
-          to: 'claimed',
-          agentId: request.agentUuid,
-          message: null,
-          at: request.now,
-        }),
+        claimEvent.compile(trx, claimTransition(request, row.id)),
       );
       const document = await trx.executeQuery(
         documentContent.compile(trx, { documentId: row.document_id }),

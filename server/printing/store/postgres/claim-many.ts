@@ -1,14 +1,30 @@
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, createQueryId, PostgresQueryCompiler, type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { fieldArrays } from '../../../storage/per-turn.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
+import { claimable, queueOrder } from '../common/queue-order.ts';
 import type { ClaimRequest, JobRow } from '../queue-store.ts';
+
+const compiler = new PostgresQueryCompiler();
+
+/** A fragment without parameters, as the text of this statement written out. */
+function textOf(fragment: RawBuilder<unknown>): string {
+  const compiled = compiler.compileQuery(fragment.toOperationNode(), createQueryId());
+  if (compiled.parameters.length > 0) throw new Error('a fragment of text takes no parameters');
+  return compiled.sql;
+}
+
+/** The queue's rule (../common/queue-order.ts) over this statement's columns. */
+const claimableText = (job: string, company: string, now: string) =>
+  textOf(claimable(job, sql.raw<number>(company), sql.raw<string>(now)));
+const queueOrderText = (job: string) => textOf(queueOrder(job));
 
 /** A claimed job's row with its claim event's id and its document's content. */
 export type ClaimRow = JobRow & { event_id: number; document_content: Buffer };
 
 /**
- * The claims of several agents in one statement (PostgreSQL). Each agent takes from the
+ * The claims of several agents in one statement (PostgreSQL), its picks made of the queue's
+ * rule (../common/queue-order.ts). Each agent takes from the
  * route the one-agent claim's first try takes from (claim-job.ts, `pick`):
  * the route of its best queued job. The agents that chose the same route of a company are
  * one group: a single scan takes as many of that route's jobs as the group has agents,
@@ -38,13 +54,12 @@ export const claimManyText = `with "agents" as (
     select "r"."name" from "print_routes" as "r"
     inner join "print_jobs" as "j" on "j"."id" = (
       select "c"."id" from "print_jobs" as "c"
-      where "c"."company_id" = "a"."company_id" and "c"."status" = 'queued'
-        and ("c"."expires_at" is null or "c"."expires_at" > "a"."now")
+      where ${claimableText('c', '"a"."company_id"', '"a"."now"')}
         and "c"."route" = "r"."name"
-      order by "c"."priority" desc, "c"."id" limit 1
+      order by ${queueOrderText('c')} limit 1
     )
     where "r"."agent_id" = "a"."agent_row_id" and "r"."enabled" = 1
-    order by "j"."priority" desc, "j"."id" limit 1
+    order by ${queueOrderText('j')} limit 1
   ) as "route"
   from "agents" as "a"
 ), "ranked" as (
@@ -54,7 +69,7 @@ export const claimManyText = `with "agents" as (
 ), "picks" as materialized (
   select "g"."company_id", "g"."route", "j"."id" as "job_id",
     row_number() over (
-      partition by "g"."company_id", "g"."route" order by "j"."priority" desc, "j"."id"
+      partition by "g"."company_id", "g"."route" order by ${queueOrderText('j')}
     ) as "rank"
   from (
     select "company_id", "route", count(*) as "size", max("now") as "now"
@@ -62,10 +77,9 @@ export const claimManyText = `with "agents" as (
   ) as "g"
   cross join lateral (
     select "c"."id", "c"."priority" from "print_jobs" as "c"
-    where "c"."company_id" = "g"."company_id" and "c"."status" = 'queued'
-      and ("c"."expires_at" is null or "c"."expires_at" > "g"."now")
+    where ${claimableText('c', '"g"."company_id"', '"g"."now"')}
       and "c"."route" = "g"."route"
-    order by "c"."priority" desc, "c"."id" limit "g"."size"
+    order by ${queueOrderText('c')} limit "g"."size"
     for update skip locked
   ) as "j"
 ), "picked" as materialized (

@@ -3,7 +3,7 @@ import type { Db } from '../../../storage/db.ts';
 import { fieldArrays, perTurn } from '../../../storage/per-turn.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
 import { prepared } from '../../../storage/prepared.ts';
-import { confirmUpdate, printedMessage } from '../common/confirm-update.ts';
+import { confirmStatement, confirmUpdate, printedTransition } from '../common/confirm-update.ts';
 import { finishChange, type StoreContext } from '../common/store-context.ts';
 import { transitionStatement } from '../common/trail.ts';
 import type { ConfirmRequest, JobRow } from '../queue-store.ts';
@@ -98,9 +98,6 @@ const confirmWithOthers = perTurn(
   },
 );
 
-/** The confirm's UPDATE alone, compiled once, for the transaction path. */
-const confirmStatement = prepared<ConfirmRequest, JobRow>((db, p) => confirmUpdate(db, p));
-
 /**
  * PostgreSQL's confirm. Usually (no webhook endpoint takes `print_job.printed`, no larger
  * unit of work) one statement with this turn's other confirms; otherwise the UPDATE, its
@@ -121,15 +118,7 @@ export async function confirmJob(
   return context.storage.transaction(db, async (trx) => {
     const row = (await confirmStatement(trx, request))[0];
     if (!row) return undefined;
-    await transitionStatement(trx, {
-      companyId: row.company_id,
-      jobId: row.id,
-      from: 'claimed',
-      to: 'printed',
-      agentId: request.agentUuid,
-      message: printedMessage(request.printer),
-      at: row.updated_at,
-    });
+    await transitionStatement(trx, printedTransition(row, request));
     await finishChange(context, trx, { kind: 'printed', row });
     return row;
   });

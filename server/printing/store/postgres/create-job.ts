@@ -17,7 +17,8 @@ import type { JobRow, NewJob } from '../queue-store.ts';
  *   never both hold a row);
  * - the job, queued, made from that document;
  * - its `queued` event;
- * - the NOTIFY that wakes the waiters of every instance, sent when the statement commits.
+ * - the NOTIFY that wakes the waiters of every instance, sent when the statement commits;
+ *   none (`$13` null) when an agent waiting in this process takes the job (`WaitersHere`).
  * No row comes back only when the content was stored by a transaction that committed while
  * this statement ran: its insert then does nothing and its snapshot cannot see the row. The
  * caller then takes the transaction path, which reads it.
@@ -46,12 +47,21 @@ const createJobText = `with "new_document" as (
   select "company_id", "id", null, 'queued', null, null, "created_at"
   from "job"
 )
-select "job".*, pg_notify('${jobsChannel}', $13::text || "job"."id") as "notified"
+select "job".*,
+  case when $13::text is not null then pg_notify('${jobsChannel}', $13::text || "job"."id") end
+    as "notified"
 from "job"`;
 nameStatement(createJobText);
 
-/** Runs `createJobText`: the queued job, or undefined (see above: the caller's path then). */
-async function createInOneStatement(db: Db, p: NewJob): Promise<JobRow | undefined> {
+/**
+ * Runs `createJobText`: the queued job, or undefined (see above: the caller's path then).
+ * `notice`: whether the statement NOTIFYs every instance.
+ */
+async function createInOneStatement(
+  db: Db,
+  p: NewJob,
+  notice: boolean,
+): Promise<JobRow | undefined> {
   const { rows } = await db.executeQuery<JobRow & { notified: unknown }>(
     CompiledQuery.raw(createJobText, [
       p.companyId,
@@ -66,7 +76,7 @@ async function createInOneStatement(db: Db, p: NewJob): Promise<JobRow | undefin
       p.priority,
       p.options,
       p.expiresAt,
-      noticePrefix(p.companyId, p.route),
+      notice ? noticePrefix(p.companyId, p.route) : null,
     ]),
   );
   const row = rows[0];
@@ -85,8 +95,11 @@ export async function createJob(context: StoreContext, db: Db, job: NewJob): Pro
   if (!db.isTransaction) {
     const recorded = await context.changes.recordedInCommit(db, job.companyId, 'created');
     if (!recorded) {
-      const row = await createInOneStatement(db, job);
+      const here = context.waitersHere;
+      const keptHere = here?.takesHere(job.companyId, job.route) ? here : undefined;
+      const row = await createInOneStatement(db, job, keptHere === undefined);
       if (row) {
+        keptHere?.queuedHere(job.companyId, job.route);
         context.changes.committed({ kind: 'created', row });
         return row;
       }

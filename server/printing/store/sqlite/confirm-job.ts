@@ -1,22 +1,9 @@
 import type { Db } from '../../../storage/db.ts';
-import { groupedSqliteTransaction, prepared } from '../../../storage/prepared.ts';
-import { confirmUpdate, printedMessage } from '../common/confirm-update.ts';
+import { groupedSqliteTransaction } from '../../../storage/prepared.ts';
+import { confirmStatement, printedTransition } from '../common/confirm-update.ts';
 import { finishChange, type StoreContext } from '../common/store-context.ts';
-import { type Transition, transitionStatement } from '../common/trail.ts';
+import { transitionStatement } from '../common/trail.ts';
 import type { ConfirmRequest, JobRow } from '../queue-store.ts';
-
-/** The confirm's UPDATE, compiled once: it runs once per printed job. */
-const confirmStatement = prepared<ConfirmRequest, JobRow>((db, p) => confirmUpdate(db, p));
-
-const printedTransition = (row: JobRow, request: ConfirmRequest): Transition => ({
-  companyId: row.company_id,
-  jobId: row.id,
-  from: 'claimed',
-  to: 'printed',
-  agentId: request.agentUuid,
-  message: printedMessage(request.printer),
-  at: row.updated_at,
-});
 
 /**
  * SQLite's confirm: one conditional UPDATE and its event. Usually (no webhook endpoint takes
