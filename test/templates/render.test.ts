@@ -111,6 +111,13 @@ describe('a receipt in each printer language', () => {
     }
   });
 
+  it('PDF: the same data makes the same bytes (no creation time in it)', async () => {
+    const pdf = () => render({ language: 'pdf', width_mm: 80 });
+    const [first, second] = [await pdf(), await pdf()];
+    expect(first.bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(first.bytes.equals(second.bytes)).toBe(true);
+  });
+
   it('SVG fetches nothing: no web font import', async () => {
     const { bytes } = await render({ language: 'escpos', width_mm: 80 }, 'svg');
     expect(bytes.toString()).not.toMatch(/@import|https?:\/\/fonts/);
