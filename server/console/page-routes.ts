@@ -67,6 +67,7 @@ export const streamRoute = defineRoute({
   tag: 'Events',
   responses: {
     200: { description: 'The stream (`text/event-stream`).' },
+    400: { description: 'Asked without `Accept: text/event-stream`.' },
   },
   async handler({ caller, services, request, signal, stillAuthenticated }): Promise<Reply> {
     if (!String(request.headers.accept ?? '').includes('text/event-stream')) {

@@ -115,7 +115,7 @@ function errorsOf(route: AnyRoute): Record<string, unknown> {
   const statuses = new Set<number>();
   // An X-Agent-Id that is missing or no uuid (400), or names no agent of the company (409).
   const agentChecked = route.agentHeader === 'required' || route.agentHeader === 'checked';
-  if (route.body || route.idempotent || agentChecked) statuses.add(400);
+  if (route.body || route.idempotent || agentChecked || route.responses[400]) statuses.add(400);
   if (route.access !== 'public') statuses.add(401);
   if (typeof route.access === 'object') statuses.add(403);
   if (route.params || route.access !== 'public') statuses.add(404);
