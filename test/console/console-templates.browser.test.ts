@@ -112,6 +112,46 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('previews a label template as its ZPL', async () => {
+    await page.getByLabel('Name').fill('shelf-label');
+    await page.getByLabel('Kind').selectOption('label');
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByRole('heading', { name: 'Template shelf-label' }).waitFor();
+    const zpl = page.getByTestId('template-preview');
+    await expect.poll(() => zpl.textContent(), { timeout: 10_000 }).toContain('^FDShelf label^FS');
+    expect(await page.getByLabel('Printer').locator('option').allTextContents()).toEqual([
+      'Label 50 mm, ZPL',
+    ]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'All templates' }).click();
+    await page.locator('tr[data-template="shelf-label"]').waitFor();
+  });
+
+  it('shows staff a template read-only, with its preview and no Save', async () => {
+    const staff = await consoleUser(server, companyId, 'staff');
+    const staffPage = await browser.newPage();
+    await staffPage.goto(`${server.url}/console/`);
+    await staffPage.getByLabel('E-mail').fill(staff.email);
+    await staffPage.getByLabel('Password').fill(staff.password);
+    await staffPage.getByRole('button', { name: 'Sign in' }).click();
+    await staffPage.getByRole('heading', { name: 'Overview' }).waitFor();
+    await staffPage
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Templates' })
+      .click();
+    await staffPage.getByRole('link', { name: 'till-receipt' }).click();
+    await expect
+      .poll(() => staffPage.getByTestId('template-preview').getAttribute('src'), {
+        timeout: 10_000,
+      })
+      .toMatch(/^data:image\/png;base64,/);
+    expect(await staffPage.getByLabel('Source').getAttribute('readonly')).not.toBeNull();
+    expect(await staffPage.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    expect(await staffPage.getByRole('button', { name: 'Create template' }).count()).toBe(0);
+    expect(await seriousViolations(staffPage)).toEqual([]);
+    await staffPage.close();
+  });
+
   it("shows a template job's rendering on the job's page", async () => {
     const integrator = await integratorToken(server, companyId);
     const job = await createJob(server, integrator, {
@@ -126,6 +166,10 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
       .poll(() => rendering.getAttribute('src'), { timeout: 10_000 })
       .toMatch(/^data:image\/png;base64,/);
     expect(await rendering.getAttribute('alt')).toBe(`Job ${job.id} as printed`);
+    // Before an agent claims it, its document is the data it was sent with, shown as text.
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Document text' }).textContent())
+      .toContain('"number":"12"');
     expect(await seriousViolations(page)).toEqual([]);
     expect(cspErrors).toEqual([]);
   });

@@ -277,7 +277,8 @@ function DocumentView({ job }: { job: Job }) {
   );
   if (error) return <p>{error}</p>;
   if (!data) return <p>Loading…</p>;
-  const text = job.content_type.startsWith('text/');
+  // A template job's data, before an agent claims it, is JSON: shown as text too.
+  const text = job.content_type.startsWith('text/') || job.content_type.endsWith('+json');
   const shown = text
     ? new TextDecoder().decode(data.slice(0, 64 * 1024))
     : Array.from(data.slice(0, 4096), (b) => b.toString(16).padStart(2, '0'))
