@@ -1,6 +1,7 @@
 import type { TemplateKind } from '../../shared/templates.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
 import { parseTemplate } from './liquid.ts';
+import { checkImages } from './render/images.ts';
 
 /** What a version holds, before it is saved. */
 export interface VersionContent {
@@ -16,6 +17,7 @@ export interface VersionContent {
  */
 export function checkVersion(content: VersionContent): void {
   parseTemplate(content.kind, content.source);
+  if (content.kind === 'receipt') checkImages(content.source, 'source');
   if (content.data_schema !== null) {
     checkDataSchema(content.data_schema);
     if (content.sample_data !== null) {

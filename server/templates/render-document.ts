@@ -3,6 +3,7 @@ import type { ContentType } from '../../shared/printing.ts';
 import type { PreviewFormat, TemplateKind } from '../../shared/templates.ts';
 import { invalidField } from '../domain-errors.ts';
 import { renderLiquid } from './liquid.ts';
+import { checkImages } from './render/images.ts';
 import { finishZpl } from './render/label.ts';
 import { svgToPdf } from './render/pdf.ts';
 import { bitmapToZpl, svgToBitmap, svgToPng } from './render/raster.ts';
@@ -110,7 +111,10 @@ export async function renderDocument(
   format: PreviewFormat,
 ): Promise<Rendering> {
   const document = renderLiquid(template.kind, template.source, data);
-  if (template.kind === 'receipt') return receiptAs(document, profile, format);
+  if (template.kind === 'receipt') {
+    checkImages(document, 'data');
+    return receiptAs(document, profile, format);
+  }
   if (format === 'raw' && profile.language !== 'zpl') {
     throw invalidField('profile', 'A label template prints on a zpl printer only.');
   }

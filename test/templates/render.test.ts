@@ -53,6 +53,22 @@ describe('a receipt in each printer language', () => {
     expect(sha((await render({ language: 'escpos', width_mm: 80 })).bytes)).toBe(sha(bytes));
   });
 
+  it("ESC/POS draws a QR code with the printer's own command (GS ( k), StarPRNT as an image", async () => {
+    const qr = {
+      kind: 'receipt' as const,
+      source: '{code:https://x.example/1; option:qrcode,4,m}',
+    };
+    const escpos = (await renderDocument(qr, {}, { language: 'escpos' }, 'raw')).bytes.toString(
+      'latin1',
+    );
+    expect(escpos).toContain('\x1d(k\x04\x001A2\x00'); // model 2
+    expect(escpos).toContain('\x1d(k\x03\x001C\x04'); // 4-dot cells
+    expect(escpos).toContain('\x1d(k\x03\x001E1'); // level M
+    expect(escpos).toContain('\x1d(k\x16\x001P0https://x.example/1'); // 19 bytes + 3
+    expect(escpos).toContain('\x1d(k\x03\x001Q0'); // print
+    expect(escpos).not.toContain('\x1d8L'); // no raster image
+  });
+
   it('ESC/POS without a cut, with the drawer kick', async () => {
     const { bytes } = await render({ language: 'escpos', width_mm: 80, cut: false, drawer: true });
     const text = bytes.toString('latin1');
@@ -93,6 +109,13 @@ describe('a receipt in each printer language', () => {
       expect(bytes.subarray(1, 4).toString()).toBe('PNG');
       expect(bytes.readUInt32BE(16)).toBe(dots); // IHDR width
     }
+  });
+
+  it('PDF: the same data makes the same bytes (no creation time in it)', async () => {
+    const pdf = () => render({ language: 'pdf', width_mm: 80 });
+    const [first, second] = [await pdf(), await pdf()];
+    expect(first.bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(first.bytes.equals(second.bytes)).toBe(true);
   });
 
   it('SVG fetches nothing: no web font import', async () => {
@@ -140,6 +163,22 @@ describe('data is data, never markup', () => {
     await expect(renderDocument(label, {}, { language: 'escpos' }, 'raw')).rejects.toThrow(
       InvalidFields,
     );
+  });
+});
+
+describe('images', () => {
+  const png1x1 =
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+  it('a PNG in base64 prints; anything else, or a huge one, is a 422', async () => {
+    const source = { kind: 'receipt' as const, source: '{image:{{ logo | raw }}}' };
+    const ok = await renderDocument(source, { logo: png1x1 }, { language: 'escpos' }, 'raw');
+    expect(ok.bytes.length).toBeGreaterThan(0);
+    for (const logo of ['R0lGODlhAQABAAAAACw=', `${png1x1.slice(0, 11)}${'A'.repeat(400_000)}`]) {
+      await expect(renderDocument(source, { logo }, { language: 'escpos' }, 'raw')).rejects.toThrow(
+        InvalidFields,
+      );
+    }
   });
 });
 

@@ -31,7 +31,9 @@ export function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer
     size: roll ? [pageWidth!, contentHeight + 2 * margin] : paper.toUpperCase(),
     margin,
     autoFirstPage: false,
-    info: { Producer: 'ShopDesk', Creator: 'ShopDesk' },
+    // No creation time: the same data and profile make the same bytes (a job's preview is
+    // what it printed, and equal documents are stored once).
+    info: { Producer: 'ShopDesk', Creator: 'ShopDesk', CreationDate: new Date(0) },
   });
   const font = fontFor(svg);
   if (font === 'mono') document.registerFont('mono', monoFontFile);
