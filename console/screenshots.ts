@@ -1,11 +1,11 @@
 /**
  * Takes the screenshots of docs/console.md from the running console, so that they show
  * what the pages are: `npx tsx console/screenshots.ts` (Chromium at /usr/bin/chromium).
- * A server on a temporary SQLite file, one company with an agent, jobs in every state and a
- * console owner; one PNG a page into docs/console/.
+ * A server on a temporary SQLite file, one company with an agent, jobs in every state, the
+ * shop receipt template of docs/templates/ and a console owner; one PNG a page into docs/console/.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,13 @@ try {
       companyId: company,
       permissions: ['printing.agent'],
       name: 'front till',
+    })
+  ).secret;
+  const templatesToken = (
+    await createToken(db, {
+      companyId: company,
+      permissions: ['printing.templates.write'],
+      name: 'templates',
     })
   ).secret;
   const api = `${app.url}/api/v1`;
@@ -109,6 +116,19 @@ try {
       else await call('POST', `/printing/jobs/${job.data.id}/confirm`, { printer: 'EPSON TM-T20' });
     }
   }
+  const example = (name: string) =>
+    readFileSync(fileURLToPath(new URL(`../docs/templates/${name}`, import.meta.url)), 'utf8');
+  const template = await call(
+    'POST',
+    '/printing/templates',
+    {
+      name: 'shop-receipt',
+      kind: 'receipt',
+      source: example('shop-receipt.liquid'),
+      sample_data: JSON.parse(example('shop-receipt.json')),
+    },
+    templatesToken,
+  );
   mkdirSync(out, { recursive: true });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -147,6 +167,9 @@ try {
     await page.goto(`${app.url}/console/jobs/3`);
     await page.getByRole('heading', { name: 'History' }).waitFor();
     await page.screenshot({ path: join(out, 'job.png'), fullPage: true });
+    await page.goto(`${app.url}/console/templates/${template.data.id}`);
+    await page.getByTestId('template-preview').waitFor();
+    await page.screenshot({ path: join(out, 'templates.png'), fullPage: true });
   } finally {
     await browser.close();
   }

@@ -95,6 +95,11 @@ export const previewTemplateBody = z.object({
   format: z.enum(previewFormats).default('png'),
   /** A version of the template other than its latest. */
   version: z.number().int().min(1).optional(),
+  /**
+   * A draft of the source, rendered instead of the saved one (nothing is saved): the
+   * console's live preview while someone edits. Needs `printing.templates.write`.
+   */
+  source: z.string().min(1).max(maxTemplateSource).optional(),
 });
 export type PreviewTemplateBody = z.infer<typeof previewTemplateBody>;
 

@@ -23,7 +23,7 @@ const navItems: NavItem[] = [
   { href: '/console/', label: 'Overview', needs: 'printing.jobs.read' },
   { href: '/console/jobs', label: 'Jobs', needs: 'printing.jobs.read' },
   { href: '/console/agents', label: 'Agents', needs: 'printing.jobs.read' },
-  { href: '/console/templates', label: 'Templates', needs: 'printing.jobs.read' },
+  { href: '/console/templates', label: 'Templates', needs: 'printing.templates.read' },
   { href: '/console/tokens', label: 'Tokens', needs: 'tokens.manage' },
   { href: '/console/webhooks', label: 'Webhooks', needs: 'webhooks.manage' },
   { href: '/console/users', label: 'Users', needs: 'users.manage' },
@@ -48,7 +48,7 @@ function View({ session, path }: { session: Session; path: string }) {
     case 'agents':
       return <AgentsPage session={session} />;
     case 'templates':
-      return <TemplatesPage />;
+      return <TemplatesPage session={session} id={id ? Number(id) : undefined} />;
     case 'tokens':
       return <TokensPage session={session} />;
     case 'webhooks':

@@ -6,8 +6,9 @@ import { type Permission, permissions } from '../../shared/permissions.ts';
  * person passes the very checks a token passes) and in the console's own abilities.
  *
  * - owner: everything, and the company's console users;
- * - manager: jobs, agents, webhooks, tokens (templates join with their permission);
- * - staff: see jobs and printers, retry, reprint, cancel.
+ * - manager: jobs, agents, templates (read and write), webhooks, tokens;
+ * - staff: see jobs and printers, retry, reprint, cancel; read templates and preview them
+ *   (a receipt's layout is no secret to the people who print it), never change them.
  *
  * `printing.agent` is never given: a person is not a print agent, and it would let a
  * session act as one (claim jobs, report printers).
@@ -20,9 +21,11 @@ const rolePermissions: Record<ConsoleRole, readonly Permission[]> = {
     'printing.jobs.read',
     'printing.jobs.create',
     'printing.agents.write',
+    'printing.templates.read',
+    'printing.templates.write',
     'webhooks.manage',
   ],
-  staff: ['printing.jobs.read', 'printing.jobs.create'],
+  staff: ['printing.jobs.read', 'printing.jobs.create', 'printing.templates.read'],
 };
 
 const roleAbilities: Record<ConsoleRole, readonly ConsoleAbility[]> = {

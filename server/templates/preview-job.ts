@@ -1,6 +1,7 @@
 import type { PreviewFormat } from '../../shared/templates.ts';
 import { Conflict, invalidField, NotFound } from '../domain-errors.ts';
 import type { PrintQueue } from '../printing/jobs/print-queue.ts';
+import type { JobGuard } from '../printing/jobs/read-job.ts';
 import type { Db } from '../storage/db.ts';
 import { defaultProfile, type Rendering, renderDocument } from './render-document.ts';
 import { readTemplateData, readTemplateJob } from './template-jobs.ts';
@@ -10,7 +11,8 @@ import { readTemplateData, readTemplateJob } from './template-jobs.ts';
  * claim). A template job in another format: rendered again from its version and data for
  * the profile it was printed with, which gives what was printed (rendering is
  * deterministic); before its claim, for an 80 mm ESC/POS printer. A job sent as bytes
- * previews only as itself (`raw`, and `text` or `pdf` when it is one).
+ * previews only as itself (`raw`, and `text` or `pdf` when it is one). `guard`: a token bound
+ * to one agent sees only the jobs that agent claimed.
  */
 export async function previewJob(
   { store }: PrintQueue,
@@ -18,9 +20,11 @@ export async function previewJob(
   companyId: number,
   jobId: number,
   format: PreviewFormat,
+  guard?: JobGuard,
 ): Promise<Rendering> {
   const job = await store.read(db, companyId, jobId);
   if (!job) throw new NotFound('Print job');
+  guard?.(job);
   const templateJob = await readTemplateJob(db, companyId, jobId);
   if (templateJob && format !== 'raw') {
     const data = await readTemplateData(db, companyId, templateJob.dataDocumentId);

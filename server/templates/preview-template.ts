@@ -8,6 +8,8 @@ import { defaultProfile, type Rendering, renderDocument } from './render-documen
 /**
  * The template (its latest version, or the one asked) rendered with the data given, or its
  * `sample_data`, for a profile (an 80 mm ESC/POS printer by default), in a preview format.
+ * With `source`, that draft is rendered in place of the version's source (the version's kind
+ * and data schema still apply); a Liquid error in it is a 422 on `source` with line and column.
  */
 export async function previewTemplate(
   db: Db,
@@ -26,5 +28,6 @@ export async function previewTemplate(
     throw invalidField('data', 'The data field is required when the template has no sample data.');
   }
   checkData(version.data_schema, data);
-  return renderDocument(version, data, input.profile ?? defaultProfile, input.format);
+  const rendered = input.source === undefined ? version : { ...version, source: input.source };
+  return renderDocument(rendered, data, input.profile ?? defaultProfile, input.format);
 }

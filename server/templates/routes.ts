@@ -11,8 +11,10 @@ import {
   templateVersionRecord,
   updateTemplateBody,
 } from '../../shared/templates.ts';
+import { HttpError } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type AnyRoute, created, defineRoute, noContent, ok, type Reply } from '../http/route.ts';
+import { boundJobGuard } from '../printing/agent-routes.ts';
 import { createTemplate } from './create-template.ts';
 import { deleteTemplate } from './delete-template.ts';
 import { listTemplates } from './list-templates.ts';
@@ -154,12 +156,18 @@ export const templateRoutes: AnyRoute[] = [
     operationId: 'previewPrintTemplate',
     summary: 'Render a template',
     description:
-      "Extension. With `data` (default: its `sample_data`), for a `profile` (default: an 80 mm ESC/POS printer), as `format` (`svg`, `png`, `pdf`, `text`, or `raw`: the printer bytes). A PNG is at the printer's resolution (80 mm at 203 dpi: 576 dots wide). Data that does not match the `data_schema` → 422 naming each path.",
+      "Extension. With `data` (default: its `sample_data`), for a `profile` (default: an 80 mm ESC/POS printer), as `format` (`svg`, `png`, `pdf`, `text`, or `raw`: the printer bytes). A PNG is at the printer's resolution (80 mm at 203 dpi: 576 dots wide). Data that does not match the `data_schema` → 422 naming each path. `source`: a draft rendered instead of the saved source, nothing saved (a live preview while editing; needs `printing.templates.write`, else 403; a Liquid error in it → 422 on `source` with line and column).",
     tag,
     params: templateParams,
     body: previewTemplateBody,
     responses: rendering('The rendering.'),
     async handler({ params, body, caller, db }) {
+      if (body.source !== undefined && !caller.permissions.has('printing.templates.write')) {
+        throw new HttpError(
+          'forbidden',
+          'Previewing a draft of the source needs the printing.templates.write permission.',
+        );
+      }
       return renderingReply(await previewTemplate(db, caller.companyId, params.id, body));
     },
   }),
@@ -182,6 +190,7 @@ export const templateRoutes: AnyRoute[] = [
         caller.companyId,
         params.job,
         query.format,
+        boundJobGuard(caller),
       );
       return renderingReply(preview);
     },

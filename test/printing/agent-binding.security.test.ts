@@ -202,6 +202,17 @@ describe.each(databaseKinds)(
           );
         }
       }
+      // The same token allowed to read jobs sees what its own agent printed only.
+      const reader = (
+        await createToken(server.app.services.storage.db, {
+          companyId: company,
+          permissions: ['printing.agent', 'printing.jobs.read'],
+          name: 'till 1, reader',
+          agentUuid: mine,
+        })
+      ).secret;
+      const preview = await bare(reader, 'GET', `/printing/jobs/${printed}/preview?format=raw`);
+      expectError(preview, 403, 'forbidden');
       // Nothing was queued for the thief to claim.
       const history = await server.request('GET', '/printing/history?route=labels', {
         token: integrator,

@@ -255,6 +255,7 @@ export function JobPage({ id, session }: { id: number; session: Session }) {
           </li>
         ))}
       </ol>
+      <Rendering job={data} />
       <h2>Document</h2>
       <DocumentView job={data} />
     </>
@@ -276,7 +277,8 @@ function DocumentView({ job }: { job: Job }) {
   );
   if (error) return <p>{error}</p>;
   if (!data) return <p>Loading…</p>;
-  const text = job.content_type.startsWith('text/');
+  // A template job's data, before an agent claims it, is JSON: shown as text too.
+  const text = job.content_type.startsWith('text/') || job.content_type.endsWith('+json');
   const shown = text
     ? new TextDecoder().decode(data.slice(0, 64 * 1024))
     : Array.from(data.slice(0, 4096), (b) => b.toString(16).padStart(2, '0'))
@@ -289,5 +291,43 @@ function DocumentView({ job }: { job: Job }) {
         {shown}
       </pre>
     </section>
+  );
+}
+
+/** Content types a template job can have: its data before the claim, a printer's bytes after. */
+const maybeTemplate = (type: string) =>
+  type === 'application/vnd.shopdesk.template-data+json' || type.startsWith('application/vnd.');
+
+/**
+ * A job made from a template, as it prints (`GET /printing/jobs/{job}/preview`, PNG): the
+ * server answers 422 for a job sent as bytes, or a label template (ZPL has no image), which
+ * then show nothing here; their bytes show below as the document.
+ */
+function Rendering({ job }: { job: Job }) {
+  const { data } = useLoad(async () => {
+    if (!maybeTemplate(job.content_type) || job.content_type.endsWith('.zpl')) return null;
+    const response = await fetch(`/api/v1/printing/jobs/${job.id}/preview?format=png`, {
+      credentials: 'same-origin',
+    });
+    if (!response.ok || !response.headers.get('content-type')?.startsWith('image/')) return null;
+    const blob = await response.blob();
+    return new Promise<string>((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(String(reader.result));
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(blob);
+    });
+  }, [job.id, job.content_type]);
+  if (!data) return null;
+  return (
+    <>
+      <h2>As printed</h2>
+      <img
+        class="rendering"
+        data-testid="job-rendering"
+        src={data}
+        alt={`Job ${job.id} as printed`}
+      />
+    </>
   );
 }
