@@ -39,6 +39,8 @@ describe.each(databaseKinds)("the console's route editing on %s", (kind) => {
   it('saves the routes, moves the version on, and the heartbeat and config show it', async () => {
     const before = await beat();
     expect(before).toBeGreaterThan(0); // the agent's own PUT counted
+    const live = () => server.app.services.live.current(companyId);
+    const shown = await live();
     const profile = { language: 'escpos', width_mm: 80 };
     const answer = await put(manager, agent.uuid, [
       { name: 'receipts', printer: 'EPSON', enabled: false },
@@ -51,6 +53,8 @@ describe.each(databaseKinds)("the console's route editing on %s", (kind) => {
       { name: 'labels', printer: 'Zebra', enabled: true, options: {}, profile },
     ]);
     expect(await beat()).toBe(before + 1);
+    // The console's live pages (the Agents page of everyone signed in) read again.
+    expect(await live()).not.toBe(shown);
     const config = await agent.call('GET', '/printing/config');
     expect(config.body.data.routes_version).toBe(before + 1);
     expect(config.body.data.routes.map((r: { name: string }) => r.name)).toEqual([
