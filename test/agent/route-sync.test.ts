@@ -129,6 +129,27 @@ describe('routes changed on the server', () => {
     );
   });
 
+  it('reads its routes before failing a job on a route it does not know yet', async () => {
+    // A heartbeat every 30 s: the job comes long before it.
+    await server.close();
+    server = await startAgentTestServer({ heartbeatSeconds: 30 });
+    const { runtime, logs } = startRuntime([{ name: 'receipts', printer: 'Fake' }]);
+    await runtime.start();
+    await waitFor('connected', () => runtime.status().connection === 'connected');
+    const cookie = await managerSession();
+    const edited = await editInConsole(cookie, runtime.status().agentId!, [
+      { name: 'receipts', printer: 'Fake' },
+      { name: 'labels', printer: 'Zebra' },
+    ]);
+    expect(edited.status).toBe(200);
+    const job = await server.createJob({ route: 'labels', content: '^XA^XZ' });
+    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed', 5000);
+    expect((await server.job(job.id)).printer).toBe('Zebra');
+    expect(logs.map((line) => line.message)).toContain(
+      'routes changed on the server: receipts=Fake, labels=Zebra',
+    );
+  });
+
   it('does not adopt a folder printer from the server that its own configuration does not name', async () => {
     const mine = `folder:${output.dir}`;
     const { runtime, logs } = startRuntime([{ name: 'receipts', printer: mine }]);
