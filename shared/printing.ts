@@ -161,10 +161,24 @@ export const heartbeatResult = z.object({
   /** Jobs the agent says it holds that the server no longer gives it (lease ran out, ...). */
   released_job_ids: z.array(recordId),
   lease_expires_at: timestamp.nullable(),
+  /**
+   * Moves on at every change of the agent's routes (by the agent or in the console): an agent
+   * that sees another than it last read fetches `GET /printing/config` again. Absent from
+   * servers before it.
+   */
+  routes_version: z.number().int().optional(),
 });
 export type HeartbeatResult = z.infer<typeof heartbeatResult>;
 
 // ---- routes and config ----------------------------------------------------------------
+
+/**
+ * A printer name that is not one of the operating system's printers: `folder:DIR`, and any
+ * name that starts like a URI or a drive (`file:`, `socket://`, `C:`). The agent takes such a
+ * printer only from its own configuration, never from the server (docs/security.md).
+ */
+export const isLocalOnlyPrinter = (printer: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:/i.test(printer);
 
 export const printRouteSchema = z.object({
   name: routeNameSchema,
@@ -210,6 +224,8 @@ export const agentConfig = z.object({
   company: z.object({ id: recordId, name: z.string() }),
   agent: agentRecord,
   routes: z.array(printRouteSchema),
+  /** As in the heartbeat's answer: the count of changes to these routes. */
+  routes_version: z.number().int().optional(),
   /** Routes the company's agents serve and routes with jobs waiting, to offer in settings. */
   route_names: z.array(z.string()),
   intervals: z.object({

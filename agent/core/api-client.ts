@@ -184,7 +184,11 @@ export class AgentApiClient {
     });
   }
 
-  async putRoutes(routes: PrintRoute[], signal?: AbortSignal): Promise<PrintRoute[]> {
+  /** Saves the routes; the server's copy, and its routes version when it keeps one. */
+  async putRoutes(
+    routes: PrintRoute[],
+    signal?: AbortSignal,
+  ): Promise<{ routes: PrintRoute[]; routes_version?: number | undefined }> {
     const result = await this.call({
       method: 'PUT',
       path: '/printing/routes',
@@ -193,7 +197,7 @@ export class AgentApiClient {
       idempotent: true,
       signal,
     });
-    return result.routes;
+    return result;
   }
 
   /**
@@ -406,7 +410,10 @@ export class AgentApiClient {
 }
 
 /** PUT /printing/routes answers `{data: {routes}}` (the team's contract). */
-const routesResult = z.object({ routes: z.array(printRouteSchema) });
+const routesResult = z.object({
+  routes: z.array(printRouteSchema),
+  routes_version: z.number().int().optional(),
+});
 
 function jobIdSegment(jobId: number): string {
   if (!Number.isSafeInteger(jobId) || jobId < 1) throw new RangeError(`bad job id ${jobId}`);

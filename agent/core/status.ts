@@ -1,4 +1,4 @@
-import type { JobStatus, PrinterInfo } from '../../shared/printing.ts';
+import type { JobStatus, PrinterInfo, PrintRoute } from '../../shared/printing.ts';
 
 /**
  * What the agent's runtime tells whoever shows it (the headless log, the Electron tray and
@@ -82,4 +82,6 @@ export interface AgentControl {
   listPrinters(): Promise<PrinterInfo[]>;
   onStatus(listener: (status: AgentStatus) => void): () => void;
   onLog(listener: (line: LogLine) => void): () => void;
+  /** The routes adopted after they were changed on the server (the console). */
+  onRoutesAdopted?(listener: (routes: PrintRoute[]) => void): () => void;
 }

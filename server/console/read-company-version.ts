@@ -6,7 +6,7 @@ import type { Db } from '../storage/db.ts';
 /**
  * A short text that changes whenever something the console's live pages show changes:
  * a job's status (the newest row of the jobs' trail, read by primary key: one index
- * step), an agent's presence, pause or printers, a webhook endpoint starting or stopping
+ * step), an agent's presence, pause, printers or routes, a webhook endpoint starting or stopping
  * to fail. The jobs' part is global, not per company: another company's change only makes
  * a page read again, it never hides one of this company's.
  */
@@ -24,7 +24,7 @@ export async function readCompanyVersion(
   const since = onlineSince(presence.now, presence.heartbeatSeconds);
   const agents = await db
     .selectFrom('print_agents')
-    .select(['uuid', 'last_seen_at', 'paused', 'printers', 'updated_at'])
+    .select(['uuid', 'last_seen_at', 'paused', 'printers', 'routes_version'])
     .where('company_id', '=', companyId)
     .orderBy('id')
     .execute();
@@ -36,7 +36,13 @@ export async function readCompanyVersion(
     .execute();
   const shown = [
     ...agents.map((a) =>
-      [a.uuid, a.last_seen_at !== null && a.last_seen_at >= since, a.paused, a.printers].join(),
+      [
+        a.uuid,
+        a.last_seen_at !== null && a.last_seen_at >= since,
+        a.paused,
+        a.printers,
+        a.routes_version,
+      ].join(),
     ),
     ...endpoints.map((e) => [e.id, e.failing_since, e.enabled].join()),
   ].join('\n');

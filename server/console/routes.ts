@@ -1,4 +1,5 @@
 import type { AnyRoute } from '../http/route.ts';
+import { agentRouteRoutes } from './agent-route-routes.ts';
 import { documentRoute, overviewRoute, streamRoute } from './page-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { tokenRoutes, userRoutes } from './team-routes.ts';
@@ -13,6 +14,7 @@ export const consoleRoutes: AnyRoute[] = [
   ...sessionRoutes,
   ...userRoutes,
   ...tokenRoutes,
+  ...agentRouteRoutes,
   overviewRoute,
   documentRoute,
   streamRoute,

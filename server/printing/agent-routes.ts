@@ -218,7 +218,17 @@ export const agentRoutes: AnyRoute[] = [
     responses: {
       200: {
         description: 'The saved routes.',
-        schema: dataOf(z.object({ routes: z.array(printRouteSchema) })),
+        schema: dataOf(
+          z.object({
+            routes: z.array(printRouteSchema),
+            routes_version: z
+              .number()
+              .int()
+              .describe(
+                "The agent's count of route changes after this one, as the heartbeat's answer and the configuration carry it.",
+              ),
+          }),
+        ),
       },
     },
     async handler({ body, caller, services, request, db }) {
@@ -233,9 +243,9 @@ export const agentRoutes: AnyRoute[] = [
           );
         }
       }
-      const routes = await updateRouteList(services.storage, db, agent, body.routes);
+      const saved = await updateRouteList(services.storage, db, agent, body.routes);
       services.printing.routesChanged(agent);
-      return ok({ routes });
+      return ok(saved);
     },
   }),
   defineRoute({

@@ -17,6 +17,7 @@ import * as agentFleet from './migrations/019_agent_fleet.ts';
 import * as templates from './migrations/020_templates.ts';
 import * as consoleUsers from './migrations/021_console_users.ts';
 import * as tokenRoutes from './migrations/023_token_routes.ts';
+import * as routesVersion from './migrations/024_routes_version.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '020_templates': templates,
   '021_console_users': consoleUsers,
   '023_token_routes': tokenRoutes,
+  '024_routes_version': routesVersion,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

@@ -140,6 +140,25 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await expectAccessible();
   });
 
+  it("edits an agent's routes; the agent's configuration has them at once", async () => {
+    const name = `Till ${agent.uuid.slice(0, 4)}`;
+    await page.getByRole('button', { name: `Edit routes of ${name}` }).click();
+    const form = page.getByRole('form', { name: `Routes of ${name}` });
+    await form.getByRole('checkbox', { name: 'Enabled' }).uncheck();
+    await form.getByRole('button', { name: 'Add a route' }).click();
+    await form.getByLabel('Route name').nth(1).fill('labels');
+    await form.getByLabel('Printer').nth(1).selectOption('EPSON');
+    await expectAccessible();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Saved.', { exact: false }).waitFor();
+    const config = await agent.call('GET', '/printing/config');
+    expect(config.body.data.routes).toMatchObject([
+      { name: 'receipts', printer: 'EPSON', enabled: false },
+      { name: 'labels', printer: 'EPSON', enabled: true },
+    ]);
+    await page.getByText('labels → EPSON').waitFor();
+  });
+
   it('shows the templates page (its flow: console-templates.browser.test.ts)', async () => {
     await nav('Templates').click();
     await page.getByText('No template yet.').waitFor();

@@ -2,6 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AgentControl } from '../../agent/core/status.ts';
+import type { AgentHostOptions } from '../../agent/electron/main/agent-host.ts';
+import type { PrintRoute } from '../../shared/printing.ts';
+import { agentStatus } from './fixtures.ts';
 
 // safeStorage stand-in: "encrypts" by reversing and prefixing, so the stored bytes differ from
 // the token and decrypting gives it back; each test says what the OS offers.
@@ -45,6 +49,7 @@ vi.mock('electron-store', async () => {
   return { default: ElectronStoreStandIn };
 });
 
+const { AgentSupervisor } = await import('../../agent/electron/main/agent-supervisor.ts');
 const { openAgentSettings, basicTextWarning, memoryOnlyWarning, undecryptableWarning } =
   await import('../../agent/electron/main/agent-settings.ts');
 
@@ -161,5 +166,52 @@ describe('agent settings (electron mocked)', () => {
     expect(settings.connectionConfig()?.profiles).toEqual({ labels: profile });
     expect(settings.view().profiles).toEqual({ labels: profile });
     expect(settings.view().startAtLogin).toBe(true);
+  });
+
+  it('keeps the routes the core adopted from the server, without restarting it', async () => {
+    const settings = openAgentSettings(dir, 'linux');
+    settings.apply({ serverUrl: 'https://shop.example.com', token, routes: { receipts: 'EPSON' } });
+    let tell: (routes: PrintRoute[]) => void = () => {};
+    const created: AgentHostOptions[] = [];
+    const control: AgentControl = {
+      start: async () => {},
+      stop: async () => {},
+      pause: () => {},
+      resume: () => {},
+      status: () => agentStatus(),
+      retry: async () => {},
+      reprint: async () => {},
+      testPrint: async () => {},
+      listPrinters: async () => [],
+      onStatus: () => () => {},
+      onLog: () => () => {},
+      onRoutesAdopted(listener) {
+        tell = listener;
+        return () => {};
+      },
+    };
+    const supervisor = new AgentSupervisor({
+      createControl: (options) => {
+        created.push(options);
+        return control;
+      },
+      stateDir: join(dir, 'state'),
+      logFile: null,
+      keepRoutes: (routes) => settings.keepServerRoutes(routes),
+    });
+    await supervisor.configure(settings.connectionConfig());
+    const profile = { language: 'zpl' as const, width_mm: 100 };
+    tell([
+      { name: 'receipts', printer: 'EPSON', enabled: false, options: {} },
+      { name: 'labels', printer: 'Zebra', enabled: true, options: {}, profile },
+      { name: 'a4', printer: 'HP', enabled: true, options: {} },
+    ]);
+    // A route turned off in the console has no place in the window's settings: left out.
+    const reopened = openAgentSettings(dir, 'linux');
+    expect(reopened.connectionConfig()).toMatchObject({
+      routes: { labels: 'Zebra', a4: 'HP' },
+      profiles: { labels: profile },
+    });
+    expect(created).toHaveLength(1);
   });
 });

@@ -53,6 +53,8 @@ export interface RealAgentTestServer {
   clock: TestClock;
   /** Fails lapsed leases now, as the server's timer does every few seconds. */
   sweep(): Promise<{ leaseExpired: number[] }>;
+  /** The running server's services (a test makes a console user with its storage). */
+  services(): App['services'];
 }
 
 export async function startRealAgentTestServer(
@@ -144,6 +146,10 @@ export async function startRealAgentTestServer(
     async sweep() {
       if (app === null) throw new Error('the server is stopped');
       return app.services.printing.sweep();
+    },
+    services() {
+      if (app === null) throw new Error('the server is stopped');
+      return app.services;
     },
     async stop() {
       const current = app;

@@ -55,6 +55,9 @@ export class AgentRuntime implements AgentControl {
       // Bad routes are an operator error: refuse them now rather than have the server 422 later.
       routes: options.routes.map((route) => printRouteSchema.parse(route)),
       refusedRoutes: new Map(),
+      ownRoutes: options.routes.map((route) => printRouteSchema.parse(route)),
+      routesVersion: null,
+      routeListeners: new Set(),
       backend:
         options.backend ??
         createPrinterBackend(process.platform, {
@@ -239,9 +242,21 @@ export class AgentRuntime implements AgentControl {
     const parsed = routes.map((route) => printRouteSchema.parse(route));
     // The poll waiting now still serves the old routes; the next one serves these.
     const saved = await requireClient(this.context).putRoutes(parsed, this.lifetime.signal);
-    const checked = checkServerRoutes(saved, parsed);
+    const checked = checkServerRoutes(saved.routes, parsed);
+    this.context.ownRoutes = parsed;
     this.context.routes = checked.routes;
     this.context.refusedRoutes = checked.refused;
+    // Its own change: the next heartbeat does not fetch it back as the server's.
+    if (saved.routes_version !== undefined) this.context.routesVersion = saved.routes_version;
+  }
+
+  /**
+   * Called with the routes the agent adopted from the server after they were changed there
+   * (the console), so that a settings store keeps them (the tray's settings).
+   */
+  onRoutesAdopted(listener: (routes: PrintRoute[]) => void): () => void {
+    this.context.routeListeners.add(listener);
+    return () => this.context.routeListeners.delete(listener);
   }
 
   /** The routes as last saved or read from the server. */

@@ -33,10 +33,13 @@ export async function connect(context: RuntimeContext, signal: AbortSignal): Pro
     signal,
   );
   // What the agent was configured with on this PC; the server's copy is checked against it.
-  const own = context.options.routes;
-  let fromServer = own.length > 0 ? await client.putRoutes(context.routes, signal) : null;
+  // With routes of its own the agent saves them (they win over an edit in the console made
+  // while it was away); without, it takes the server's (docs/agent.md, "Who wins").
+  const own = context.ownRoutes;
+  const saved = own.length > 0 ? await client.putRoutes(own, signal) : null;
   const config = await client.getConfig(signal);
-  fromServer ??= config.routes;
+  const fromServer = saved?.routes ?? config.routes;
+  context.routesVersion = saved?.routes_version ?? config.routes_version ?? null;
   const checked = checkServerRoutes(fromServer, own);
   context.routes = checked.routes;
   context.refusedRoutes = checked.refused;

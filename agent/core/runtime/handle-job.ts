@@ -4,6 +4,7 @@ import type { OutboxReport } from '../outbox.ts';
 import type { PrintFailureCode, PrintOutcome } from '../printers/backend.ts';
 import { announceJobResult } from './job-lines.ts';
 import { rememberJob } from './recent-jobs.ts';
+import { adoptServerRoutes } from './route-sync.ts';
 import type { RuntimeContext } from './runtime-context.ts';
 
 /**
@@ -17,9 +18,14 @@ import type { RuntimeContext } from './runtime-context.ts';
 export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promise<void> {
   const { status, inHand, journal, outbox } = context;
   const started = performance.now();
-  const route = context.routes.find(
-    (candidate) => candidate.name === job.route && candidate.enabled,
-  );
+  const served = () =>
+    context.routes.find((candidate) => candidate.name === job.route && candidate.enabled);
+  if (served() === undefined && !context.refusedRoutes.has(job.route)) {
+    // A route added in the console reaches the agent's long-poll at once, its next heartbeat
+    // a little later: read the routes now rather than fail the job (route-sync.ts).
+    await adoptServerRoutes(context, AbortSignal.timeout(10_000)).catch(() => {});
+  }
+  const route = served();
   const printer = route?.printer ?? null;
   inHand.add(job.id);
   status.state.printing = inHand.size;

@@ -1,11 +1,13 @@
 import { sleep } from '../backoff.ts';
 import { announceLeaseLost } from './job-lines.ts';
+import { adoptServerRoutes, routesChangedOnServer } from './route-sync.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
 /**
  * Every `heartbeat_seconds`: tells the server the agent is alive, whether it is paused, its
  * printers with their state, and which jobs it holds (in hand or with a report waiting), so
- * their leases are extended. A change of the printers is sent early, debounced.
+ * their leases are extended. A change of the printers is sent early, debounced. When the
+ * answer says the routes changed on the server (the console), they are read and adopted.
  */
 export async function heartbeatLoop(context: RuntimeContext, signal: AbortSignal): Promise<void> {
   const { status, inHand, outbox } = context;
@@ -44,6 +46,9 @@ export async function heartbeatLoop(context: RuntimeContext, signal: AbortSignal
       }
       // The server is back: the reports waiting need not wait for their backoff.
       if (outbox.size > 0) context.outboxWakeup.wake();
+      if (routesChangedOnServer(context, result.routes_version)) {
+        await adoptServerRoutes(context, signal);
+      }
     } catch (error) {
       if (signal.aborted) return;
       status.noteFailure(error);

@@ -67,6 +67,15 @@ export interface RuntimeContext {
   routes: PrintRoute[];
   /** Routes from the server that this agent refuses to serve, with why (server-routes.ts). */
   refusedRoutes: Map<string, string>;
+  /**
+   * The routes of this PC's own configuration (options, then the settings screen): the only
+   * source of a printer that is not the system's (server-routes.ts).
+   */
+  ownRoutes: PrintRoute[];
+  /** The server's routes version as this agent last saved or read it; null before. */
+  routesVersion: number | null;
+  /** Told the routes adopted from the server after a change there (route-sync.ts). */
+  readonly routeListeners: Set<(routes: PrintRoute[]) => void>;
   intervals: AgentConfig['intervals'];
   identity: AgentIdentity | null;
   /** Set from start() to stop(). */

@@ -1,4 +1,7 @@
-import type { PrintRoute } from '../../../shared/printing.ts';
+import {
+  isLocalOnlyPrinter as namesLocalPlace,
+  type PrintRoute,
+} from '../../../shared/printing.ts';
 import { isFolderPrinter } from '../printers/folder.ts';
 
 /**
@@ -18,7 +21,7 @@ import { isFolderPrinter } from '../printers/folder.ts';
  * Windows printer's name (`\\server\share` included) does not start with one either.
  */
 export function isLocalOnlyPrinter(printer: string): boolean {
-  return isFolderPrinter(printer) || /^[a-z][a-z0-9+.-]*:/i.test(printer);
+  return isFolderPrinter(printer) || namesLocalPlace(printer);
 }
 
 export interface CheckedRoutes {

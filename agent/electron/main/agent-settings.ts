@@ -1,7 +1,8 @@
 import { safeStorage } from 'electron';
 import ElectronStore from 'electron-store';
 import { z } from 'zod';
-import { printerProfileSchema } from '../../../shared/printer-profiles.ts';
+import { type PrinterProfile, printerProfileSchema } from '../../../shared/printer-profiles.ts';
+import type { PrintRoute } from '../../../shared/printing.ts';
 import type {
   PrinterByRoute,
   SettingsPatch,
@@ -142,6 +143,22 @@ export class AgentSettings {
 
   updateChannel(): string {
     return this.#read().updateChannel;
+  }
+
+  /**
+   * Keeps the routes the agent adopted from the server (edited in the console) as this PC's
+   * routes, so that the next start saves them rather than the ones they replaced. The window
+   * has no "off" for a route: a route turned off in the console is left out (docs/agent.md).
+   */
+  keepServerRoutes(routes: readonly PrintRoute[]): void {
+    const printers: Record<string, string> = {};
+    const profiles: Record<string, PrinterProfile> = {};
+    for (const route of routes) {
+      if (!route.enabled) continue;
+      printers[route.name] = route.printer;
+      if (route.profile) profiles[route.name] = route.profile;
+    }
+    this.apply({ routes: printers, profiles });
   }
 
   apply(

@@ -1,4 +1,5 @@
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
+import type { PrintRoute } from '../../../shared/printing.ts';
 import type { AgentControl, AgentStatus, LogLine } from '../../core/status.ts';
 import type { CreateAgentControl } from './agent-host.ts';
 import { type AgentLogFile, redactSecrets } from './log-file.ts';
@@ -15,6 +16,11 @@ export interface AgentSupervisorOptions {
   createControl: CreateAgentControl;
   stateDir: string;
   logFile: AgentLogFile | null;
+  /**
+   * Keeps the routes the core adopted from the server (edited in the console) where the
+   * settings keep routes; the core is not restarted for it.
+   */
+  keepRoutes?: (routes: PrintRoute[]) => void;
   /** Lines kept for the window's log view. */
   logTailSize?: number;
   now?: () => Date;
@@ -118,6 +124,10 @@ export class AgentSupervisor {
       control.onStatus((status) => this.#publishStatus(status)),
       control.onLog((line) => this.#appendLog(line)),
     );
+    const keep = this.#options.keepRoutes;
+    if (keep && control.onRoutesAdopted) {
+      this.#unsubscribe.push(control.onRoutesAdopted((routes) => keep(routes)));
+    }
     this.#publishStatus(control.status());
     try {
       await control.start();

@@ -108,6 +108,11 @@ function setupSettings(): void {
     createControl: createAgentControl,
     stateDir: join(userData, 'agent-state'),
     logFile: new AgentLogFile(join(app.getPath('logs'), 'agent.log')),
+    // Routes edited in the console: kept in the settings, shown in the window at once.
+    keepRoutes: (routes) => {
+      settings.keepServerRoutes(routes);
+      broadcast(ipcChannels.settingsChanged, settings.view());
+    },
   });
   const warning = settings.view().tokenWarning;
   if (warning) supervisor.log('warn', warning);

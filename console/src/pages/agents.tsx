@@ -3,6 +3,7 @@ import { ApiError, api, can, type Page, type Session } from '../api.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { printerStates, reasonInWords, when } from '../words.ts';
+import { type AgentRoute, AgentRoutesForm } from './agent-routes-form.tsx';
 
 interface Printer {
   name: string;
@@ -22,15 +23,17 @@ interface Agent {
   paused: boolean;
   online: boolean;
   last_seen_at: string | null;
-  routes: { name: string; printer: string; enabled: boolean }[];
+  routes: AgentRoute[];
 }
 
 export function AgentsPage({ session }: { session: Session }) {
   const live = useLiveVersion();
-  const { data, error } = useLoad(
+  const { data, error, reload } = useLoad(
     () => api<Page<Agent>>('GET', '/printing/agents?per_page=100'),
     [live],
   );
+  const [editing, setEditing] = useState<string | null>(null);
+  const mayEdit = can(session, 'printing.agents.write');
   return (
     <>
       <h1>Agents</h1>
@@ -67,6 +70,25 @@ export function AgentsPage({ session }: { session: Session }) {
                 </li>
               ))}
             </ul>
+          )}
+          {mayEdit && editing !== agent.id && (
+            <button
+              type="button"
+              aria-label={`Edit routes of ${agent.name}`}
+              onClick={() => setEditing(agent.id)}
+            >
+              Edit routes
+            </button>
+          )}
+          {mayEdit && editing === agent.id && (
+            <AgentRoutesForm
+              agentId={agent.id}
+              agentName={agent.name}
+              routes={agent.routes}
+              printers={agent.printers.map((printer) => printer.name)}
+              onSaved={reload}
+              onClose={() => setEditing(null)}
+            />
           )}
           <h3>Printers</h3>
           <table>

@@ -38,6 +38,7 @@ export async function readAgentConfig(
     company,
     agent: toAgentRecord(row, { now, heartbeatSeconds: config.heartbeatSeconds }),
     routes,
+    routes_version: row.routes_version,
     route_names: [...names].sort(),
     intervals: {
       long_poll_wait_seconds: config.longPollWaitSeconds,

@@ -42,11 +42,17 @@ export async function recordHeartbeat(
       now: stamp,
     });
     const kept = new Set(extended);
+    const { routes_version } = await trx
+      .selectFrom('print_agents')
+      .select('routes_version')
+      .where('id', '=', agent.rowId)
+      .executeTakeFirstOrThrow();
     return {
       server_time: stamp,
       extended_job_ids: extended,
       released_job_ids: held.filter((id) => !kept.has(id)).sort((a, b) => a - b),
       lease_expires_at: extended.length > 0 ? lease : null,
+      routes_version,
     };
   });
 }

@@ -22,6 +22,8 @@ export interface PrintingTables {
      * null once the sweep found it silent (`agent.offline`). Added by 009_webhooks.
      */
     online_since: string | null;
+    /** Bumped at every change of the agent's routes (024_routes_version). */
+    routes_version: Generated<number>;
     created_at: string;
     updated_at: string;
   };

@@ -1,0 +1,139 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api } from '../api.ts';
+
+export interface AgentRoute {
+  name: string;
+  printer: string;
+  enabled: boolean;
+  options?: Record<string, unknown>;
+  profile?: Record<string, unknown>;
+}
+
+interface Row {
+  key: number;
+  name: string;
+  printer: string;
+  enabled: boolean;
+  /** The route as the server had it (options and printer profile kept on save). */
+  was: AgentRoute | null;
+}
+
+let keys = 0;
+
+/**
+ * Edits an agent's routes: each route's name, its printer (one the agent reported), and
+ * whether it is on. The agent takes the change at its next heartbeat (docs/console.md).
+ */
+export function AgentRoutesForm(props: {
+  agentId: string;
+  agentName: string;
+  routes: AgentRoute[];
+  printers: string[];
+  onSaved: () => void;
+  onClose: () => void;
+}) {
+  const { agentId, agentName, printers } = props;
+  const [rows, setRows] = useState<Row[]>(() =>
+    props.routes.map((route) => ({ key: ++keys, ...route, was: route })),
+  );
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const change = (key: number, patch: Partial<Row>) =>
+    setRows((current) => current.map((row) => (row.key === key ? { ...row, ...patch } : row)));
+  const add = () =>
+    setRows((current) => [
+      ...current,
+      { key: ++keys, name: '', printer: printers[0] ?? '', enabled: true, was: null },
+    ]);
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setMessage('');
+    try {
+      await api('PUT', `/console/agents/${agentId}/routes`, {
+        routes: rows.map((row) => ({
+          name: row.name.trim(),
+          printer: row.printer,
+          enabled: row.enabled,
+          ...(row.was?.options && { options: row.was.options }),
+          // A printer profile describes one printer: it stays only with that printer.
+          ...(row.was?.profile && row.was.printer === row.printer && { profile: row.was.profile }),
+        })),
+      });
+      setMessage('Saved. The agent takes the new routes within a few seconds.');
+      props.onSaved();
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.errors) {
+        setMessage(Object.values(failure.errors).flat().join(' '));
+      } else {
+        setMessage(failure instanceof ApiError ? failure.message : String(failure));
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+  const idOf = (row: Row, field: string) => `route-${agentId}-${row.key}-${field}`;
+  return (
+    <form onSubmit={save} class="routes-form" aria-label={`Routes of ${agentName}`}>
+      {rows.length === 0 && <p>No routes. Add one below.</p>}
+      {rows.map((row, index) => {
+        const choices = printers.includes(row.printer) ? printers : [row.printer, ...printers];
+        return (
+          <fieldset key={row.key} data-route-row={index}>
+            <legend>Route {index + 1}</legend>
+            <label for={idOf(row, 'name')}>Route name</label>
+            <input
+              id={idOf(row, 'name')}
+              value={row.name}
+              required
+              maxLength={64}
+              pattern="[a-z0-9._\-]{1,64}"
+              title="Lower-case letters, digits, dots, dashes and underscores"
+              onInput={(event) => change(row.key, { name: event.currentTarget.value })}
+            />
+            <label for={idOf(row, 'printer')}>Printer</label>
+            <select
+              id={idOf(row, 'printer')}
+              value={row.printer}
+              required
+              onChange={(event) => change(row.key, { printer: event.currentTarget.value })}
+            >
+              {choices.map((printer) => (
+                <option key={printer} value={printer}>
+                  {printer}
+                  {!printers.includes(printer) && ' (not reported by the agent)'}
+                </option>
+              ))}
+            </select>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={row.enabled}
+                onChange={(event) => change(row.key, { enabled: event.currentTarget.checked })}
+              />{' '}
+              Enabled
+            </label>
+            <button
+              type="button"
+              onClick={() => setRows((current) => current.filter((r) => r.key !== row.key))}
+            >
+              Remove route {index + 1}
+            </button>
+          </fieldset>
+        );
+      })}
+      <div class="actions">
+        <button type="button" onClick={add} disabled={printers.length === 0}>
+          Add a route
+        </button>{' '}
+        <button type="submit" disabled={busy}>
+          Save
+        </button>{' '}
+        <button type="button" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
+      <p role="status">{message}</p>
+    </form>
+  );
+}
