@@ -8,7 +8,8 @@
  * BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=TEXT (scenarios whose name holds it),
  * BENCH_CPU_PROF=DIR (profile the servers), BENCH_NO_CEILING=1 (while tuning),
- * BENCH_CONSOLE=0 (skip the web console's bench, as BENCH_ONLY does),
+ * BENCH_CONSOLE=0 (skip the web console's bench, as BENCH_ONLY does), BENCH_TEMPLATES=0 (skip the
+ * templates' bench, as BENCH_ONLY does),
  * BENCH_PRINTING=0 (skip the print-queue bench, as BENCH_ONLY does), BENCH_WEBHOOKS=0 (skip
  * the webhook bench, as BENCH_ONLY does), BENCH_AGENT=0 (skip the agent footprint, as BENCH_ONLY
  * does); BENCH_ONLY=Idempotency-Key runs only the writes
@@ -249,8 +250,9 @@ async function main(): Promise<void> {
   }
   await printQueueBench();
   await webhookBench();
-  await agentFootprintBench();
-  await consoleBench();
+  await childBench('./agent-footprint.ts', ['--idle-seconds', '10'], 'BENCH_AGENT', 'Print agent');
+  await childBench('./console.ts', [], 'BENCH_CONSOLE', 'Web console');
+  await childBench('./templates.ts', [], 'BENCH_TEMPLATES', 'Templates');
 }
 
 /**
@@ -395,28 +397,19 @@ async function postgresBench(): Promise<void> {
   if (!ok || !steady) process.exitCode = 1;
 }
 
-/** The headless agent's memory and idle CPU, from its sources and as shipped (bench/agent-footprint.ts). */
-async function agentFootprintBench(): Promise<void> {
-  const script = fileURLToPath(new URL('./agent-footprint.ts', import.meta.url));
-  if (process.env.BENCH_AGENT === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
-  console.log('\nPrint agent (bench/agent-footprint.ts --jobs 1000 --idle-seconds 10):\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--idle-seconds', '10'], {
+/**
+ * A bench of its own, run as a child with the machine to itself; `skip` is its BENCH_… = 0
+ * switch (BENCH_ONLY skips it too).
+ */
+async function childBench(file: string, args: string[], skip: string, title: string) {
+  const script = fileURLToPath(new URL(file, import.meta.url));
+  if (process.env[skip] === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
+  console.log(`\n${title} (bench/${file.slice(2)} ${args.join(' ')}):\n`);
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`bench/agent-footprint.ts exited with ${code}`);
-}
-
-/** The web console: bundle, jobs page, list query, live latency, open streams (bench/console.ts). */
-async function consoleBench(): Promise<void> {
-  const script = fileURLToPath(new URL('./console.ts', import.meta.url));
-  if (process.env.BENCH_CONSOLE === '0' || process.env.BENCH_ONLY || !existsSync(script)) return;
-  console.log('\nWeb console (bench/console.ts --jobs 100000 --samples 30 --streams 500):\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`bench/console.ts exited with ${code}`);
+  if (code !== 0) throw new Error(`bench/${file.slice(2)} exited with ${code}`);
 }
 
 if (process.argv.includes('--postgres')) {

@@ -282,6 +282,18 @@ export const createJobBody = z
     }
   })
   .meta({
+    // Exactly one of the two forms, whole: bytes (content_type and content_base64) or a
+    // template and its data, never parts of both.
+    oneOf: [
+      {
+        required: ['content_type', 'content_base64'],
+        not: { anyOf: [{ required: ['template'] }, { required: ['data'] }] },
+      },
+      {
+        required: ['template', 'data'],
+        not: { anyOf: [{ required: ['content_type'] }, { required: ['content_base64'] }] },
+      },
+    ],
     examples: [
       {
         route: 'receipts',

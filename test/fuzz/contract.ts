@@ -46,6 +46,7 @@ export const unstatedRules: { rule: string; message: RegExp }[] = [
     message: /component|assembly/i,
   },
   { rule: 'not enough stock for an offer', message: /stock/i },
+  { rule: "an offer's discount above its subtotal", message: /greater than the subtotal/ },
   { rule: 'a print route without a printer of the agent', message: /route|printer/i },
   { rule: 'print options the printer cannot honour', message: /option|paper|duplex|colou?r/i },
   { rule: 'a document that is not of its content type', message: /content[_ ]type|document/i },
@@ -53,6 +54,15 @@ export const unstatedRules: { rule: string; message: RegExp }[] = [
   { rule: 'a webhook URL to a private or plain-http address', message: /URL|address|https/i },
   { rule: 'a duplicate in a list', message: /duplicate/i },
   { rule: 'the unpaired-surrogate half of the text rule', message: /Unicode/ },
+  {
+    rule: "a printer profile's width for its language (rolls 58/80/112, a label's mm, paper sizes for PDF; docs/templates.md)",
+    message: /^The profile\.\w+ field must be /,
+  },
+  { rule: "a job's preview formats depend on how it was sent", message: /previews as / },
+  {
+    rule: "a template's source must be valid Liquid, its data match its data_schema",
+    message: /^The template has an error at line \d+, column \d+|data_schema/,
+  },
 ];
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read by path.
