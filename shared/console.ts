@@ -52,6 +52,8 @@ export const consoleSessionRecord = z.object({
   company: z.object({ id: z.number().int(), name: z.string() }),
   permissions: z.array(permissionSchema),
   abilities: z.array(z.enum(consoleAbilities)),
+  /** The permissions this person may hand to a token they make (never more than their own). */
+  grantable: z.array(permissionSchema),
 });
 export type ConsoleSessionRecord = z.infer<typeof consoleSessionRecord>;
 

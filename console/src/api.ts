@@ -51,6 +51,8 @@ export interface Session {
   company: { id: number; name: string };
   permissions: string[];
   abilities: string[];
+  /** What this person may hand to a token (server/console/roles.ts decides). */
+  grantable: string[];
 }
 
 export const can = (session: Session, permission: string) =>

@@ -5,7 +5,7 @@ import { HttpError } from '../http/errors.ts';
 import { linkOrigin } from '../http/public-origin.ts';
 import type { Services } from '../services.ts';
 import type { Caller, ConsoleCaller } from '../tokens/authenticate.ts';
-import { abilitiesOf, permissionsOf } from './roles.ts';
+import { abilitiesOf, grantable, permissionsOf } from './roles.ts';
 import { sessionCookie } from './session-caller.ts';
 
 export const tag = 'Console';
@@ -68,6 +68,7 @@ export function sessionRecord(
     company: { id: caller.companyId, name: caller.companyName },
     permissions: [...permissionsOf(person.role)],
     abilities: [...abilitiesOf(person.role)],
+    grantable: [...grantable(person.role)],
   };
 }
 

@@ -44,6 +44,9 @@ describe.each(['sqlite', 'postgres'] as const)('console sessions on %s', (dialec
     });
     expect(me.status).toBe(200);
     expect(me.body.data.abilities).toEqual(['tokens.manage', 'users.manage']);
+    // An owner may hand an agent's permission to a token, though a person never holds it.
+    expect(me.body.data.grantable).toContain('printing.agent');
+    expect(me.body.data.permissions).not.toContain('printing.agent');
   });
 
   it('refuses a wrong password and an unknown address alike', async () => {

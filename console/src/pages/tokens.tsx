@@ -12,42 +12,6 @@ interface Token {
   revoked_at: string | null;
 }
 
-/** What a role may grant (server/console/roles.ts refuses more). */
-const grantable: Record<string, string[]> = {
-  manager: [
-    'printing.jobs.read',
-    'printing.jobs.create',
-    'printing.agents.write',
-    'printing.templates.read',
-    'printing.templates.write',
-    'webhooks.manage',
-  ],
-  staff: [],
-};
-const allPermissions = [
-  'printing.jobs.read',
-  'printing.jobs.create',
-  'printing.agents.write',
-  'printing.agent',
-  'printing.templates.read',
-  'printing.templates.write',
-  'webhooks.manage',
-  'customers.read',
-  'customers.create',
-  'customers.update',
-  'products.read',
-  'products.create',
-  'products.update',
-  'products.delete',
-  'products.price.update',
-  'offers.read',
-  'offers.create',
-  'offers.update',
-  'offers.delete',
-  'offers.quote',
-  'inventory.stock.update',
-];
-
 export function TokensPage({ session }: { session: Session }) {
   const { data, error, reload } = useLoad(
     () => api<{ data: Token[] }>('GET', '/console/tokens').then((a) => a.data),
@@ -55,7 +19,7 @@ export function TokensPage({ session }: { session: Session }) {
   );
   const [issued, setIssued] = useState<{ name: string; secret: string } | null>(null);
   const [message, setMessage] = useState('');
-  const offered = grantable[session.user.role] ?? allPermissions;
+  const offered = session.grantable ?? [];
   const create = async (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
