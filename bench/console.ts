@@ -21,9 +21,9 @@ import { request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Insertable, sql } from 'kysely';
-import { chromium } from 'playwright-core';
 import { buildConsole } from '../console/build.ts';
 import type { Database } from '../server/storage/schema.ts';
+import { launchChromium } from '../test/helpers/chromium.ts';
 import { startBenchApp } from './lib/bench-app.ts';
 
 interface Ready {
@@ -186,18 +186,7 @@ async function main(): Promise<void> {
     `jobs list query (server): p50 ${ms(ready.query.p50)}, p99 ${ms(ready.query.p99)}; by state: p50 ${ms(ready.query.filteredP50)}, p99 ${ms(ready.query.filteredP99)} (target p99 ≤ 20 ms)`,
   );
 
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -99,12 +99,8 @@ function receiptHtml(): string {
 
 async function chromiumPdf(count: number) {
   if (!existsSync('/usr/bin/chromium')) return null;
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const { launchChromium } = await import('../test/helpers/chromium.ts');
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const html = receiptHtml();

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { chromium } from 'playwright-core';
 import { startApp } from '../server/app.ts';
 import { createCompany } from '../server/companies/create-company.ts';
 import { defaultServerConfig } from '../server/config.ts';
 import { createUser } from '../server/console/create-user.ts';
 import { setPassword } from '../server/console/set-password.ts';
 import { createToken } from '../server/tokens/create-token.ts';
+import { launchChromium } from '../test/helpers/chromium.ts';
 import { buildConsole } from './build.ts';
 
 const out = fileURLToPath(new URL('../docs/console/', import.meta.url));
@@ -130,18 +130,7 @@ try {
     templatesToken,
   );
   mkdirSync(out, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
     await page.goto(`${app.url}/console/`);
