@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PrinterBackendByName } from '../../agent/core/printers/index.ts';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
@@ -10,9 +10,9 @@ import { createUser } from '../../server/console/create-user.ts';
 import { setPassword } from '../../server/console/set-password.ts';
 import type { PrintRoute } from '../../shared/printing.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
+import { startAgentTestServer } from './helpers/agent-test-server.ts';
 import { HeldPrinterBackend } from './helpers/fake-backend.ts';
-import { makeStateDir } from './helpers/state-dir.ts';
+import { runtimeFixtureOfEach } from './helpers/runtime-fixture.ts';
 
 /**
  * Routes edited on the server reach a running agent at its next heartbeat (a heartbeat a
@@ -20,22 +20,7 @@ import { makeStateDir } from './helpers/state-dir.ts';
  * console making the edit. A folder printer put on the server is still never adopted.
  */
 
-let server: AgentTestServer;
-let state: { dir: string; cleanup: () => Promise<void> };
-let output: { dir: string; cleanup: () => Promise<void> };
-const runtimes: AgentRuntime[] = [];
-
-beforeEach(async () => {
-  server = await startAgentTestServer();
-  state = await makeStateDir();
-  output = await makeStateDir();
-});
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.stop();
-  await server.close();
-  await state.cleanup();
-  await output.cleanup();
-});
+const each = runtimeFixtureOfEach();
 
 function startRuntime(routes: AgentRuntimeOptions['routes']) {
   const logs: RuntimeLogLine[] = [];
@@ -43,9 +28,9 @@ function startRuntime(routes: AgentRuntimeOptions['routes']) {
   const system = new HeldPrinterBackend();
   system.printers.push({ ...system.printers[0]!, name: 'Zebra', is_default: false });
   const runtime = new AgentRuntime({
-    serverUrl: server.url,
-    token: server.token,
-    stateDir: state.dir,
+    serverUrl: each.server.url,
+    token: each.server.token,
+    stateDir: each.state.dir,
     routes,
     hostname: 'till-1',
     backend: new PrinterBackendByName(system),
@@ -55,24 +40,24 @@ function startRuntime(routes: AgentRuntimeOptions['routes']) {
   });
   runtime.onLog((line) => logs.push(line));
   runtime.onRoutesAdopted((routes) => adopted.push(routes));
-  runtimes.push(runtime);
+  each.runtimes.push(runtime);
   return { runtime, logs, adopted, system };
 }
 
 /** A manager signed in to the console of the agent's company: its session cookie. */
 async function managerSession(): Promise<string> {
-  const { storage } = server.server.services();
+  const { storage } = each.server.server.services();
   const email = `manager-${randomUUID()}@shop.example`;
   const password = 'correct horse battery staple';
   const { user } = await createUser(storage.db, {
-    companyId: server.server.companyId,
+    companyId: each.server.server.companyId,
     email,
     role: 'manager',
   });
   await setPassword(storage, storage.db, user.id, password);
-  const answer = await fetch(`${server.server.url}/api/v1/console/session`, {
+  const answer = await fetch(`${each.server.server.url}/api/v1/console/session`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin: server.server.url },
+    headers: { 'content-type': 'application/json', origin: each.server.server.url },
     body: JSON.stringify({ email, password }),
   });
   expect(answer.status).toBe(200);
@@ -80,9 +65,9 @@ async function managerSession(): Promise<string> {
 }
 
 async function editInConsole(cookie: string, uuid: string, routes: unknown[]) {
-  const answer = await fetch(`${server.server.url}/api/v1/console/agents/${uuid}/routes`, {
+  const answer = await fetch(`${each.server.server.url}/api/v1/console/agents/${uuid}/routes`, {
     method: 'PUT',
-    headers: { 'content-type': 'application/json', origin: server.server.url, cookie },
+    headers: { 'content-type': 'application/json', origin: each.server.server.url, cookie },
     body: JSON.stringify({ routes }),
   });
   return { status: answer.status, body: await answer.json() };
@@ -90,7 +75,7 @@ async function editInConsole(cookie: string, uuid: string, routes: unknown[]) {
 
 describe('routes changed on the server', () => {
   it('a console edit reaches the running agent within a heartbeat, profile and all', async () => {
-    const drop = `folder:${output.dir}`;
+    const drop = `folder:${each.output.dir}`;
     const { runtime, logs, adopted } = startRuntime([{ name: 'receipts', printer: drop }]);
     await runtime.start();
     await waitFor('connected', () => runtime.status().connection === 'connected');
@@ -117,9 +102,9 @@ describe('routes changed on the server', () => {
     expect(adopted).toEqual([runtime.currentRoutes()]);
 
     // A job on the new route prints on the printer the console chose.
-    const job = await server.createJob({ route: 'labels', content: '^XA^XZ' });
-    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
-    expect((await server.job(job.id)).printer).toBe('Zebra');
+    const job = await each.server.createJob({ route: 'labels', content: '^XA^XZ' });
+    await waitFor('printed', async () => (await each.server.job(job.id)).status === 'printed');
+    expect((await each.server.job(job.id)).printer).toBe('Zebra');
 
     // The agent's own save (its settings screen) is not read back as the server's change.
     await runtime.updateRoutes([{ name: 'labels', printer: 'Fake' }]);
@@ -131,8 +116,8 @@ describe('routes changed on the server', () => {
 
   it('reads its routes before failing a job on a route it does not know yet', async () => {
     // A heartbeat every 30 s: the job comes long before it.
-    await server.close();
-    server = await startAgentTestServer({ heartbeatSeconds: 30 });
+    await each.server.close();
+    each.server = await startAgentTestServer({ heartbeatSeconds: 30 });
     const { runtime, logs } = startRuntime([{ name: 'receipts', printer: 'Fake' }]);
     await runtime.start();
     await waitFor('connected', () => runtime.status().connection === 'connected');
@@ -142,29 +127,33 @@ describe('routes changed on the server', () => {
       { name: 'labels', printer: 'Zebra' },
     ]);
     expect(edited.status).toBe(200);
-    const job = await server.createJob({ route: 'labels', content: '^XA^XZ' });
-    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed', 5000);
-    expect((await server.job(job.id)).printer).toBe('Zebra');
+    const job = await each.server.createJob({ route: 'labels', content: '^XA^XZ' });
+    await waitFor(
+      'printed',
+      async () => (await each.server.job(job.id)).status === 'printed',
+      5000,
+    );
+    expect((await each.server.job(job.id)).printer).toBe('Zebra');
     expect(logs.map((line) => line.message)).toContain(
       'routes changed on the server: receipts=Fake, labels=Zebra',
     );
   });
 
   it('does not adopt a folder printer from the server that its own configuration does not name', async () => {
-    const mine = `folder:${output.dir}`;
+    const mine = `folder:${each.output.dir}`;
     const { runtime, logs } = startRuntime([{ name: 'receipts', printer: mine }]);
     await runtime.start();
     await waitFor('connected', () => runtime.status().connection === 'connected');
     const uuid = runtime.status().agentId!;
     // The console refuses it outright...
     const cookie = await managerSession();
-    const target = join(output.dir, 'elsewhere');
+    const target = join(each.output.dir, 'elsewhere');
     const refused = await editInConsole(cookie, uuid, [
       { name: 'receipts', printer: `folder:${target}` },
     ]);
     expect(refused.status).toBe(422);
     // ...and one put there by any printing.agent token of the company is refused by the agent.
-    const put = await server.server.request(
+    const put = await each.server.server.request(
       'PUT',
       '/printing/routes',
       {
@@ -185,9 +174,9 @@ describe('routes changed on the server', () => {
     expect(logs.some((l) => l.level === 'error' && l.message.includes("server's route evil"))).toBe(
       true,
     );
-    const job = await server.createJob({ route: 'evil', content: 'not to be written' });
-    await waitFor('failed', async () => (await server.job(job.id)).status === 'failed');
-    expect((await server.job(job.id)).error?.code).toBe('invalid_printer');
+    const job = await each.server.createJob({ route: 'evil', content: 'not to be written' });
+    await waitFor('failed', async () => (await each.server.job(job.id)).status === 'failed');
+    expect((await each.server.job(job.id)).error?.code).toBe('invalid_printer');
     expect(existsSync(target)).toBe(false);
   });
 });

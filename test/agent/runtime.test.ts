@@ -1,40 +1,24 @@
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JobJournal } from '../../agent/core/journal.ts';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
 import type { AgentStatus, RuntimeLogLine } from '../../agent/core/status.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 import { HeldPrinterBackend, readyPrinter } from './helpers/fake-backend.ts';
-import { makeStateDir } from './helpers/state-dir.ts';
+import { runtimeFixtureOfEach } from './helpers/runtime-fixture.ts';
 
-let server: AgentTestServer;
-let state: { dir: string; cleanup: () => Promise<void> };
-let output: { dir: string; cleanup: () => Promise<void> };
-const runtimes: AgentRuntime[] = [];
-
-beforeEach(async () => {
-  server = await startAgentTestServer();
-  state = await makeStateDir();
-  output = await makeStateDir();
-});
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.stop();
-  await server.close();
-  await state.cleanup();
-  await output.cleanup();
-});
+const each = runtimeFixtureOfEach();
 
 function makeRuntime(options: Partial<AgentRuntimeOptions> = {}) {
   const logs: RuntimeLogLine[] = [];
   const runtime = new AgentRuntime({
-    serverUrl: server.url,
-    token: server.token,
-    stateDir: state.dir,
-    routes: [{ name: 'receipts', printer: `folder:${output.dir}` }],
+    serverUrl: each.server.url,
+    token: each.server.token,
+    stateDir: each.state.dir,
+    routes: [{ name: 'receipts', printer: `folder:${each.output.dir}` }],
     hostname: 'till-1',
     client: { attempts: 1, backoff: { baseMs: 10, maxMs: 50 } },
     reconnect: { baseMs: 20, maxMs: 100 },
@@ -42,11 +26,12 @@ function makeRuntime(options: Partial<AgentRuntimeOptions> = {}) {
     ...options,
   });
   runtime.onLog((line) => logs.push(line));
-  runtimes.push(runtime);
+  each.runtimes.push(runtime);
   return { runtime, logs };
 }
 
-const hasStatus = async (id: number, status: string) => (await server.job(id)).status === status;
+const hasStatus = async (id: number, status: string) =>
+  (await each.server.job(id)).status === status;
 
 const connected = (runtime: AgentRuntime) =>
   waitFor('connected', () => runtime.status().connection === 'connected');
@@ -61,24 +46,30 @@ describe('AgentRuntime against the real server', () => {
     const { version } = JSON.parse(
       await readFile(join(import.meta.dirname, '../../package.json'), 'utf8'),
     ) as { version: string };
-    const registered = await server.agent(agentId);
+    const registered = await each.server.agent(agentId);
     expect(registered.version).toBe(version);
     expect(registered.routes).toEqual([
-      { name: 'receipts', printer: `folder:${output.dir}`, enabled: true, options: {} },
+      { name: 'receipts', printer: `folder:${each.output.dir}`, enabled: true, options: {} },
     ]);
     const pdf = Buffer.from('%PDF-1.4 receipt 1');
-    const job = await server.createJob({ route: 'receipts', title: 'Receipt #1', content: pdf });
+    const job = await each.server.createJob({
+      route: 'receipts',
+      title: 'Receipt #1',
+      content: pdf,
+    });
     await waitFor('printed', () => hasStatus(job.id, 'printed'));
-    expect(await readdir(output.dir)).toEqual([`${job.id}-Receipt_1.pdf`]);
-    expect((await readFile(join(output.dir, `${job.id}-Receipt_1.pdf`))).equals(pdf)).toBe(true);
-    expect((await server.job(job.id)).printer).toBe(`folder:${output.dir}`);
+    expect(await readdir(each.output.dir)).toEqual([`${job.id}-Receipt_1.pdf`]);
+    expect((await readFile(join(each.output.dir, `${job.id}-Receipt_1.pdf`))).equals(pdf)).toBe(
+      true,
+    );
+    expect((await each.server.job(job.id)).printer).toBe(`folder:${each.output.dir}`);
     const jobLine = logs.find((line) => line.job?.jobId === job.id);
     expect(jobLine?.message).toMatch(
       new RegExp(`^job ${job.id} route=receipts printer=folder:\\S+ printed \\d+ ms$`),
     );
     // Nothing is left behind once the report is delivered.
     await waitFor('outbox empty', () => runtime.status().pendingReports === 0);
-    expect(await readdir(join(state.dir, 'journal'))).toEqual([]);
+    expect(await readdir(join(each.state.dir, 'journal'))).toEqual([]);
   });
 
   it('keeps its uuid across restarts (agent.json)', async () => {
@@ -87,13 +78,13 @@ describe('AgentRuntime against the real server', () => {
     await connected(first.runtime);
     const uuid = first.runtime.status().agentId;
     await first.runtime.stop();
-    const stored = JSON.parse(await readFile(join(state.dir, 'agent.json'), 'utf8'));
+    const stored = JSON.parse(await readFile(join(each.state.dir, 'agent.json'), 'utf8'));
     expect(stored.uuid).toBe(uuid);
     const second = makeRuntime();
     await second.runtime.start();
     await connected(second.runtime);
     expect(second.runtime.status().agentId).toBe(uuid);
-    expect(await server.agentCount()).toBe(1);
+    expect(await each.server.agentCount()).toBe(1);
   });
 
   it('sends the jobs it holds in heartbeats while they print', async () => {
@@ -102,11 +93,11 @@ describe('AgentRuntime against the real server', () => {
     const { runtime } = makeRuntime({ backend });
     await runtime.start();
     await connected(runtime);
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
     expect(runtime.status().printing).toBe(1);
     await waitFor('heartbeat with the held job', () =>
-      server.proxy.requests.some(
+      each.server.proxy.requests.some(
         (request) =>
           request.path === '/printing/heartbeat' &&
           (request.body as { held_job_ids: number[] }).held_job_ids.includes(job.id),
@@ -122,16 +113,16 @@ describe('AgentRuntime against the real server', () => {
     const { runtime, logs } = makeRuntime({ backend });
     await runtime.start();
     await connected(runtime);
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
-    await server.proxy.goOffline();
+    await each.server.proxy.goOffline();
     backend.releasePrints();
     await waitFor('unreachable', () => runtime.status().connection === 'unreachable');
     await waitFor('report waiting', () => runtime.status().pendingReports === 1);
-    expect(await readdir(join(state.dir, 'outbox'))).toEqual([`${job.id}.json`]);
+    expect(await readdir(join(each.state.dir, 'outbox'))).toEqual([`${job.id}.json`]);
     // Several failed attempts while away...
     await new Promise((resolve) => setTimeout(resolve, 600));
-    await server.proxy.comeBack();
+    await each.server.proxy.comeBack();
     await waitFor('printed', () => hasStatus(job.id, 'printed'));
     await waitFor('connected again', () => runtime.status().connection === 'connected');
     // ...and one line for each transition.
@@ -146,12 +137,12 @@ describe('AgentRuntime against the real server', () => {
     backend.holdPrints();
     const first = makeRuntime({ backend, stopGraceMs: 100 });
     await first.runtime.start();
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
     await first.runtime.stop();
     // As a crash right after the spooler said "completed": the journal says printed, no report
     // is in the outbox, and no line was said.
-    const journal = new JobJournal(state.dir);
+    const journal = new JobJournal(each.state.dir);
     const [entry] = await journal.readAll(() => {});
     await journal.finish(entry!, { state: 'printed' }, new Date());
     expect(first.logs.filter((line) => line.job)).toEqual([]);
@@ -172,23 +163,23 @@ describe('AgentRuntime against the real server', () => {
     const first = makeRuntime({ backend, stopGraceMs: 100 });
     await first.runtime.start();
     await connected(first.runtime);
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
     // As a crash would: the spooler has the job and the agent goes away before it ends.
     await first.runtime.stop();
-    const journal = await new JobJournal(state.dir).readAll(() => {});
+    const journal = await new JobJournal(each.state.dir).readAll(() => {});
     expect(journal).toMatchObject([{ job_id: job.id, state: 'spooling' }]);
 
     const secondBackend = new HeldPrinterBackend();
     const second = makeRuntime({ backend: secondBackend });
     await second.runtime.start();
     await waitFor('reported', () => hasStatus(job.id, 'failed'));
-    expect((await server.job(job.id)).error).toEqual({
+    expect((await each.server.job(job.id)).error).toEqual({
       code: 'agent_interrupted',
       message: 'agent stopped while printing; check the printer, then retry or reprint',
     });
     expect(secondBackend.prints).toHaveLength(0);
-    expect(await readdir(join(state.dir, 'journal'))).toEqual([]);
+    expect(await readdir(join(each.state.dir, 'journal'))).toEqual([]);
     // Its job line and recent entry are those of any failed job.
     expect(second.logs.find((line) => line.job?.jobId === job.id)?.message).toMatch(
       new RegExp(
@@ -221,7 +212,7 @@ describe('AgentRuntime against the real server', () => {
     `;
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', script, server.url, server.token, state.dir],
+      ['--input-type=module', '-e', script, each.server.url, each.server.token, each.state.dir],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let childOutput = '';
@@ -232,8 +223,8 @@ describe('AgentRuntime against the real server', () => {
       childOutput += chunk;
     });
     const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
-    const journal = new JobJournal(state.dir);
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
+    const journal = new JobJournal(each.state.dir);
     // A child process starting on a loaded CI machine can take a while.
     await waitFor(
       'journalled as spooling',
@@ -243,20 +234,22 @@ describe('AgentRuntime against the real server', () => {
         ),
       45_000,
     ).catch((error: Error) => {
-      const paths = server.proxy.requests.map((request) => `${request.method} ${request.path}`);
+      const paths = each.server.proxy.requests.map(
+        (request) => `${request.method} ${request.path}`,
+      );
       throw new Error(
         `${error.message}\nagent said:\n${childOutput}\nserver saw: ${paths.join(', ')}`,
       );
     });
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
-    expect((await server.job(job.id)).status).toBe('claimed');
+    expect((await each.server.job(job.id)).status).toBe('claimed');
 
     const backend = new HeldPrinterBackend();
     const { runtime } = makeRuntime({ backend, routes: [{ name: 'receipts', printer: 'Fake' }] });
     await runtime.start();
     await waitFor('reported', () => hasStatus(job.id, 'failed'));
-    expect((await server.job(job.id)).error?.code).toBe('agent_interrupted');
+    expect((await each.server.job(job.id)).error?.code).toBe('agent_interrupted');
     expect(backend.prints).toHaveLength(0);
   }, 90_000);
 
@@ -264,7 +257,10 @@ describe('AgentRuntime against the real server', () => {
     const backend = new HeldPrinterBackend();
     const { runtime, logs } = makeRuntime({ backend });
     // A record to shape the answer from, on a route this agent does not serve.
-    const template = await server.createJob({ route: 'elsewhere', content: 'the real document' });
+    const template = await each.server.createJob({
+      route: 'elsewhere',
+      content: 'the real document',
+    });
     const job = { ...template, id: 999, route: 'receipts' };
     const claimed = {
       ...job,
@@ -276,7 +272,7 @@ describe('AgentRuntime against the real server', () => {
         content_base64: Buffer.from('the REAL document').toString('base64'),
       },
     };
-    server.proxy.addFault({
+    each.server.proxy.addFault({
       path: /^\/printing\/jobs\/next$/,
       status: 200,
       body: { data: claimed },
@@ -299,9 +295,9 @@ describe('AgentRuntime against the real server', () => {
     });
     const { runtime, logs } = makeRuntime({ backend });
     await runtime.start();
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('failed', () => hasStatus(job.id, 'failed'));
-    expect((await server.job(job.id)).error).toEqual({
+    expect((await each.server.job(job.id)).error).toEqual({
       code: 'printer_stopped',
       message: 'printer ZPL is disabled: paper jam',
     });
@@ -319,19 +315,19 @@ describe('AgentRuntime against the real server', () => {
     await runtime.start();
     await connected(runtime);
     await waitFor('polling', () =>
-      server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
+      each.server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
     );
     runtime.pause();
     expect(statuses.at(-1)?.paused).toBe(true);
     // The poll open at the pause brings this one; it is held, not printed...
-    const first = await server.createJob({ route: 'receipts', content: 'first' });
+    const first = await each.server.createJob({ route: 'receipts', content: 'first' });
     await waitFor('held', () => runtime.status().recentJobs.some((job) => job.id === first.id));
     // ...and no further poll is made while paused.
-    const second = await server.createJob({ route: 'receipts', content: 'second' });
+    const second = await each.server.createJob({ route: 'receipts', content: 'second' });
     await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(await readdir(output.dir)).toEqual([]);
-    expect((await server.job(first.id)).status).toBe('claimed');
-    expect((await server.job(second.id)).status).toBe('queued');
+    expect(await readdir(each.output.dir)).toEqual([]);
+    expect((await each.server.job(first.id)).status).toBe('claimed');
+    expect((await each.server.job(second.id)).status).toBe('queued');
     runtime.resume();
     await waitFor('first printed', () => hasStatus(first.id, 'printed'));
     await waitFor('second printed', () => hasStatus(second.id, 'printed'));
@@ -342,17 +338,17 @@ describe('AgentRuntime against the real server', () => {
     await runtime.start();
     await connected(runtime);
     await waitFor('polling', () =>
-      server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
+      each.server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
     );
     runtime.pause();
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('held', () => runtime.status().recentJobs.some((recent) => recent.id === job.id));
     await runtime.stop();
-    expect(await server.job(job.id)).toMatchObject({
+    expect(await each.server.job(job.id)).toMatchObject({
       status: 'failed',
       error: { code: 'agent_stopped' },
     });
-    expect(await readdir(output.dir)).toEqual([]);
+    expect(await readdir(each.output.dir)).toEqual([]);
   });
 
   it('stops at once while long-polling (the poll is aborted, not waited out)', async () => {
@@ -360,7 +356,7 @@ describe('AgentRuntime against the real server', () => {
     await runtime.start();
     await connected(runtime);
     await waitFor('polling', () =>
-      server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
+      each.server.proxy.requests.some((request) => request.path === '/printing/jobs/next'),
     );
     const started = Date.now();
     await runtime.stop();
@@ -373,9 +369,9 @@ describe('AgentRuntime against the real server', () => {
     backend.holdPrints();
     const { runtime, logs } = makeRuntime({ backend });
     await runtime.start();
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('print started', () => backend.prints.length === 1);
-    await server.expireLeases();
+    await each.server.expireLeases();
     backend.releasePrints();
     const leaseLine = await waitFor('the lease line', () =>
       logs.find((line) => line.job?.jobId === job.id && line.job.error?.code === 'lease_expired'),
@@ -387,8 +383,8 @@ describe('AgentRuntime against the real server', () => {
     );
     // Not kept for ever: a 409 is not something a later attempt can change.
     await waitFor('outbox empty', () => runtime.status().pendingReports === 0);
-    expect(await readdir(join(state.dir, 'outbox'))).toEqual([]);
-    expect((await server.job(job.id)).error?.code).toBe('lease_expired');
+    expect(await readdir(join(each.state.dir, 'outbox'))).toEqual([]);
+    expect((await each.server.job(job.id)).error?.code).toBe('lease_expired');
     // Its printed line, then the lease line: two lines for the job, the second said once.
     expect(
       logs.filter((line) => line.job?.jobId === job.id).map((line) => line.job?.result),
@@ -408,9 +404,9 @@ describe('AgentRuntime against the real server', () => {
     const { runtime, logs } = makeRuntime();
     await runtime.start();
     await runtime.testPrint('receipts');
-    const [file] = await readdir(output.dir);
+    const [file] = await readdir(each.output.dir);
     expect(file).toBe('0-ShopDesk_test_page_receipts.txt');
-    expect(await readFile(join(output.dir, file!), 'utf8')).toContain('route:   receipts');
+    expect(await readFile(join(each.output.dir, file!), 'utf8')).toContain('route:   receipts');
     await expect(runtime.testPrint('labels')).rejects.toThrow('no route named labels');
     expect(
       logs.some((line) => line.message.startsWith('test page printed on route receipts')),
@@ -421,10 +417,10 @@ describe('AgentRuntime against the real server', () => {
     const backend = new HeldPrinterBackend();
     const { runtime } = makeRuntime({ backend });
     await runtime.start();
-    const job = await server.createJob({ route: 'receipts', content: 'x' });
+    const job = await each.server.createJob({ route: 'receipts', content: 'x' });
     await waitFor('printed', () => hasStatus(job.id, 'printed'));
     await runtime.reprint(job.id);
-    const reprinted = await server.job(job.id + 1);
+    const reprinted = await each.server.job(job.id + 1);
     expect(reprinted.reprint_of).toBe(job.id);
     await waitFor('reprint printed', () => hasStatus(reprinted.id, 'printed'));
     expect(backend.prints.map((print) => print.job.id)).toEqual([job.id, reprinted.id]);
@@ -434,12 +430,19 @@ describe('AgentRuntime against the real server', () => {
   });
 
   it('does not spin when the server answers "no job" at once, whatever the wait', async () => {
-    server.proxy.addFault({ path: /^\/printing\/jobs\/next$/, status: 204, body: '', times: 1000 });
+    each.server.proxy.addFault({
+      path: /^\/printing\/jobs\/next$/,
+      status: 204,
+      body: '',
+      times: 1000,
+    });
     const { runtime } = makeRuntime();
     await runtime.start();
     await connected(runtime);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const polls = server.proxy.requests.filter((request) => request.path === '/printing/jobs/next');
+    const polls = each.server.proxy.requests.filter(
+      (request) => request.path === '/printing/jobs/next',
+    );
     expect(polls.length).toBeGreaterThanOrEqual(1);
     expect(polls.length).toBeLessThanOrEqual(3);
   });

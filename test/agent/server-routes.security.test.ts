@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PrinterBackendByName } from '../../agent/core/printers/index.ts';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
@@ -10,9 +10,8 @@ import { isLocalOnlyPrinter } from '../../agent/core/runtime/server-routes.ts';
 import type { RuntimeLogLine } from '../../agent/core/status.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 import { HeldPrinterBackend } from './helpers/fake-backend.ts';
-import { makeStateDir } from './helpers/state-dir.ts';
+import { runtimeFixtureOfEach } from './helpers/runtime-fixture.ts';
 
 /**
  * The server cannot make an agent write anywhere: a route it hands out naming a `folder:`
@@ -23,33 +22,18 @@ import { makeStateDir } from './helpers/state-dir.ts';
  * through would really write.
  */
 
-let server: AgentTestServer;
-let state: { dir: string; cleanup: () => Promise<void> };
-let output: { dir: string; cleanup: () => Promise<void> };
-const runtimes: AgentRuntime[] = [];
-
-beforeEach(async () => {
-  server = await startAgentTestServer();
-  state = await makeStateDir();
-  output = await makeStateDir();
-});
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.stop();
-  await server.close();
-  await state.cleanup();
-  await output.cleanup();
-});
+const each = runtimeFixtureOfEach();
 
 function startRuntime(
   routes: AgentRuntimeOptions['routes'],
   system = new HeldPrinterBackend(),
-  token = server.token,
+  token = each.server.token,
 ) {
   const logs: RuntimeLogLine[] = [];
   const runtime = new AgentRuntime({
-    serverUrl: server.url,
+    serverUrl: each.server.url,
     token,
-    stateDir: state.dir,
+    stateDir: each.state.dir,
     routes,
     hostname: 'till-1',
     backend: new PrinterBackendByName(system),
@@ -58,7 +42,7 @@ function startRuntime(
     stopGraceMs: 2000,
   });
   runtime.onLog((line) => logs.push(line));
-  runtimes.push(runtime);
+  each.runtimes.push(runtime);
   return { runtime, logs, system };
 }
 
@@ -66,25 +50,25 @@ function startRuntime(
 async function routesPutByAnother(routes: Array<{ name: string; printer: string }>) {
   const uuid = randomUUID();
   await writeFile(
-    join(state.dir, 'agent.json'),
+    join(each.state.dir, 'agent.json'),
     JSON.stringify({ uuid, created_at: new Date().toISOString() }),
   );
   const headers = { 'x-agent-id': uuid };
-  const registered = await server.server.request(
+  const registered = await each.server.server.request(
     'POST',
     '/printing/register',
     { uuid, name: 'till', hostname: 'till-1', platform: 'linux', version: '0.1.0' },
     headers,
   );
   expect(registered.status).toBe(201);
-  const put = await server.server.request('PUT', '/printing/routes', { routes }, headers);
+  const put = await each.server.server.request('PUT', '/printing/routes', { routes }, headers);
   expect(put.status).toBe(200);
   return uuid;
 }
 
 describe('routes from the server', () => {
   it('refuses a folder: printer the server names: the job fails with the reason, nothing is written', async () => {
-    const target = join(output.dir, 'cron.d');
+    const target = join(each.output.dir, 'cron.d');
     const uuid = await routesPutByAnother([
       { name: 'receipts', printer: `folder:${target}` },
       { name: 'labels', printer: 'Fake' },
@@ -96,35 +80,41 @@ describe('routes from the server', () => {
     expect(runtime.currentRoutes().map((route) => route.name)).toEqual(['labels']);
     expect(logs.some((line) => line.message.includes("the server's route receipts"))).toBe(true);
 
-    const job = await server.createJob({ route: 'receipts', content: '* * * * * root evil\n' });
-    await waitFor('failed', async () => (await server.job(job.id)).status === 'failed');
-    const failed = await server.job(job.id);
+    const job = await each.server.createJob({
+      route: 'receipts',
+      content: '* * * * * root evil\n',
+    });
+    await waitFor('failed', async () => (await each.server.job(job.id)).status === 'failed');
+    const failed = await each.server.job(job.id);
     expect(failed.error?.code).toBe('invalid_printer');
     expect(failed.error?.message).toContain(
       `the server's route receipts names the printer "folder:${target}", which is not a printer of this computer`,
     );
     expect(failed.error?.message).toContain('nothing was written');
     expect(existsSync(target)).toBe(false);
-    expect(await readdir(output.dir)).toEqual([]);
+    expect(await readdir(each.output.dir)).toEqual([]);
 
-    // The folder is not even looked at: the agent reports no such printer to the server.
-    await waitFor('printers reported', async () => (await server.agent(uuid)).printers.length > 0);
-    const reported = (await server.agent(uuid)).printers.map((printer) => printer.name);
+    // The folder is not even looked at: the agent reports no such printer to the each.server.
+    await waitFor(
+      'printers reported',
+      async () => (await each.server.agent(uuid)).printers.length > 0,
+    );
+    const reported = (await each.server.agent(uuid)).printers.map((printer) => printer.name);
     expect(reported).toEqual(['Fake']);
 
     // The system printer's route prints as before.
-    const label = await server.createJob({ route: 'labels', content: 'label' });
-    await waitFor('printed', async () => (await server.job(label.id)).status === 'printed');
+    const label = await each.server.createJob({ route: 'labels', content: 'label' });
+    await waitFor('printed', async () => (await each.server.job(label.id)).status === 'printed');
     expect(system.prints.map((print) => print.printer)).toEqual(['Fake']);
   });
 
   it('prints into a folder its own configuration names, which it saves on the server', async () => {
-    const { runtime } = startRuntime([{ name: 'receipts', printer: `folder:${output.dir}` }]);
+    const { runtime } = startRuntime([{ name: 'receipts', printer: `folder:${each.output.dir}` }]);
     await runtime.start();
     await waitFor('connected', () => runtime.status().connection === 'connected');
-    const job = await server.createJob({ route: 'receipts', title: 'R', content: 'r' });
-    await waitFor('printed', async () => (await server.job(job.id)).status === 'printed');
-    expect(await readdir(output.dir)).toEqual([`${job.id}-R.txt`]);
+    const job = await each.server.createJob({ route: 'receipts', title: 'R', content: 'r' });
+    await waitFor('printed', async () => (await each.server.job(job.id)).status === 'printed');
+    expect(await readdir(each.output.dir)).toEqual([`${job.id}-R.txt`]);
   });
 });
 
@@ -132,14 +122,14 @@ describe('a token bound to the agent', () => {
   it('is refused a route it was not granted, and the agent says which', async () => {
     const uuid = randomUUID();
     await writeFile(
-      join(state.dir, 'agent.json'),
+      join(each.state.dir, 'agent.json'),
       JSON.stringify({ uuid, created_at: new Date().toISOString() }),
     );
     const created = await shopdesk(
       'token',
       'create',
       '--company',
-      String(server.server.companyId),
+      String(each.server.server.companyId),
       '--permissions',
       'printing.agent',
       '--agent',
@@ -147,7 +137,7 @@ describe('a token bound to the agent', () => {
       '--routes',
       'receipts',
       '--db',
-      server.server.dbFile,
+      each.server.server.dbFile,
     );
     const token = created.stdout.trim();
     const { runtime, logs } = startRuntime(
