@@ -116,9 +116,9 @@ export async function runServer(options: ServeOptions): Promise<void> {
 }
 
 /**
- * A fresh clone whose `npm install` did not build the console (scripts turned off) gets it
- * built here, once: esbuild is a dev dependency, so an install without it serves the API
- * alone, and the console's pages say how to build them.
+ * The console is built here when it is missing or older than its sources (a fresh clone's
+ * first `npm start`, or after a pull): esbuild is a dev dependency, so an install without it
+ * serves the API alone, and the console's pages say how to build them.
  */
 async function buildConsoleIfMissing(): Promise<void> {
   const { buildConsole, isConsoleBuilt } = await import('../console/build.ts');

@@ -66,6 +66,8 @@ export function consolePages(
   };
   return (request, response) => {
     const url = request.url ?? '/';
+    // Every API request passes here first: it leaves on one prefix check, with no split.
+    if (!url.startsWith('/console') && url !== '/' && !url.startsWith('/?')) return false;
     const path = url.split('?')[0]!;
     if (path !== '/' && path !== '/console' && !path.startsWith('/console/')) return false;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
