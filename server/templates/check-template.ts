@@ -1,6 +1,6 @@
 import type { TemplateKind } from '../../shared/templates.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
-import { parseTemplate } from './liquid.ts';
+import { parseTemplate, renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
 
 /** What a version holds, before it is saved. */
@@ -13,7 +13,9 @@ export interface VersionContent {
 
 /**
  * A version is saved only if its source parses (a 422 naming the line and column), its
- * data schema compiles, and its sample data, when given, matches the schema.
+ * data schema compiles, its sample data, when given, matches the schema, and it renders
+ * within the limits with its sample data (or with none): a template that loops 10^9 times
+ * whatever its data is a 422 when it is saved, not a job that fails at its claim.
  */
 export function checkVersion(content: VersionContent): void {
   parseTemplate(content.kind, content.source);
@@ -24,4 +26,12 @@ export function checkVersion(content: VersionContent): void {
       checkData(JSON.stringify(content.data_schema), content.sample_data, 'sample_data');
     }
   }
+  renderLiquid(
+    content.kind,
+    content.source,
+    content.sample_data ?? {},
+    content.sample_data === null
+      ? { field: 'source', withWhat: 'without data' }
+      : { field: 'sample_data', withWhat: 'with its sample data' },
+  );
 }

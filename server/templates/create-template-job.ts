@@ -5,7 +5,6 @@ import { toJobRecord } from '../printing/jobs/records.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { checkData } from './data-check.ts';
-import { renderLiquid } from './liquid.ts';
 import { resolveTemplate } from './resolve-template.ts';
 import { insertTemplateJob } from './template-jobs.ts';
 
@@ -22,12 +21,14 @@ export interface TemplateJobToCreate {
 }
 
 /**
- * A queued job made from the latest version of a template: its data is checked against the
- * version's `data_schema` (a 422 naming each problem's path) and run through Liquid once, so
- * that data that breaks the template or its limits is a 422 now rather than a failed job
- * later. The printer's bytes are made when an agent claims it, for that agent's route
- * profile (`render-claimed-job.ts`): a job is rendered once, for the printer that prints it.
- * Until then its document is the data, as JSON.
+ * A queued job made from the latest version of a template, read in the job's own
+ * transaction (the job records the version that was latest when it committed): its data is
+ * checked against the version's `data_schema`, a 422 naming each problem's path. The
+ * template runs once, when an agent claims the job, for that agent's route profile
+ * (`render-claimed-job.ts`): until then the job's document is the data, as JSON. Data the
+ * schema lets through but the template cannot finish with (a loop past the limits) fails
+ * the job at its claim with `template_render_failed` and the reason; a preview with that
+ * data shows the same reason at once (docs/templates.md, "When a job is rendered").
  */
 export async function createTemplateJob(
   { storage, store }: PrintQueue,
@@ -36,10 +37,9 @@ export async function createTemplateJob(
   input: TemplateJobToCreate,
   now: Date,
 ): Promise<JobRecord> {
-  const version = await resolveTemplate(db, companyId, input.template);
-  checkData(version.data_schema, input.data);
-  renderLiquid(version.kind, version.source, input.data);
   const row = await storage.transaction(db, async (trx) => {
+    const version = await resolveTemplate(trx, companyId, input.template);
+    checkData(version.data_schema, input.data);
     const job = await store.create(trx, {
       companyId,
       content: Buffer.from(JSON.stringify(input.data), 'utf8'),

@@ -60,8 +60,9 @@ export const unstatedRules: { rule: string; message: RegExp }[] = [
   },
   { rule: "a job's preview formats depend on how it was sent", message: /previews as / },
   {
-    rule: "a template's source must be valid Liquid, its data match its data_schema",
-    message: /^The template has an error at line \d+, column \d+|data_schema/,
+    rule: "a template's source must be valid Liquid, its data match its data_schema, and it must render within the limits",
+    message:
+      /^The template has an error at line \d+, column \d+|data_schema|^The template could not be rendered /,
   },
 ];
 

@@ -102,13 +102,19 @@ describe.each(databaseKinds)('template refusals on %s', (kind) => {
       'a string doubled to 100+ MB',
       '{% assign s = "xxxxxxxx" %}{% for i in (1..27) %}{% assign s = s | append: s %}{% endfor %}{{ s }}',
     ],
-  ])('%s is a 422, not a hung or exhausted server', async (_, source) => {
-    const name = `limit-${source.length}`;
-    await createTemplate(server, token, { name, source });
-    const answer = await postJob({ template: name, data: {} });
-    expect(answer.status).toBe(422);
-    expect(answer.body.errors).toHaveProperty('data');
-  });
+  ])(
+    '%s is a 422 when the template is saved, not a hung or exhausted server',
+    async (_, source) => {
+      const answer = await postTemplate({ name: `limit-${source.length}`, source });
+      expect(answer.status).toBe(422);
+      expect(answer.body.errors.source[0]).toMatch(
+        /^The template could not be rendered without data: /,
+      );
+      const withSample = await postTemplate({ name: 'sampled', source, sample_data: {} });
+      expect(withSample.status).toBe(422);
+      expect(withSample.body.errors).toHaveProperty('sample_data');
+    },
+  );
 
   it("another company's template is a 422 on template, by name or id, and never renders", async () => {
     const other = await server.createCompany('Neighbour');

@@ -212,6 +212,31 @@ describe.each(databaseKinds)('templates on %s', (kind) => {
     });
   });
 
+  it('data past the limits fails its job at the claim with the reason; its preview is a 422 at once', async () => {
+    const template = await createTemplate(server, token, {
+      name: 'counted',
+      source: '{% for i in (1..count) %}x{% endfor %}',
+    });
+    const agent = await agentWith('counted-receipts', { language: 'escpos', width_mm: 80 });
+    const data = { count: 1_000_000_000 };
+    const job = await server.request('POST', '/printing/jobs', {
+      token,
+      body: { route: 'counted-receipts', template: 'counted', data },
+    });
+    expect(job.status).toBe(201);
+    expect((await agent.next()).status).toBe(204);
+    const failed = await server.request('GET', `/printing/jobs/${job.body.data.id}`, { token });
+    expect(failed.body.data.status).toBe('failed');
+    expect(failed.body.data.error.code).toBe('template_render_failed');
+    expect(failed.body.data.error.message).toMatch(/limit/i);
+    const preview = await server.request('POST', `/printing/templates/${template.id}/preview`, {
+      token,
+      body: { data, format: 'raw' },
+    });
+    expect(preview.status).toBe(422);
+    expect(preview.body.errors.data[0]).toMatch(/limit/i);
+  });
+
   it('previews a template: PNG 576 dots wide, SVG, PDF, text and raw', async () => {
     const template = await createTemplate(server, token, {
       name: 'preview',
