@@ -64,12 +64,15 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /**
- * p50 and p95 wall time in ms of `run`, after a warm-up of a tenth of the samples, and the
- * mean CPU time of this process a run (the steadier figure on a loaded machine: waiting for
- * a core lengthens the wall time, not the work).
+ * p50 and p95 wall time in ms of `run`, after a warm-up of a second (and at least a tenth of
+ * the samples: a server renders thousands of receipts, and V8 optimises a function after some
+ * hundreds of calls, so a shorter warm-up measured the unoptimised code), and the mean CPU
+ * time of this process a run (the steadier figure on a loaded machine: waiting for a core
+ * lengthens the wall time, not the work).
  */
 async function timed(run: () => Promise<unknown>, count: number) {
-  for (let i = 0; i < Math.max(5, count / 10); i++) await run();
+  const warmUntil = performance.now() + 1000;
+  for (let i = 0; i < Math.max(5, count / 10) || performance.now() < warmUntil; i++) await run();
   const times: number[] = [];
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < count; i++) {
