@@ -15,7 +15,7 @@ export async function startTestServerOn(
   options: Omit<NonNullable<Parameters<typeof startTestServer>[0]>, 'database'> = {},
 ): Promise<TestServer> {
   if (kind === 'sqlite') return startTestServer(options);
-  const database = await freshDatabase();
+  const database = await freshDatabase({ migrated: true });
   const target: DatabaseTarget = { kind: 'postgres', url: database.url };
   const server = await startTestServer({ ...options, database: target }).catch(
     async (error: unknown) => {

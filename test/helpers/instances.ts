@@ -22,7 +22,7 @@ export async function startInstances(dialect: TestDialect): Promise<Instances> {
     const one = await startTestServer();
     return { one, two: one, close: () => one.close() };
   }
-  const database: FreshDatabase = await freshDatabase();
+  const database: FreshDatabase = await freshDatabase({ migrated: true });
   const target = { kind: 'postgres', url: database.url } as const;
   const [one, two] = await Promise.all([
     startTestServer({ database: target }),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { migratedPostgresTemplate } from './migrated-schema.ts';
 import { requireService } from './services.ts';
 
 /**
@@ -42,10 +43,15 @@ async function connectionsGone(name: string): Promise<void> {
   }
 }
 
-export async function freshDatabase(): Promise<FreshDatabase> {
+/**
+ * `migrated`: with every migration applied (a copy of test/helpers/migrated-schema.ts's
+ * template, what a server would make of it on start); else empty, for tests of migrations.
+ */
+export async function freshDatabase({ migrated = false } = {}): Promise<FreshDatabase> {
   await requireService('postgres');
   const name = `shopdesk_t_${randomBytes(6).toString('hex')}`;
-  await admin(`create database ${name}`);
+  const template = migrated ? ` template ${await migratedPostgresTemplate(adminUrl)}` : '';
+  await admin(`create database ${name}${template}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {

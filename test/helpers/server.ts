@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -13,6 +13,7 @@ import type { Clock } from '../../server/time.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
 import type { Permission } from '../../shared/permissions.ts';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
+import { migratedSqliteFile } from './migrated-schema.ts';
 
 /** The secret key of the PostgreSQL instances the tests start: one for all, as deployed. */
 export const testSecretKey = Buffer.alloc(32, 0x5a).toString('base64');
@@ -84,6 +85,8 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-test-'));
   const dbFile = options.dbFile ?? join(dir, 'shopdesk.sqlite');
+  // A fresh file starts as a copy of the migrated schema (migrated-schema.ts).
+  if (!options.dbFile && !options.database) copyFileSync(await migratedSqliteFile(), dbFile);
   const clock = new TestClock();
   const database = options.database ?? { kind: 'sqlite', file: dbFile };
   const app = await startApp(
