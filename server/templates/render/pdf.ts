@@ -4,8 +4,8 @@ import SVGtoPDF from 'svg-to-pdfkit';
 import type { SheetSize } from '../../../shared/printer-profiles.ts';
 import { monoFontFile } from './fonts.ts';
 
-const pointsPerMm = 72 / 25.4;
-const sheetMargin = 36;
+export const pointsPerMm = 72 / 25.4;
+export const sheetMargin = 36;
 
 /** The SVG's own size, from its `width` and `height` attributes (ReceiptLine writes `px`). */
 function svgSize(svg: string): { width: number; height: number } {
@@ -74,8 +74,13 @@ function fontFor(svg: string): 'Courier' | 'mono' {
 }
 
 /** Sheet sizes in points (ISO 216, US). */
-const sheetWidths: Record<SheetSize, number> = { a4: 595.28, a5: 419.53, letter: 612, legal: 612 };
-const sheetHeights: Record<SheetSize, number> = {
+export const sheetWidths: Record<SheetSize, number> = {
+  a4: 595.28,
+  a5: 419.53,
+  letter: 612,
+  legal: 612,
+};
+export const sheetHeights: Record<SheetSize, number> = {
   a4: 841.89,
   a5: 595.28,
   letter: 792,
