@@ -15,9 +15,11 @@ function svgSize(svg: string): { width: number; height: number } {
 }
 
 /**
- * A receipt's SVG as a PDF, its text kept as text (searchable, and what pdftotext reads):
- * on a roll (`paper` in mm) one page as long as the receipt; on a sheet (`a4`…) the receipt
- * scaled to the sheet's width between margins, over as many pages as it takes.
+ * A receipt's SVG as a PDF, for what the direct writer (pdf-receipt.ts) cannot draw: text
+ * outside WinAnsi, images (it is about 20x slower: svg-to-pdfkit parses the SVG again). Its
+ * text is kept as text (searchable, and what pdftotext reads): on a roll (`paper` in mm) one
+ * page as long as the receipt; on a sheet (`a4`…) the receipt scaled to the sheet's width
+ * between margins, over as many pages as it takes.
  */
 export function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer> {
   const size = svgSize(svg);
