@@ -123,6 +123,20 @@ describe('a receipt as a PDF written directly', () => {
     expect(await pdfText(bytes)).toContain('4901234567894'); // the barcode's human-readable line
   });
 
+  it("a table with borders: the rules are stroked paths, rounded at the corners as ReceiptLine's", async () => {
+    const bytes = await pdf(
+      '{border:line; width:12,12}\nCoffee | 2.50\nTea | 1.80\n{border:space; width:*}',
+      {},
+      80,
+    );
+    const drawn = operators(bytes);
+    expect(drawn).toMatch(/^[\d. ]+ m [\d. ]+ l [\d. ]+ c .* S$/m); // the top: a line, then a corner
+    expect(drawn.match(/ S$/gm)?.length).toBeGreaterThanOrEqual(4); // top, two rows of bars, bottom
+    const text = await pdfText(bytes);
+    expect(text).toMatch(/Coffee\s+2\.50/);
+    expect(text).toMatch(/Tea\s+1\.80/);
+  });
+
   it('€ and other WinAnsi characters stay on the fast path and read back', async () => {
     const bytes = await pdf('Café crème | € 3,50 – “ok”', {}, 80);
     expect(bytes.toString('latin1')).not.toContain('/FontFile');
