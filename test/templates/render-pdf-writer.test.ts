@@ -94,7 +94,7 @@ describe('a receipt as a PDF written directly', () => {
   });
 
   it('bold, inverted, double-size and underlined text is text, drawn as such', async () => {
-    const source = '"Bold words"\n`Inverted words`\n^^^Wide\n_Underlined words_';
+    const source = '"Bold words"\n`Inverted words`\n^^^Wide\n_Underlined words_\n_`Both`_ plain';
     const bytes = await pdf(source, {}, 80);
     const text = await pdfText(bytes);
     for (const words of ['Bold words', 'Inverted words', 'Wide', 'Underlined words']) {
@@ -104,10 +104,14 @@ describe('a receipt as a PDF written directly', () => {
     expect(drawn).toMatch(/\/F2 20 Tf 1 0 0 -1 [\d.]+ [\d.]+ Tm \(Bold words\) Tj/);
     // Inverted: a black box, then the words in white.
     expect(drawn).toMatch(
-      /0 g [\d.]+ [\d.]+ \d+ 24 re f\nBT\n1 g\n\/F1 20 Tf [^\n]*\(Inverted words\) Tj/,
+      /0 g [\d.]+ [\d.]+ \d+ 24 re f\n0 g\nBT\n1 g\n\/F1 20 Tf [^\n]*\(Inverted words\) Tj/,
     );
     expect(drawn).toMatch(/\/F1 20 Tf 2 0 0 -2 [\d.]+ [\d.]+ Tm \(Wide\) Tj/);
-    expect(drawn).toMatch(/re f\nBT\n\/F1 20 Tf [^\n]*\(Underlined words\) Tj/);
+    expect(drawn).toMatch(/re f\n0 g\nBT\n\/F1 20 Tf [^\n]*\(Underlined words\) Tj/);
+    // White on black (its underline white too), then black again on the same line.
+    expect(drawn).toMatch(
+      /1 g [^\n]* re f\n0 g\nBT\n1 g\n\/F1 20 Tf [^\n]*\(Both\) Tj\n0 g\n\/F1 20 Tf [^\n]*\( ?plain\) Tj\nET/,
+    );
   });
 
   it('a QR code and a barcode are drawn as filled rectangles', async () => {

@@ -61,6 +61,7 @@ function winAnsi(text: string): string | null {
   return out;
 }
 
+/** A printed block: its bottom in dots from the top, and where its operators end in `content`. */
 export interface Block {
   bottom: number;
   end: number;
@@ -71,6 +72,7 @@ interface Run {
   /** Left edge in dots from the print area's left. */
   left: number;
   bytes: string;
+  /** Columns it covers, its scale included. */
   columns: number;
   bold: boolean;
   underline: boolean;
@@ -136,8 +138,8 @@ export function pdfCommand(): {
       }
       text += textOperators(run, left, baseline);
     }
-    content += `${paths}BT\n${text}ET\n`;
-    if (white || paths !== '') content += '0 g\n';
+    // The boxes and underlines leave the colour black or white: the text starts from black.
+    content += `${paths === '' ? '' : `${paths}0 g\n`}BT\n${text}ET\n${white ? '0 g\n' : ''}`;
   };
 
   const command: receiptline.BaseCommand = {
