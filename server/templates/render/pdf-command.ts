@@ -112,7 +112,11 @@ export function pdfCommand(): {
     content += `${pathOperators(d, dx, dy)}S\n`;
   };
 
-  /** A run of text at its left edge on a baseline (both in dots). */
+  /**
+   * A run of text at its left edge on a baseline (both in dots), scaled by the text matrix.
+   * (A `^` run, twice as wide as high, has spaces wider than its font is high: pdftotext's
+   * raw mode reads its words as apart, its layout mode keeps them on their line.)
+   */
   const textOperators = (run: Run, left: number, baseline: number) =>
     `/${run.bold ? 'F2' : 'F1'} ${fontSize} Tf ${run.width} 0 0 ${-run.height} ${n(left)} ${n(baseline)} Tm ${pdfLiteral(run.bytes)} Tj\n`;
 
