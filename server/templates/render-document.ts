@@ -5,7 +5,7 @@ import { invalidField } from '../domain-errors.ts';
 import { renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
 import { finishZpl } from './render/label.ts';
-import { svgToPdf } from './render/pdf.ts';
+import { receiptToPdf } from './render/pdf-receipt.ts';
 import { bitmapToZpl, svgToBitmap, svgToPng } from './render/raster.ts';
 import { columnsOf, receiptToPrinter, receiptToSvg, receiptToText } from './render/receipt.ts';
 
@@ -60,7 +60,7 @@ async function receiptForPrinter(document: string, profile: PrinterProfile): Pro
     case 'pdf':
       return {
         contentType,
-        bytes: await svgToPdf(receiptToSvg(document, profile), pdfPaper(profile)),
+        bytes: await receiptToPdf(document, profile, pdfPaper(profile)),
       };
     case 'zpl':
       return {
@@ -89,7 +89,7 @@ async function receiptAs(
     case 'pdf':
       return {
         contentType: 'application/pdf',
-        bytes: await svgToPdf(receiptToSvg(document, profile), pdfPaper(profile)),
+        bytes: await receiptToPdf(document, profile, pdfPaper(profile)),
       };
     case 'text':
       return {

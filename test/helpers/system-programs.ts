@@ -33,6 +33,30 @@ export async function pdfText(pdf: Buffer): Promise<string> {
   }
 }
 
+/**
+ * What poppler's pdfinfo says of a PDF (from poppler-utils, as pdftotext): its fields, and
+ * what it wrote on stderr (syntax errors, a broken xref). It fails when pdfinfo exits non-zero.
+ */
+export async function pdfInfo(
+  pdf: Buffer,
+): Promise<{ fields: Map<string, string>; stderr: string }> {
+  await requireProgram('pdftotext');
+  const dir = await mkdtemp(join(tmpdir(), 'shopdesk-pdf-'));
+  try {
+    const file = join(dir, 'document.pdf');
+    await writeFile(file, pdf);
+    const { stdout, stderr } = await execFileAsync('pdfinfo', [file]);
+    const fields = new Map<string, string>();
+    for (const line of stdout.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trim());
+    }
+    return { fields, stderr };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** `systemd-analyze verify ARGS… FILE`: what it printed (nothing, for a good unit). */
 export async function systemdAnalyzeVerify(
   file: string,

@@ -4,8 +4,8 @@ import SVGtoPDF from 'svg-to-pdfkit';
 import type { SheetSize } from '../../../shared/printer-profiles.ts';
 import { monoFontFile } from './fonts.ts';
 
-const pointsPerMm = 72 / 25.4;
-const sheetMargin = 36;
+export const pointsPerMm = 72 / 25.4;
+export const sheetMargin = 36;
 
 /** The SVG's own size, from its `width` and `height` attributes (ReceiptLine writes `px`). */
 function svgSize(svg: string): { width: number; height: number } {
@@ -15,9 +15,11 @@ function svgSize(svg: string): { width: number; height: number } {
 }
 
 /**
- * A receipt's SVG as a PDF, its text kept as text (searchable, and what pdftotext reads):
- * on a roll (`paper` in mm) one page as long as the receipt; on a sheet (`a4`…) the receipt
- * scaled to the sheet's width between margins, over as many pages as it takes.
+ * A receipt's SVG as a PDF, for what the direct writer (pdf-receipt.ts) cannot draw: text
+ * outside WinAnsi, images (it is about 20x slower: svg-to-pdfkit parses the SVG again). Its
+ * text is kept as text (searchable, and what pdftotext reads): on a roll (`paper` in mm) one
+ * page as long as the receipt; on a sheet (`a4`…) the receipt scaled to the sheet's width
+ * between margins, over as many pages as it takes.
  */
 export function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer> {
   const size = svgSize(svg);
@@ -74,8 +76,13 @@ function fontFor(svg: string): 'Courier' | 'mono' {
 }
 
 /** Sheet sizes in points (ISO 216, US). */
-const sheetWidths: Record<SheetSize, number> = { a4: 595.28, a5: 419.53, letter: 612, legal: 612 };
-const sheetHeights: Record<SheetSize, number> = {
+export const sheetWidths: Record<SheetSize, number> = {
+  a4: 595.28,
+  a5: 419.53,
+  letter: 612,
+  legal: 612,
+};
+export const sheetHeights: Record<SheetSize, number> = {
   a4: 841.89,
   a5: 595.28,
   letter: 792,
