@@ -83,40 +83,42 @@ export class GlyphCache {
   #styles = new Map<string, Map<string, Glyph>>();
   #count = 0;
 
-  /** The glyph, once `prepare` has made it. */
-  get(style: GlyphStyle, char: string): Glyph | undefined {
-    return this.#styles.get(keyOf(style))?.get(char);
-  }
-
   /**
-   * Renders the characters missing for each style, one resvg image a style (with all of
-   * Latin-1 the first time a normal-size style is seen).
+   * The glyphs of these characters in these styles, rendering the missing ones: one resvg
+   * image a style (with all of Latin-1 the first time a normal-size style is seen). What it
+   * returns stays whole even if another receipt makes the cache start over meanwhile.
    */
-  async prepare(needed: Iterable<{ style: GlyphStyle; chars: Set<string> }>): Promise<void> {
+  async prepare(needed: Iterable<{ style: GlyphStyle; chars: Set<string> }>): Promise<GlyphSet> {
     if (this.#count > maxGlyphs) {
-      this.#styles.clear();
+      this.#styles = new Map();
       this.#count = 0;
     }
+    const styles = new Map<string, Map<string, Glyph>>();
     await Promise.all(
       [...needed].map(async ({ style, chars }) => {
         const key = keyOf(style);
-        let glyphs = this.#styles.get(key);
-        const first = glyphs === undefined;
-        const missing = [...chars].filter((char) => !glyphs?.has(char));
-        if (first && style.wide === 1 && style.high === 1) {
+        const known = this.#styles.get(key);
+        const missing = [...chars].filter((char) => !known?.has(char));
+        if (known === undefined && style.wide === 1 && style.high === 1) {
           missing.push(...latin1.filter((char) => !chars.has(char)));
         }
-        if (missing.length === 0) return;
-        const rendered = await renderGlyphs(style, missing);
-        glyphs = this.#styles.get(key) ?? new Map();
+        const rendered = missing.length > 0 ? await renderGlyphs(style, missing) : [];
+        const glyphs = this.#styles.get(key) ?? new Map<string, Glyph>();
         this.#styles.set(key, glyphs);
         for (const [char, glyph] of rendered) {
           if (!glyphs.has(char)) this.#count++;
           glyphs.set(char, glyph);
         }
+        styles.set(key, glyphs);
       }),
     );
+    return { get: (style, char) => styles.get(keyOf(style))?.get(char) };
   }
+}
+
+/** Glyphs ready to copy. */
+export interface GlyphSet {
+  get(style: GlyphStyle, char: string): Glyph | undefined;
 }
 
 /** The characters in a grid, each in a cell far larger than any glyph, cut out one by one. */

@@ -5,22 +5,36 @@ export interface Bitmap {
   pixels: Uint8Array;
 }
 
+/** ASCII codes of the upper-case hex digits, as ZPL's `^GFA` data is written. */
+const hexDigits = Buffer.from('0123456789ABCDEF', 'latin1');
+
 /**
  * The bitmap as one ZPL graphic field (`^GFA`, ASCII hex, one bit a dot, black where the
  * pixel is darker than mid-grey) in a label of its own size: a receipt on a label printer.
  */
 export function bitmapToZpl({ width, height, pixels }: Bitmap): Buffer {
   const rowBytes = Math.ceil(width / 8);
-  const bits = Buffer.alloc(rowBytes * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (pixels[y * width + x]! < 128) bits[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
-    }
-  }
-  const total = bits.length;
-  const hex = bits.toString('hex').toUpperCase();
-  return Buffer.from(
-    `^XA^PW${width}^LL${height}^FO0,0^GFA,${total},${total},${rowBytes},${hex}^FS^XZ\n`,
+  const total = rowBytes * height;
+  const head = Buffer.from(
+    `^XA^PW${width}^LL${height}^FO0,0^GFA,${total},${total},${rowBytes},`,
     'latin1',
   );
+  const tail = Buffer.from('^FS^XZ\n', 'latin1');
+  const out = Buffer.alloc(head.length + total * 2 + tail.length);
+  head.copy(out);
+  tail.copy(out, head.length + total * 2);
+  let at = head.length;
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x += 8) {
+      // Eight pixels a byte, the leftmost in the high bit, written as two hex digits.
+      let byte = 0;
+      for (let bit = 0, end = Math.min(8, width - x); bit < end; bit++) {
+        if (pixels[row + x + bit]! < 128) byte |= 0x80 >> bit;
+      }
+      out[at++] = hexDigits[byte >> 4]!;
+      out[at++] = hexDigits[byte & 15]!;
+    }
+  }
+  return out;
 }
