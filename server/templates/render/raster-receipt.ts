@@ -17,10 +17,12 @@ import { columnsOf } from './receipt.ts';
  * by a receiptline command set of its own modelled on receiptline's SVG one (`_svg`).
  *
  * Why not resvg on the receipt's SVG, as before: resvg laid out every character of every
- * receipt. A 30-line receipt (bench/templates.ts) cost ~85 ms: ~47 ms parsing and text
+ * receipt. A 30-line receipt's PNG (bench/templates.ts) cost ~85 ms: ~47 ms parsing and text
  * layout, ~33 ms rendering, ~15 ms PNG encoding. A receipt is a grid of 12 × 24-dot cells,
  * so each glyph is rendered once by resvg (glyphs.ts) and copied where it is printed; rules,
- * codes and bars are rectangles. The same receipt now takes a few milliseconds.
+ * codes and bars are rectangles. The same PNG now costs ~6 ms of CPU (bench p50 8 ms at load
+ * average 11, 102 ms before at 7), its ZPL graphic ~7 ms of CPU against ~120. The first
+ * receipt in a process pays for its glyphs, a few hundred ms once.
  *
  * Everything is recorded in receiptline's dots first (its SVG's user units) and painted once
  * the receipt's height is known, `scale` pixels a dot.
