@@ -6,7 +6,9 @@ import { renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
 import { finishZpl } from './render/label.ts';
 import { receiptToPdf } from './render/pdf-receipt.ts';
-import { bitmapToZpl, svgToBitmap, svgToPng } from './render/raster.ts';
+import { bitmapToPng } from './render/png.ts';
+import { bitmapToZpl } from './render/raster.ts';
+import { receiptToBitmap } from './render/raster-receipt.ts';
 import { columnsOf, receiptToPrinter, receiptToSvg, receiptToText } from './render/receipt.ts';
 
 /** What is rendered: a version's kind and source. */
@@ -42,7 +44,7 @@ const zplDots = (profile: PrinterProfile) =>
 const pdfPaper = (profile: PrinterProfile) =>
   profile.width_mm ?? (profile.language === 'pdf' ? 'a4' : 80);
 
-/** The SVG's pixels at the profile's resolution (ReceiptLine draws 12 px a column at 203 dpi). */
+/** A receipt's pixels across at the profile's resolution (ReceiptLine: 12 dots a column at 203 dpi). */
 const pngWidth = (profile: PrinterProfile) =>
   profile.language === 'zpl'
     ? zplDots(profile)
@@ -65,7 +67,7 @@ async function receiptForPrinter(document: string, profile: PrinterProfile): Pro
     case 'zpl':
       return {
         contentType,
-        bytes: bitmapToZpl(await svgToBitmap(receiptToSvg(document, profile), zplDots(profile))),
+        bytes: bitmapToZpl(await receiptToBitmap(document, profile, zplDots(profile))),
       };
   }
 }
@@ -84,7 +86,7 @@ async function receiptAs(
     case 'png':
       return {
         contentType: 'image/png',
-        bytes: await svgToPng(receiptToSvg(document, profile), pngWidth(profile)),
+        bytes: bitmapToPng(await receiptToBitmap(document, profile, pngWidth(profile))),
       };
     case 'pdf':
       return {

@@ -11,7 +11,7 @@ import { escapeReceiptLine } from './escape.ts';
 /**
  * A ReceiptLine document (the receipt template, rendered by Liquid) in each printer's
  * language, by the npm package receiptline: ESC/POS, StarPRNT, plain text and SVG (the
- * source of the PNG, PDF and ZPL graphic renderings, `raster.ts`, `pdf.ts`).
+ * source of the PDF, `pdf.ts`; the PNG and a ZPL graphic are drawn by `raster-receipt.ts`).
  */
 
 /** ESC p 0 25 250: the drawer kick of ESC/POS printers, pin 2, 50 ms on, 500 ms off. */
@@ -111,8 +111,8 @@ const oneCharacter = /<tspan x="([\d.]+)">([^<]*)<\/tspan>/g;
 /**
  * receiptline writes every character as its own `<tspan x="…">`; a run of them becomes one
  * `<tspan>` with the list of x positions (SVG 1.1 §10.5), drawn the same. The PDF (whose
- * converter handles each text element on its own) costs about a quarter as much, the PNG a
- * fifth less. Characters that are not one UTF-16 unit or entity are left as they were.
+ * converter handles each text element on its own) costs about a quarter as much.
+ * Characters that are not one UTF-16 unit or entity are left as they were.
  */
 function mergeCharacters(svg: string): string {
   return svg.replace(characterRun, (run) => {
