@@ -4,7 +4,8 @@
  *
  * Runs `GET /customers/{id}` (10 connections, the bench's token and customer) on this
  * checkout's ShopDesk and on the ShopDesk of DIR (`git worktree add DIR <commit>`, with
- * `node_modules` linked), each a `shopdesk serve` of its own on a copy of one seeded file,
+ * `node_modules` linked), each a `shopdesk serve` of its own on a copy of a file its own
+ * checkout's seeding made (so checkouts with different migrations compare),
  * in alternating rounds, and prints requests/s and CPU µs a request for both and their
  * ratios: to weigh one change of the server in one run (docs/benchmarks.md, "How to run
  * it").
@@ -36,9 +37,14 @@ const seconds = Number(values.seconds);
 const dir = mkdtempSync(join(tmpdir(), 'shopdesk-read-against-'));
 const servers: RunningServer[] = [];
 try {
-  // Both read a copy of the seeded file, never the file the seeding wrote.
+  // Each reads a copy of its seeded file, never the file the seeding wrote.
   const [ours, theirs] = [join(dir, 'here.sqlite'), join(dir, 'there.sqlite')];
-  const seed = await seedDatabases([join(dir, 'seed.sqlite'), ours, theirs]);
+  // Each checkout seeds its own file with its own code (its migrations may differ).
+  const seed = await seedDatabases([join(dir, 'seed.sqlite'), ours]);
+  const theirSeeding = (await import(join(values.against, 'bench/lib/seed.ts'))) as {
+    seedDatabases: typeof seedDatabases;
+  };
+  const theirSeed = await theirSeeding.seedDatabases([join(dir, 'their-seed.sqlite'), theirs]);
   const pinToCpu = values.pin ? 1 : undefined;
   servers.push(await startShopDesk(ours, { name: 'ShopDesk, this checkout', pinToCpu }));
   servers.push(
@@ -48,17 +54,17 @@ try {
       pinToCpu,
     }),
   );
-  const scenario = {
+  const scenarios = [seed, theirSeed].map((one) => ({
     method: 'GET' as const,
-    path: `/api/v1/customers/${seed.customerId}`,
-    headers: { authorization: `Bearer ${seed.token}` },
-  };
+    path: `/api/v1/customers/${one.customerId}`,
+    headers: { authorization: `Bearer ${one.token}` },
+  }));
   const results = servers.map(() => ({ requests: [] as number[], cpu: [] as number[] }));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
     for (const index of order) {
       const server = servers[index]!;
-      const measured = await measure(server.origin, server.child.pid, scenario, {
+      const measured = await measure(server.origin, server.child.pid, scenarios[index]!, {
         connections: 10,
         seconds,
         warmupSeconds: round === 0 ? 3 : 1,
