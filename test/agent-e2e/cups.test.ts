@@ -223,8 +223,14 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
       );
     });
     expect((await server.job(job.id)).status).toBe('claimed');
-    // The copy went as soon as lp had handed the document to CUPS, not after the follow-up.
-    expect(await readdir(agentTmp)).toEqual([]);
+    // The copy goes as soon as lp has handed the document to CUPS, not after the follow-up:
+    // gone while the printer still holds the job (the agent hears lp's exit a moment after
+    // CUPS has sent the bytes on).
+    await waitFor(
+      'the agent removing its copy',
+      async () => (await readdir(agentTmp)).length === 0,
+    );
+    expect(heldPrinter.received).toHaveLength(0);
     expect(await first.kill('SIGKILL')).toBe('SIGKILL');
     expect(first.stdout()).toBe('');
 
