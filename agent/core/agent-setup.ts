@@ -36,6 +36,8 @@ export interface SetupFlags {
 export interface AgentSetup {
   server: string;
   routes: string[];
+  /** `NAME=JSON` printer profiles of the config file's routes (none when --route is given). */
+  profiles: string[];
   stateDir: string;
   name?: string | undefined;
   token: AgentToken;
@@ -92,6 +94,13 @@ export async function resolveAgentSetup(
     flags.route.length > 0
       ? flags.route
       : Object.entries(config.routes ?? {}).map(([name, printer]) => `${name}=${printer}`);
+  // The file's profiles go with the file's routes: routes on the command line replace both.
+  const profiles =
+    flags.route.length > 0
+      ? []
+      : Object.entries(config.profiles ?? {}).map(
+          ([name, profile]) => `${name}=${JSON.stringify(profile)}`,
+        );
   const stateDir = flags.stateDir ?? config.stateDir ?? options.defaultStateDir;
   const notes = file ? [`read the configuration ${file}`] : [];
   const fromEnv = env[agentTokenVariable];
@@ -104,7 +113,7 @@ export async function resolveAgentSetup(
       `give either --enroll CODE or a token (${agentTokenVariable}, --token-file, --token), not both`,
     );
   }
-  const base = { server, routes, stateDir, name: flags.name ?? config.name, notes };
+  const base = { server, routes, profiles, stateDir, name: flags.name ?? config.name, notes };
   if (explicit) {
     const token = await readAgentToken({
       token: flags.token,

@@ -259,6 +259,8 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
         ...options,
         server: setup.server,
         route: routes,
+        // The file's profiles first: a --profile of the same route replaces its.
+        profile: [...setup.profiles, ...(options.profile ?? [])],
         stateDir: setup.stateDir,
         ...(setup.name !== undefined && { name: setup.name }),
         token: setup.token.token,

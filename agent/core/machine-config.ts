@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { normalizeEnrollmentCode } from '../../shared/enrollments.ts';
+import { printerProfileSchema } from '../../shared/printer-profiles.ts';
 import { routeNameSchema } from '../../shared/printing.ts';
 import { releaseChannels } from '../../shared/releases.ts';
 
@@ -77,6 +78,13 @@ export const machineConfigSchema = z.strictObject(
         error: 'must be an object of route name → printer, e.g. {"receipts": "EPSON_TM_T20"}',
       })
       .refine((routes) => Object.keys(routes).length <= 100, 'has more than 100 routes')
+      .optional(),
+    /** A route's printer profile (docs/templates.md), for a route of `routes`. */
+    profiles: z
+      .record(z.string().pipe(routeNameSchema).or(z.never()), printerProfileSchema, {
+        error:
+          'must be an object of route name → printer profile, e.g. {"receipts": {"language": "escpos", "width_mm": 80}}',
+      })
       .optional(),
     name: z
       .string({ error: 'must be text: how this agent shows on the server' })
@@ -154,6 +162,17 @@ export function parseMachineConfig(file: string, text: string): MachineConfig {
     throw new MachineConfigError([
       `${file}: ${tokenSources.join(', ')}: give one way to the token, not ${tokenSources.length}; keep enrollmentCode for a new PC, or tokenFile for a token you placed`,
     ]);
+  }
+  const unmapped = Object.keys(config.profiles ?? {}).filter(
+    (name) => config.routes?.[name] === undefined,
+  );
+  if (unmapped.length > 0) {
+    throw new MachineConfigError(
+      unmapped.map(
+        (name) =>
+          `${file}: profiles.${name}: names a route that "routes" does not map to a printer; add it to routes or remove its profile`,
+      ),
+    );
   }
   return config;
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -140,6 +140,49 @@ describe('runAgentCommand against the real server', () => {
     expect(logged).toContain('agent stopped');
     expect(logged).not.toContain(server.token);
     expect(await readdir(out)).toEqual([`${ok.id}-ok.txt`]);
+  });
+
+  it("gives the routes of the configuration file their profiles from it; a --profile replaces the file's", async () => {
+    const config = join(state.dir, 'agent.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        server: server.url,
+        routes: {
+          receipts: `folder:${join(state.dir, 'out')}`,
+          labels: `folder:${join(state.dir, 'labels')}`,
+        },
+        profiles: {
+          receipts: { language: 'escpos', width_mm: 58 },
+          labels: { language: 'zpl', width_mm: 50 },
+        },
+      }),
+    );
+    const controller = new AbortController();
+    const running = runAgentCommand({
+      config,
+      token: server.token,
+      route: [],
+      profile: ['labels={"language":"zpl","width_mm":100,"dpi":300}'],
+      stateDir: join(state.dir, 'state'),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      signal: controller.signal,
+      handleSignals: false,
+    });
+    const profiles = await waitFor('the routes on the server', async () => {
+      const listed = (await server.server.request('GET', '/printing/agents')).body.data;
+      const routes = (listed[0]?.routes ?? []) as { name: string; profile?: unknown }[];
+      return routes.length === 2
+        ? Object.fromEntries(routes.map((r) => [r.name, r.profile]))
+        : null;
+    });
+    controller.abort();
+    expect(await running).toBe(0);
+    expect(profiles).toEqual({
+      receipts: { language: 'escpos', width_mm: 58 },
+      labels: { language: 'zpl', width_mm: 100, dpi: 300 },
+    });
   });
 
   it('takes the token from SHOPDESK_AGENT_TOKEN and keeps it from the processes it starts', async () => {

@@ -40,7 +40,7 @@ describe('each bad field of the configuration file', () => {
     [
       'an unknown key',
       '{"servr": "https://x"}',
-      `${file}: servr: is not a setting; remove it or correct its spelling (settings: server, enrollmentCode, tokenFile, token, routes, name, stateDir, updateChannel, startAtLogin, autoUpdate)`,
+      `${file}: servr: is not a setting; remove it or correct its spelling (settings: server, enrollmentCode, tokenFile, token, routes, profiles, name, stateDir, updateChannel, startAtLogin, autoUpdate)`,
     ],
     [
       'server not http(s)',
@@ -88,6 +88,21 @@ describe('each bad field of the configuration file', () => {
       `${file}: routes.receipts: must not be empty; write the printer's name on this computer, e.g. "EPSON_TM_T20"`,
     ],
     [
+      'a profile the server would refuse',
+      '{"routes": {"receipts": "EPSON"}, "profiles": {"receipts": {"language": "escpos", "width_mm": 75}}}',
+      /^\/etc\/shopdesk\/agent\.json: profiles\.receipts\.width_mm: /,
+    ],
+    [
+      'a profile of a route not mapped',
+      '{"routes": {"receipts": "EPSON"}, "profiles": {"labels": {"language": "zpl"}}}',
+      `${file}: profiles.labels: names a route that "routes" does not map to a printer; add it to routes or remove its profile`,
+    ],
+    [
+      'profiles as a list',
+      '{"profiles": ["escpos"]}',
+      `${file}: profiles: must be an object of route name → printer profile, e.g. {"receipts": {"language": "escpos", "width_mm": 80}}`,
+    ],
+    [
       'name empty',
       '{"name": ""}',
       `${file}: name: must not be empty; leave it out to use the computer's name`,
@@ -132,12 +147,13 @@ describe('each bad field of the configuration file', () => {
     expect(
       parseMachineConfig(
         file,
-        '\uFEFF{"server": "https://shopdesk.example.com", "enrollmentCode": "k7qf m2xd", "routes": {"receipts": "EPSON_TM_T20"}}',
+        '\uFEFF{"server": "https://shopdesk.example.com", "enrollmentCode": "k7qf m2xd", "routes": {"receipts": "EPSON_TM_T20"}, "profiles": {"receipts": {"language": "escpos", "width_mm": 80}}}',
       ),
     ).toEqual({
       server: 'https://shopdesk.example.com',
       enrollmentCode: 'k7qf m2xd',
       routes: { receipts: 'EPSON_TM_T20' },
+      profiles: { receipts: { language: 'escpos', width_mm: 80 } },
     });
   });
 
