@@ -112,13 +112,23 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     expect(await seriousViolations(page)).toEqual([]);
   });
 
-  it('previews a label template as its ZPL', async () => {
+  it('previews a label template as the picture of its ZPL, with a text alternative', async () => {
     await page.getByLabel('Name').fill('shelf-label');
     await page.getByLabel('Kind').selectOption('label');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { name: 'Template shelf-label' }).waitFor();
-    const zpl = page.getByTestId('template-preview');
-    await expect.poll(() => zpl.textContent(), { timeout: 10_000 }).toContain('^FDShelf label^FS');
+    await expect.poll(preview, { timeout: 10_000 }).toMatch(/^data:image\/png;base64,/);
+    const image = page.getByRole('img', {
+      name: 'Preview of shelf-label on a Label 50 mm, ZPL printer',
+    });
+    // One pixel a dot: a 50 mm label at 203 dpi is 400 dots wide.
+    await expect
+      .poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth))
+      .toBe(400);
+    const first = await preview();
+    await page.getByLabel('Sample data (JSON)').fill('{ "name": "Another label" }');
+    await expect.poll(preview, { timeout: 10_000 }).not.toBe(first);
+    expect(await problem()).toBe('');
     expect(await page.getByLabel('Printer').locator('option').allTextContents()).toEqual([
       'Label 50 mm, ZPL',
     ]);
