@@ -162,7 +162,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await staffPage.close();
   });
 
-  it("shows a template job's rendering on the job's page", async () => {
+  it("shows a template job's rendering on the job's page, a label's too", async () => {
     const integrator = await integratorToken(server, companyId);
     const job = await createJob(server, integrator, {
       content_type: undefined,
@@ -180,6 +180,22 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await expect
       .poll(() => page.getByRole('region', { name: 'Document text' }).textContent())
       .toContain('"number":"12"');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // A label's job shows its ZPL drawn too (before a claim: on a 50 mm label at 203 dpi).
+    const labelJob = await createJob(server, integrator, {
+      content_type: undefined,
+      content_base64: undefined,
+      template: 'shelf-label',
+      data: { name: 'Tea' },
+    });
+    await page.goto(`${server.url}/console/jobs/${labelJob.id}`);
+    const label = page.getByRole('img', { name: `Job ${labelJob.id} as printed` });
+    await expect
+      .poll(() => label.evaluate((img) => (img as HTMLImageElement).naturalWidth), {
+        timeout: 10_000,
+      })
+      .toBe(400);
     expect(await seriousViolations(page)).toEqual([]);
     expect(cspErrors).toEqual([]);
   });
