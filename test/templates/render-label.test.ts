@@ -86,8 +86,12 @@ describe('a label as a PNG', () => {
 
   it("is a 422 on source when Zebrash refuses the ZPL, with Zebrash's reason", async () => {
     await expect(png('^XA^FO0,0^GFA,4,4,1,ZZZZ^FS^XZ')).rejects.toMatchObject({
-      errors: { source: [expect.stringMatching(/cannot be drawn: .*hex/)] },
+      errors: { source: [expect.stringMatching(/^The label's ZPL cannot be drawn: failed .*hex/)] },
     });
+    // A panic inside Zebrash (a division by zero) is recovered into an error, and the next
+    // label draws on the same runtime.
+    await expect(png('^XA^FO0,0^GFA,1,1,0,FF^FS^XZ')).rejects.toThrow(/divide by zero/);
+    expect(darkIn(await png('^XA^FO10,10^GB20,20,20^FS^XZ'), 12, 12, 28, 28)).toBe(16 * 16);
     await expect(
       png('^XA^FO0,0^BQN,2,10^FDQA,{{ text }}^FS^XZ', { text: 'A'.repeat(5000) }),
     ).rejects.toThrow(/too big/);

@@ -156,7 +156,8 @@ const reasonOf = (answer: Answer | { exited: number } | undefined) => {
   if ('failed' in answer) return answer.failed;
   if ('died' in answer) return answer.died || 'the renderer stopped';
   if ('exited' in answer) return `its thread ended (${answer.exited})`;
-  if ('error' in answer) return answer.error;
+  // Zebrash's own words, without its wrapper's prefix: "failed to draw zpl element: …".
+  if ('error' in answer) return answer.error.replace(/^(Error rendering|Unexpected error): /, '');
   return 'an unexpected answer';
 };
 
