@@ -5,6 +5,7 @@ import { invalidField } from '../domain-errors.ts';
 import { renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
 import { finishZpl } from './render/label.ts';
+import { labelSize, labelToPng } from './render/label-png.ts';
 import { receiptToPdf } from './render/pdf-receipt.ts';
 import { bitmapToPng } from './render/png.ts';
 import { bitmapToZpl } from './render/raster.ts';
@@ -39,6 +40,10 @@ const dpiOf = (profile: PrinterProfile) => profile.dpi ?? 203;
 /** Dots across a label printer's head for the profile (a 50 mm label at 203 dpi: 400). */
 const zplDots = (profile: PrinterProfile) =>
   Math.round((((profile.width_mm as number | undefined) ?? 50) * dpiOf(profile)) / 25.4);
+
+/** A label's width in dots: a zpl profile's label, else (a receipt printer's) a 50 mm label. */
+const labelDots = (profile: PrinterProfile) =>
+  zplDots(profile.language === 'zpl' ? profile : { language: 'zpl', dpi: profile.dpi });
 
 /** A receipt's paper for a PDF: the profile's sheet or roll, else its roll width. */
 const pdfPaper = (profile: PrinterProfile) =>
@@ -103,8 +108,10 @@ async function receiptAs(
 
 /**
  * The template rendered with the data for the profile, in `format` (`raw`: the printer's
- * bytes). A label (ZPL) prints on `zpl` routes only and previews as its ZPL (`raw`, `text`).
- * Refusals are 422s: on `source` (Liquid syntax), `data` (limits), `profile`, `format`.
+ * bytes). A label (ZPL) prints on `zpl` routes only and previews as its ZPL (`raw`, `text`)
+ * or as a picture (`png`, drawn from the ZPL: `render/label-png.ts`).
+ * Refusals are 422s: on `source` (Liquid syntax, a label that cannot be drawn), `data`
+ * (limits), `profile`, `format`.
  */
 export async function renderDocument(
   template: TemplateSource,
@@ -120,10 +127,18 @@ export async function renderDocument(
   if (format === 'raw' && profile.language !== 'zpl') {
     throw invalidField('profile', 'A label template prints on a zpl printer only.');
   }
-  if (format !== 'raw' && format !== 'text') {
-    throw invalidField('format', 'A label template previews as its ZPL only: raw or text.');
+  if (format === 'svg' || format === 'pdf') {
+    throw invalidField(
+      'format',
+      'A label template previews as png (its picture), or raw or text (its ZPL).',
+    );
   }
   const bytes = finishZpl(document);
+  if (format === 'png') {
+    const zpl = bytes.toString('utf8');
+    const size = labelSize(zpl, labelDots(profile), dpiOf(profile));
+    return { contentType: 'image/png', bytes: await labelToPng(zpl, size) };
+  }
   return {
     contentType: format === 'raw' ? printerContentType.zpl : 'text/plain; charset=utf-8',
     bytes,

@@ -156,7 +156,7 @@ export const templateRoutes: AnyRoute[] = [
     operationId: 'previewPrintTemplate',
     summary: 'Render a template',
     description:
-      "Extension. With `data` (default: its `sample_data`), for a `profile` (default: an 80 mm ESC/POS printer), as `format` (`svg`, `png`, `pdf`, `text`, or `raw`: the printer bytes). A PNG is at the printer's resolution (80 mm at 203 dpi: 576 dots wide). Data that does not match the `data_schema` → 422 naming each path. `source`: a draft rendered instead of the saved source, nothing saved (a live preview while editing; needs `printing.templates.write`, else 403; a Liquid error in it → 422 on `source` with line and column).",
+      "Extension. With `data` (default: its `sample_data`), for a `profile` (default: an 80 mm ESC/POS printer), as `format` (`svg`, `png`, `pdf`, `text`, or `raw`: the printer bytes). A PNG is at the printer's resolution (80 mm at 203 dpi: 576 dots wide). A `label` (ZPL) previews as `png` (its ZPL drawn, one pixel a dot: 50 mm at 203 dpi is 400 wide; as long as its `^LL`, else 30 mm), `text` or `raw`; `svg`, `pdf` → 422 on `format`; ZPL that cannot be drawn → 422 on `source`. Data that does not match the `data_schema` → 422 naming each path. `source`: a draft rendered instead of the saved source, nothing saved (a live preview while editing; needs `printing.templates.write`, else 403; a Liquid error in it → 422 on `source` with line and column).",
     tag,
     params: templateParams,
     body: previewTemplateBody,
@@ -178,7 +178,7 @@ export const templateRoutes: AnyRoute[] = [
     operationId: 'previewPrintJob',
     summary: 'What a job printed',
     description:
-      'Extension. `format=raw` (the bytes sent to the printer), or for a template job `svg`, `png`, `pdf`, `text`: rendered for the profile it printed with (before its claim: an 80 mm ESC/POS printer; `raw` then → 409). A job sent as bytes previews as `raw` (and `text` or `pdf` when it is one); other formats → 422.',
+      'Extension. `format=raw` (the bytes sent to the printer), or for a template job `svg`, `png`, `pdf`, `text`: rendered for the profile it printed with (before its claim: an 80 mm ESC/POS printer; `raw` then → 409). A label template job: `png` (its ZPL drawn), `text` or `raw`. A job sent as bytes previews as `raw` (and `text` or `pdf` when it is one); other formats → 422.',
     tag,
     params: jobParams,
     query: jobPreviewQuery,

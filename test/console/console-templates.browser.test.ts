@@ -112,13 +112,23 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     expect(await seriousViolations(page)).toEqual([]);
   });
 
-  it('previews a label template as its ZPL', async () => {
+  it('previews a label template as the picture of its ZPL, with a text alternative', async () => {
     await page.getByLabel('Name').fill('shelf-label');
     await page.getByLabel('Kind').selectOption('label');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { name: 'Template shelf-label' }).waitFor();
-    const zpl = page.getByTestId('template-preview');
-    await expect.poll(() => zpl.textContent(), { timeout: 10_000 }).toContain('^FDShelf label^FS');
+    await expect.poll(preview, { timeout: 10_000 }).toMatch(/^data:image\/png;base64,/);
+    const image = page.getByRole('img', {
+      name: 'Preview of shelf-label on a Label 50 mm, ZPL printer',
+    });
+    // One pixel a dot: a 50 mm label at 203 dpi is 400 dots wide.
+    await expect
+      .poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth))
+      .toBe(400);
+    const first = await preview();
+    await page.getByLabel('Sample data (JSON)').fill('{ "name": "Another label" }');
+    await expect.poll(preview, { timeout: 10_000 }).not.toBe(first);
+    expect(await problem()).toBe('');
     expect(await page.getByLabel('Printer').locator('option').allTextContents()).toEqual([
       'Label 50 mm, ZPL',
     ]);
@@ -152,7 +162,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await staffPage.close();
   });
 
-  it("shows a template job's rendering on the job's page", async () => {
+  it("shows a template job's rendering on the job's page, a label's too", async () => {
     const integrator = await integratorToken(server, companyId);
     const job = await createJob(server, integrator, {
       content_type: undefined,
@@ -170,6 +180,22 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await expect
       .poll(() => page.getByRole('region', { name: 'Document text' }).textContent())
       .toContain('"number":"12"');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // A label's job shows its ZPL drawn too (before a claim: on a 50 mm label at 203 dpi).
+    const labelJob = await createJob(server, integrator, {
+      content_type: undefined,
+      content_base64: undefined,
+      template: 'shelf-label',
+      data: { name: 'Tea' },
+    });
+    await page.goto(`${server.url}/console/jobs/${labelJob.id}`);
+    const label = page.getByRole('img', { name: `Job ${labelJob.id} as printed` });
+    await expect
+      .poll(() => label.evaluate((img) => (img as HTMLImageElement).naturalWidth), {
+        timeout: 10_000,
+      })
+      .toBe(400);
     expect(await seriousViolations(page)).toEqual([]);
     expect(cspErrors).toEqual([]);
   });

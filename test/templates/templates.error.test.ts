@@ -139,24 +139,32 @@ describe.each(databaseKinds)('template refusals on %s', (kind) => {
     expect(read.status).toBe(404);
   });
 
-  it('a label previews as its ZPL only; a preview without data nor sample data is a 422', async () => {
+  it('a label previews as png, raw or text (svg, pdf: a 422 on format); a preview without data nor sample data is a 422', async () => {
     const label = await createTemplate(server, token, {
       name: 'label',
       kind: 'label',
       source: '^XA^FD{{ name }}^FS^XZ',
     });
-    const png = await server.request('POST', `/printing/templates/${label.id}/preview`, {
-      token,
-      body: { format: 'png', data: { name: 'x' } },
-    });
-    expect(png.status).toBe(422);
-    expect(png.body.errors).toHaveProperty('format');
+    for (const format of ['svg', 'pdf']) {
+      const refused = await server.request('POST', `/printing/templates/${label.id}/preview`, {
+        token,
+        body: { format, data: { name: 'x' } },
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors.format[0]).toMatch(/png.*raw.*text/);
+    }
     const noData = await server.request('POST', `/printing/templates/${label.id}/preview`, {
       token,
       body: { format: 'raw', profile: { language: 'zpl' } },
     });
     expect(noData.status).toBe(422);
     expect(noData.body.errors).toHaveProperty('data');
+    const tooLong = await server.request('POST', `/printing/templates/${label.id}/preview`, {
+      token,
+      body: { format: 'png', data: { name: 'x' }, source: '^XA^LL9000^FD{{ name }}^FS^XZ' },
+    });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.errors.source[0]).toMatch(/at most 300 mm/);
   });
 
   it('a bad profile is a 422 on its field', async () => {

@@ -9,6 +9,7 @@ import {
   receiptSchema,
   receiptSource,
 } from './helpers.ts';
+import { darkIn, greyOf } from './png-pixels.ts';
 
 /**
  * Templates end to end, on both databases: CRUD and versions, printer profiles on routes,
@@ -265,5 +266,45 @@ describe.each(databaseKinds)('templates on %s', (kind) => {
       profile: { language: 'starprnt', width_mm: 80 },
     });
     expect(raw.contentType).toBe('application/vnd.star.starprnt');
+  });
+
+  it("previews a label as a PNG of its ZPL, and a label job's preview too, for the label printer", async () => {
+    const template = await createTemplate(server, token, {
+      name: 'price-label',
+      kind: 'label',
+      source: '^XA^LL200^FO40,40^GB120,60,60^FS^FO40,120^A0N,40,40^FD{{ name }}^FS^XZ',
+      sample_data: { name: 'Tea' },
+    });
+    const preview = await fetchBytes(
+      server,
+      'POST',
+      `/printing/templates/${template.id}/preview`,
+      token,
+      { format: 'png', profile: { language: 'zpl', width_mm: 50, dpi: 203 } },
+    );
+    expect(preview.status).toBe(200);
+    expect(preview.contentType).toBe('image/png');
+    const drawn = greyOf(preview.bytes);
+    expect([drawn.width, drawn.height]).toEqual([400, 200]);
+    expect(darkIn(drawn, 42, 42, 158, 98)).toBe(116 * 56); // the ^GB box
+    expect(darkIn(drawn, 40, 120, 400, 160)).toBeGreaterThan(100); // "Tea"
+    expect(darkIn(drawn, 200, 0, 400, 110)).toBe(0);
+
+    const agent = await agentWith('labels', { language: 'zpl', width_mm: 60, dpi: 300 });
+    const job = await server.request('POST', '/printing/jobs', {
+      token,
+      body: { route: 'labels', template: 'price-label', data: { name: 'Coffee' } },
+    });
+    expect(job.status).toBe(201);
+    const jobPath = `/printing/jobs/${job.body.data.id}/preview?format=png`;
+    // Before its claim: a 50 mm label at 203 dpi, as for any preview without a label printer.
+    const before = await fetchBytes(server, 'GET', jobPath, token);
+    expect(before.status).toBe(200);
+    expect(greyOf(before.bytes).width).toBe(400);
+    const claimed = await agent.next();
+    expect(claimed.body.data.content_type).toBe('application/vnd.zebra.zpl');
+    const after = await fetchBytes(server, 'GET', jobPath, token);
+    expect(after.contentType).toBe('image/png');
+    expect(greyOf(after.bytes).width).toBe(709); // 60 mm at 300 dpi
   });
 });

@@ -299,13 +299,13 @@ const maybeTemplate = (type: string) =>
   type === 'application/vnd.shopdesk.template-data+json' || type.startsWith('application/vnd.');
 
 /**
- * A job made from a template, as it prints (`GET /printing/jobs/{job}/preview`, PNG): the
- * server answers 422 for a job sent as bytes, or a label template (ZPL has no image), which
- * then show nothing here; their bytes show below as the document.
+ * A job made from a template, as it prints (`GET /printing/jobs/{job}/preview`, PNG: a
+ * receipt, or a label's ZPL drawn by the server): the server answers 422 for a job sent as
+ * bytes, which then shows nothing here; its bytes show below as the document.
  */
 function Rendering({ job }: { job: Job }) {
   const { data } = useLoad(async () => {
-    if (!maybeTemplate(job.content_type) || job.content_type.endsWith('.zpl')) return null;
+    if (!maybeTemplate(job.content_type)) return null;
     const response = await fetch(`/api/v1/printing/jobs/${job.id}/preview?format=png`, {
       credentials: 'same-origin',
     });

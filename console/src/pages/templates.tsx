@@ -176,19 +176,15 @@ function TemplateList({ session }: { session: Session }) {
   );
 }
 
-type Preview = { kind: 'image'; src: string } | { kind: 'text'; text: string };
-
-/** Reads a preview's bytes into what the page shows: an image as a data: address (CSP). */
-async function previewOf(response: Response): Promise<Preview> {
+/** Reads a preview (a PNG) into what the page shows: a data: address (CSP). */
+async function previewOf(response: Response): Promise<string> {
   const blob = await response.blob();
-  if (!blob.type.startsWith('image/')) return { kind: 'text', text: await blob.text() };
-  const src = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => resolve(String(reader.result));
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(blob);
   });
-  return { kind: 'image', src };
 }
 
 /** An error answer of the API (JSON), as an ApiError. */
@@ -220,7 +216,7 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
   const [printer, setPrinter] = useState<string>(
     template.kind === 'label' ? 'zpl-50' : 'escpos-80',
   );
-  const [preview, setPreview] = useState<Preview | null>(null);
+  const [preview, setPreview] = useState<string | null>(null);
   const [problem, setProblem] = useState('');
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
@@ -251,7 +247,8 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
           signal: controller.signal,
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({
-            format: template.kind === 'label' ? 'text' : 'png',
+            // A label's ZPL drawn by the server, as a receipt is: both are pictures.
+            format: 'png',
             profile: chosen.profile,
             data,
             ...(writer && source !== saved.source && { source }),
@@ -360,18 +357,12 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
           <p class="visually-hidden" aria-live="polite">
             {busy ? 'Updating the preview' : ''}
           </p>
-          {preview?.kind === 'image' && (
+          {preview && (
             <img
               data-testid="template-preview"
-              src={preview.src}
+              src={preview}
               alt={`Preview of ${saved.name} on a ${chosen.label} printer`}
             />
-          )}
-          {preview?.kind === 'text' && (
-            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box must take focus to scroll by keyboard (WCAG 2.1.1).
-            <pre class="document" data-testid="template-preview" tabIndex={0}>
-              {preview.text}
-            </pre>
           )}
         </section>
       </form>
