@@ -2,6 +2,7 @@ import iconv from 'iconv-lite';
 import receiptline from 'receiptline';
 import { pdfNumber as n, pdfLiteral } from './pdf-file.ts';
 import { pathOperators } from './pdf-path.ts';
+import { darkRuns, type RuleMethod, rulePaths, textScale } from './receipt-layout.ts';
 
 /**
  * A ReceiptLine command set that draws PDF operators instead of printer commands: ReceiptLine
@@ -108,8 +109,14 @@ export function pdfCommand(): {
   let feedMinimum = charWidth * 2;
   let spacing = false;
 
-  const rule = (d: string, dx: number, dy: number) => {
-    content += `${pathOperators(d, dx, dy)}S\n`;
+  /** Where a block `blockWidth` dots wide starts on the line, by the line's alignment. */
+  const blockStart = (blockWidth: number) =>
+    Math.floor(lineMargin * charWidth + ((lineWidth * charWidth - blockWidth) * lineAlign) / 2);
+  const rule = (method: RuleMethod, ...args: (number | number[])[]) => {
+    for (const { x, y, d } of rulePaths(method, args, lineMargin, height)) {
+      content += `${pathOperators(d, x, y)}S\n`;
+    }
+    return '';
   };
 
   /**
@@ -173,63 +180,12 @@ export function pdfCommand(): {
       position += by;
       return '';
     },
-    hr: (columns) => {
-      const y = height + charWidth;
-      content += `${lineMargin * charWidth} ${y} m ${(lineMargin + columns) * charWidth} ${y} l S\n`;
-      return '';
-    },
-    // The rules of a table with borders: the svg command set's paths, translated.
-    vr: (widths, textHeight) => {
-      const w = charWidth;
-      const u = w / 2;
-      const v = (w + w) * textHeight;
-      const d = widths.reduce((a, columns) => a + `m${w * columns + w},${-v}v${v}`, `M${u},0v${v}`);
-      rule(d, lineMargin * w, height);
-      return '';
-    },
-    vrstart: (widths) => {
-      const w = charWidth;
-      const u = w / 2;
-      const d = widths
-        .reduce(
-          (a, columns) => a + `h${w * columns}h${u}v${w}m0,${-w}h${u}`,
-          `M${u},${w + w}v${-u}q0,${-u},${u},${-u}`,
-        )
-        .replace(/h\d+v\d+m0,-\d+h\d+$/, `q${u},0,${u},${u}v${u}`);
-      rule(d, lineMargin * w, height);
-      return '';
-    },
-    vrstop: (widths) => {
-      const w = charWidth;
-      const u = w / 2;
-      const d = widths
-        .reduce(
-          (a, columns) => a + `h${w * columns}h${u}v${-w}m0,${w}h${u}`,
-          `M${u},0v${u}q0,${u},${u},${u}`,
-        )
-        .replace(/h\d+v-\d+m0,\d+h\d+$/, `q${u},0,${u},${-u}v${-u}`);
-      rule(d, lineMargin * w, height);
-      return '';
-    },
-    vrhr: (widths1, widths2, dl, dr) => {
-      const w = charWidth;
-      const u = w / 2;
-      const d1 = widths1
-        .reduce(
-          (a, columns) => a + `h${w * columns}h${u}v${-w}m0,${w}h${u}`,
-          `M${u},0` + (dl > 0 ? `v${u}q0,${u},${u},${u}` : `v${w}h${u}`),
-        )
-        .replace(/h\d+v-\d+m0,\d+h\d+$/, dr < 0 ? `q${u},0,${u},${-u}v${-u}` : `h${u}v${-w}`);
-      rule(d1, (lineMargin + Math.max(-dl, 0)) * w, height);
-      const d2 = widths2
-        .reduce(
-          (a, columns) => a + `h${w * columns}h${u}v${w}m0,${-w}h${u}`,
-          `M${u},${w + w}` + (dl < 0 ? `v${-u}q0,${-u},${u},${-u}` : `v${-w}h${u}`),
-        )
-        .replace(/h\d+v\d+m0,-\d+h\d+$/, dr > 0 ? `q${u},0,${u},${u}v${u}` : `h${u}v${w}`);
-      rule(d2, (lineMargin + Math.max(dl, 0)) * w, height);
-      return '';
-    },
+    // Rules: the svg command set's own paths (receipt-layout.ts), as PDF paths.
+    hr: (columns) => rule('hr', columns),
+    vr: (widths, textHeight) => rule('vr', widths, textHeight),
+    vrstart: (widths) => rule('vrstart', widths),
+    vrstop: (widths) => rule('vrstop', widths),
+    vrhr: (widths1, widths2, dl, dr) => rule('vrhr', widths1, widths2, dl, dr),
     vrlf: (vr) => {
       feedMinimum = charWidth * (!vr && spacing ? 2.5 : 2);
       return command.lf();
@@ -253,10 +209,9 @@ export function pdfCommand(): {
       return '';
     },
     wh: (wh) => {
-      const w = wh < 2 ? wh + 1 : wh - 1;
-      const h = wh < 3 ? wh : wh - 1;
-      scale = { width: w, height: h };
-      lineHeight = Math.max(lineHeight, h);
+      const { wide, high } = textScale(wh);
+      scale = { width: wide, height: high };
+      lineHeight = Math.max(lineHeight, high);
       return '';
     },
     normal: () => {
@@ -299,23 +254,11 @@ export function pdfCommand(): {
       const matrix = receiptline.qrcode.generate(symbol);
       const size = matrix.length;
       const cell = symbol.cell;
-      const left = Math.floor(
-        lineMargin * charWidth + ((lineWidth * charWidth - size * cell) * lineAlign) / 2,
-      );
+      const left = blockStart(size * cell);
       // One rectangle a run of dark modules in a row, one fill for all.
       let rectangles = '';
-      for (let y = 0; y < size; y++) {
-        const row = matrix[y]!;
-        let x = 0;
-        while (x < size) {
-          if (row[x] !== 1) {
-            x++;
-            continue;
-          }
-          const start = x;
-          while (x < size && row[x] === 1) x++;
-          rectangles += `${left + start * cell} ${height + y * cell} ${(x - start) * cell} ${cell} re\n`;
-        }
+      for (const { row, start, end } of darkRuns(matrix)) {
+        rectangles += `${left + start * cell} ${height + row * cell} ${(end - start) * cell} ${cell} re\n`;
       }
       content += `${rectangles}f\n`;
       height += size * cell;
@@ -327,9 +270,7 @@ export function pdfCommand(): {
       if (!('length' in bar)) return '';
       const barHeight = bar.height;
       const total = barHeight + (bar.hri ? charWidth * 2 + 2 : 0);
-      const left = Math.floor(
-        lineMargin * charWidth + ((lineWidth * charWidth - bar.length) * lineAlign) / 2,
-      );
+      const left = blockStart(bar.length);
       let rectangles = '';
       let x = left;
       bar.widths.forEach((w, index) => {

@@ -11,6 +11,7 @@ import {
   type TextStyle,
 } from './raster-drawing.ts';
 import { columnsOf } from './receipt.ts';
+import { darkRuns, type RuleMethod, rulePaths, textScale } from './receipt-layout.ts';
 
 /**
  * A receipt drawn straight into a bitmap (the PNG preview, a receipt on a ZPL label printer),
@@ -47,24 +48,6 @@ export async function receiptToBitmap(
   return paint(receipt, width);
 }
 
-/** Rules as receiptline's SVG draws them: its own paths, stroked 2 dots wide. */
-const svgCommand = receiptline.commands.svg;
-type RuleMethod = 'hr' | 'vr' | 'vrstart' | 'vrstop' | 'vrhr';
-const ruleGroup = /<g transform="translate\(([-\d.]+),([-\d.]+)\)"><path d="([^"]*)"/g;
-
-function rules(
-  receipt: Receipt,
-  lineMargin: number,
-  method: RuleMethod,
-  args: (number | number[])[],
-): void {
-  const scratch = { ...svgCommand, lineMargin, svgHeight: receipt.height, svgContent: '' };
-  (scratch[method] as (...a: (number | number[])[]) => string)(...args);
-  for (const [, x, y, path] of scratch.svgContent.matchAll(ruleGroup)) {
-    stroke(receipt.drawings, Number(x), Number(y), path!);
-  }
-}
-
 /** The command set: receiptline calls it line by line; it records drawings in `receipt`. */
 function rasterCommand(receipt: Receipt) {
   const base = receiptline.commands.base;
@@ -80,8 +63,11 @@ function rasterCommand(receipt: Receipt) {
   /** Where a block `width` dots wide starts on the line, by the line's alignment. */
   const blockStart = (width: number) =>
     Math.floor(lineMargin * dot + ((lineWidth * dot - width) * lineAlign) / 2);
+  /** Rules as receiptline's SVG draws them: its own paths, stroked 2 dots wide. */
   const rule = (method: RuleMethod, ...args: (number | number[])[]) => {
-    rules(receipt, lineMargin, method, args);
+    for (const { x, y, d } of rulePaths(method, args, lineMargin, receipt.height)) {
+      stroke(receipt.drawings, x, y, d);
+    }
     return '';
   };
   const decorate = (change: Partial<TextStyle>) => {
@@ -156,8 +142,7 @@ function rasterCommand(receipt: Receipt) {
     em: () => decorate({ bold: true }),
     iv: () => decorate({ invert: true }),
     wh(wh: number) {
-      const wide = wh < 2 ? wh + 1 : wh - 1;
-      const high = wh < 3 ? wh : wh - 1;
+      const { wide, high } = textScale(wh);
       style = { ...style, wide, high };
       lineHeight = Math.max(lineHeight, high);
       return '';
@@ -198,22 +183,16 @@ function rasterCommand(receipt: Receipt) {
       const matrix = receiptline.qrcode.generate({ ...symbol, type: 'qrcode' });
       const cell = symbol.cell;
       const x0 = blockStart(matrix.length * cell);
-      matrix.forEach((row, y) => {
-        // A run of dark modules is one rectangle.
-        for (let x = 0; x < row.length; x++) {
-          if (row[x] !== 1) continue;
-          let end = x;
-          while (row[end + 1] === 1) end++;
-          receipt.drawings.push({
-            kind: 'rect',
-            x0: x0 + x * cell,
-            y0: receipt.height + y * cell,
-            x1: x0 + (end + 1) * cell,
-            y1: receipt.height + (y + 1) * cell,
-          });
-          x = end;
-        }
-      });
+      // A run of dark modules is one rectangle.
+      for (const { row, start, end } of darkRuns(matrix)) {
+        receipt.drawings.push({
+          kind: 'rect',
+          x0: x0 + start * cell,
+          y0: receipt.height + row * cell,
+          x1: x0 + end * cell,
+          y1: receipt.height + (row + 1) * cell,
+        });
+      }
       receipt.height += matrix.length * cell;
       return '';
     },
