@@ -8,6 +8,7 @@ import { receiptToBitmap } from '../../server/templates/render/raster-receipt.ts
 import { receiptToSvg } from '../../server/templates/render/receipt.ts';
 import { renderDocument } from '../../server/templates/render-document.ts';
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
+import { darkIn } from './png-pixels.ts';
 
 /**
  * A receipt drawn straight into a bitmap (server/templates/render/raster-receipt.ts): the
@@ -57,12 +58,6 @@ function decodePng(bytes: Buffer): Bitmap {
 }
 
 const at = ({ width, pixels }: Bitmap, x: number, y: number) => pixels[y * width + x]!;
-/** Pixels darker than mid-grey in the box [x0, x1) × [y0, y1). */
-function dark(bitmap: Bitmap, x0: number, y0: number, x1: number, y1: number): number {
-  let count = 0;
-  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (at(bitmap, x, y) < 128) count++;
-  return count;
-}
 
 /** The height resvg gives the receipt's SVG at `width` pixels across. */
 function svgHeightAt(source: string, profile: PrinterProfile, width: number): number {
@@ -132,11 +127,11 @@ describe('a receipt as PNG', () => {
   it('a character is black where it is printed, the rest of the line white', async () => {
     // Four characters centred on 48 columns: columns 22 to 25, 264 to 312 dots across.
     const bitmap = await receiptToBitmap('MMMM', roll80, 576);
-    expect(dark(bitmap, 264, 0, 312, 30)).toBeGreaterThan(100);
-    expect(dark(bitmap, 0, 0, 262, 30)).toBe(0);
-    expect(dark(bitmap, 314, 0, 576, 30)).toBe(0);
+    expect(darkIn(bitmap, 264, 0, 312, 30)).toBeGreaterThan(100);
+    expect(darkIn(bitmap, 0, 0, 262, 30)).toBe(0);
+    expect(darkIn(bitmap, 314, 0, 576, 30)).toBe(0);
     const blank = await receiptToBitmap(' ', roll80, 576);
-    expect(dark(blank, 0, 0, 576, blank.height)).toBe(0);
+    expect(darkIn(blank, 0, 0, 576, blank.height)).toBe(0);
   });
 
   it('inverted text is white on a black box; plain text is not', async () => {
@@ -149,8 +144,8 @@ describe('a receipt as PNG', () => {
       expect(at(plain, 266, y)).toBe(255);
     }
     // The box is black but for the glyphs: most of it dark, unlike plain text.
-    expect(dark(inverted, 264, 0, 312, 24)).toBeGreaterThan(dark(plain, 264, 0, 312, 24) * 1.5);
-    expect(dark(inverted, 0, 0, 260, 30)).toBe(0);
+    expect(darkIn(inverted, 264, 0, 312, 24)).toBeGreaterThan(darkIn(plain, 264, 0, 312, 24) * 1.5);
+    expect(darkIn(inverted, 0, 0, 260, 30)).toBe(0);
   });
 
   it("a QR code's finder pattern: black ring, white ring, black centre", async () => {
@@ -178,9 +173,9 @@ describe('a receipt as PNG', () => {
     const bitmap = await receiptToBitmap('Ω€Ж', roll80, 576);
     // Three characters centred on 48 columns: half a column in, x = 276, 288 and 300.
     for (const x of [276, 288, 300]) {
-      expect(dark(bitmap, x - 5, 0, x + 5, 30)).toBeGreaterThan(15);
+      expect(darkIn(bitmap, x - 5, 0, x + 5, 30)).toBeGreaterThan(15);
     }
-    expect(dark(bitmap, 0, 0, 266, 30) + dark(bitmap, 310, 0, 576, 30)).toBe(0);
+    expect(darkIn(bitmap, 0, 0, 266, 30) + darkIn(bitmap, 310, 0, 576, 30)).toBe(0);
   });
 
   it('the same receipt makes the same bytes', async () => {
