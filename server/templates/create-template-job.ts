@@ -28,7 +28,7 @@ export interface TemplateJobToCreate {
  * (`render-claimed-job.ts`): until then the job's document is the data, as JSON. Data the
  * schema lets through but the template cannot finish with (a loop past the limits) fails
  * the job at its claim with `template_render_failed` and the reason; a preview with that
- * data shows the same reason at once (docs/templates.md, "When a job is rendered").
+ * data shows the same reason at once (docs/templates.md, "Jobs from a template").
  */
 export async function createTemplateJob(
   { storage, store }: PrintQueue,
