@@ -1,6 +1,7 @@
 import { renderAsync } from '@resvg/resvg-js';
 import { fontMetrics, fontSize, GlyphCache, type GlyphSet, type GlyphStyle } from './glyphs.ts';
 import type { Bitmap } from './raster.ts';
+import { pathSegments } from './receipt-layout.ts';
 
 /**
  * What a receipt draws (raster-receipt.ts records it), in receiptline's dots (its SVG's user
@@ -59,7 +60,7 @@ const square = (x: number, y: number): Drawing => ({
  * to resvg's, without its anti-aliasing).
  */
 export function stroke(drawings: Drawing[], ox: number, oy: number, path: string): void {
-  let [x, y, startX, startY] = [ox, oy, ox, oy];
+  let [x, y] = [ox, oy];
   let drawn = false;
   const lineTo = (toX: number, toY: number) => {
     if (drawn) drawings.push(square(x, y));
@@ -79,41 +80,24 @@ export function stroke(drawings: Drawing[], ox: number, oy: number, path: string
     }
     [x, y, drawn] = [toX, toY, true];
   };
-  for (const [, command, args] of path.matchAll(/([MmHhVvLlQqZz])([^MmHhVvLlQqZz]*)/g)) {
-    const n = (args!.match(/-?(?:\d+\.?\d*|\.\d+)/g) ?? []).map(Number);
-    const relative = command === command!.toLowerCase();
-    const bx = relative ? x : ox;
-    const by = relative ? y : oy;
-    switch (command!.toLowerCase()) {
-      case 'm':
-        [x, y, drawn] = [bx + n[0]!, by + n[1]!, false];
-        [startX, startY] = [x, y];
+  for (const segment of pathSegments(path, ox, oy)) {
+    switch (segment.kind) {
+      case 'move':
+        [x, y, drawn] = [segment.x, segment.y, false];
         break;
-      case 'h':
-        for (const value of n) lineTo((relative ? x : ox) + value, y);
+      case 'line':
+      case 'close':
+        lineTo(segment.x, segment.y);
         break;
-      case 'v':
-        for (const value of n) lineTo(x, (relative ? y : oy) + value);
-        break;
-      case 'l':
-        for (let i = 0; i + 1 < n.length; i += 2) {
-          lineTo((relative ? x : ox) + n[i]!, (relative ? y : oy) + n[i + 1]!);
+      case 'quad': {
+        const { cx, cy, x: ex, y: ey } = segment;
+        for (let t = 0; t <= 1; t += 1 / 8) {
+          const [a, b, c] = [(1 - t) ** 2, 2 * t * (1 - t), t ** 2];
+          drawings.push(square(a * x + b * cx + c * ex, a * y + b * cy + c * ey));
         }
+        [x, y, drawn] = [ex, ey, true];
         break;
-      case 'q':
-        for (let i = 0; i + 3 < n.length; i += 4) {
-          const [cx, cy] = [(relative ? x : ox) + n[i]!, (relative ? y : oy) + n[i + 1]!];
-          const [ex, ey] = [(relative ? x : ox) + n[i + 2]!, (relative ? y : oy) + n[i + 3]!];
-          for (let t = 0; t <= 1; t += 1 / 8) {
-            const [a, b, c] = [(1 - t) ** 2, 2 * t * (1 - t), t ** 2];
-            drawings.push(square(a * x + b * cx + c * ex, a * y + b * cy + c * ey));
-          }
-          [x, y, drawn] = [ex, ey, true];
-        }
-        break;
-      case 'z':
-        lineTo(startX, startY);
-        break;
+      }
     }
   }
 }

@@ -3,7 +3,7 @@ import receiptline from 'receiptline';
 /**
  * What the two command sets of our own (`pdf-command.ts`, `raster-receipt.ts`) take from
  * ReceiptLine's SVG command set, so that both lay a receipt out as it does: the scale of
- * `^` text, the paths of rules, the runs of a QR code's dark modules.
+ * `^` text, the paths of rules and how to read them, the runs of a QR code's dark modules.
  */
 
 /** The horizontal and vertical scale of a `wh` (`^`, `^^`, `^^^`…), as the SVG scales text. */
@@ -55,6 +55,61 @@ export function* darkRuns(
       const start = x;
       while (modules[x + 1] === 1) x++;
       yield { row, start, end: x + 1 };
+    }
+  }
+}
+
+/** A piece of a path, in absolute dots: a move, a straight line, a quadratic curve, a close. */
+export type PathSegment =
+  | { kind: 'move' | 'line'; x: number; y: number }
+  | { kind: 'quad'; cx: number; cy: number; x: number; y: number }
+  | { kind: 'close'; x: number; y: number };
+
+/**
+ * An SVG path's data as segments translated by (dx, dy): the subset ReceiptLine's rules use
+ * (M m h v l q z, absolute and relative; pairs after a move are lines, as in SVG). `close`
+ * carries the subpath's start, where the pen goes back to.
+ */
+export function* pathSegments(d: string, dx: number, dy: number): Generator<PathSegment> {
+  let [x, y, startX, startY] = [0, 0, 0, 0];
+  for (const [, command, args] of d.matchAll(/([MmHhVvLlQqZz])([^MmHhVvLlQqZz]*)/g)) {
+    const n = (args!.match(/-?(?:\d+\.?\d*|\.\d+)/g) ?? []).map(Number);
+    const relative = command === command!.toLowerCase();
+    const ax = (value: number) => (relative ? x : 0) + value;
+    const ay = (value: number) => (relative ? y : 0) + value;
+    switch (command!.toLowerCase()) {
+      case 'm':
+      case 'l':
+        for (let i = 0; i + 1 < n.length; i += 2) {
+          [x, y] = [ax(n[i]!), ay(n[i + 1]!)];
+          const move = command!.toLowerCase() === 'm' && i === 0;
+          if (move) [startX, startY] = [x, y];
+          yield { kind: move ? 'move' : 'line', x: x + dx, y: y + dy };
+        }
+        break;
+      case 'h':
+        for (const value of n) {
+          x = ax(value);
+          yield { kind: 'line', x: x + dx, y: y + dy };
+        }
+        break;
+      case 'v':
+        for (const value of n) {
+          y = ay(value);
+          yield { kind: 'line', x: x + dx, y: y + dy };
+        }
+        break;
+      case 'q':
+        for (let i = 0; i + 3 < n.length; i += 4) {
+          const [cx, cy] = [ax(n[i]!), ay(n[i + 1]!)];
+          [x, y] = [ax(n[i + 2]!), ay(n[i + 3]!)];
+          yield { kind: 'quad', cx: cx + dx, cy: cy + dy, x: x + dx, y: y + dy };
+        }
+        break;
+      case 'z':
+        [x, y] = [startX, startY];
+        yield { kind: 'close', x: x + dx, y: y + dy };
+        break;
     }
   }
 }
