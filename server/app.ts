@@ -8,7 +8,7 @@ import { enrollmentTriesPerMinute } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
-import { openRateLimit } from './http/shared-rate-limit.ts';
+import { openRateLimits } from './http/shared-rate-limit.ts';
 import { IdempotencyService } from './idempotency/service.ts';
 import { humanDestination } from './log-format.ts';
 import { PrintingService } from './printing/service.ts';
@@ -90,15 +90,16 @@ export async function startApp(
       box: new SecretBox(key.key),
       ...options.webhooks,
     });
-    // Tries at enrolment codes per address, in the same store as the rate limit.
-    enrollmentTries = await openRateLimit(
-      { ...config, rateLimitPerMinute: enrollmentTriesPerMinute },
-      log,
-    );
-    // Console sign-in tries, per account and per address, in the same store.
-    signInTries = await openRateLimit({ ...config, rateLimitPerMinute: signInTriesPerMinute }, log);
-    signInAddresses = await openRateLimit(
-      { ...config, rateLimitPerMinute: signInTriesPerAddress },
+    // The API's rate limit per token; tries at enrolment codes per address; console sign-in
+    // tries per account and per address: all counted in the same store, opened together.
+    [rateLimiter, enrollmentTries, signInTries, signInAddresses] = await openRateLimits(
+      config,
+      [
+        config.rateLimitPerMinute,
+        enrollmentTriesPerMinute,
+        signInTriesPerMinute,
+        signInTriesPerAddress,
+      ],
       log,
     );
     live = new LiveEvents({ storage, printing, log });
@@ -120,7 +121,6 @@ export async function startApp(
     await webhooks.start();
     await printing.start();
     await idempotency.start();
-    rateLimiter = await openRateLimit(config, log);
     authenticator = new TokenAuthenticator(storage, clock);
     services.tokenCache = authenticator;
     // A change of tokens or companies, whoever made it, drops the tokens kept in memory.

@@ -138,13 +138,26 @@ export class SharedRateLimit implements RateLimit {
     });
     // Errors surface as failed commands (and a warning there); reconnection is ioredis's.
     client.on('error', () => {});
+    // Waited for no longer than a command would be: a Redis that takes the connection and
+    // never answers would otherwise hold up start-up for ioredis's own retries (~2 s more).
+    let waited: NodeJS.Timeout | undefined;
     try {
-      await client.connect();
+      await Promise.race([
+        client.connect(),
+        new Promise<never>((_, reject) => {
+          waited = setTimeout(
+            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
     } catch (error) {
       log.warn(
         { err: { message: (error as Error).message } },
         'rate limit: Redis is not reachable; counting in this process until it is',
       );
+    } finally {
+      clearTimeout(waited);
     }
     const store = new flexible.RateLimiterRedis({
       ...common(flexible, limitPerMinute, log, 'redis'),
@@ -226,6 +239,45 @@ export function namespaceOf(database: DatabaseTarget): string {
  * The limit as configured: none at 0; Redis when `--redis-url` is given; else shared in
  * PostgreSQL, or in this process on SQLite (one process serves an SQLite file).
  */
+/**
+ * Several limits counted in the same store, opened together: a store that does not answer
+ * holds up start-up for its timeout once, not once a limit. On PostgreSQL the first makes
+ * the limiter's table before the others open (two `CREATE TABLE IF NOT EXISTS` at the same
+ * moment can collide on the catalog).
+ */
+export async function openRateLimits<Limits extends number[]>(
+  config: Parameters<typeof openRateLimit>[0],
+  limitsPerMinute: [...Limits],
+  log: Logger,
+): Promise<{ [Index in keyof Limits]: RateLimit | null }> {
+  const open = (limit: number) => openRateLimit({ ...config, rateLimitPerMinute: limit }, log);
+  type Opened = { [Index in keyof Limits]: RateLimit | null };
+  const together = async (limits: number[]) => {
+    const outcomes = await Promise.allSettled(limits.map(open));
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed === undefined) {
+      return outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : null));
+    }
+    // None is left open when one could not be opened.
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') await outcome.value?.close().catch(() => {});
+    }
+    throw failed.reason;
+  };
+  if (config.redisUrl || config.database.kind !== 'postgres') {
+    return (await together(limitsPerMinute)) as Opened;
+  }
+  const [first, ...rest] = limitsPerMinute;
+  if (first === undefined) return [] as unknown as Opened;
+  const made = await open(first);
+  try {
+    return [made, ...(await together(rest))] as Opened;
+  } catch (error) {
+    await made?.close().catch(() => {});
+    throw error;
+  }
+}
+
 export async function openRateLimit(
   config: Pick<
     ServerConfig,
