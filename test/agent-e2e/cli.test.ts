@@ -2,15 +2,21 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ok } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Everything through the `shopdesk` executable: serve, company/token/job create, agent. */
+/**
+ * `shopdesk serve` and `shopdesk agent` as processes; company, token and job create through
+ * the same `runShopdesk` in the test's process (test/helpers/shopdesk-cli.ts): only their
+ * output is read, and the test's process is another one than the server's, as the
+ * cross-process watch below needs.
+ */
 describe('shopdesk agent (headless) against shopdesk serve', () => {
   it('prints jobs queued by `shopdesk job create` into its folder: route, a line each, and exits 0 on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-cli-'));
@@ -22,11 +28,9 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
       for (const child of running) await child.kill('SIGKILL');
     });
 
-    const company = (
-      await runShopdesk(['company', 'create', '--name', 'CLI shop', '--db', db])
-    ).trim();
+    const company = (await ok('company', 'create', '--name', 'CLI shop', '--db', db)).trim();
     const agentToken = (
-      await runShopdesk([
+      await ok(
         'token',
         'create',
         '--company',
@@ -35,10 +39,10 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
         'printing.agent',
         '--db',
         db,
-      ])
+      )
     ).trim();
     const readToken = (
-      await runShopdesk([
+      await ok(
         'token',
         'create',
         '--company',
@@ -47,7 +51,7 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
         'printing.jobs.read',
         '--db',
         db,
-      ])
+      )
     ).trim();
 
     const serve = spawnShopdesk(['serve', '--port', '0', '--db', db]);
@@ -78,7 +82,7 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
       const file = join(dir, `label-${index}.txt`);
       await writeFile(file, text);
       const id = (
-        await runShopdesk([
+        await ok(
           'job',
           'create',
           '--company',
@@ -91,7 +95,7 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
           `L${index}`,
           '--db',
           db,
-        ])
+        )
       ).trim();
       expect(id).toMatch(/^\d+$/);
       ids.push(id);

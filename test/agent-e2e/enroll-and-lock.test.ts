@@ -6,8 +6,9 @@ import {
   type RealAgentTestServer,
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
+import { ok } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 
 /**
  * `shopdesk agent` enrolled with a code from `shopdesk enrollment create`, and one agent per
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 const newCode = async (...args: string[]) =>
   (
-    await runShopdesk([
+    await ok(
       'enrollment',
       'create',
       '--company',
@@ -41,7 +42,7 @@ const newCode = async (...args: string[]) =>
       '--db',
       server.dbFile,
       ...args,
-    ])
+    )
   ).trim();
 
 function startAgent(args: string[], stateDir: string, out: string): ShopdeskProcess {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { PrinterInfo } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
@@ -26,7 +26,6 @@ const suffix = randomBytes(3).toString('hex');
 const queue = `shopdesk-e2e-state-${suffix}`;
 const headlessQueue = `shopdesk-e2e-state-cli-${suffix}`;
 let server: RealAgentTestServer;
-const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   await startTestCups();
@@ -37,9 +36,14 @@ beforeAll(async () => {
   server = await startRealAgentTestServer();
 });
 
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+/** What a test leaves behind, undone at its end in reverse order (concurrent tests each their own). */
+function cleanupsAtEnd(onTestFinished: (hook: () => Promise<void>) => void) {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  onTestFinished(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return cleanups;
+}
 
 afterAll(async () => {
   await server?.close();
@@ -60,8 +64,14 @@ async function onServer(agentId: string, printer: string): Promise<PrinterInfo |
   return state;
 }
 
+// Each test has its own queue and its own agent: side by side, the second's wait for the
+// agent's printer watch (5 s) overlaps the first.
 describe('printer state: real CUPS → agent → real server', () => {
-  it('reaches the agent record: idle, stopped with its reason, idle again, not accepting', async () => {
+  it.concurrent('reaches the agent record: idle, stopped with its reason, idle again, not accepting', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const cleanups = cleanupsAtEnd(onTestFinished);
     const state = await makeStateDir();
     cleanups.push(state.cleanup);
     const runtime = new AgentRuntime({
@@ -115,8 +125,12 @@ describe('printer state: real CUPS → agent → real server', () => {
     for (const delay of delays) expect(delay).toBeLessThan(10_000);
   }, 60_000);
 
-  it('shopdesk agent says on stderr when a route printer is not ready, and when it is again', async () => {
+  it.concurrent('shopdesk agent says on stderr when a route printer is not ready, and when it is again', async ({
+    expect,
+    onTestFinished,
+  }) => {
     await execFileAsync('cupsdisable', ['-r', `Paper out ${suffix}`, headlessQueue]);
+    const cleanups = cleanupsAtEnd(onTestFinished);
     const state = await makeStateDir();
     cleanups.push(state.cleanup);
     const agent = spawnShopdesk([

@@ -40,7 +40,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function startAgent(routes: string[], env: NodeJS.ProcessEnv = {}, serverUrl = server.url) {
+/** Kills the agent at the end of the test that started it (a concurrent one's own hook). */
+type Finished = (cleanup: () => Promise<void>) => void;
+const afterThisTest: Finished = (cleanup) => cleanups.push(cleanup);
+
+function startAgent(
+  routes: string[],
+  env: NodeJS.ProcessEnv = {},
+  serverUrl = server.url,
+  finished: Finished = afterThisTest,
+) {
   const stateDir = join(dir, `state-${randomBytes(3).toString('hex')}`);
   const agent = spawnShopdesk(
     [
@@ -53,7 +62,9 @@ function startAgent(routes: string[], env: NodeJS.ProcessEnv = {}, serverUrl = s
     ],
     { SHOPDESK_AGENT_TOKEN: server.token, ...env },
   );
-  cleanups.push(() => agent.kill('SIGKILL'));
+  finished(async () => {
+    await agent.kill('SIGKILL');
+  });
   return { agent, stateDir };
 }
 
@@ -63,9 +74,19 @@ const linesWith = (agent: ShopdeskProcess, text: string) =>
     .split('\n')
     .filter((line) => line.includes(text));
 
+// Each of these watches its own agent for more than one round of the printer watch (5 s):
+// side by side, the two rounds pass once instead of twice.
 describe('shopdesk agent at start: printers it cannot print on', () => {
-  it('says, one line each, which route has a printer this computer does not have; the rest are quiet', async () => {
-    const { agent } = startAgent([`ghost=${missingQueue}`, `real=${existingQueue}`]);
+  it.concurrent('says, one line each, which route has a printer this computer does not have; the rest are quiet', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { agent } = startAgent(
+      [`ghost=${missingQueue}`, `real=${existingQueue}`],
+      {},
+      server.url,
+      onTestFinished,
+    );
     await waitFor('connected', () => agent.stderr().includes(' info connected'), 30_000);
     expect(linesWith(agent, `printer ${missingQueue}`)).toEqual([
       expect.stringMatching(
@@ -89,12 +110,16 @@ describe('shopdesk agent at start: printers it cannot print on', () => {
     expect(await agent.kill('SIGTERM')).toBe(0);
   }, 60_000);
 
-  it('says when CUPS is not running, once, before the routes it leaves without a printer; the server may be away too', async () => {
+  it.concurrent('says when CUPS is not running, once, before the routes it leaves without a printer; the server may be away too', async ({
+    expect,
+    onTestFinished,
+  }) => {
     // lp and lpstat ask the scheduler CUPS_SERVER names: nothing listens there.
     const { agent } = startAgent(
       [`receipts=${existingQueue}`],
       { CUPS_SERVER: `127.0.0.1:${await closedPort()}` },
       `http://127.0.0.1:${await closedPort()}`,
+      onTestFinished,
     );
     await waitFor(
       'the route line',

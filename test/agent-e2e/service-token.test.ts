@@ -8,8 +8,9 @@ import {
   type RealAgentTestServer,
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
+import { ok } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { runShopdesk, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 
 /**
  * `shopdesk agent` as a service runs it (docs/agent-install.md, "As a service"), as a process
@@ -141,7 +142,7 @@ describe('shopdesk agent: a refused token ends it with exit code 77', () => {
     const { agent, out } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: issued.secret } });
     await printsAJob(agent, out, 'before-revoke');
 
-    await runShopdesk(['token', 'revoke', String(issued.id), '--db', server.dbFile]);
+    await ok('token', 'revoke', String(issued.id), '--db', server.dbFile);
     const revokedAt = Date.now();
     expect(await agent.exited).toBe(77);
     // The next heartbeat (2 s here) or long-poll (2 s) is refused.

@@ -9,6 +9,7 @@ import {
   scratchDir,
   shopdesk,
   shopdeskProcess,
+  shopdeskWith,
 } from '../helpers/shopdesk-cli.ts';
 
 /**
@@ -38,7 +39,7 @@ describe('serve refuses what it cannot use, before it writes anything', () => {
     ['SHOPDESK_TRUST_PROXY', { SHOPDESK_TRUST_PROXY: 'yes' }],
   ])('a bad %s: exit 2, one line, no database', async (name, env) => {
     const db = join(dir, `refused-${name}.sqlite`);
-    expectUsageError(await shopdeskProcess({ env }, 'serve', '--db', db), new RegExp(name));
+    expectUsageError(await shopdeskWith(env, 'serve', '--db', db), new RegExp(name));
     expect(existsSync(db)).toBe(false);
   });
 
@@ -71,8 +72,8 @@ describe('a --db in a folder that is not there', () => {
 
   it('SHOPDESK_DB is held to the same rule', async () => {
     const folder = join(dir, 'env-typo');
-    const run = await shopdeskProcess(
-      { env: { SHOPDESK_DB: join(folder, 'x.sqlite') } },
+    const run = await shopdeskWith(
+      { SHOPDESK_DB: join(folder, 'x.sqlite') },
       'company',
       'create',
       '--name',

@@ -12,9 +12,19 @@ import { createJob, integratorToken } from '../printing/helpers.ts';
  * the preview follow the source and the sample data, save new versions (by keyboard too),
  * read a Liquid error in words with its line and column; then a job made from it shows its
  * rendering on the job's page. Every step under the console's strict CSP, checked by axe.
+ * One Chromium for the file (a launch costs seconds of CPU); each database gets its own
+ * browser contexts, so nothing of one run is seen by the other.
  */
+let browser: Browser;
+beforeAll(async () => {
+  await ensureConsoleBuilt();
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
 describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) => {
-  let browser: Browser;
   let server: TestServer;
   let page: Page;
   let manager: ConsoleUser;
@@ -22,8 +32,6 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
   const cspErrors: string[] = [];
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchChromium();
     server = await startTestServerOn(dialect);
     companyId = await server.createCompany('Template Shop');
     manager = await consoleUser(server, companyId, 'manager');
@@ -38,7 +46,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await page?.context().close();
     await server?.close();
   });
 

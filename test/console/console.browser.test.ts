@@ -14,10 +14,20 @@ import { createJob, integratorToken, registerAgent, type TestAgent } from '../pr
 /**
  * The console in a real Chromium, as a shop manager uses it: signed in on one instance
  * while the agent and the shop system talk to the other (PostgreSQL: two instances of one
- * database; SQLite: the one instance). Every page is checked with axe-core.
+ * database; SQLite: the one instance). Every page is checked with axe-core. One Chromium for
+ * the file (a launch costs seconds of CPU); each database gets its own browser contexts, so
+ * nothing of one run (cookies, storage) is seen by the other.
  */
+let browser: Browser;
+beforeAll(async () => {
+  await ensureConsoleBuilt();
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
 describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s', (dialect) => {
-  let browser: Browser;
   let instances: Instances;
   let companyId: number;
   let owner: ConsoleUser;
@@ -28,8 +38,6 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
   let agent: TestAgent;
 
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchChromium();
     instances = await startInstances(dialect);
     companyId = await instances.one.createCompany('Browser Shop');
     owner = await consoleUser(instances.one, companyId, 'owner');
@@ -40,7 +48,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     page.on('dialog', (dialog) => void dialog.accept());
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await context?.close();
     await instances?.close();
   });
 

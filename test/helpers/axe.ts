@@ -20,7 +20,9 @@ export interface AxeViolation {
  * not block, so the page is checked under its own strict policy.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(axeSource);
+  // Once per document: the console's pages change without loading a new one, and axe's
+  // 650 kB need not be sent and parsed again for each check of the same document.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     // biome-ignore lint/suspicious/noExplicitAny: axe is a global the evaluated script defines.
     const result = await (globalThis as any).axe.run(document, { resultTypes: ['violations'] });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -8,6 +8,7 @@ import { defaultServerConfig, type ServerConfig } from '../../server/config.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
 import type { Permission } from '../../shared/permissions.ts';
 import type { CreateJobBody, JobRecord } from '../../shared/printing.ts';
+import { migratedSqliteFile } from './migrated-schema.ts';
 import { TestClock } from './server.ts';
 
 /**
@@ -62,6 +63,9 @@ export async function startRealAgentTestServer(
 ): Promise<RealAgentTestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-e2e-'));
   const dbFile = join(dir, 'shopdesk.sqlite');
+  // A copy of the migrated schema (migrated-schema.ts), as test/helpers/server.ts starts
+  // from, instead of every migration again: the agent's runtime tests make one per test.
+  copyFileSync(await migratedSqliteFile(), dbFile);
   let port = 0;
   const clock = new TestClock();
   const boot = async (): Promise<App> =>

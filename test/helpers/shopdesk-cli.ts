@@ -47,17 +47,26 @@ let previous: Promise<unknown> = Promise.resolve();
  * and environment to itself while it runs), in the order they were asked for.
  */
 export function shopdesk(...args: string[]): Promise<Run> {
-  const run = previous.then(() => runInProcess(args));
+  return shopdeskWith({}, ...args);
+}
+
+/**
+ * `shopdesk ARGS` in this process with these environment variables set while it runs (then
+ * put back as they were): for a setting read from the environment, not for the process.
+ */
+export function shopdeskWith(env: Record<string, string>, ...args: string[]): Promise<Run> {
+  const run = previous.then(() => runInProcess(args, env));
   previous = run.catch(() => {});
   return run;
 }
 
-async function runInProcess(args: string[]): Promise<Run> {
+async function runInProcess(args: string[], env: Record<string, string>): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const { write: writeOut } = process.stdout;
   const { write: writeErr } = process.stderr;
-  const saved = Object.fromEntries(pointers.map((name) => [name, process.env[name]]));
+  const names = [...new Set([...pointers, ...Object.keys(env)])];
+  const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
   const savedLevel = process.env.SHOPDESK_LOG_LEVEL;
   process.stdout.write = ((chunk: string | Uint8Array) => {
     stdout += chunk.toString();
@@ -69,6 +78,7 @@ async function runInProcess(args: string[]): Promise<Run> {
   }) as typeof process.stderr.write;
   for (const name of pointers) delete process.env[name];
   process.env.SHOPDESK_LOG_LEVEL = 'warn';
+  Object.assign(process.env, env);
   try {
     const code = await runShopdesk(['node', bin, ...args]);
     return { code, stdout, stderr };
@@ -76,7 +86,8 @@ async function runInProcess(args: string[]): Promise<Run> {
     process.stdout.write = writeOut;
     process.stderr.write = writeErr;
     for (const [name, value] of Object.entries(saved)) {
-      if (value !== undefined) process.env[name] = value;
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
     }
     if (savedLevel === undefined) delete process.env.SHOPDESK_LOG_LEVEL;
     else process.env.SHOPDESK_LOG_LEVEL = savedLevel;

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
-import { scratchDir, shopdeskProcess } from '../helpers/shopdesk-cli.ts';
+import { scratchDir, shopdesk, shopdeskProcess } from '../helpers/shopdesk-cli.ts';
 import { createJob } from '../printing/helpers.ts';
 import { startWebhookServer } from './helpers.ts';
 import { Receiver } from './receiver.ts';
@@ -41,6 +41,10 @@ describe('shopdesk webhook create', () => {
       String(companyId),
       ...args,
     );
+
+  // Its refusals need only its output and exit code: the same command in the test's process.
+  const refused = (...args: string[]) =>
+    shopdesk('webhook', 'create', '--db', server.dbFile, '--company', String(companyId), ...args);
 
   it('prints the id and the secret, and the running server sends the next event to it', async () => {
     // The server has looked (and cached) that this company takes no event.
@@ -95,8 +99,7 @@ describe('shopdesk webhook create', () => {
   });
 
   it('issues a token with webhooks.manage (`shopdesk token create`), which the API accepts', async () => {
-    const run = await shopdeskProcess(
-      {},
+    const run = await shopdesk(
       'token',
       'create',
       '--db',
@@ -117,7 +120,7 @@ describe('shopdesk webhook create', () => {
     [['--url', 'https://93.184.216.34/', '--events', 'nope'], '--events must be * or'],
     [['--url', 'nonsense', '--events', '*'], '--url must be a valid URL'],
   ])('refuses %j with a usage error', async (args, message) => {
-    const run = await create(...args);
+    const run = await refused(...args);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
     expect(run.stdout).toBe('');

@@ -45,11 +45,3 @@ export function spawnShopdesk(args: string[], env: NodeJS.ProcessEnv = {}): Shop
     },
   };
 }
-
-/** Runs a `shopdesk` command to its end; throws with its stderr when it fails. */
-export async function runShopdesk(args: string[]): Promise<string> {
-  const run = spawnShopdesk(args);
-  const code = await run.exited;
-  if (code !== 0) throw new Error(`shopdesk ${args[0]} exited ${code}: ${run.stderr()}`);
-  return run.stdout();
-}
