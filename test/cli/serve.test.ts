@@ -66,7 +66,9 @@ describe('serve', () => {
     let admin: string;
     let agent: string;
     try {
-      await waitFor('the AGENT_TOKEN= line', () => /^AGENT_TOKEN=sd_\S+$/m.test(first.stdout()));
+      // The console's sign-in is the demo's last line (its password is hashed after the
+      // tokens are printed).
+      await waitFor('the Console sign-in line', () => /^Console sign-in: /m.test(first.stdout()));
       // Lines a shell takes as they are: the README's commands use $TOKEN and $AGENT_TOKEN.
       admin = /^TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
       agent = /^AGENT_TOKEN=(sd_[\w-]+)$/m.exec(first.stdout())![1]!;
