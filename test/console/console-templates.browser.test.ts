@@ -1,11 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { launchChromium } from '../helpers/chromium.ts';
-import { type ConsoleUser, consoleUser, ensureConsoleBuilt } from '../helpers/console.ts';
+import { type ConsoleUser, consoleUser } from '../helpers/console.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken } from '../printing/helpers.ts';
+import { chromiumForFile } from './helpers.ts';
 
 /**
  * The Templates page in a real Chromium, as a shop manager uses it: create a template, watch
@@ -15,14 +15,7 @@ import { createJob, integratorToken } from '../printing/helpers.ts';
  * One Chromium for the file (a launch costs seconds of CPU); each database gets its own
  * browser contexts, so nothing of one run is seen by the other.
  */
-let browser: Browser;
-beforeAll(async () => {
-  await ensureConsoleBuilt();
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = chromiumForFile();
 
 describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) => {
   let server: TestServer;
@@ -35,7 +28,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     server = await startTestServerOn(dialect);
     companyId = await server.createCompany('Template Shop');
     manager = await consoleUser(server, companyId, 'manager');
-    page = await browser.newPage();
+    page = await chromium.browser.newPage();
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
     });
@@ -147,7 +140,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
 
   it('shows staff a template read-only, with its preview and no Save', async () => {
     const staff = await consoleUser(server, companyId, 'staff');
-    const staffPage = await browser.newPage();
+    const staffPage = await chromium.browser.newPage();
     await staffPage.goto(`${server.url}/console/`);
     await staffPage.getByLabel('E-mail').fill(staff.email);
     await staffPage.getByLabel('Password').fill(staff.password);

@@ -1,15 +1,10 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { launchChromium } from '../helpers/chromium.ts';
-import {
-  type ConsoleUser,
-  consoleRequest,
-  consoleUser,
-  ensureConsoleBuilt,
-} from '../helpers/console.ts';
+import { type ConsoleUser, consoleRequest, consoleUser } from '../helpers/console.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from '../printing/helpers.ts';
+import { chromiumForFile } from './helpers.ts';
 
 /**
  * The console in a real Chromium, as a shop manager uses it: signed in on one instance
@@ -18,14 +13,7 @@ import { createJob, integratorToken, registerAgent, type TestAgent } from '../pr
  * the file (a launch costs seconds of CPU); each database gets its own browser contexts, so
  * nothing of one run (cookies, storage) is seen by the other.
  */
-let browser: Browser;
-beforeAll(async () => {
-  await ensureConsoleBuilt();
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = chromiumForFile();
 
 describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s', (dialect) => {
   let instances: Instances;
@@ -43,7 +31,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     owner = await consoleUser(instances.one, companyId, 'owner');
     staff = await consoleUser(instances.one, companyId, 'staff');
     integrator = await integratorToken(instances.two, companyId);
-    context = await browser.newContext();
+    context = await chromium.browser.newContext();
     page = await context.newPage();
     page.on('dialog', (dialog) => void dialog.accept());
   }, 60_000);
@@ -214,7 +202,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
   });
 
   it('shows staff no Tokens, Webhooks nor enrolment, and refuses the Tokens page', async () => {
-    const staffContext = await browser.newContext();
+    const staffContext = await chromium.browser.newContext();
     const staffPage = await staffContext.newPage();
     await staffPage.goto(`${instances.one.url}/console/`);
     await staffPage.getByLabel('E-mail').fill(staff.email);

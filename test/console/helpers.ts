@@ -1,0 +1,27 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { launchChromium } from '../helpers/chromium.ts';
+import { ensureConsoleBuilt } from '../helpers/console.ts';
+
+/**
+ * One Chromium for the test file, with the console built first (a launch costs about a
+ * second of CPU). Each group of tests opens its own contexts on it, so nothing of one group
+ * (cookies, storage) is seen by another. `browser` is there from the file's `beforeAll` on.
+ */
+export function chromiumForFile(): { readonly browser: Browser } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    get browser(): Browser {
+      if (browser === undefined)
+        throw new Error('Chromium is not started: use it in a test or hook.');
+      return browser;
+    },
+  };
+}
