@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -10,15 +11,22 @@ import { Worker } from 'node:worker_threads';
  * passive checkpoint never takes the writer's lock, so commits go on meanwhile, and it
  * copies (and syncs) nothing when no frame is new. Durability is unchanged: a committed
  * transaction is in the WAL whether or not it has been checkpointed.
+ *
+ * The thread costs ~60 ms of CPU to start and a checkpoint call every round: it is started
+ * only once the WAL has grown past `walBytesForThread` (`whenWalGrows`). A process that
+ * writes little (a command, a quiet shop) never needs it: SQLite's own automatic checkpoint
+ * (every 1,000 pages) then comes seldom enough not to matter.
  */
 const source = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
 const db = new Sqlite(workerData.file);
 db.pragma('synchronous = NORMAL');
+// Prepared once: \`db.pragma()\` compiles its statement on every call.
+const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const checkpoint = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    passive.get();
   } catch {
     // Busy or gone: the next round (or the writer's own automatic checkpoint) does it.
   }
@@ -49,6 +57,47 @@ export function startCheckpointer(file: string, driver: string, intervalMs = 100
       worker.ref();
       worker.postMessage('stop');
       await exited;
+    },
+  };
+}
+
+/** The WAL's size past which the thread is worth its start: ~250 pages of 4 KiB. */
+export const walBytesForThread = 1024 * 1024;
+
+/**
+ * Starts the checkpointer for `file` once its WAL has grown past `walBytesForThread`, looked
+ * at every `checkEveryMs` (one `stat`); `started` is called then (to raise the writer's own
+ * automatic checkpoint). Under a sustained write load that is within a second or two.
+ */
+export function checkpointerWhenWalGrows(
+  file: string,
+  driver: string,
+  started: () => void,
+  checkEveryMs = 1000,
+): Checkpointer & { readonly started: boolean } {
+  let checkpointer: Checkpointer | undefined;
+  const look = () => {
+    let size = 0;
+    try {
+      size = statSync(`${file}-wal`).size;
+    } catch {
+      return; // No WAL yet: nothing written.
+    }
+    if (size < walBytesForThread) return;
+    clearInterval(watch);
+    checkpointer = startCheckpointer(file, driver);
+    started();
+  };
+  const watch = setInterval(look, checkEveryMs);
+  watch.unref();
+  look();
+  return {
+    get started() {
+      return checkpointer !== undefined;
+    },
+    async stop() {
+      clearInterval(watch);
+      await checkpointer?.stop();
     },
   };
 }
