@@ -13,9 +13,9 @@ import { Worker } from 'node:worker_threads';
  * transaction is in the WAL whether or not it has been checkpointed.
  *
  * The thread costs ~60 ms of CPU to start and a checkpoint call every round: it is started
- * only once the WAL has grown past `walBytesForThread` (`whenWalGrows`). A process that
- * writes little (a command, a quiet shop) never needs it: SQLite's own automatic checkpoint
- * (every 1,000 pages) then comes seldom enough not to matter.
+ * only once the WAL has grown past `walBytesForThread` (`checkpointerWhenWalGrows`). A
+ * process that writes little (a command, a quiet shop) never starts it; its WAL is copied
+ * when its connection closes.
  */
 const source = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -66,14 +66,12 @@ export const walBytesForThread = 1024 * 1024;
 
 /**
  * Starts the checkpointer for `file` once its WAL has grown past `walBytesForThread`, looked
- * at every `checkEveryMs` (one `stat`); `started` is called then (to raise the writer's own
- * automatic checkpoint). Under a sustained write load that is within a second or two.
+ * at every `checkEveryMs` (one `stat`, a few microseconds).
  */
 export function checkpointerWhenWalGrows(
   file: string,
   driver: string,
-  started: () => void,
-  checkEveryMs = 1000,
+  checkEveryMs = 100,
 ): Checkpointer & { readonly started: boolean } {
   let checkpointer: Checkpointer | undefined;
   const look = () => {
@@ -86,7 +84,6 @@ export function checkpointerWhenWalGrows(
     if (size < walBytesForThread) return;
     clearInterval(watch);
     checkpointer = startCheckpointer(file, driver);
-    started();
   };
   const watch = setInterval(look, checkEveryMs);
   watch.unref();

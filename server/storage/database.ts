@@ -104,16 +104,14 @@ function openSqlite(file: string): OpenedStorage {
   raw.pragma('foreign_keys = ON');
   // The CLI writes while the server runs: wait for the lock instead of failing.
   raw.pragma('busy_timeout = 5000');
-  // Checkpoints run on their own thread (checkpointer.ts), off the request path, once the
-  // WAL has grown enough to be worth it; from then on the writer's own automatic checkpoint
-  // stays as a bound on the WAL (~40 MB), should that thread fall behind under a sustained
-  // write load (or be gone).
+  // Checkpoints run on their own thread (checkpointer.ts), off the request path, started once
+  // the WAL has grown past 1 MiB; the writer's own automatic checkpoint stays as a bound on
+  // the WAL (~40 MB), should that thread fall behind under a sustained write load (or be gone).
   const checkpointer =
     file === ':memory:'
       ? undefined
-      : checkpointerWhenWalGrows(file, require.resolve('better-sqlite3'), () =>
-          raw.pragma('wal_autocheckpoint = 10000'),
-        );
+      : checkpointerWhenWalGrows(file, require.resolve('better-sqlite3'));
+  if (checkpointer) raw.pragma('wal_autocheckpoint = 10000');
   const dataVersion = raw.prepare('PRAGMA data_version').pluck();
   const statements = withStatementCache(raw);
   // BEGIN, SAVEPOINT and COMMIT prepared once, like the queries: `exec` would compile them
