@@ -1,8 +1,22 @@
 import iconv from 'iconv-lite';
-import PDFDocument from 'pdfkit';
-import SVGtoPDF from 'svg-to-pdfkit';
 import type { SheetSize } from '../../../shared/printer-profiles.ts';
 import { monoFontFile } from './fonts.ts';
+
+/**
+ * pdfkit and svg-to-pdfkit, loaded for the first PDF that needs them: loading pdfkit (with
+ * fontkit and its tables) was ~80 ms of the ~610 ms of CPU a `shopdesk serve` start took
+ * (median of 8 starts on a new SQLite file), for a path few receipts take.
+ */
+const load = () =>
+  Promise.all([import('pdfkit'), import('svg-to-pdfkit')]).then(([pdf, svg]) => ({
+    PDFDocument: pdf.default,
+    SVGtoPDF: svg.default,
+  }));
+let drawing: ReturnType<typeof load> | undefined;
+const loadDrawing = () => {
+  drawing ??= load();
+  return drawing;
+};
 
 export const pointsPerMm = 72 / 25.4;
 export const sheetMargin = 36;
@@ -21,7 +35,8 @@ function svgSize(svg: string): { width: number; height: number } {
  * page as long as the receipt; on a sheet (`a4`…) the receipt scaled to the sheet's width
  * between margins, over as many pages as it takes.
  */
-export function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer> {
+export async function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer> {
+  const { PDFDocument, SVGtoPDF } = await loadDrawing();
   const size = svgSize(svg);
   const roll = typeof paper === 'number';
   const margin = roll ? 4 * pointsPerMm : sheetMargin;
