@@ -236,10 +236,6 @@ export function namespaceOf(database: DatabaseTarget): string {
 }
 
 /**
- * The limit as configured: none at 0; Redis when `--redis-url` is given; else shared in
- * PostgreSQL, or in this process on SQLite (one process serves an SQLite file).
- */
-/**
  * Several limits counted in the same store, opened together: a store that does not answer
  * holds up start-up for its timeout once, not once a limit. On PostgreSQL the first makes
  * the limiter's table before the others open (two `CREATE TABLE IF NOT EXISTS` at the same
@@ -278,6 +274,10 @@ export async function openRateLimits<Limits extends number[]>(
   }
 }
 
+/**
+ * The limit as configured: none at 0; Redis when `--redis-url` is given; else shared in
+ * PostgreSQL, or in this process on SQLite (one process serves an SQLite file).
+ */
 export async function openRateLimit(
   config: Pick<
     ServerConfig,
