@@ -1,6 +1,6 @@
 import type { TemplateKind } from '../../shared/templates.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
-import { parseTemplate, renderLiquid } from './liquid.ts';
+import { parsedTemplate, renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
 
 /** What a version holds, before it is saved. */
@@ -18,7 +18,7 @@ export interface VersionContent {
  * whatever its data is a 422 when it is saved, not a job that fails at its claim.
  */
 export function checkVersion(content: VersionContent): void {
-  parseTemplate(content.kind, content.source);
+  parsedTemplate(content.kind, content.source);
   if (content.kind === 'receipt') checkImages(content.source, 'source');
   if (content.data_schema !== null) {
     checkDataSchema(content.data_schema);

@@ -49,7 +49,7 @@ class RenderBudget {
   check(now: number): void {
     this.#steps += 1;
     if (this.#steps > stepLimit) {
-      throw new RenderStopped(`it passed its limit of ${stepLimit} steps (tags and outputs)`);
+      throw new RenderStopped(`it passed its limit of ${stepLimit} steps (tags, outputs and text)`);
     }
     if (now > this.limit) {
       throw new RenderStopped(`it passed its limit of ${renderLimitMs} ms`);
@@ -107,7 +107,7 @@ const messageOf = (error: Error) =>
  * The template parsed, or a 422 on `source` naming the line and column of the first error
  * (a tag left open, an unknown filter).
  */
-export function parseTemplate(kind: TemplateKind, source: string): Template[] {
+function parseTemplate(kind: TemplateKind, source: string): Template[] {
   try {
     return engines[kind].parse(source);
   } catch (error) {

@@ -5,7 +5,7 @@ import { invalidField } from '../domain-errors.ts';
 import { renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
 import { finishZpl } from './render/label.ts';
-import { labelSize, labelToPng } from './render/label-png.ts';
+import { dotsOf, labelSize, labelToPng } from './render/label-png.ts';
 import { receiptToPdf } from './render/pdf-receipt.ts';
 import { bitmapToPng } from './render/png.ts';
 import { bitmapToZpl } from './render/raster.ts';
@@ -39,11 +39,11 @@ const dpiOf = (profile: PrinterProfile) => profile.dpi ?? 203;
 
 /** Dots across a label printer's head for the profile (a 50 mm label at 203 dpi: 400). */
 const zplDots = (profile: PrinterProfile) =>
-  Math.round((((profile.width_mm as number | undefined) ?? 50) * dpiOf(profile)) / 25.4);
+  dotsOf((profile.width_mm as number | undefined) ?? 50, dpiOf(profile));
 
 /** A label's width in dots: a zpl profile's label, else (a receipt printer's) a 50 mm label. */
 const labelDots = (profile: PrinterProfile) =>
-  zplDots(profile.language === 'zpl' ? profile : { language: 'zpl', dpi: profile.dpi });
+  profile.language === 'zpl' ? zplDots(profile) : dotsOf(50, dpiOf(profile));
 
 /** A receipt's paper for a PDF: the profile's sheet or roll, else its roll width. */
 const pdfPaper = (profile: PrinterProfile) =>

@@ -31,8 +31,23 @@ export interface Glyph {
 /** receiptline's SVG font size for the single-byte code pages (`_svg.close`: 2 × 12 − 2). */
 export const fontSize = 22;
 
-/** The face's metrics in em: its advance (one for every glyph) and line box (hhea). */
-export const fontMetrics = (() => {
+interface FontMetrics {
+  advance: number;
+  ascent: number;
+  descent: number;
+}
+let metrics: FontMetrics | undefined;
+
+/**
+ * The face's metrics in em: its advance (one for every glyph) and line box (hhea). Read at
+ * the first use (the font is 340 KB), not when the server starts.
+ */
+export function fontMetrics(): FontMetrics {
+  metrics ??= readMetrics();
+  return metrics;
+}
+
+function readMetrics(): FontMetrics {
   const font = readFileSync(monoFontFile);
   const table = (tag: string) => {
     for (let i = 0, count = font.readUInt16BE(4); i < count; i++) {
@@ -50,7 +65,7 @@ export const fontMetrics = (() => {
     ascent: font.readInt16BE(hhea + 4) / unitsPerEm,
     descent: -font.readInt16BE(hhea + 6) / unitsPerEm,
   };
-})();
+}
 
 const fontOptions = {
   loadSystemFonts: false,
@@ -67,7 +82,8 @@ const latin1 = Array.from({ length: 256 }, (_, code) => String.fromCharCode(code
 /** Past this many glyphs the cache starts over (a receipt of many scripts cannot grow it). */
 const maxGlyphs = 20_000;
 
-const keyOf = (style: GlyphStyle) =>
+/** One style's key: the glyph cache's, and what a drawing groups its characters by. */
+export const keyOf = (style: GlyphStyle) =>
   `${style.scale.toFixed(5)} ${style.wide} ${style.high} ${+style.bold}${+style.underline}`;
 
 const asSvgText = (char: string) =>

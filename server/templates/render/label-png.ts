@@ -21,18 +21,19 @@ export const drawLimitMs = 2000;
 const loadLimitMs = 30_000;
 
 /** The label's size in dots, and the printer's dots a mm: 8 (203 dpi) or 12 (300 dpi). */
-export interface LabelSize {
+interface LabelSize {
   widthDots: number;
   heightDots: number;
   dpmm: 8 | 12;
 }
 
 /** A label's length when its ZPL sets none (`^LL`): 30 mm, a common shelf label. */
-export const defaultLabelMm = 30;
+const defaultLabelMm = 30;
 /** The longest label a preview draws: 300 mm, as long as the widest label a profile takes. */
-export const maxLabelMm = 300;
+const maxLabelMm = 300;
 
-const dotsOf = (mm: number, dpi: number) => Math.round((mm * dpi) / 25.4);
+/** Millimetres as printer dots at `dpi`. */
+export const dotsOf = (mm: number, dpi: number) => Math.round((mm * dpi) / 25.4);
 
 /**
  * A label's size for a preview: `widthDots` across (the profile's label), as long as the

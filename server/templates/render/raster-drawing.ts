@@ -1,5 +1,12 @@
 import { renderAsync } from '@resvg/resvg-js';
-import { fontMetrics, fontSize, GlyphCache, type GlyphSet, type GlyphStyle } from './glyphs.ts';
+import {
+  fontMetrics,
+  fontSize,
+  GlyphCache,
+  type GlyphSet,
+  type GlyphStyle,
+  keyOf,
+} from './glyphs.ts';
 import type { Bitmap } from './raster.ts';
 import { pathSegments } from './receipt-layout.ts';
 
@@ -26,7 +33,7 @@ export const normal: TextStyle = { wide: 1, high: 1, bold: false, underline: fal
 export type Drawing =
   | { kind: 'rect'; x0: number; y0: number; x1: number; y1: number }
   | { kind: 'text'; style: TextStyle; chars: string[]; xs: number[]; y: number }
-  | { kind: 'image'; base64: string; x: number; y: number }
+  | { kind: 'image'; base64: string; width: number; height: number; x: number; y: number }
   | { kind: 'scissors'; y: number };
 
 /** What a receipt drew: its size in dots and its drawings in order. */
@@ -151,12 +158,12 @@ export async function paint(receipt: Receipt, width: number): Promise<Bitmap> {
   for (const drawing of receipt.drawings) {
     if (drawing.kind === 'text') {
       const style = styleAt(drawing.style, scale);
-      const key = JSON.stringify(style);
+      const key = keyOf(style);
       const entry = needed.get(key) ?? { style, chars: new Set() };
       for (const char of drawing.chars) entry.chars.add(char);
       needed.set(key, entry);
     } else if (drawing.kind === 'image') {
-      const { width: w, height: h } = pngSize(drawing.base64);
+      const { width: w, height: h } = drawing;
       const image = `<image href="data:image/png;base64,${drawing.base64}" width="${w}" height="${h}"/>`;
       if (w > 0 && h > 0) sprites.set(drawing, sprite(image, w, h, scale));
     } else if (drawing.kind === 'scissors') {
@@ -227,11 +234,12 @@ function drawText(
   const { style, chars, xs, y } = text;
   const glyphStyle = styleAt(style, scale);
   if (style.invert && chars.length > 0) {
-    const half = (fontMetrics.advance * fontSize * style.wide) / 2;
+    const font = fontMetrics();
+    const half = (font.advance * fontSize * style.wide) / 2;
     const x0 = (xs[0]! - half) * scale;
     const x1 = (xs[xs.length - 1]! + half) * scale;
-    const y0 = (y - fontMetrics.ascent * fontSize * style.high) * scale;
-    const y1 = (y + fontMetrics.descent * fontSize * style.high) * scale;
+    const y0 = (y - font.ascent * fontSize * style.high) * scale;
+    const y1 = (y + font.descent * fontSize * style.high) * scale;
     const [left, top] = [Math.floor(x0), Math.floor(y0)];
     fill(left, top, left + Math.ceil(x1 - x0), top + Math.ceil(y1 - y0), 0);
   }

@@ -172,6 +172,8 @@ function rasterCommand(receipt: Receipt) {
       receipt.drawings.push({
         kind: 'image',
         base64: image,
+        width,
+        height,
         x: blockStart(width),
         y: receipt.height,
       });
