@@ -2,7 +2,6 @@ import { defineConfig } from 'vitest/config';
 import { projectNames, testProjects } from './test/projects.ts';
 
 const files = testProjects();
-const sharesModules = new Set<string>(['sqlite', 'postgres', 'system', 'fuzz']);
 
 export default defineConfig({
   test: {
@@ -25,7 +24,7 @@ export default defineConfig({
     // and parts of the agent.
     projects: projectNames.map((name) => ({
       extends: true,
-      test: { name, include: files[name], isolate: !sharesModules.has(name) },
+      test: { name, include: files[name], isolate: name === 'unit' },
     })),
   },
 });

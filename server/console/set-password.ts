@@ -55,7 +55,8 @@ export async function setPassword(
   });
 }
 
-async function writePassword(db: Db, userId: number, passwordHash: string): Promise<void> {
+/** Stores a password hash for the user (the invitation used up) and ends its sessions. */
+export async function writePassword(db: Db, userId: number, passwordHash: string): Promise<void> {
   await db
     .updateTable('console_users')
     .set({ password_hash: passwordHash, setup_hash: null, setup_expires_at: null })

@@ -1,6 +1,7 @@
 import { buildConsole, isConsoleBuilt } from '../../console/build.ts';
 import { createUser } from '../../server/console/create-user.ts';
 import { hashPassword } from '../../server/console/password-hash.ts';
+import { writePassword } from '../../server/console/set-password.ts';
 import type { ConsoleRole } from '../../shared/console.ts';
 import type { Answer, TestServer } from './server.ts';
 
@@ -35,12 +36,7 @@ export async function consoleUser(
   const { db } = server.app.services.storage;
   const { user } = await createUser(db, { companyId, email, role });
   passwordHash ??= hashPassword(password);
-  // As setPassword writes it (server/console/set-password.ts): a new user has no session.
-  await db
-    .updateTable('console_users')
-    .set({ password_hash: await passwordHash, setup_hash: null, setup_expires_at: null })
-    .where('id', '=', user.id)
-    .execute();
+  await writePassword(db, user.id, await passwordHash);
   return { id: user.id, email, password };
 }
 

@@ -42,7 +42,11 @@ let sqliteFile: Promise<string> | undefined;
  * to make it each end with a whole file.
  */
 export function migratedSqliteFile(): Promise<string> {
-  sqliteFile ??= makeSqliteFile();
+  // A failure is not kept: the worker's next test file tries again (modules are shared).
+  sqliteFile ??= makeSqliteFile().catch((error: unknown) => {
+    sqliteFile = undefined;
+    throw error;
+  });
   return sqliteFile;
 }
 
@@ -101,7 +105,7 @@ async function makePostgresTemplate(adminUrl: string): Promise<string> {
       }
       // `with (force)`-free: the storage's connections are gone once it is closed, but may
       // still be leaving; a rename waits for none, so wait here.
-      await untilNoConnections(admin, building);
+      await untilNoConnections((sql, values) => admin.query(sql, values), building);
       await admin.query(`alter database ${building} rename to ${postgresTemplateName}`);
       await dropOlderTemplates(admin);
     }
@@ -112,13 +116,17 @@ async function makePostgresTemplate(adminUrl: string): Promise<string> {
   return postgresTemplateName;
 }
 
-async function untilNoConnections(admin: pg.Client, name: string): Promise<void> {
-  const deadline = performance.now() + 5000;
+/** Waits (up to `withinMs`) until no connection to database `name` is left. */
+export async function untilNoConnections(
+  query: (statement: string, values: unknown[]) => Promise<pg.QueryResult>,
+  name: string,
+  withinMs = 5000,
+): Promise<void> {
+  const deadline = performance.now() + withinMs;
   while (performance.now() < deadline) {
-    const left = await admin.query(
-      'select count(*)::int as n from pg_stat_activity where datname = $1',
-      [name],
-    );
+    const left = await query('select count(*)::int as n from pg_stat_activity where datname = $1', [
+      name,
+    ]);
     if (left.rows[0].n === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

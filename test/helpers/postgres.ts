@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migratedPostgresTemplate } from './migrated-schema.ts';
+import { migratedPostgresTemplate, untilNoConnections } from './migrated-schema.ts';
 import { requireService } from './services.ts';
 
 /**
@@ -32,15 +32,8 @@ async function admin(statement: string, values: unknown[] = []): Promise<pg.Quer
  * with (force)` would terminate them, and a pg client being ended raises that as an
  * uncaught error in the test process. So wait (up to 2 s) for them to leave first.
  */
-async function connectionsGone(name: string): Promise<void> {
-  const deadline = performance.now() + 2000;
-  while (performance.now() < deadline) {
-    const left = await admin('select count(*)::int as n from pg_stat_activity where datname = $1', [
-      name,
-    ]);
-    if (left.rows[0].n === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function connectionsGone(name: string): Promise<void> {
+  return untilNoConnections(admin, name, 2000);
 }
 
 /**

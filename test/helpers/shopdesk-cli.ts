@@ -65,9 +65,8 @@ async function runInProcess(args: string[], env: Record<string, string>): Promis
   let stderr = '';
   const { write: writeOut } = process.stdout;
   const { write: writeErr } = process.stderr;
-  const names = [...new Set([...pointers, ...Object.keys(env)])];
+  const names = [...new Set([...pointers, 'SHOPDESK_LOG_LEVEL', ...Object.keys(env)])];
   const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
-  const savedLevel = process.env.SHOPDESK_LOG_LEVEL;
   process.stdout.write = ((chunk: string | Uint8Array) => {
     stdout += chunk.toString();
     return true;
@@ -89,8 +88,6 @@ async function runInProcess(args: string[], env: Record<string, string>): Promis
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
-    if (savedLevel === undefined) delete process.env.SHOPDESK_LOG_LEVEL;
-    else process.env.SHOPDESK_LOG_LEVEL = savedLevel;
   }
 }
 

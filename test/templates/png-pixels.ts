@@ -1,11 +1,8 @@
 import { Resvg } from '@resvg/resvg-js';
+import type { Bitmap } from '../../server/templates/render/raster.ts';
 
 /** A picture as grey levels, 0 (black) to 255 (white), one byte a pixel, row by row. */
-export interface Grey {
-  width: number;
-  height: number;
-  pixels: Uint8Array;
-}
+export type Grey = Bitmap;
 
 /**
  * Any PNG (whatever the encoder chose: grey, palette, RGB, with alpha, row filters) as grey
