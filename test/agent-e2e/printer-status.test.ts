@@ -36,15 +36,6 @@ beforeAll(async () => {
   server = await startRealAgentTestServer();
 });
 
-/** What a test leaves behind, undone at its end in reverse order (concurrent tests each their own). */
-function cleanupsAtEnd(onTestFinished: (hook: () => Promise<void>) => void) {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  onTestFinished(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  return cleanups;
-}
-
 afterAll(async () => {
   await server?.close();
   for (const name of [queue, headlessQueue]) await deleteQueue(name);
@@ -71,9 +62,8 @@ describe('printer state: real CUPS → agent → real server', () => {
     expect,
     onTestFinished,
   }) => {
-    const cleanups = cleanupsAtEnd(onTestFinished);
     const state = await makeStateDir();
-    cleanups.push(state.cleanup);
+    onTestFinished(state.cleanup);
     const runtime = new AgentRuntime({
       serverUrl: server.url,
       token: server.token,
@@ -83,7 +73,7 @@ describe('printer state: real CUPS → agent → real server', () => {
       reconnect: { baseMs: 50, maxMs: 300 },
       printerCheckMs: 200,
     });
-    cleanups.push(() => runtime.stop());
+    onTestFinished(() => runtime.stop());
     await runtime.start();
     await waitFor('connected', () => runtime.status().connection === 'connected');
     const agentId = runtime.status().agentId!;
@@ -130,9 +120,8 @@ describe('printer state: real CUPS → agent → real server', () => {
     onTestFinished,
   }) => {
     await execFileAsync('cupsdisable', ['-r', `Paper out ${suffix}`, headlessQueue]);
-    const cleanups = cleanupsAtEnd(onTestFinished);
     const state = await makeStateDir();
-    cleanups.push(state.cleanup);
+    onTestFinished(state.cleanup);
     const agent = spawnShopdesk([
       'agent',
       '--server',
@@ -144,7 +133,7 @@ describe('printer state: real CUPS → agent → real server', () => {
       '--state-dir',
       state.dir,
     ]);
-    cleanups.push(() => agent.kill('SIGKILL'));
+    onTestFinished(() => void agent.kill('SIGKILL'));
     const notReady = `printer ${headlessQueue} (route receipts) is not ready: stopped, paused: Paper out ${suffix}`;
     await waitFor('the not-ready line', () => agent.stderr().includes(notReady), 20_000).catch(
       (error: Error) => {

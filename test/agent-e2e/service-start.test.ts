@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempCopyPrefixFor } from '../../agent/core/printers/temp-copies.ts';
 import { deleteQueue, lpadmin, startTestCups } from '../helpers/cups.ts';
 import { closedPort } from '../helpers/ports.ts';
@@ -23,7 +23,6 @@ const existingQueue = `shopdesk-e2e-start-${suffix}`;
 const missingQueue = `shopdesk-e2e-missing-${suffix}`;
 let server: RealAgentTestServer;
 let dir: string;
-const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   await startTestCups();
@@ -31,24 +30,18 @@ beforeAll(async () => {
   server = await startRealAgentTestServer();
   dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-start-'));
 });
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 afterAll(async () => {
   await server?.close();
   await deleteQueue(existingQueue);
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Kills the agent at the end of the test that started it (a concurrent one's own hook). */
-type Finished = (cleanup: () => Promise<void>) => void;
-const afterThisTest: Finished = (cleanup) => cleanups.push(cleanup);
-
+/** An agent killed at the end of the test that started it (`finished`: that test's own hook). */
 function startAgent(
+  finished: (cleanup: () => Promise<void>) => void,
   routes: string[],
   env: NodeJS.ProcessEnv = {},
   serverUrl = server.url,
-  finished: Finished = afterThisTest,
 ) {
   const stateDir = join(dir, `state-${randomBytes(3).toString('hex')}`);
   const agent = spawnShopdesk(
@@ -81,12 +74,10 @@ describe('shopdesk agent at start: printers it cannot print on', () => {
     expect,
     onTestFinished,
   }) => {
-    const { agent } = startAgent(
-      [`ghost=${missingQueue}`, `real=${existingQueue}`],
-      {},
-      server.url,
-      onTestFinished,
-    );
+    const { agent } = startAgent(onTestFinished, [
+      `ghost=${missingQueue}`,
+      `real=${existingQueue}`,
+    ]);
     await waitFor('connected', () => agent.stderr().includes(' info connected'), 30_000);
     expect(linesWith(agent, `printer ${missingQueue}`)).toEqual([
       expect.stringMatching(
@@ -116,10 +107,10 @@ describe('shopdesk agent at start: printers it cannot print on', () => {
   }) => {
     // lp and lpstat ask the scheduler CUPS_SERVER names: nothing listens there.
     const { agent } = startAgent(
+      onTestFinished,
       [`receipts=${existingQueue}`],
       { CUPS_SERVER: `127.0.0.1:${await closedPort()}` },
       `http://127.0.0.1:${await closedPort()}`,
-      onTestFinished,
     );
     await waitFor(
       'the route line',
@@ -144,7 +135,9 @@ describe('shopdesk agent at start: printers it cannot print on', () => {
 });
 
 describe('shopdesk agent at start: temporary copies', () => {
-  it('removes the copies an earlier run of this agent left in the temporary folder, and no others', async () => {
+  it('removes the copies an earlier run of this agent left in the temporary folder, and no others', async ({
+    onTestFinished,
+  }) => {
     const agentTmp = join(dir, `tmp-${randomBytes(3).toString('hex')}`);
     await mkdir(agentTmp);
     const stateDir = join(dir, 'state-with-leftovers');
@@ -167,7 +160,9 @@ describe('shopdesk agent at start: temporary copies', () => {
       ],
       { SHOPDESK_AGENT_TOKEN: server.token, TMPDIR: agentTmp },
     );
-    cleanups.push(() => agent.kill('SIGKILL'));
+    onTestFinished(async () => {
+      await agent.kill('SIGKILL');
+    });
     await waitFor('the starting line', () => agent.stderr().includes(' starting; server '), 30_000);
     expect(existsSync(join(agentTmp, own))).toBe(false);
     expect((await readdir(agentTmp)).sort()).toEqual([otherAgent, ...unrelated].sort());
