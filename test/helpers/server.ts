@@ -62,6 +62,13 @@ export interface TestServer {
   ): Promise<string>;
   // biome-ignore lint/suspicious/noExplicitAny: as for Answer.
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Answer<T>>;
+  /** `path` under /api/v1 sent exactly as given (no headers added), the answer's text unread. */
+  send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string | Buffer,
+  ): Promise<{ status: number; headers: Headers; text: string }>;
   /** Whether an agent's long-poll waits on this server now: what a test waits for first. */
   agentsWaiting(): boolean;
   close(): Promise<void>;
@@ -137,6 +144,14 @@ export async function startTestServer(
         body = JSON.stringify(requestOptions.body);
         headers['content-type'] ??= 'application/json';
       }
+      const answer = await server.send(method, path, headers, body);
+      let parsed: unknown = answer.text;
+      if (answer.text && (answer.headers.get('content-type') ?? '').includes('json')) {
+        parsed = JSON.parse(answer.text);
+      }
+      return { status: answer.status, headers: answer.headers, body: parsed as never };
+    },
+    async send(method, path, headers, body) {
       // The path as fetch would send it: the URL parser's escaping of what a path may not
       // hold raw, and its dot segments resolved.
       const url = new URL(`${app.url}/api/v1${path}`);
@@ -153,11 +168,7 @@ export async function startTestServer(
           if (one !== undefined) answerHeaders.append(name, one);
         }
       }
-      let parsed: unknown = text;
-      if (text && (answerHeaders.get('content-type') ?? '').includes('json')) {
-        parsed = JSON.parse(text);
-      }
-      return { status: response.statusCode, headers: answerHeaders, body: parsed as never };
+      return { status: response.statusCode, headers: answerHeaders, text };
     },
     agentsWaiting: () => app.services.printing.notifier.hasWaiters(),
     async close() {
