@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentControl } from '../../agent/core/status.ts';
 import type { AgentHostOptions } from '../../agent/electron/main/agent-host.ts';
 import type { PrintRoute } from '../../shared/printing.ts';
-import { agentStatus } from './fixtures.ts';
+import { agentStatus, ownModulesUnderMocks } from './fixtures.ts';
 
 // safeStorage stand-in: "encrypts" by reversing and prefixing, so the stored bytes differ from
 // the token and decrypting gives it back; each test says what the OS offers.
@@ -49,6 +49,7 @@ vi.mock('electron-store', async () => {
   return { default: ElectronStoreStandIn };
 });
 
+ownModulesUnderMocks();
 const { AgentSupervisor } = await import('../../agent/electron/main/agent-supervisor.ts');
 const { openAgentSettings, basicTextWarning, memoryOnlyWarning, undecryptableWarning } =
   await import('../../agent/electron/main/agent-settings.ts');

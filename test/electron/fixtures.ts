@@ -1,3 +1,4 @@
+import { afterAll, vi } from 'vitest';
 import type { AgentStatus, RecentJob } from '../../agent/core/status.ts';
 import { readyPrinter } from '../agent/helpers/fake-backend.ts';
 
@@ -30,4 +31,18 @@ export function agentStatus(overrides: Partial<AgentStatus> = {}): AgentStatus {
     lastError: null,
     ...overrides,
   };
+}
+
+/**
+ * For a file that mocks modules (`electron`, parts of the agent): the unit project shares its
+ * worker's modules from one file to the next (vitest.config.ts), and Vitest forgets a file's
+ * mocks at its end but keeps the modules loaded under them. So the modules are dropped before
+ * this file loads its own under its mocks, and again at its end, so that the next file loads
+ * the real ones. Call it at the top, before the file's `await import(...)`s.
+ */
+export function ownModulesUnderMocks(): void {
+  vi.resetModules();
+  afterAll(() => {
+    vi.resetModules();
+  });
 }

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { ownModulesUnderMocks } from './fixtures.ts';
 
 // Electron cannot run here: ipcMain is a stand-in that keeps the registered handlers.
 const registered = vi.hoisted(
@@ -14,6 +15,7 @@ vi.mock('electron', () => {
   return { ipcMain, default: { ipcMain } };
 });
 
+ownModulesUnderMocks();
 const { eventChannels, ipcChannels } = await import('../../agent/electron/common/ipc.ts');
 const { invokeArgumentSchemas } = await import('../../agent/electron/common/ipc-schemas.ts');
 const { registerIpcHandlers } = await import('../../agent/electron/main/ipc-handlers.ts');

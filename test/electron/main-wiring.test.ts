@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentControl, AgentStatus } from '../../agent/core/status.ts';
 import { contentSecurityPolicy } from '../../agent/electron/common/content-security-policy.ts';
 import { invokeArgumentSchemas } from '../../agent/electron/common/ipc-schemas.ts';
-import { agentStatus, recentJob } from './fixtures.ts';
+import { agentStatus, ownModulesUnderMocks, recentJob } from './fixtures.ts';
 
 /**
  * The whole main process start-up (main/index.ts) against a stand-in of every Electron module
@@ -245,6 +245,8 @@ async function startMain(args: string[]): Promise<void> {
 function ownEvent(id = 11) {
   return { sender: { id }, senderFrame: { url: 'shopdesk-app://window/index.html', parent: null } };
 }
+
+ownModulesUnderMocks();
 
 describe('main process start-up (electron mocked)', () => {
   beforeEach(() => {
