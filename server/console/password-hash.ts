@@ -21,10 +21,14 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** A password's hash at the server's cost (`cost`), or at the one given (the tests' users). */
+export async function hashPassword(
+  password: string,
+  { N, r, p }: { N: number; r: number; p: number } = cost,
+): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, cost);
-  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const key = await derive(password, salt, { N, r, p });
+  return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   bin,
@@ -115,6 +116,13 @@ describe('shopdesk user', () => {
     expect(stdout.trim()).toMatch(/^\d+$/);
     const listed = await ok('user', 'list', '--company', '1', '--db', db);
     expect(listed).toMatch(/\tscript@shop\.example\tstaff\tactive$/m);
+    // Kept as the server keeps every password: scrypt at N=2^15, r=8, p=1, with a salt.
+    const file = new BetterSqlite3(db, { readonly: true });
+    const { password_hash: stored } = file
+      .prepare('select password_hash from console_users where email = ?')
+      .get('script@shop.example') as { password_hash: string };
+    file.close();
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
     const removed = await ok('user', 'remove', stdout.trim(), '--company', '1', '--db', db);
     expect(removed).toBe(`removed user ${stdout.trim()}\n`);
   });
