@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvInstance, ValidateFunction } from 'ajv';
 import { FieldErrors, invalidField } from '../domain-errors.ts';
 
 /**
@@ -6,7 +7,17 @@ import { FieldErrors, invalidField } from '../domain-errors.ts';
  * function once (cached by the schema's text), and a job's data is checked against it with
  * every problem reported by its path (`data.items.0.price`), in the usual `errors` shape.
  */
-const ajv = new Ajv({ allErrors: true, strict: false });
+let ajv: AjvInstance | undefined;
+/**
+ * Ajv is loaded by the first schema (~25 ms of CPU), not at start: most servers check no
+ * template data. It is CommonJS, so `require` loads it there and then.
+ */
+function ajvInstance(): AjvInstance {
+  if (ajv) return ajv;
+  const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  ajv = new Ajv({ allErrors: true, strict: false });
+  return ajv;
+}
 
 const compiled = new Map<string, ValidateFunction>();
 const maxCompiled = 200;
@@ -14,7 +25,7 @@ const maxCompiled = 200;
 function validatorOf(schemaText: string): ValidateFunction {
   let validate = compiled.get(schemaText);
   if (!validate) {
-    validate = ajv.compile(JSON.parse(schemaText) as object);
+    validate = ajvInstance().compile(JSON.parse(schemaText) as object);
     if (compiled.size >= maxCompiled) compiled.delete(compiled.keys().next().value!);
     compiled.set(schemaText, validate);
   }
