@@ -45,6 +45,11 @@ const migrations: Record<string, Migration> = {
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(storage: Storage): Promise<void> {
+  // A database already up to date is only read. Kysely's migrator would open a transaction
+  // and check its lock row all the same: on a SQLite file the server is writing to (a
+  // `shopdesk token revoke` beside `serve`), that could fail the command with "database is
+  // locked" under load.
+  if ((await pendingMigrations(storage)).length === 0) return;
   const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

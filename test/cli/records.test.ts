@@ -119,6 +119,21 @@ describe('records: company, token, warehouse, category', () => {
     expect(out).not.toMatch(/\b[0-9a-f]{64}\b/);
   });
 
+  it('a command that only reads answers while another process holds the write lock', async () => {
+    // The server's writes hold SQLite's write lock a moment at a time; here it is held for
+    // the whole command. An up-to-date database is not migrated, so nothing waits for it.
+    const writer = new BetterSqlite3(db);
+    writer.exec('begin immediate');
+    try {
+      // Before, the migration check waited SQLite's 5 s for the lock, then failed the command.
+      const out = await ok('token', 'list', '--company', companyId, '--db', db);
+      expect(out).toMatch(/^ID\tNAME/);
+    } finally {
+      writer.exec('rollback');
+      writer.close();
+    }
+  });
+
   it('token create --agent binds the token to that agent: list shows it, the server holds it', async () => {
     const uuid = '0B6F3C52-5D1E-4E7A-9A57-3C1DE1F0A001';
     const token = (
