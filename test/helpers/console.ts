@@ -23,7 +23,7 @@ let made = 0;
  * hashPassword (server/console/password-hash.ts) at a cost of N=2^10 instead of the server's
  * 2^15: the hash carries its parameters, so a sign-in checks it by the same path, in ~2 ms of
  * CPU instead of ~60 (the suite signs in a few hundred times). Passwords set through the
- * console, the API or `shopdesk users`, and the decoy spent on an unknown address, are at the
+ * console, the API or `shopdesk user`, and the decoy spent on an unknown address, are at the
  * server's cost, as everywhere.
  */
 const password = 'correct horse battery staple';
