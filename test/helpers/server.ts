@@ -22,11 +22,20 @@ export const testSecretKey = Buffer.alloc(32, 0x5a).toString('base64');
 /** A clock the test moves by hand: leases and expiries without sleeping. */
 export class TestClock implements Clock {
   private offsetMs = 0;
+  private stoppedAt: number | undefined;
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date((this.stoppedAt ?? Date.now()) + this.offsetMs);
   }
   advance(ms: number): void {
     this.offsetMs += ms;
+  }
+  /**
+   * From now on the clock moves only by `advance`: a test that proves a bound to the second
+   * does not depend on how long the machine takes between two requests. Give two instances
+   * the same `at`.
+   */
+  stop(at: number = Date.now()): void {
+    this.stoppedAt = at;
   }
 }
 
