@@ -8,6 +8,10 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // `expect.poll` waits for what a page or a process shows: Vitest's default of 1 s was too
+    // short for a loaded 2-core machine (a page seen still 'Waiting to print' a second after its
+    // Cancel, once in a full run). A page that never shows it fails 10 s later instead of 1.
+    expect: { poll: { timeout: 10_000 } },
     // Two cores here, but a test often waits (on a process, a browser, a timeout it proves):
     // with two workers the CPUs were idle half of the run (184 s); with four, 5 % (~150 s).
     maxWorkers: 4,

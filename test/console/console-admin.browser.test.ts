@@ -48,7 +48,7 @@ describe('the console for an owner: webhooks and users', () => {
       .getByRole('link', { name: 'Webhooks' })
       .click();
     const row = page.locator('tr', { hasText: 'print_job.created' });
-    await expect.poll(() => row.textContent(), { timeout: 5000 }).toContain('delivered');
+    await expect.poll(() => row.textContent()).toContain('delivered');
     expect(await seriousViolations(page)).toEqual([]);
     await row.getByRole('button', { name: /^Redeliver/ }).click();
     await receiver.waitFor(2);

@@ -57,30 +57,30 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await page.getByLabel('Name').fill('till-receipt');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { name: 'Template till-receipt' }).waitFor();
-    await expect.poll(preview, { timeout: 10_000 }).toMatch(/^data:image\/png;base64,/);
+    await expect.poll(preview).toMatch(/^data:image\/png;base64,/);
     expect(await seriousViolations(page)).toEqual([]);
 
     const first = await preview();
     await page.getByLabel('Source').fill('^^{{ shop }}\nHello | {{ order.number }}\n=');
-    await expect.poll(preview, { timeout: 10_000 }).not.toBe(first);
+    await expect.poll(preview).not.toBe(first);
     const second = await preview();
     await page
       .getByLabel('Sample data (JSON)')
       .fill(JSON.stringify({ shop: 'Another Shop', order: { number: '7' } }));
-    await expect.poll(preview, { timeout: 10_000 }).not.toBe(second);
+    await expect.poll(preview).not.toBe(second);
     expect(await problem()).toBe('');
 
     await page.getByLabel('Sample data (JSON)').fill('{ "shop": ');
-    await expect.poll(problem, { timeout: 10_000 }).toMatch(/sample data is not valid JSON/);
+    await expect.poll(problem).toMatch(/sample data is not valid JSON/);
     await page
       .getByLabel('Sample data (JSON)')
       .fill('{ "shop": "Demo", "order": { "number": "9" } }');
-    await expect.poll(problem, { timeout: 10_000 }).toBe('');
+    await expect.poll(problem).toBe('');
 
     // Another printer: a 58 mm roll draws a narrower image.
     const wide = await preview();
     await page.getByLabel('Printer').selectOption({ label: 'Receipt 58 mm, ESC/POS' });
-    await expect.poll(preview, { timeout: 10_000 }).not.toBe(wide);
+    await expect.poll(preview).not.toBe(wide);
   });
 
   it('saves a new version, by keyboard', async () => {
@@ -100,9 +100,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
 
   it('shows a Liquid error with its line and column, and does not save it', async () => {
     await page.getByLabel('Source').fill('Hello\n  {{ shop | shout }}');
-    await expect
-      .poll(problem, { timeout: 10_000 })
-      .toMatch(/error at line 2, column 3: undefined filter: shout/);
+    await expect.poll(problem).toMatch(/error at line 2, column 3: undefined filter: shout/);
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(saveStatus).toMatch(/^Not saved\..*line 2, column 3/);
@@ -118,7 +116,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await page.getByLabel('Kind').selectOption('label');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { name: 'Template shelf-label' }).waitFor();
-    await expect.poll(preview, { timeout: 10_000 }).toMatch(/^data:image\/png;base64,/);
+    await expect.poll(preview).toMatch(/^data:image\/png;base64,/);
     const image = page.getByRole('img', {
       name: 'Preview of shelf-label on a Label 50 mm, ZPL printer',
     });
@@ -128,7 +126,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
       .toBe(400);
     const first = await preview();
     await page.getByLabel('Sample data (JSON)').fill('{ "name": "Another label" }');
-    await expect.poll(preview, { timeout: 10_000 }).not.toBe(first);
+    await expect.poll(preview).not.toBe(first);
     expect(await problem()).toBe('');
     expect(await page.getByLabel('Printer').locator('option').allTextContents()).toEqual([
       'Label 50 mm, ZPL',
@@ -173,9 +171,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     });
     await page.goto(`${server.url}/console/jobs/${job.id}`);
     const rendering = page.getByTestId('job-rendering');
-    await expect
-      .poll(() => rendering.getAttribute('src'), { timeout: 10_000 })
-      .toMatch(/^data:image\/png;base64,/);
+    await expect.poll(() => rendering.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     expect(await rendering.getAttribute('alt')).toBe(`Job ${job.id} as printed`);
     // Before an agent claims it, its document is the data it was sent with, shown as text.
     await expect

@@ -74,9 +74,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
   it('sees an agent come online without a reload', async () => {
     await expect.poll(() => page.getByTestId('agents-online').textContent()).toBe('0');
     agent = await registerAgent(instances.two, companyId, ['receipts']);
-    await expect
-      .poll(() => page.getByTestId('agents-online').textContent(), { timeout: 5000 })
-      .toBe('1');
+    await expect.poll(() => page.getByTestId('agents-online').textContent()).toBe('1');
   });
 
   it('shows a job created by the API, and its turn to printed, without a reload', async () => {
@@ -90,7 +88,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     const claimed = await agent.next();
     expect(claimed.body.data.id).toBe(job.id);
     await agent.call('POST', `/printing/jobs/${job.id}/confirm`, { printer: 'EPSON' });
-    await expect.poll(() => row.textContent(), { timeout: 5000 }).toContain('Printed');
+    await expect.poll(() => row.textContent()).toContain('Printed');
     // Filtered by state and agent, newest first.
     await page.getByLabel('State').selectOption('printed');
     await page.getByLabel('Agent').selectOption(agent.uuid);
