@@ -5,12 +5,15 @@ import { invalidField } from '../domain-errors.ts';
 import { renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
 import { finishZpl } from './render/label.ts';
-import { dotsOf, labelSize, labelToPng } from './render/label-png.ts';
-import { receiptToPdf } from './render/pdf-receipt.ts';
-import { bitmapToPng } from './render/png.ts';
-import { bitmapToZpl } from './render/raster.ts';
-import { receiptToBitmap } from './render/raster-receipt.ts';
-import { columnsOf, receiptToPrinter, receiptToSvg, receiptToText } from './render/receipt.ts';
+
+type Renderers = typeof import('./render/renderers.ts');
+
+/**
+ * The renderers, and what they load (ReceiptLine, resvg, PDFKit, pngjs, iconv-lite: ~0.3 s of
+ * CPU), come with the first document drawn, not with every start of a server or a command.
+ */
+let renderers: Promise<Renderers> | undefined;
+const loadRenderers = (): Promise<Renderers> => (renderers ??= import('./render/renderers.ts'));
 
 /** What is rendered: a version's kind and source. */
 export interface TemplateSource {
@@ -38,70 +41,78 @@ export const printerContentType: Record<PrinterLanguage, ContentType> = {
 const dpiOf = (profile: PrinterProfile) => profile.dpi ?? 203;
 
 /** Dots across a label printer's head for the profile (a 50 mm label at 203 dpi: 400). */
-const zplDots = (profile: PrinterProfile) =>
+const zplDots = ({ dotsOf }: Renderers, profile: PrinterProfile) =>
   dotsOf((profile.width_mm as number | undefined) ?? 50, dpiOf(profile));
 
 /** A label's width in dots: a zpl profile's label, else (a receipt printer's) a 50 mm label. */
-const labelDots = (profile: PrinterProfile) =>
-  profile.language === 'zpl' ? zplDots(profile) : dotsOf(50, dpiOf(profile));
+const labelDots = (r: Renderers, profile: PrinterProfile) =>
+  profile.language === 'zpl' ? zplDots(r, profile) : r.dotsOf(50, dpiOf(profile));
 
 /** A receipt's paper for a PDF: the profile's sheet or roll, else its roll width. */
 const pdfPaper = (profile: PrinterProfile) =>
   profile.width_mm ?? (profile.language === 'pdf' ? 'a4' : 80);
 
 /** A receipt's pixels across at the profile's resolution (ReceiptLine: 12 dots a column at 203 dpi). */
-const pngWidth = (profile: PrinterProfile) =>
+const pngWidth = (r: Renderers, profile: PrinterProfile) =>
   profile.language === 'zpl'
-    ? zplDots(profile)
-    : Math.round((columnsOf(profile) * 12 * dpiOf(profile)) / 203);
+    ? zplDots(r, profile)
+    : Math.round((r.columnsOf(profile) * 12 * dpiOf(profile)) / 203);
 
 /** The receipt as what the profile's printer prints. */
-async function receiptForPrinter(document: string, profile: PrinterProfile): Promise<Rendering> {
+async function receiptForPrinter(
+  r: Renderers,
+  document: string,
+  profile: PrinterProfile,
+): Promise<Rendering> {
   const contentType = printerContentType[profile.language];
   switch (profile.language) {
     case 'escpos':
     case 'starprnt':
-      return { contentType, bytes: receiptToPrinter(document, profile) };
+      return { contentType, bytes: r.receiptToPrinter(document, profile) };
     case 'text':
-      return { contentType, bytes: Buffer.from(receiptToText(document, profile), 'utf8') };
+      return { contentType, bytes: Buffer.from(r.receiptToText(document, profile), 'utf8') };
     case 'pdf':
       return {
         contentType,
-        bytes: await receiptToPdf(document, profile, pdfPaper(profile)),
+        bytes: await r.receiptToPdf(document, profile, pdfPaper(profile)),
       };
     case 'zpl':
       return {
         contentType,
-        bytes: bitmapToZpl(await receiptToBitmap(document, profile, zplDots(profile))),
+        bytes: r.bitmapToZpl(await r.receiptToBitmap(document, profile, zplDots(r, profile))),
       };
   }
 }
 
 /** A receipt in a preview format. */
 async function receiptAs(
+  r: Renderers,
   document: string,
   profile: PrinterProfile,
   format: PreviewFormat,
 ): Promise<Rendering> {
   switch (format) {
     case 'raw':
-      return receiptForPrinter(document, profile);
+      return receiptForPrinter(r, document, profile);
     case 'svg':
-      return { contentType: 'image/svg+xml', bytes: Buffer.from(receiptToSvg(document, profile)) };
+      return {
+        contentType: 'image/svg+xml',
+        bytes: Buffer.from(r.receiptToSvg(document, profile)),
+      };
     case 'png':
       return {
         contentType: 'image/png',
-        bytes: bitmapToPng(await receiptToBitmap(document, profile, pngWidth(profile))),
+        bytes: r.bitmapToPng(await r.receiptToBitmap(document, profile, pngWidth(r, profile))),
       };
     case 'pdf':
       return {
         contentType: 'application/pdf',
-        bytes: await receiptToPdf(document, profile, pdfPaper(profile)),
+        bytes: await r.receiptToPdf(document, profile, pdfPaper(profile)),
       };
     case 'text':
       return {
         contentType: 'text/plain; charset=utf-8',
-        bytes: Buffer.from(receiptToText(document, profile), 'utf8'),
+        bytes: Buffer.from(r.receiptToText(document, profile), 'utf8'),
       };
   }
 }
@@ -122,7 +133,7 @@ export async function renderDocument(
   const document = renderLiquid(template.kind, template.source, data);
   if (template.kind === 'receipt') {
     checkImages(document, 'data');
-    return receiptAs(document, profile, format);
+    return receiptAs(await loadRenderers(), document, profile, format);
   }
   if (format === 'raw' && profile.language !== 'zpl') {
     throw invalidField('profile', 'A label template prints on a zpl printer only.');
@@ -135,9 +146,10 @@ export async function renderDocument(
   }
   const bytes = finishZpl(document);
   if (format === 'png') {
+    const r = await loadRenderers();
     const zpl = bytes.toString('utf8');
-    const size = labelSize(zpl, labelDots(profile), dpiOf(profile));
-    return { contentType: 'image/png', bytes: await labelToPng(zpl, size) };
+    const size = r.labelSize(zpl, labelDots(r, profile), dpiOf(profile));
+    return { contentType: 'image/png', bytes: await r.labelToPng(zpl, size) };
   }
   return {
     contentType: format === 'raw' ? printerContentType.zpl : 'text/plain; charset=utf-8',

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { WebhookPolicy } from '../config.ts';
 import {
   checkedLookup,
@@ -26,19 +26,43 @@ export const responseBodyLimit = 1024;
 /** Lenient: a body cut inside a character ends with a replacement character. */
 const utf8 = new TextDecoder();
 
+/** undici comes with the first attempt, not with every start (~0.15 s of CPU). */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
+
 /**
  * The HTTP client of deliveries (undici): keep-alive connections per receiver, no redirect
  * followed (a 3xx is a failed attempt), and — unless private addresses are allowed — every
- * connection made to an address `checkedLookup` resolved and checked.
+ * connection made to an address `checkedLookup` resolved and checked. Made by the first
+ * attempt: a server with no endpoint loads no HTTP client.
  */
-export function deliveryAgent(policy: WebhookPolicy, resolve?: Resolve): Agent {
-  return new Agent({
-    connections: 32,
-    keepAliveTimeout: 4_000,
-    connect: policy.allowPrivate
-      ? { timeout: 10_000 }
-      : { timeout: 10_000, lookup: checkedLookup(resolve) },
-  });
+export class DeliveryClient {
+  private readonly policy: WebhookPolicy;
+  private readonly resolve: Resolve | undefined;
+  private agent: Promise<Agent> | undefined;
+
+  constructor(policy: WebhookPolicy, resolve?: Resolve) {
+    this.policy = policy;
+    this.resolve = resolve;
+  }
+
+  dispatcher(): Promise<Dispatcher> {
+    this.agent ??= loadUndici().then(
+      ({ Agent }) =>
+        new Agent({
+          connections: 32,
+          keepAliveTimeout: 4_000,
+          connect: this.policy.allowPrivate
+            ? { timeout: 10_000 }
+            : { timeout: 10_000, lookup: checkedLookup(this.resolve) },
+        }),
+    );
+    return this.agent;
+  }
+
+  async close(): Promise<void> {
+    await (await this.agent)?.close();
+  }
 }
 
 /** A URL that must not be called under the policy as it is now (checked on every attempt). */
@@ -74,7 +98,7 @@ export interface Attempt {
 export async function attemptDelivery(
   attempt: Attempt,
   options: {
-    dispatcher: Dispatcher;
+    client: DeliveryClient;
     policy: WebhookPolicy;
     timeoutMs: number;
     /** Aborted when the server shuts down. */
@@ -95,9 +119,13 @@ export async function attemptDelivery(
   const onStop = () => controller.abort();
   options.signal.addEventListener('abort', onStop, { once: true });
   try {
+    const [{ request }, dispatcher] = await Promise.all([
+      loadUndici(),
+      options.client.dispatcher(),
+    ]);
     const answer = await request(url, {
       method: 'POST',
-      dispatcher: options.dispatcher,
+      dispatcher,
       signal: controller.signal,
       headers: {
         'content-type': 'application/json',

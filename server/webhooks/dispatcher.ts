@@ -1,11 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
 import type { WebhookPolicy } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Clock } from '../time.ts';
 import { claimDueDeliveries, type DueDelivery } from './claim-deliveries.ts';
-import { attemptDelivery } from './deliver.ts';
+import { attemptDelivery, type DeliveryClient } from './deliver.ts';
 import type { WebhookOutbox } from './outbox.ts';
 import { type AttemptResult, recordAttempts } from './record-attempts.ts';
 import type { DeliveryTarget, SigningKeys } from './signing-keys.ts';
@@ -19,7 +18,7 @@ export interface DispatcherDeps {
   log: Logger;
   policy: WebhookPolicy;
   keys: SigningKeys;
-  agent: Dispatcher;
+  client: DeliveryClient;
   /** The whole attempt, answer included (10 s). */
   timeoutMs: number;
   /** How often due deliveries are looked for without a nudge (retries, other processes). */
@@ -194,7 +193,7 @@ export class WebhookDispatcher {
         timestampSeconds: Math.floor(deps.wallClock() / 1000),
       },
       {
-        dispatcher: deps.agent,
+        client: deps.client,
         policy: deps.policy,
         timeoutMs: deps.timeoutMs,
         signal: this.stopping.signal,

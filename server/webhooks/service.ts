@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
-import type { Agent } from 'undici';
 import type { ServerConfig, WebhookPolicy } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import type { ListenConnection } from '../storage/listen-connection.ts';
 import type { Clock } from '../time.ts';
 import { type Resolve, systemResolve } from './address-policy.ts';
-import { deliveryAgent } from './deliver.ts';
+import { DeliveryClient } from './deliver.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import type { EndpointDeps } from './endpoint-input.ts';
 import type { WebhookOutbox } from './outbox.ts';
@@ -48,7 +47,7 @@ export class WebhookService {
   /** What the endpoint operations need. */
   readonly endpoints: EndpointDeps;
   private readonly deps: WebhookDeps;
-  private readonly agent: Agent;
+  private readonly client: DeliveryClient;
   private unsubscribe: (() => void) | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
 
@@ -59,7 +58,7 @@ export class WebhookService {
     this.policy = config.webhooks;
     this.resolve = deps.resolve ?? systemResolve;
     this.endpoints = { storage, outbox, box, policy: this.policy, resolve: this.resolve };
-    this.agent = deliveryAgent(this.policy, this.resolve);
+    this.client = new DeliveryClient(this.policy, this.resolve);
     this.dispatcher = new WebhookDispatcher({
       storage,
       outbox,
@@ -67,7 +66,7 @@ export class WebhookService {
       log,
       policy: this.policy,
       keys: new SigningKeys(storage, box),
-      agent: this.agent,
+      client: this.client,
       timeoutMs: deps.timeoutMs ?? 10_000,
       pollMs: deps.pollMs ?? 1_000,
       concurrency: deps.concurrency ?? 64,
@@ -94,7 +93,7 @@ export class WebhookService {
     this.unsubscribe?.();
     await this.dispatcher.stop();
     await this.deps.outbox.close();
-    await this.agent.close();
+    await this.client.close();
   }
 
   /** Attempts what is due now and waits until the results are written (tests). */
