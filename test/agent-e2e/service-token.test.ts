@@ -8,7 +8,7 @@ import {
   type RealAgentTestServer,
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
-import { ok } from '../helpers/shopdesk-cli.ts';
+import { shopdeskProcess } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 
@@ -142,7 +142,17 @@ describe('shopdesk agent: a refused token ends it with exit code 77', () => {
     const { agent, out } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: issued.secret } });
     await printsAJob(agent, out, 'before-revoke');
 
-    await ok('token', 'revoke', String(issued.id), '--db', server.dbFile);
+    // Another process, as an operator runs it: in this one, beside the server busy with the
+    // agent, the command's wait for the write lock would hold up the commit that frees it.
+    const revoke = await shopdeskProcess(
+      {},
+      'token',
+      'revoke',
+      String(issued.id),
+      '--db',
+      server.dbFile,
+    );
+    expect(revoke.code, revoke.stderr).toBe(0);
     const revokedAt = Date.now();
     expect(await agent.exited).toBe(77);
     // The next heartbeat (2 s here) or long-poll (2 s) is refused.

@@ -12,7 +12,10 @@ import { runShopdesk } from '../../cli/main.ts';
  * its output and exit code captured: a command costs milliseconds instead of the ~0.5 s of
  * CPU a new Node process spends loading the sources. `shopdeskProcess` runs it as operators
  * do, a child process, for what only a process shows: another folder, another environment,
- * another Node, the executable itself.
+ * another Node, the executable itself, and a write to a SQLite file that a server in this
+ * process is busy on (an agent process calling it): in one thread, the command's wait for the
+ * write lock holds up the server's commit that would free it, until the 5 s busy timeout
+ * ends it with 'database is locked' (seen once in a full run).
  */
 
 export const bin = resolve(import.meta.dirname, '../../bin/shopdesk.js');
