@@ -3,7 +3,8 @@ import { Conflict, invalidField, NotFound } from '../domain-errors.ts';
 import type { PrintQueue } from '../printing/jobs/print-queue.ts';
 import type { JobGuard } from '../printing/jobs/read-job.ts';
 import type { Db } from '../storage/db.ts';
-import { defaultProfile, type Rendering, renderDocument } from './render-document.ts';
+import type { Rendering } from './render/rendering.ts';
+import { defaultProfile, renderDocument } from './render-document.ts';
 import { readTemplateData, readTemplateJob } from './template-jobs.ts';
 
 /**

@@ -3,7 +3,8 @@ import { invalidField } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
 import { checkData } from './data-check.ts';
 import { readTemplateRows, readVersionRow } from './read-template.ts';
-import { defaultProfile, type Rendering, renderDocument } from './render-document.ts';
+import type { Rendering } from './render/rendering.ts';
+import { defaultProfile, renderDocument } from './render-document.ts';
 
 /**
  * The template (its latest version, or the one asked) rendered with the data given, or its

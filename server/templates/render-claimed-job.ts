@@ -5,7 +5,8 @@ import type { PrintQueue } from '../printing/jobs/print-queue.ts';
 import type { JobRow, StoredClaim } from '../printing/store/queue-store.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { defaultProfile, printerContentType, renderDocument } from './render-document.ts';
+import { printerContentType } from './render/rendering.ts';
+import { defaultProfile, renderDocument } from './render-document.ts';
 import { markRendered, readRouteProfile, readTemplateJob } from './template-jobs.ts';
 
 /** The code of a template job that could not be rendered for its printer. */

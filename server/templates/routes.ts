@@ -21,7 +21,7 @@ import { listTemplates } from './list-templates.ts';
 import { previewJob } from './preview-job.ts';
 import { previewTemplate } from './preview-template.ts';
 import { readTemplate, readTemplateVersion } from './read-template.ts';
-import type { Rendering } from './render-document.ts';
+import type { Rendering } from './render/rendering.ts';
 import { updateTemplate } from './update-template.ts';
 
 /** Document templates (docs/templates.md): CRUD, versions, previews, and a job's preview. */

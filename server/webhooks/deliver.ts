@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { Agent, Dispatcher } from 'undici';
+import type { Agent, Dispatcher, request } from 'undici';
 import type { WebhookPolicy } from '../config.ts';
 import {
   checkedLookup,
@@ -26,42 +26,40 @@ export const responseBodyLimit = 1024;
 /** Lenient: a body cut inside a character ends with a replacement character. */
 const utf8 = new TextDecoder();
 
-/** undici comes with the first attempt, not with every start (~0.15 s of CPU). */
-let undici: Promise<typeof import('undici')> | undefined;
-const loadUndici = () => (undici ??= import('undici'));
-
 /**
  * The HTTP client of deliveries (undici): keep-alive connections per receiver, no redirect
  * followed (a 3xx is a failed attempt), and — unless private addresses are allowed — every
- * connection made to an address `checkedLookup` resolved and checked. Made by the first
- * attempt: a server with no endpoint loads no HTTP client.
+ * connection made to an address `checkedLookup` resolved and checked. undici is loaded and
+ * the agent made by the first attempt, not at start (~0.15 s of CPU): a server with no
+ * endpoint loads no HTTP client.
  */
 export class DeliveryClient {
   private readonly policy: WebhookPolicy;
   private readonly resolve: Resolve | undefined;
-  private agent: Promise<Agent> | undefined;
+  private loaded: Promise<{ request: typeof request; agent: Agent }> | undefined;
 
   constructor(policy: WebhookPolicy, resolve?: Resolve) {
     this.policy = policy;
     this.resolve = resolve;
   }
 
-  dispatcher(): Promise<Dispatcher> {
-    this.agent ??= loadUndici().then(
-      ({ Agent }) =>
-        new Agent({
-          connections: 32,
-          keepAliveTimeout: 4_000,
-          connect: this.policy.allowPrivate
-            ? { timeout: 10_000 }
-            : { timeout: 10_000, lookup: checkedLookup(this.resolve) },
-        }),
-    );
-    return this.agent;
+  /** undici's `request` and the deliveries' agent. */
+  ready(): Promise<{ request: typeof request; agent: Agent }> {
+    this.loaded ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        connections: 32,
+        keepAliveTimeout: 4_000,
+        connect: this.policy.allowPrivate
+          ? { timeout: 10_000 }
+          : { timeout: 10_000, lookup: checkedLookup(this.resolve) },
+      }),
+    }));
+    return this.loaded;
   }
 
   async close(): Promise<void> {
-    await (await this.agent)?.close();
+    await (await this.loaded)?.agent.close();
   }
 }
 
@@ -119,13 +117,10 @@ export async function attemptDelivery(
   const onStop = () => controller.abort();
   options.signal.addEventListener('abort', onStop, { once: true });
   try {
-    const [{ request }, dispatcher] = await Promise.all([
-      loadUndici(),
-      options.client.dispatcher(),
-    ]);
+    const { request, agent } = await options.client.ready();
     const answer = await request(url, {
       method: 'POST',
-      dispatcher,
+      dispatcher: agent,
       signal: controller.signal,
       headers: {
         'content-type': 'application/json',
