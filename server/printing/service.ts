@@ -63,6 +63,11 @@ export class PrintingService {
     this.#longPolls = new LongPolls(this.notifier);
   }
 
+  /** Long-polls asleep in this process, waiting for a job (`LongPolls.asleep`). */
+  longPollsAsleep(): number {
+    return this.#longPolls.asleep();
+  }
+
   /** Sweeps once now (jobs that ran out while the server was down), then on a timer. */
   async start(): Promise<void> {
     await this.notifier.start();

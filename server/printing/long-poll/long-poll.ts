@@ -28,6 +28,18 @@ export class LongPolls {
   }
 
   /**
+   * How many long-polls are asleep, their claims done: a job queued now reaches them only by a
+   * wake-up, which reads their token again (what a test waits for before it queues one).
+   */
+  asleep(): number {
+    let count = 0;
+    for (const waits of this.#waits.values()) {
+      for (const wait of waits) if (wait.state === 'sleeping') count++;
+    }
+    return count;
+  }
+
+  /**
    * Long-poll: claims a job for the agent, waiting up to `waitSeconds` for one to be queued
    * on its routes; `'refused'` when `stillAllowed` no longer holds after a wake-up.
    */
