@@ -78,7 +78,11 @@ export interface TestServer {
     headers: Record<string, string>,
     body?: string | Buffer,
   ): Promise<{ status: number; headers: Headers; text: string }>;
-  /** Whether an agent's long-poll waits on this server now: what a test waits for first. */
+  /**
+   * Whether an agent's long-poll sleeps on this server now, its claims done: what a test
+   * waits for before it queues a job, so that the job reaches it by a wake-up (one merely
+   * listening may still claim it in its first try).
+   */
   agentsWaiting(): boolean;
   close(): Promise<void>;
 }
@@ -179,7 +183,7 @@ export async function startTestServer(
       }
       return { status: response.statusCode, headers: answerHeaders, text };
     },
-    agentsWaiting: () => app.services.printing.notifier.hasWaiters(),
+    agentsWaiting: () => app.services.printing.longPollsAsleep() > 0,
     async close() {
       // The server first: a request still waiting (a long-poll) is answered as it closes.
       await app.close();
