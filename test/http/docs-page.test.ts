@@ -31,9 +31,9 @@ afterAll(async () => {
 });
 
 describe('the docs page in Chromium', () => {
-  // About 4 s on an idle machine; Swagger UI parses and renders the whole document, and in a
-  // full CI run under load this took past 30 s once (the next test's one click
-  // and render 7 s instead of 1). Each wait below keeps Playwright's own 30 s.
+  // About 4 s on an idle machine: Swagger UI parses and renders the whole document. In a full
+  // CI run under load it took past 30 s once (the next test's one click and render: 7 s
+  // instead of 1). Each wait below keeps Playwright's own 30 s.
   it('authorizes, runs GET /me with "Try it out", and shows 200 with the caller', async () => {
     await page.goto(`${server.url}/api/v1/docs`);
     // Swagger UI renders the operations once it has loaded the document.

@@ -26,13 +26,11 @@ export function through(server: TestServer, agent: TestAgent) {
   };
 }
 
-/** Resolves once a long-poll waits on the server's notifier (never a fixed sleep). */
 /**
- * Until a long-poll sleeps on the server, its claims done: listening alone is not enough, the
- * claim it makes right after would take a job queued then without a wake-up.
+ * Until a long-poll sleeps on the server, its claims done (`agentsWaiting`): listening alone is
+ * not enough, the claim it makes right after would take a job queued then without a wake-up.
  */
-export const untilWaiting = (server: TestServer) =>
-  until('waiting', () => server.app.services.printing.longPollsAsleep() > 0);
+export const untilWaiting = (server: TestServer) => until('waiting', server.agentsWaiting);
 
 export async function until(what: string, condition: () => boolean): Promise<void> {
   const deadline = performance.now() + 5000;
