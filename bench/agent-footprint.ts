@@ -118,7 +118,7 @@ async function measureVariant(start: (launch: Launch) => ChildProcess): Promise<
   const pid = agent.pid!;
   try {
     // Let it start, register and settle into its first long-poll.
-    while (!server.hasWaiters()) {
+    while (!server.agentsWaiting()) {
       if (agent.exitCode !== null) {
         throw new Error(`the agent exited with ${agent.exitCode}: ${stderr}`);
       }

@@ -63,9 +63,9 @@ export class PrintingService {
     this.#longPolls = new LongPolls(this.notifier);
   }
 
-  /** Long-polls asleep in this process, waiting for a job (`LongPolls.asleep`). */
-  longPollsAsleep(): number {
-    return this.#longPolls.asleep();
+  /** Whether a long-poll of this process is asleep, waiting for a job (`LongPolls.anyAsleep`). */
+  anyLongPollAsleep(): boolean {
+    return this.#longPolls.anyAsleep();
   }
 
   /** Sweeps once now (jobs that ran out while the server was down), then on a timer. */

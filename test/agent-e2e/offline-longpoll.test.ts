@@ -86,9 +86,9 @@ describe('long-poll wake-up against the real server', () => {
     const backend = new FolderBackend();
     const { server, runtime, outDir } = await setUp(backend, { longPollWaitSeconds: 20 });
     // The agent's long-poll waits on the server with nothing queued.
-    await waitFor('the agent waiting in a long-poll', () => server.hasWaiters());
+    await waitFor('the agent waiting in a long-poll', () => server.agentsWaiting());
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(server.hasWaiters()).toBe(true);
+    expect(server.agentsWaiting()).toBe(true);
     expect(await filesIn(outDir)).toEqual([]);
 
     const startedAt = performance.now();

@@ -161,7 +161,7 @@ describe('AgentApiClient against the real server', () => {
   it('long-polls past its ordinary request timeout, and wakes when a job arrives', async () => {
     const { client } = await registered({ requestTimeoutMs: 300 });
     const claimed = client.claimNextJob(5);
-    await waitFor('the long-poll waiting', () => server.server.hasWaiters());
+    await waitFor('the long-poll waiting', () => server.server.agentsWaiting());
     // Its ordinary timeout passes while it waits: the long-poll is not cut by it.
     await new Promise((resolve) => setTimeout(resolve, 400));
     await server.createJob({ route: 'receipts', content: 'late' });
@@ -173,7 +173,7 @@ describe('AgentApiClient against the real server', () => {
     const { client } = await registered();
     const controller = new AbortController();
     const claimed = client.claimNextJob(10, controller.signal);
-    await waitFor('the long-poll waiting', () => server.server.hasWaiters());
+    await waitFor('the long-poll waiting', () => server.server.agentsWaiting());
     const started = Date.now();
     controller.abort();
     await expect(claimed).rejects.toThrow();

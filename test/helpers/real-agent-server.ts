@@ -46,8 +46,11 @@ export interface RealAgentTestServer {
   /** Starts again on the same SQLite file and the same port. */
   restart(): Promise<void>;
   running(): boolean;
-  /** Whether a long-poll waits on the server right now. */
-  hasWaiters(): boolean;
+  /**
+   * Whether an agent's long-poll sleeps on the server now, its claims done (as
+   * `agentsWaiting` in test/helpers/server.ts).
+   */
+  agentsWaiting(): boolean;
   /** Another token of the company (the tests revoke it with `shopdesk token revoke`). */
   issueToken(permissions: Permission[]): Promise<{ id: number; secret: string }>;
   /** The server's clock: a test moves it on to let a lease lapse without sleeping. */
@@ -142,7 +145,7 @@ export async function startRealAgentTestServer(
     },
     clock,
     running: () => app !== null,
-    hasWaiters: () => app?.services.printing.notifier.hasWaiters() ?? false,
+    agentsWaiting: () => app?.services.printing.anyLongPollAsleep() ?? false,
     async issueToken(permissions) {
       if (app === null) throw new Error('the server is stopped');
       return createToken(app.services.storage.db, { companyId, permissions, name: 'e2e extra' });

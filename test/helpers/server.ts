@@ -183,7 +183,7 @@ export async function startTestServer(
       }
       return { status: response.statusCode, headers: answerHeaders, text };
     },
-    agentsWaiting: () => app.services.printing.longPollsAsleep() > 0,
+    agentsWaiting: () => app.services.printing.anyLongPollAsleep(),
     async close() {
       // The server first: a request still waiting (a long-poll) is answered as it closes.
       await app.close();

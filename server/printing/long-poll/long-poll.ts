@@ -28,15 +28,14 @@ export class LongPolls {
   }
 
   /**
-   * How many long-polls are asleep, their claims done: a job queued now reaches them only by a
-   * wake-up, which reads their token again (what a test waits for before it queues one).
+   * Whether a long-poll is asleep, its claims done: a job queued now reaches it only by a
+   * wake-up, which reads its token again (what a test waits for before it queues one).
    */
-  asleep(): number {
-    let count = 0;
+  anyAsleep(): boolean {
     for (const waits of this.#waits.values()) {
-      for (const wait of waits) if (wait.state === 'sleeping') count++;
+      for (const wait of waits) if (wait.state === 'sleeping') return true;
     }
-    return count;
+    return false;
   }
 
   /**
