@@ -212,10 +212,13 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   }
   const route = match.route;
   exchange.route = route;
-  // CSRF: a change authorised by the console's cookie comes from our pages; so does a
+  // CSRF: a change that carries the console's cookie comes from our pages; so does a
   // console sign-in from a browser (one without Origin is no browser, and has no cookie to
-  // abuse). Other public routes stay open to the browser apps CORS lets in.
-  if (pipeline.sessions && request.headers.authorization === undefined) {
+  // abuse). Only a bearer token spares the check: a browser attaches any other Authorization
+  // (a proxy's HTTP Basic password) by itself, like the cookie, and such a header is refused
+  // by `authenticate` anyway, never read as the cookie's request. Other public routes stay
+  // open to the browser apps CORS lets in.
+  if (pipeline.sessions && bearerOf(request) === undefined) {
     if (sessionSecretOf(request) !== undefined) requireSameOrigin(request, pipeline.links);
     else if (request.headers.origin !== undefined && route.path.startsWith('/console/')) {
       requireSameOrigin(request, pipeline.links);
@@ -318,7 +321,11 @@ function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromis
   }
   const bearer = bearerOf(request);
   if (!bearer) {
-    // No token: a person signed in to the console, by the session's cookie.
+    // An Authorization header that holds no bearer token (`Basic …`, `Bearer` alone, empty)
+    // is refused, never passed over for the cookie: a browser sends a proxy's Basic password
+    // by itself, so it says nothing of the page that made the request.
+    if (request.headers.authorization !== undefined) return refuseCaller(request);
+    // No Authorization: a person signed in to the console, by the session's cookie.
     const session = pipeline.sessions ? sessionSecretOf(request) : undefined;
     if (session === undefined) return refuseCaller(request);
     return pipeline.sessions!.authenticate(session).then((caller) => {
@@ -334,14 +341,18 @@ function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromis
 
 function refuseCaller(request: IncomingMessage): never {
   const header = request.headers.authorization;
-  const message = header
-    ? 'The token is invalid, expired or revoked.'
-    : 'Authentication required: send Authorization: Bearer <token>.';
+  const message =
+    header === undefined
+      ? 'Authentication required: send Authorization: Bearer <token>.'
+      : bearerOf(request) === undefined
+        ? 'The Authorization header holds no bearer token: send Authorization: Bearer <token>. A proxy in front that asks for a password must not pass its Authorization header on to ShopDesk (docs/deploy.md).'
+        : 'The token is invalid, expired or revoked.';
   throw new HttpError('unauthenticated', message, {
     headers: {
-      'www-authenticate': header
-        ? 'Bearer realm="shopdesk", error="invalid_token"'
-        : 'Bearer realm="shopdesk"',
+      'www-authenticate':
+        header !== undefined
+          ? 'Bearer realm="shopdesk", error="invalid_token"'
+          : 'Bearer realm="shopdesk"',
     },
   });
 }

@@ -21,16 +21,16 @@ export function linkOrigin(policy: LinkPolicy, request: IncomingMessage): string
   if (policy.publicUrl) return policy.publicUrl;
   const listening = listeningOrigin(request);
   if (!policy.trustProxy) return `http://${listening}`;
-  const proto = firstValue(request.headers['x-forwarded-proto'])?.toLowerCase();
-  const host = firstValue(request.headers['x-forwarded-host']);
+  const proto = firstHeaderValue(request.headers['x-forwarded-proto'])?.toLowerCase();
+  const host = firstHeaderValue(request.headers['x-forwarded-host']);
   const scheme = proto === 'https' || proto === 'http' ? proto : 'http';
   return `${scheme}://${host && validHost.test(host) ? host : listening}`;
 }
 
 /** `host`, `host:port`, `[v6]:port`: nothing that could carry a path, a user or a space. */
-const validHost = /^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
+export const validHost = /^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]{2,45}\])(?::\d{1,5})?$/i;
 
-const firstValue = (header: string | string[] | undefined): string | undefined =>
+export const firstHeaderValue = (header: string | string[] | undefined): string | undefined =>
   (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim() || undefined;
 
 function listeningOrigin(request: IncomingMessage): string {
