@@ -49,6 +49,11 @@ export const errorRegistry = {
   request_timeout: {
     status: 408,
     message: 'The request did not arrive in time; send the headers and the body without pausing.',
+    response: {
+      name: 'RequestTimeout',
+      description:
+        'The body did not arrive whole within the deadline of a route that takes no token; the connection closes.',
+    },
   },
   conflict: {
     status: 409,

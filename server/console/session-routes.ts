@@ -6,7 +6,7 @@ import {
 } from '../../shared/console.ts';
 import { dataOf } from '../../shared/http.ts';
 import { HttpError } from '../http/errors.ts';
-import { type AnyRoute, defineRoute, noContent, ok } from '../http/route.ts';
+import { type AnyRoute, defineRoute, noContent, ok, publicBody } from '../http/route.ts';
 import type { Caller } from '../tokens/authenticate.ts';
 import { changePassword } from './change-password.ts';
 import { deleteSession } from './delete-session.ts';
@@ -33,6 +33,7 @@ export const sessionRoutes: AnyRoute[] = [
     summary: 'Sign in to the console',
     tag,
     body: signInBody,
+    ...publicBody,
     responses: { 200: { description: 'Signed in.', schema: dataOf(consoleSessionRecord) } },
     async handler({ body, request, services, db }) {
       const address = clientAddress(request, services.config.trustProxy === true);
@@ -99,6 +100,7 @@ export const sessionRoutes: AnyRoute[] = [
     summary: 'Set a password with the one-time link',
     tag,
     body: setPasswordBody,
+    ...publicBody,
     responses: { 204: { description: 'The password is set; sign in with it.' } },
     async handler({ body, services, db, request }) {
       await takeTry(

@@ -10,7 +10,7 @@ import {
 import { dataOf, pageOf, pageQuery } from '../../shared/http.ts';
 import { HttpError } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
-import { type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
+import { type AnyRoute, created, defineRoute, ok, publicBody } from '../http/route.ts';
 import { createEnrollment, listEnrollments, revokeEnrollment } from './enrollments.ts';
 import { redeemEnrollment } from './redeem-enrollment.ts';
 import { enrollmentTriesPerMinute, triesKey } from './tries.ts';
@@ -110,6 +110,7 @@ export const enrollmentRoutes: AnyRoute[] = [
     description: `Extension, no token. Answers a token with \`printing.agent\` bound to \`uuid\` (it acts as that agent only), shown this once. A code that is unknown, used up, expired or revoked → 422 on \`code\` saying which; a uuid registered to another company → 409. ${enrollmentTriesPerMinute} tries a minute per address (429 with Retry-After).`,
     tag,
     body: redeemEnrollmentBody,
+    ...publicBody,
     responses: {
       201: {
         description: "The agent's token and what it serves.",

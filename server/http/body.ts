@@ -13,7 +13,22 @@ export class RequestAborted extends Error {
 }
 
 /**
- * Reads a JSON body within a size limit. No body at all reads as `undefined`, so routes
+ * The whole body did not arrive within the route's deadline (`bodyTimeoutMs`): a 408, and
+ * the connection is closed after it without reading more (handle-request.ts), so a client
+ * that trickles its body holds a connection slot no longer than the deadline.
+ */
+export class BodyTimedOut extends HttpError {
+  constructor(ms: number) {
+    super(
+      'request_timeout',
+      `The request body did not arrive within ${ms / 1000} s; send it whole, at once.`,
+      { headers: { connection: 'close' } },
+    );
+  }
+}
+
+/**
+ * Reads a JSON body within a size limit (and, when given, a deadline for all of it). No body at all reads as `undefined`, so routes
  * whose body is optional (retry, confirm) take an empty POST. A body refused before it is
  * read (too large by its Content-Length, not JSON) is left unread: the answer goes out with
  * `Connection: close` (handle-request.ts), and the rest is read and thrown away only for a
@@ -24,6 +39,7 @@ export async function readJsonBody(
   request: IncomingMessage,
   limit: number,
   beforeReading?: () => void,
+  deadlineMs?: number,
 ): Promise<unknown> {
   const declared = request.headers['content-length'];
   const hasBody =
@@ -36,7 +52,8 @@ export async function readJsonBody(
   // The pipeline may call this within the request's event, before Node's parser has handed
   // over the body that came in the same packet as the headers; a microtask later it has.
   if (request.readableLength === 0 && !request.complete) await undefined;
-  const bytes = bodyAlreadyIn(request, declared, limit) ?? (await readBytes(request, limit));
+  const bytes =
+    bodyAlreadyIn(request, declared, limit) ?? (await readBytes(request, limit, deadlineMs));
   // RFC 8259 §8.1: JSON between systems is UTF-8; read otherwise, a broken byte would be
   // stored as U+FFFD without a word to the client.
   if (!isUtf8(bytes)) {
@@ -139,13 +156,23 @@ function bodyAlreadyIn(
 /**
  * The body's bytes. Events rather than `for await`: the async iterator costs a promise per
  * chunk and shows in the profile of every write. Past the limit the reading stops (the 413
- * goes out and the connection closes); a client gone mid-body is `RequestAborted`.
+ * goes out and the connection closes); a client gone mid-body is `RequestAborted`; past
+ * `deadlineMs` it is `BodyTimedOut`.
  */
-function readBytes(request: IncomingMessage, limit: number): Promise<Buffer> {
+function readBytes(request: IncomingMessage, limit: number, deadlineMs?: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const deadline =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            settle();
+            request.pause();
+            reject(new BodyTimedOut(deadlineMs));
+          }, deadlineMs);
     const settle = () => {
+      clearTimeout(deadline);
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('error', onError);
@@ -186,6 +213,6 @@ function readBytes(request: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 function tooLarge(limit: number): HttpError {
-  const mib = limit / (1024 * 1024);
-  return new HttpError('payload_too_large', `The request body must not be larger than ${mib} MiB.`);
+  const size = limit < 1024 * 1024 ? `${limit / 1024} KiB` : `${limit / (1024 * 1024)} MiB`;
+  return new HttpError('payload_too_large', `The request body must not be larger than ${size}.`);
 }

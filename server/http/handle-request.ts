@@ -10,7 +10,7 @@ import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
 import { bearerOf, type Caller } from '../tokens/authenticate.ts';
 import { loggableError, loggedPath } from './access-log.ts';
-import { RequestAborted, readJsonBody } from './body.ts';
+import { BodyTimedOut, RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { type ContextSources, HandlerContext } from './handler-context.ts';
@@ -130,15 +130,19 @@ function finish(exchange: Exchange, outcome: unknown, failed: boolean): void {
       reply.headers = { ...corsHeaders(pipeline.corsOrigins, request), ...reply.headers };
     }
     const unread = bodyUnread(request);
+    // A body that missed its deadline is not waited for any longer: the 408 closes at once.
+    const cut = outcome instanceof BodyTimedOut;
     // Shutting down: a kept-alive connection would sit idle until the forced close (10 s);
     // tell the client to go, so the server stops as soon as its last answer is out. A body
     // left unread (below) closes the connection too, but for a small one that has a chance
     // to arrive whole; and so does a body the client holds back for a 100 Continue that
     // never came, since the client may send it or not (RFC 9110 §10.1.1).
     const closing =
-      pipeline.shutdown.aborted || (unread && (exchange.awaitsContinue || largeOrUnknown(request)));
+      cut ||
+      pipeline.shutdown.aborted ||
+      (unread && (exchange.awaitsContinue || largeOrUnknown(request)));
     if (closing) reply.headers = { ...reply.headers, connection: 'close' };
-    if (unread) lingerOnUnreadBody(request, closing, pipeline.linger);
+    if (unread && !cut) lingerOnUnreadBody(request, closing, pipeline.linger);
     send(response, reply, requestId, request.method === 'HEAD');
   }
   // Building the entry costs even when the level drops it: skip it at warn and above.
@@ -300,7 +304,8 @@ function run(
         exchange.response.writeContinue();
       }
     : undefined;
-  return readJsonBody(request, route.bodyLimit ?? defaultBodyLimit, sendContinue).then(answer);
+  const limit = route.bodyLimit ?? defaultBodyLimit;
+  return readJsonBody(request, limit, sendContinue, route.bodyTimeoutMs).then(answer);
 }
 
 /** How many Authorization headers came (`headersDistinct` would build every header's list). */

@@ -121,6 +121,7 @@ function errorsOf(route: AnyRoute): Record<string, unknown> {
   if (route.params || route.access !== 'public') statuses.add(404);
   if (route.responses[409] || route.idempotent || agentChecked) statuses.add(409);
   if (route.body) statuses.add(413).add(415);
+  if (route.bodyTimeoutMs !== undefined) statuses.add(408);
   if (route.body || route.query || route.idempotent) statuses.add(422);
   // A public route with a limit of its own (enrolment tries per address) declares its 429.
   if (route.access !== 'public' || route.responses[429]) statuses.add(429);

@@ -84,6 +84,13 @@ export interface RouteSpec<
   hidden?: boolean;
   /** Largest body accepted, in bytes (413 above it). */
   bodyLimit?: number;
+  /**
+   * The whole body must have arrived this many ms after the pipeline starts reading it:
+   * 408, and the connection closed at once, past it. For the routes anyone may call without
+   * a token, whose bodies are small: a client that trickles one holds a connection slot that
+   * long, not the 60 s request timeout (docs/security.md, "Limits").
+   */
+  bodyTimeoutMs?: number;
   /** Path parameters that hold personal data (a tax id): `***` in the log (docs/security.md). */
   personalParams?: readonly string[];
   /**
@@ -125,6 +132,13 @@ export const created = (data: unknown, location: string): Reply => ({
 export const noContent = (): Reply => ({ status: 204 });
 
 export const defaultBodyLimit = 1024 * 1024;
+
+/**
+ * The body limit and deadline of the routes anyone may call without a token (sign-in,
+ * setting a password, an agent's enrolment): their bodies are a few hundred bytes, and
+ * 8 KiB in 5 s is ~13 kbit/s, which any client that is not stalling on purpose sends.
+ */
+export const publicBody = { bodyLimit: 8 * 1024, bodyTimeoutMs: 5000 } as const;
 
 interface UpdateOperation<B extends z.ZodType> {
   operationId: string;
