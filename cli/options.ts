@@ -69,6 +69,14 @@ export function routeList(value: string): string[] {
   return [...new Set(names)];
 }
 
+/** `--agent UUID`: the uuid a print agent registers with, lower case. */
+export function agentUuid(value: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+    throw new InvalidArgumentError('--agent must be the UUID the agent registers with.');
+  }
+  return value.toLowerCase();
+}
+
 export function text(name: string, max: number) {
   return (value: string): string => {
     const trimmed = value.trim();

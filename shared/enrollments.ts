@@ -32,6 +32,11 @@ export const createEnrollmentBody = z.object({
   routes: z.array(routeNameSchema).max(100).default([]),
   expires_in: z.number().int().min(60).max(maxEnrollmentSeconds).default(defaultEnrollmentSeconds),
   uses: z.number().int().min(1).max(10_000).default(1),
+  /**
+   * Re-enrol this agent (its uuid, registered in the company): the code enrols it alone,
+   * once, and revokes its old tokens when used. Without it, a code enrols new agents only.
+   */
+  agent_id: z.uuid().optional(),
 });
 export type CreateEnrollmentBody = z.infer<typeof createEnrollmentBody>;
 
@@ -47,6 +52,8 @@ export const enrollmentRecord = z.object({
   expires_at: timestamp,
   revoked_at: timestamp.nullable(),
   created_at: timestamp,
+  /** The agent this code re-enrols; null: it enrols new agents only. */
+  agent_id: z.string().nullable(),
   /** The agents it enrolled, oldest first. */
   agents: z.array(z.object({ id: z.string(), token_id: recordId, enrolled_at: timestamp })),
 });

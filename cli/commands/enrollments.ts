@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { companyExists } from '../../server/companies/read-companies.ts';
-import { NotFound } from '../../server/domain-errors.ts';
+import { InvalidFields, NotFound } from '../../server/domain-errors.ts';
 import {
   createEnrollment,
   listEnrollments,
@@ -9,6 +9,7 @@ import {
 import { defaultEnrollmentSeconds, maxEnrollmentSeconds } from '../../shared/enrollments.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import {
+  agentUuid,
   duration,
   positiveInt,
   print,
@@ -42,7 +43,12 @@ export function registerEnrollmentCommands(program: Command): void {
       .option('--routes <r1,r2>', 'the routes the enrolled agents serve', routeList, [])
       .option('--expires-in <time>', 'how long it lasts: 15m, 8h, 7d (default 24h)', expiresIn)
       .option('--uses <n>', 'how many agents it enrols (default 1)', positiveInt('--uses'))
-      .option('--name <name>', 'what it is for, e.g. "Shop 12 tills"', text('--name', 255)),
+      .option('--name <name>', 'what it is for, e.g. "Shop 12 tills"', text('--name', 255))
+      .option(
+        '--agent <uuid>',
+        're-enrol this agent of the company (its uuid): the code enrols it alone, once, and revokes its old tokens when used; without it, a code enrols new agents only',
+        agentUuid,
+      ),
   ).action(async (options) => {
     const created = await withStorage(
       options,
@@ -50,23 +56,37 @@ export function registerEnrollmentCommands(program: Command): void {
         if (!(await companyExists(storage.db, options.company))) {
           throw new UsageError(`no company with id ${options.company}`, { pointsToHelp: false });
         }
-        return createEnrollment(
-          storage,
-          options.company,
-          {
-            ...(options.name !== undefined && { name: options.name }),
-            routes: options.routes,
-            expires_in: options.expiresIn ?? defaultEnrollmentSeconds,
-            uses: options.uses ?? 1,
-          },
-          new Date(),
-        );
+        if (options.agent !== undefined && options.uses !== undefined && options.uses !== 1) {
+          throw new UsageError('--agent makes a code that re-enrols one agent once: drop --uses');
+        }
+        try {
+          return await createEnrollment(
+            storage,
+            options.company,
+            {
+              ...(options.name !== undefined && { name: options.name }),
+              routes: options.routes,
+              expires_in: options.expiresIn ?? defaultEnrollmentSeconds,
+              uses: options.uses ?? 1,
+              ...(options.agent !== undefined && { agent_id: options.agent }),
+            },
+            new Date(),
+          );
+        } catch (error) {
+          if (error instanceof InvalidFields && error.errors.agent_id) {
+            throw new UsageError(
+              `no agent ${options.agent} in company ${options.company}: --agent names an agent that has registered (see GET /printing/agents) or holds a token of its own`,
+              { pointsToHelp: false },
+            );
+          }
+          throw error;
+        }
       },
       { existing: true },
     );
     print(created.code);
     process.stderr.write(
-      `enrolment code ${created.id}: ${created.uses} ${created.uses === 1 ? 'use' : 'uses'}, expires ${created.expires_at}${created.routes.length ? `, routes ${created.routes.join(',')}` : ''}\n`,
+      `enrolment code ${created.id}: ${created.agent_id ? `re-enrols agent ${created.agent_id} (its old tokens are revoked when it is used)` : `${created.uses} ${created.uses === 1 ? 'use' : 'uses'}`}, expires ${created.expires_at}${created.routes.length ? `, routes ${created.routes.join(',')}` : ''}\n`,
     );
   });
   withDatabaseOptions(
@@ -84,7 +104,7 @@ export function registerEnrollmentCommands(program: Command): void {
     for (const row of rows) {
       const agents = row.agents.map((agent) => agent.id).join(',');
       print(
-        `${row.id}\t${row.state}\t${row.used}/${row.uses}\texpires ${row.expires_at}\t${row.routes.join(',') || '-'}\t${row.name ?? ''}${agents ? `\tagents ${agents}` : ''}`,
+        `${row.id}\t${row.state}\t${row.used}/${row.uses}\texpires ${row.expires_at}\t${row.routes.join(',') || '-'}\t${row.name ?? ''}${row.agent_id ? `\tre-enrols ${row.agent_id}` : ''}${agents ? `\tagents ${agents}` : ''}`,
       );
     }
   });

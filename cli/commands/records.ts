@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { createCompany } from '../../server/companies/create-company.ts';
 import { companyExists } from '../../server/companies/read-companies.ts';
 import { createCategory } from '../../server/products/create-category.ts';
@@ -10,6 +10,7 @@ import { parsePermissionList } from '../../server/tokens/permission-list.ts';
 import { revokeToken } from '../../server/tokens/revoke-token.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import {
+  agentUuid,
   positiveInt,
   print,
   routeList,
@@ -17,13 +18,6 @@ import {
   withDatabaseOptions,
   withStorage,
 } from '../options.ts';
-
-function agentUuid(value: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
-    throw new InvalidArgumentError('--agent must be the UUID the agent registers with.');
-  }
-  return value.toLowerCase();
-}
 
 async function requireCompany(storage: Storage, id: number): Promise<void> {
   if (!(await companyExists(storage.db, id)))

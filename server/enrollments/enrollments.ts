@@ -5,12 +5,13 @@ import type {
   EnrollmentRecord,
 } from '../../shared/enrollments.ts';
 import type { PageQuery } from '../../shared/http.ts';
-import { NotFound } from '../domain-errors.ts';
+import { invalidField, NotFound, unknownReference } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { offsetOf, totalOf } from '../storage/pages.ts';
 import type { FleetTables } from '../storage/tables/fleet.ts';
 import { isoNow } from '../time.ts';
+import { agentKnown } from './agent-known.ts';
 import { hashEnrollmentCode, newEnrollmentCode } from './enrollment-code.ts';
 
 type EnrollmentRow = Selectable<FleetTables['print_enrollments']>;
@@ -44,6 +45,7 @@ async function recordsOf(db: Db, rows: EnrollmentRow[], now: Date): Promise<Enro
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
     created_at: row.created_at,
+    agent_id: row.agent_uuid,
     agents: agents
       .filter((agent) => agent.enrollment_id === row.id)
       .map((agent) => ({
@@ -54,13 +56,29 @@ async function recordsOf(db: Db, rows: EnrollmentRow[], now: Date): Promise<Enro
   }));
 }
 
-/** A new code; the answer is the one place the code itself is ever shown. */
+/**
+ * A new code; the answer is the one place the code itself is ever shown. With `agent_id`,
+ * a code that re-enrols that agent, which the company must know (registered, or bound to
+ * one of its live tokens), once.
+ */
 export async function createEnrollment(
   storage: Storage,
   companyId: number,
   input: CreateEnrollmentBody,
   now: Date,
 ): Promise<CreatedEnrollment> {
+  const agentUuid = input.agent_id?.toLowerCase() ?? null;
+  if (agentUuid !== null) {
+    if (input.uses !== 1) {
+      throw invalidField(
+        'uses',
+        'A code that re-enrols an agent enrols it once: leave uses out, or set it to 1.',
+      );
+    }
+    if (!(await agentKnown(storage.db, companyId, agentUuid))) {
+      throw unknownReference('agent_id');
+    }
+  }
   const { code, compact } = newEnrollmentCode();
   const row = await storage.db
     .insertInto('print_enrollments')
@@ -74,6 +92,7 @@ export async function createEnrollment(
       expires_at: isoNow(new Date(now.getTime() + input.expires_in * 1000)),
       revoked_at: null,
       created_at: isoNow(now),
+      agent_uuid: agentUuid,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -8,6 +8,7 @@ import { Conflict, invalidField } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
 import { hashToken, newTokenSecret } from '../tokens/token-secrets.ts';
+import { agentKnown } from './agent-known.ts';
 import { hashEnrollmentCode } from './enrollment-code.ts';
 import { enrollmentState } from './enrollments.ts';
 
@@ -16,7 +17,12 @@ const unknownCode =
 
 /**
  * Trades a code for a token of the agent's own, bound to its uuid (it acts as that agent
- * only, docs/security.md), once per use the code allows. One transaction: the use is counted
+ * only, docs/security.md), once per use the code allows. An ordinary code enrols a NEW
+ * agent: a uuid the company already knows (agent-known.ts) is refused (409) and that agent
+ * is left as it was, since uuids are on every job record and the token would take over its
+ * routes, history and queued documents. A code made to re-enrol one agent (`agent_id`)
+ * enrols that uuid alone, and revokes the agent's old tokens in the same transaction; the
+ * new token may add the routes the old ones could, and the code's. One transaction: the use is counted
  * by an `UPDATE … WHERE used < uses`, which two instances racing for the last use cannot both
  * pass (PostgreSQL re-reads the row the first one changed, once it commits, and finds it used
  * up), and the token, its record and the count commit together or not at all.
@@ -58,6 +64,17 @@ export async function redeemEnrollment(
             : `expired at ${row.expires_at}`;
       throw invalidField('code', `This enrolment code ${why}; ask IT for a new code.`);
     }
+    if (taken.agent_uuid !== null && taken.agent_uuid !== uuid) {
+      throw invalidField(
+        'code',
+        `This enrolment code re-enrols another computer (agent ${taken.agent_uuid}); use it on that computer, or ask IT for a code for a new agent.`,
+      );
+    }
+    if (taken.agent_uuid === null && (await agentKnown(trx, taken.company_id, uuid))) {
+      throw new Conflict(
+        `The agent ${uuid} is already enrolled in this company, and this code enrols new agents only; nothing was changed. To enrol that computer again, ask IT for a code made for it (the console's "Re-enrol this computer" on the agent, or shopdesk enrollment create --agent ${uuid}).`,
+      );
+    }
     const elsewhere = await trx
       .selectFrom('print_agents')
       .select('id')
@@ -68,6 +85,23 @@ export async function redeemEnrollment(
       throw new Conflict(
         `The agent ${uuid} is registered to another company; give this agent a new state directory (it generates a new UUID) and enrol it again.`,
       );
+    }
+    // Re-enrolment: the agent's old tokens stop here (the cache hears of it: the route).
+    const granted = JSON.parse(taken.routes) as string[];
+    if (taken.agent_uuid !== null) {
+      const old = await trx
+        .updateTable('tokens')
+        .set({ revoked_at: stamp })
+        .where('company_id', '=', taken.company_id)
+        .where('agent_uuid', '=', uuid)
+        .where('revoked_at', 'is', null)
+        .returning('routes')
+        .execute();
+      for (const row of old) {
+        for (const route of row.routes ? (JSON.parse(row.routes) as string[]) : []) {
+          if (!granted.includes(route)) granted.push(route);
+        }
+      }
     }
     const secret = newTokenSecret();
     const host = input.hostname ? ` on ${input.hostname.slice(0, 200)}` : '';
@@ -83,7 +117,7 @@ export async function redeemEnrollment(
         revoked_at: null,
         agent_uuid: uuid,
         // What the code grants: the routes its agent may take (agent-binding.ts).
-        routes: taken.routes,
+        routes: JSON.stringify(granted),
       })
       .returning('id')
       .executeTakeFirstOrThrow();

@@ -43,7 +43,7 @@ export const enrollmentRoutes: AnyRoute[] = [
     operationId: 'createEnrollment',
     summary: 'Make an enrolment code',
     description:
-      'Extension. A short code (`K7QF-M2XD`) that print agents trade for a token of their own (`POST /printing/enroll`), `uses` times, until `expires_in` seconds have passed (default 24 h). Shown in this answer only: the server keeps its hash. `routes`: the routes the agents it enrols serve.',
+      'Extension. A short code (`K7QF-M2XD`) that print agents trade for a token of their own (`POST /printing/enroll`), `uses` times, until `expires_in` seconds have passed (default 24 h). Shown in this answer only: the server keeps its hash. `routes`: the routes the agents it enrols serve. A code enrols new agents only; with `agent_id` (an agent of the company) it re-enrols that agent alone, once, and revokes its old tokens when used.',
     tag,
     body: createEnrollmentBody,
     responses: {
@@ -107,7 +107,7 @@ export const enrollmentRoutes: AnyRoute[] = [
     access: 'public',
     operationId: 'redeemEnrollment',
     summary: 'Trade an enrolment code for an agent token',
-    description: `Extension, no token. Answers a token with \`printing.agent\` bound to \`uuid\` (it acts as that agent only), shown this once. A code that is unknown, used up, expired or revoked → 422 on \`code\` saying which; a uuid registered to another company → 409. ${enrollmentTriesPerMinute} tries a minute per address (429 with Retry-After).`,
+    description: `Extension, no token. Answers a token with \`printing.agent\` bound to \`uuid\` (it acts as that agent only), shown this once. A code that is unknown, used up, expired or revoked, or that re-enrols another agent → 422 on \`code\` saying which; a uuid this company already knows, with a code that enrols new agents only → 409 (nothing changed); a uuid registered to another company → 409. A code made to re-enrol \`uuid\` revokes that agent's old tokens. ${enrollmentTriesPerMinute} tries a minute per address (429 with Retry-After).`,
     tag,
     body: redeemEnrollmentBody,
     ...publicBody,
@@ -133,6 +133,9 @@ export const enrollmentRoutes: AnyRoute[] = [
         }
       }
       const redeemed = await redeemEnrollment(services.storage, body, services.clock.now());
+      // A re-enrolment revoked the agent's old tokens: this process's cache must not keep
+      // them (SQLite tells it only of other processes' writes; PostgreSQL's notice is async).
+      services.tokenCache?.changed();
       return created(redeemed, baseUrl.replace(/\/enroll$/, '/config'));
     },
   }),

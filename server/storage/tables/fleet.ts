@@ -15,6 +15,8 @@ export interface FleetTables {
     expires_at: string;
     revoked_at: string | null;
     created_at: string;
+    /** The agent a re-enrolment code is for (migration 025); null: it enrols new agents. */
+    agent_uuid: string | null;
   };
   print_enrollment_agents: {
     id: Generated<number>;
