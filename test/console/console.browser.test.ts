@@ -153,6 +153,25 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await page.getByText('labels → EPSON').waitFor();
   });
 
+  it('makes a code that re-enrols an agent’s computer, and that computer alone', async () => {
+    const name = `Till ${agent.uuid.slice(0, 4)}`;
+    await page.getByRole('button', { name: `Re-enrol this computer: ${name}` }).click();
+    const status = page.getByRole('status').filter({ hasText: `Re-enrolment code for ${name}` });
+    await status.waitFor();
+    expect(await status.textContent()).toContain("the computer's old token stops working");
+    const code = (await page.getByTestId('re-enrolment-code').textContent())!;
+    expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    await expectAccessible();
+    const redeem = (uuid: string) =>
+      instances.two.request('POST', '/printing/enroll', { body: { code, uuid } });
+    const elsewhere = await redeem(crypto.randomUUID());
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.errors.code[0]).toContain('re-enrols another computer');
+    const enrolled = await redeem(agent.uuid);
+    expect(enrolled.status).toBe(201);
+    expect(enrolled.body.data.agent_id).toBe(agent.uuid);
+  });
+
   it('shows the templates page (its flow: console-templates.browser.test.ts)', async () => {
     await nav('Templates').click();
     await page.getByText('No template yet.').waitFor();

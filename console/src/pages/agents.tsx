@@ -80,6 +80,7 @@ export function AgentsPage({ session }: { session: Session }) {
               Edit routes
             </button>
           )}
+          {mayEdit && <ReEnrolAgent agentId={agent.id} agentName={agent.name} />}
           {mayEdit && editing === agent.id && (
             <AgentRoutesForm
               agentId={agent.id}
@@ -122,6 +123,46 @@ export function AgentsPage({ session }: { session: Session }) {
   );
 }
 
+/**
+ * Makes a code that re-enrols this agent's computer (a lost or leaked token, a token placed
+ * by hand before enrolment codes): it works once, on that computer only, and the agent's old
+ * tokens stop working when it is used. An ordinary code is refused for an agent the company
+ * already has (docs/it-guide.md, "Re-enrol a computer").
+ */
+function ReEnrolAgent({ agentId, agentName }: { agentId: string; agentName: string }) {
+  const [code, setCode] = useState<{ code: string; expires_at: string } | null>(null);
+  const [error, setError] = useState('');
+  const make = async () => {
+    setError('');
+    try {
+      const answer = await api<{ data: { code: string; expires_at: string } }>(
+        'POST',
+        '/printing/enrollments',
+        { name: `Re-enrol ${agentName}`.slice(0, 255), agent_id: agentId },
+      );
+      setCode(answer.data);
+    } catch (failure) {
+      setError(failure instanceof ApiError ? failure.message : String(failure));
+    }
+  };
+  return (
+    <div class="enrol">
+      <button type="button" aria-label={`Re-enrol this computer: ${agentName}`} onClick={make}>
+        Re-enrol this computer
+      </button>
+      {error && <p role="alert">{error}</p>}
+      {code && (
+        <p role="status">
+          Re-enrolment code for {agentName}:{' '}
+          <code data-testid="re-enrolment-code">{code.code}</code>. On that computer, type it where
+          the agent asks for its token, before {when(code.expires_at)}. It works once, on that
+          computer only; when it is used, the computer's old token stops working.
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** Makes an enrolment code to type into a new agent's setup (or `shopdesk agent enroll`). */
 function EnrolAgent() {
   const [code, setCode] = useState<{ code: string; expires_at: string } | null>(null);
@@ -148,7 +189,8 @@ function EnrolAgent() {
       {code && (
         <p role="status">
           Enrolment code: <code data-testid="enrolment-code">{code.code}</code>. Type it into the
-          agent's setup on the new computer before {when(code.expires_at)}. It works once.
+          agent's setup on the new computer before {when(code.expires_at)}. It works once, for a new
+          computer: to enrol one of the computers below again, use its own Re-enrol button.
         </p>
       )}
     </div>
