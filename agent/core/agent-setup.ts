@@ -140,7 +140,7 @@ export async function resolveAgentSetup(
   if (stored !== null) {
     if (code !== undefined) {
       notes.push(
-        `enrolled already (the token is in ${enrolledTokenFile(stateDir)}): the enrolment code is not used again`,
+        `enrolled already (the token is in ${enrolledTokenFile(stateDir)}): the enrolment code is not used again; to enrol this computer again with a code made for it, delete that file first`,
       );
     }
     return { ...base, token: { token: stored, warnings: [] }, enrolledRoutes: [], enrolled: true };

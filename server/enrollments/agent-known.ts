@@ -6,8 +6,17 @@ import type { Db } from '../storage/db.ts';
  * agent has routes, history, reprints or queued jobs, or a token of its own: an ordinary
  * enrolment code must not hand a new token for it to whoever redeems the code with its uuid
  * (uuids are on every job record). Only a code made to re-enrol it may.
+ *
+ * `retryOf`: tokens this enrolment code itself issued to the uuid do not count, as long as
+ * the agent has not registered: that is the agent trading the code again because the answer
+ * to its first try was lost on the way (agent/core/enrollment.ts retries until it has one).
  */
-export async function agentKnown(db: Db, companyId: number, uuid: string): Promise<boolean> {
+export async function agentKnown(
+  db: Db,
+  companyId: number,
+  uuid: string,
+  retryOf?: number,
+): Promise<boolean> {
   const registered = await db
     .selectFrom('print_agents')
     .select('id')
@@ -15,12 +24,20 @@ export async function agentKnown(db: Db, companyId: number, uuid: string): Promi
     .where('company_id', '=', companyId)
     .executeTakeFirst();
   if (registered) return true;
-  const bound = await db
+  let bound = db
     .selectFrom('tokens')
     .select('id')
     .where('agent_uuid', '=', uuid)
     .where('company_id', '=', companyId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return bound !== undefined;
+    .where('revoked_at', 'is', null);
+  if (retryOf !== undefined) {
+    bound = bound.where('id', 'not in', (eb) =>
+      eb
+        .selectFrom('print_enrollment_agents')
+        .select('token_id')
+        .where('enrollment_id', '=', retryOf)
+        .where('agent_uuid', '=', uuid),
+    );
+  }
+  return (await bound.executeTakeFirst()) !== undefined;
 }

@@ -22,7 +22,9 @@ const unknownCode =
  * is left as it was, since uuids are on every job record and the token would take over its
  * routes, history and queued documents. A code made to re-enrol one agent (`agent_id`)
  * enrols that uuid alone, and revokes the agent's old tokens in the same transaction; the
- * new token may add the routes the old ones could, and the code's. One transaction: the use is counted
+ * new token may add the routes the old ones could, and the code's. An agent trading the same
+ * code again before it registered (its first answer lost) gets a new token, and the one it
+ * never received is revoked. One transaction: the use is counted
  * by an `UPDATE … WHERE used < uses`, which two instances racing for the last use cannot both
  * pass (PostgreSQL re-reads the row the first one changed, once it commits, and finds it used
  * up), and the token, its record and the count commit together or not at all.
@@ -70,7 +72,7 @@ export async function redeemEnrollment(
         `This enrolment code re-enrols another computer (agent ${taken.agent_uuid}); use it on that computer, or ask IT for a code for a new agent.`,
       );
     }
-    if (taken.agent_uuid === null && (await agentKnown(trx, taken.company_id, uuid))) {
+    if (taken.agent_uuid === null && (await agentKnown(trx, taken.company_id, uuid, taken.id))) {
       throw new Conflict(
         `The agent ${uuid} is already enrolled in this company, and this code enrols new agents only; nothing was changed. To enrol that computer again, ask IT for a code made for it (the console's "Re-enrol this computer" on the agent, or shopdesk enrollment create --agent ${uuid}).`,
       );
@@ -86,21 +88,20 @@ export async function redeemEnrollment(
         `The agent ${uuid} is registered to another company; give this agent a new state directory (it generates a new UUID) and enrol it again.`,
       );
     }
-    // Re-enrolment: the agent's old tokens stop here (the cache hears of it: the route).
+    // The agent's old tokens stop here (the cache hears of it: the route): on a re-enrolment
+    // all of them; else only what this code issued it before, an answer it never got.
     const granted = JSON.parse(taken.routes) as string[];
-    if (taken.agent_uuid !== null) {
-      const old = await trx
-        .updateTable('tokens')
-        .set({ revoked_at: stamp })
-        .where('company_id', '=', taken.company_id)
-        .where('agent_uuid', '=', uuid)
-        .where('revoked_at', 'is', null)
-        .returning('routes')
-        .execute();
-      for (const row of old) {
-        for (const route of row.routes ? (JSON.parse(row.routes) as string[]) : []) {
-          if (!granted.includes(route)) granted.push(route);
-        }
+    const old = await trx
+      .updateTable('tokens')
+      .set({ revoked_at: stamp })
+      .where('company_id', '=', taken.company_id)
+      .where('agent_uuid', '=', uuid)
+      .where('revoked_at', 'is', null)
+      .returning('routes')
+      .execute();
+    for (const row of old) {
+      for (const route of row.routes ? (JSON.parse(row.routes) as string[]) : []) {
+        if (!granted.includes(route)) granted.push(route);
       }
     }
     const secret = newTokenSecret();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redeemEnrollment } from '../../server/enrollments/redeem-enrollment.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -174,6 +175,48 @@ describe.each(dialects)('re-enrolling an agent (%s)', (dialect) => {
       .orderBy('id')
       .execute();
     expect(tokens.map((row) => row.revoked_at !== null)).toEqual([true, false]);
+  });
+
+  it('lets an agent trade its code again when the first answer was lost, until it registers', async () => {
+    // Traded without HTTP: this address spends its tries a minute on the tests above.
+    const { storage, clock } = instances.one.app.services;
+    const made = await makeCode({ routes: ['receipts'], uses: 3 });
+    const uuid = randomUUID();
+    const lost = await redeemEnrollment(storage, { code: made.code, uuid }, clock.now());
+    const again = await redeemEnrollment(storage, { code: made.code, uuid }, clock.now());
+    expect(again.agent_id).toBe(uuid);
+    instances.one.app.services.tokenCache?.changed();
+    // The token whose answer never arrived is revoked; the one the agent holds works.
+    await expect
+      .poll(
+        async () =>
+          (await as(lost.token, uuid, instances.two).call('GET', '/printing/config')).status,
+      )
+      .toBe(401);
+    const registered = await as(again.token, uuid, instances.two).call(
+      'POST',
+      '/printing/register',
+      {
+        uuid,
+        name: 'Till 2',
+        hostname: 'till-2',
+        platform: 'linux',
+        version: '0.1.0',
+      },
+    );
+    expect(registered.status).toBe(201);
+    // Registered, it is an agent of the company: the code's last use does not take it over.
+    await expect(redeemEnrollment(storage, { code: made.code, uuid }, clock.now())).rejects.toThrow(
+      `The agent ${uuid} is already enrolled in this company`,
+    );
+    expect(await routeNames(again.token, uuid, instances.one)).toEqual([]);
+    // Nor does another code's first use before it registers.
+    const pending = randomUUID();
+    await redeemEnrollment(storage, { code: made.code, uuid: pending }, clock.now());
+    const other = await makeCode();
+    await expect(
+      redeemEnrollment(storage, { code: other.code, uuid: pending }, clock.now()),
+    ).rejects.toThrow(`The agent ${pending} is already enrolled in this company`);
   });
 
   it('makes a re-enrolment code only for an agent of the company, for one use', async () => {
