@@ -221,10 +221,16 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   // abuse). Only a bearer token spares the check: a browser attaches any other Authorization
   // (a proxy's HTTP Basic password) by itself, like the cookie, and such a header is refused
   // by `authenticate` anyway, never read as the cookie's request. Other public routes stay
-  // open to the browser apps CORS lets in.
-  if (pipeline.sessions && bearerOf(request) === undefined) {
+  // open to the browser apps CORS lets in. (A program's request, with neither a cookie nor
+  // an Origin, skips the token's pattern here.)
+  const { cookie, origin } = request.headers;
+  if (
+    pipeline.sessions &&
+    (cookie !== undefined || origin !== undefined) &&
+    bearerOf(request) === undefined
+  ) {
     if (sessionSecretOf(request) !== undefined) requireSameOrigin(request, pipeline.links);
-    else if (request.headers.origin !== undefined && route.path.startsWith('/console/')) {
+    else if (origin !== undefined && route.path.startsWith('/console/')) {
       requireSameOrigin(request, pipeline.links);
     }
   }
