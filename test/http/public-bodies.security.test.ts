@@ -52,7 +52,10 @@ describe.concurrent.each(databaseKinds)('slow bodies on the public routes (%s)',
     });
     try {
       // Every slot is held: a new connection is closed at accept, without an answer.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      const http = server.app.http.server;
+      await expect
+        .poll(() => new Promise((done) => http.getConnections((_error, count) => done(count))))
+        .toBe(20);
       const turnedAway = await openRaw(server.url);
       await turnedAway.closed;
       expect(turnedAway.received()).toBe('');
