@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  EnrollmentRefused,
+  readEnrolledToken,
+  redeemEnrollmentCode,
+} from '../../agent/core/enrollment.ts';
 import { redeemEnrollment } from '../../server/enrollments/redeem-enrollment.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
@@ -285,5 +293,53 @@ describe('shopdesk enrollment create --agent', () => {
     );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`no agent ${nobody} in company ${company}`);
+  });
+});
+
+/** The agent's side (`shopdesk agent --enroll CODE`): its state directory keeps its uuid. */
+describe('the agent trading a code on a computer the server knows', () => {
+  let server: TestServer;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is refused in the server’s words with a code for new agents, and enrols with a code made for it', async () => {
+    const company = await server.createCompany('Agent Co');
+    const till = await registerAgent(server, company);
+    const stateDir = mkdtempSync(join(tmpdir(), 'shopdesk-re-enrol-'));
+    dirs.push(stateDir);
+    writeFileSync(
+      join(stateDir, 'agent.json'),
+      JSON.stringify({ uuid: till.uuid, created_at: '2026-11-01T00:00:00.000Z' }),
+    );
+    const it_ = await server.token(company, ['printing.agents.write']);
+    const code = async (body: Record<string, unknown>) =>
+      (await server.request('POST', '/printing/enrollments', { token: it_, body })).body.data
+        .code as string;
+    const trade = async (made: string) =>
+      redeemEnrollmentCode({ serverUrl: server.url, code: made, stateDir, hostname: 'till-1' });
+    const refusal = await trade(await code({})).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(EnrollmentRefused);
+    expect((refusal as Error).message).toMatch(
+      new RegExp(
+        `^The agent ${till.uuid} is already enrolled in this company, .*shopdesk enrollment create --agent ${till.uuid}\\)\\.$`,
+      ),
+    );
+    expect(await readEnrolledToken(stateDir)).toBeNull();
+    // The shop's token it ran on still works.
+    expect((await till.call('GET', '/printing/config')).status).toBe(200);
+    const redeemed = await trade(await code({ agent_id: till.uuid }));
+    expect(redeemed.agent_id).toBe(till.uuid);
+    expect(await readEnrolledToken(stateDir)).toBe(redeemed.token);
+    const config = await server.request('GET', '/printing/config', { token: redeemed.token });
+    expect(config.status).toBe(200);
+    expect(config.body.data.routes.map((route: { name: string }) => route.name)).toEqual([
+      'receipts',
+    ]);
   });
 });
