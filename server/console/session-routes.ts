@@ -36,6 +36,14 @@ export const sessionRoutes: AnyRoute[] = [
     ...publicBody,
     responses: { 200: { description: 'Signed in.', schema: dataOf(consoleSessionRecord) } },
     async handler({ body, request, services, db }) {
+      // Every request after this one would be refused for that header (handle-request.ts):
+      // say so now, where the person reads it, rather than sign in to a console that cannot work.
+      if (request.headers.authorization !== undefined) {
+        throw new HttpError(
+          'unauthenticated',
+          'This browser sends an Authorization header with its requests (a password a proxy in front asked for), and the console cannot work with it: ask IT to stop the proxy from passing that header on to ShopDesk (docs/deploy.md).',
+        );
+      }
       const address = clientAddress(request, services.config.trustProxy === true);
       await takeTry(services, 'addresses', `signin:address:${address}`);
       await takeTry(services, 'accounts', `signin:account:${body.email}`);

@@ -73,6 +73,13 @@ describe.each(databaseKinds)('CSRF by credential on %s', (kind: DatabaseKind) =>
       expect(JSON.parse(own.text).message).toMatch(
         /^The Authorization header holds no bearer token/,
       );
+      // Signing in with such a header says at once why the console cannot work.
+      const signIn = await server.request('POST', '/console/session', {
+        headers: { authorization, origin: server.url },
+        body: { email: 'someone@shop.example', password: 'whatever it is' },
+      });
+      expect(signIn.status).toBe(401);
+      expect(signIn.body.message).toMatch(/^This browser sends an Authorization header/);
       // Nor on a read: the cookie never answers for a request with another credential.
       const read = await server.send('GET', '/console/tokens', { cookie, authorization });
       expect(read.status).toBe(401);
