@@ -24,11 +24,13 @@ const unknownCode =
  * enrols that uuid alone, and revokes the agent's old tokens in the same transaction; the
  * new token may add the routes the old ones could, and the code's. An agent trading the same
  * code again before it registered (its first answer lost) gets a new token, and the one it
- * never received is revoked. One transaction: the use is counted
- * by an `UPDATE … WHERE used < uses`, which two instances racing for the last use cannot both
- * pass (PostgreSQL re-reads the row the first one changed, once it commits, and finds it used
- * up), and the token, its record and the count commit together or not at all.
- * A code that cannot enrol is refused as an invalid `code` field, saying why.
+ * never received is revoked.
+ *
+ * One transaction: the use is counted by an `UPDATE … WHERE used < uses`, which two
+ * instances racing for the last use cannot both pass (PostgreSQL re-reads the row the first
+ * one changed, once it commits, and finds it used up), and the token, its record, the count
+ * and the revocations commit together or not at all; a refusal spends nothing. A code that
+ * cannot enrol is refused as an invalid `code` field, saying why.
  */
 export async function redeemEnrollment(
   storage: Storage,
