@@ -78,6 +78,19 @@ const rules: Record<string, Rule> = {
 rules.jan = rules.ean!;
 rules.nw7 = rules.codabar!;
 
+/** The symbologies only labels (ZPL) print, beside those above. */
+Object.assign(rules, {
+  ean13: { takes: '12 or 13 digits', test: /^\d{12,13}$/, characters: digits },
+  ean8: { takes: '7 or 8 digits', test: /^\d{7,8}$/, characters: digits },
+  upca: { takes: '11 or 12 digits', test: /^\d{11,12}$/, characters: digits },
+  digits: { takes: 'digits', test: /^\d+$/, characters: digits },
+  code11: { takes: 'digits and -', test: /^[\d-]+$/, characters: /[\d-]/ },
+  plessey: { takes: 'digits and A-F', test: /^[\dA-F]+$/, characters: /[\dA-F]/ },
+} satisfies Record<string, Rule>);
+
+/** A 2D code on a label (QR, Data Matrix, PDF417…) takes any bytes, as many as a ZPL field. */
+export const maxFieldBytes = 3072;
+
 /** A value as a message shows it: JSON-quoted (control characters as \u…), cut at 40. */
 function shown(value: string): string {
   const cut = value.length > 40 ? `${value.slice(0, 40)}…` : value;
@@ -94,6 +107,12 @@ const codeOf = (char: string) =>
 export function barcodeProblem(symbol: CodeSymbol): string | undefined {
   const { data, type } = symbol;
   if (data === '') return undefined;
+  if (type === '2d') {
+    const bytes = Buffer.byteLength(data, 'latin1');
+    return bytes > maxFieldBytes
+      ? `The 2D code's data is ${bytes} bytes; a field holds at most ${maxFieldBytes}.`
+      : undefined;
+  }
   if (type === 'qrcode') {
     const limit = qrCapacity[symbol.level ?? 'l'] ?? qrCapacity.l!;
     const bytes = Buffer.byteLength(data, 'utf8');
@@ -114,6 +133,19 @@ export function barcodeProblem(symbol: CodeSymbol): string | undefined {
     : `${where}: ${codeOf(outside)} is not one of its characters (it takes ${rule.takes}).`;
 }
 
+/**
+ * Where a refusal is reported: a field, or the field for the code refused (at a job's
+ * creation, the path of the data the barcode's value came from: `dataPathOf`).
+ */
+export type RefusalField = string | ((symbol: CodeSymbol) => string);
+
+/** Refuses the symbol (a 422 on its field) when its data is outside its symbology. */
+export function refuseBadCode(symbol: CodeSymbol, field: RefusalField): void {
+  const problem = barcodeProblem(symbol);
+  if (problem === undefined) return;
+  throw invalidField(typeof field === 'string' ? field : field(symbol), problem);
+}
+
 /** What a command set's `barcode` and `qrcode` are given (ReceiptLine's symbol, its encoding). */
 type CodeCommand = (this: unknown, symbol: CodeSymbol, encoding: unknown) => string;
 
@@ -122,17 +154,42 @@ type CodeCommand = (this: unknown, symbol: CodeSymbol, encoding: unknown) => str
  * first: a problem is a 422 on `field` (at a claim, the job's `template_render_failed` with
  * the message), and nothing of the code is made.
  */
-export function checkedCodes<T extends object>(command: T, field = 'data'): T {
+export function checkedCodes<T extends object>(command: T, field: RefusalField = 'data'): T {
   const codes = command as unknown as { barcode: CodeCommand; qrcode: CodeCommand };
   // ReceiptLine calls a command on its own copy of the set, whose state (`this.upsideDown`,
   // the margins) the command reads: `this` is passed on.
   const checked = (make: CodeCommand): CodeCommand =>
     function (this: unknown, symbol, encoding) {
-      const problem = barcodeProblem(symbol);
-      if (problem !== undefined) throw invalidField(field, problem);
+      refuseBadCode(symbol, field);
       return make.call(this, symbol, encoding);
     };
   return { ...command, barcode: checked(codes.barcode), qrcode: checked(codes.qrcode) };
+}
+
+/** Every string of the data with its path (`data.order.reference`), depth first. */
+function* stringsOf(value: unknown, path: string): Generator<[string, string]> {
+  if (typeof value === 'string') yield [path, value];
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) yield* stringsOf(item, `${path}.${key}`);
+  }
+}
+
+/**
+ * The path of the data a refused code's value came from, for the 422 at a job's creation:
+ * the first string of the data within the value that holds a character the symbology does
+ * not take, else the first that is the whole value; `field` when none is (the value was
+ * put together by the template).
+ */
+export function dataPathOf(data: unknown, symbol: CodeSymbol, field = 'data'): string {
+  const characters = rules[symbol.type]?.characters;
+  let whole: string | undefined;
+  for (const [path, text] of stringsOf(data, field)) {
+    const value = text.replace(/[\r\n\t\v\f]+/g, ' ');
+    if (value === '' || !symbol.data.includes(value)) continue;
+    if (characters && [...value].some((char) => !characters.test(char))) return path;
+    if (value === symbol.data) whole ??= path;
+  }
+  return whole ?? field;
 }
 
 /** A ReceiptLine property naming a code (`code:` or its abbreviation `c:`). */
@@ -153,7 +210,7 @@ const receiptlineOf = () =>
  * document with a command set that draws nothing, so each code is seen exactly as a printer's
  * command set would get it. A problem is a 422 on `field`.
  */
-export function checkBarcodes(document: string, field = 'data'): void {
+export function checkBarcodes(document: string, field: RefusalField = 'data'): void {
   if (!mayHoldCode(document)) return;
   const rl = receiptlineOf();
   rl.transform(document, { command: checkedCodes(rl.commands.base, field) });
