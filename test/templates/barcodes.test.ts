@@ -14,6 +14,7 @@ import {
   readEscposBarcode,
   readStarBarcode,
   readStarRaster,
+  readZplField,
 } from './code-commands.ts';
 
 /**
@@ -244,4 +245,61 @@ describe('a refused barcode is refused in every format', () => {
     );
     await expect(zpl).rejects.toThrow('U+001E');
   });
+});
+
+describe('barcode data on ZPL labels', () => {
+  const zplFold = (char: string) => (char === '\r' || char === '\n' ? ' ' : char);
+  const label = async (command: string, value: string) => {
+    const source = `^XA^FO20,20^BY2^${command}^FD{{ v }}^FS^FO20,140^A0N,30^FDafter^FS^XZ`;
+    const profile: PrinterProfile = { language: 'zpl', width_mm: 50 };
+    const { bytes } = await renderDocument({ kind: 'label', source }, { v: value }, profile, 'raw');
+    return bytes.toString('utf8');
+  };
+  const zplCases: Array<{ command: string; shape: string; accepts: (char: string) => boolean }> = [
+    {
+      command: 'B3N,N,80,Y,N',
+      shape: 'AB%12',
+      accepts: (c) => /^[0-9A-Z\-. $/+%]$/.test(zplFold(c)),
+    },
+    { command: 'BAN,80,Y,N,N', shape: 'AB%12', accepts: (c) => /^[\x20-\x7e]$/.test(zplFold(c)) },
+    { command: 'BCN,80,Y,N,N', shape: 'AB%12', accepts: (c) => c < '\x80' },
+    { command: 'B2N,80,Y,N,N', shape: '12%4', accepts: digit },
+    { command: 'BEN,80,Y,N', shape: '490123%456789', accepts: digit },
+    { command: 'B8N,80,Y,N', shape: '490%1234', accepts: digit },
+    { command: 'BUN,80,Y,N,Y', shape: '01234%567890', accepts: digit },
+    { command: 'B9N,80,Y,N,Y', shape: '012%456', accepts: digit },
+    { command: 'BKN,N,80,Y,N,A,B', shape: 'A12%4B', accepts: (c) => /^[0-9\-$:/.+]$/.test(c) },
+    { command: 'B1N,N,80,Y,N', shape: '12%4', accepts: (c) => /^[\d-]$/.test(c) },
+    { command: 'BPN,N,80,Y,N', shape: '12%4', accepts: (c) => /^[\dA-F]$/.test(c) },
+    { command: 'BQN,2,4', shape: 'QA,AB%12', accepts: () => true },
+    { command: 'BXN,6,200', shape: 'AB%12', accepts: () => true },
+  ];
+
+  it.each(zplCases)(
+    '^$command ($shape): every byte is refused or stays in its field',
+    async (c) => {
+      const reference = await label(c.command, c.shape.replace('%', '0'));
+      const start = reference.indexOf('^FD');
+      const after = reference.slice(readZplField(reference, start).end);
+      const accepted: number[] = [];
+      for (const char of everyByte) {
+        const value = c.shape.replace('%', char);
+        let zpl: string;
+        try {
+          zpl = await label(c.command, value);
+        } catch (error) {
+          expect(error).toBeInstanceOf(InvalidFields);
+          continue;
+        }
+        accepted.push(char.charCodeAt(0));
+        expect(zpl.slice(0, start)).toBe(reference.slice(0, start));
+        const field = readZplField(zpl, start);
+        expect(field.data).toEqual(Buffer.from(value.replace(/[\r\n]+/g, ' '), 'utf8'));
+        expect(zpl.slice(field.end)).toBe(after);
+      }
+      expect(accepted).toEqual(
+        everyByte.filter((char) => c.accepts(char)).map((char) => char.charCodeAt(0)),
+      );
+    },
+  );
 });

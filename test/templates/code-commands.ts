@@ -10,6 +10,9 @@
  * - StarPRNT (Star's StarPRNT command specification): `ESC b n1 n2 n3 n4 d1…dk RS`, the data
  *   ending at the first RS (0x1E); `ESC GS S m xL xH yL yH n d1…dk`, a raster image of
  *   (xL + 256·xH)·(yL + 256·yH) bytes (ReceiptLine draws a StarPRNT QR code so).
+ * - ZPL (Zebra's ZPL II programming guide): a field's data follows `^FD` up to the next
+ *   command prefix (`^` or `~`), which must be the field's `^FS`; under `^FH_` each `_XX`
+ *   is the byte XX.
  */
 
 export interface CommandExtent {
@@ -106,3 +109,22 @@ export const decodeStarCode128 = (data: Buffer) =>
     .replace(/%(.)/g, (_, c: string) =>
       c === '0' ? '%' : c === '5' ? '\x7f' : String.fromCharCode(c.charCodeAt(0) - 64),
     );
+
+/** A ZPL field from its `^FD`: the data (its `^FH_` escapes decoded) up to its `^FS`. */
+export function readZplField(zpl: string, at: number): CommandExtent {
+  if (zpl.slice(at, at + 3) !== '^FD') throw new Error(`^FD expected at ${at}`);
+  const next = zpl.slice(at + 3).search(/[\^~]/);
+  if (next < 0) throw new Error('^FD without its ^FS');
+  const close = at + 3 + next;
+  if (zpl.slice(close, close + 3) !== '^FS') {
+    throw new Error(`the field ends with ${zpl.slice(close, close + 3)}, not ^FS`);
+  }
+  const raw = Buffer.from(zpl.slice(at + 3, close), 'utf8').toString('latin1');
+  const data = Buffer.from(
+    raw.replace(/_([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    ),
+    'latin1',
+  );
+  return { end: close + 3, data };
+}
