@@ -88,9 +88,6 @@ Object.assign(rules, {
   plessey: { takes: 'digits and A-F', test: /^[\dA-F]+$/, characters: /[\dA-F]/ },
 } satisfies Record<string, Rule>);
 
-/** A 2D code on a label (QR, Data Matrix, PDF417…) takes any bytes, as many as a ZPL field. */
-export const maxFieldBytes = 3072;
-
 /** A value as a message shows it: JSON-quoted (control characters as \u…), cut at 40. */
 function shown(value: string): string {
   const cut = value.length > 40 ? `${value.slice(0, 40)}…` : value;
@@ -107,12 +104,6 @@ const codeOf = (char: string) =>
 export function barcodeProblem(symbol: CodeSymbol): string | undefined {
   const { data, type } = symbol;
   if (data === '') return undefined;
-  if (type === '2d') {
-    const bytes = Buffer.byteLength(data, 'latin1');
-    return bytes > maxFieldBytes
-      ? `The 2D code's data is ${bytes} bytes; a field holds at most ${maxFieldBytes}.`
-      : undefined;
-  }
   if (type === 'qrcode') {
     const limit = qrCapacity[symbol.level ?? 'l'] ?? qrCapacity.l!;
     const bytes = Buffer.byteLength(data, 'utf8');

@@ -30,7 +30,10 @@ const linear: Record<string, string> = {
   BZ: 'digits', // POSTNET and other postal codes
 };
 
-/** 2D codes and stacked symbologies: any bytes, as many as a field holds. */
+/**
+ * 2D codes and stacked symbologies: any bytes (the printer, and the preview, refuse what
+ * does not fit the symbol), so their fields are not checked.
+ */
 const twoDimensional = new Set(['B0', 'B4', 'B7', 'BB', 'BD', 'BF', 'BO', 'BQ', 'BR', 'BT', 'BX']);
 
 /** A ZPL command: its prefix (`^`, `~`) and two letters, then its parameters. */
@@ -64,9 +67,8 @@ export function checkLabelBarcodes(zpl: string, field: RefusalField = 'data'): v
       indicator = parameters!.charAt(0) || '_';
     } else if (code in linear || twoDimensional.has(code)) {
       barcode = code;
-    } else if ((code === 'FD' || code === 'FV') && barcode !== undefined) {
-      const type = linear[barcode] ?? '2d';
-      refuseBadCode({ data: decoded(parameters!, indicator), type }, field);
+    } else if ((code === 'FD' || code === 'FV') && barcode !== undefined && barcode in linear) {
+      refuseBadCode({ data: decoded(parameters!, indicator), type: linear[barcode]! }, field);
     }
   }
 }
