@@ -216,6 +216,12 @@ describe.each(['escpos', 'starprnt'] as const)('barcode data on %s', (language) 
 
   it('lengths: a barcode over its length, a QR code over its capacity, is refused', async () => {
     await render('code128', 'A'.repeat(maxBarcodeLength), language);
+    // The longest Code 128 ESC/POS spells out (a code-set change around every character,
+    // each { doubled) still fits GS k's one-byte count, so ReceiptLine never cuts it at 255.
+    const longest = '\x01{'.repeat(maxBarcodeLength / 2);
+    const bytes = await render('code128', longest, language);
+    const code = readCode(bytes, codeStart(bytes, 'code128', language), 'code128', language);
+    expectData('code128', language, longest, code.data);
     await expect(render('code128', 'A'.repeat(maxBarcodeLength + 1), language)).rejects.toThrow(
       `at most ${maxBarcodeLength} characters`,
     );
