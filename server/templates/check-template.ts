@@ -1,5 +1,6 @@
 import type { TemplateKind } from '../../shared/templates.ts';
 import { checkCodes } from './check-codes.ts';
+import { checkCommandProperties } from './check-commands.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
 import { parsedTemplate, renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
@@ -21,7 +22,10 @@ export interface VersionContent {
  */
 export function checkVersion(content: VersionContent): void {
   parsedTemplate(content.kind, content.source);
-  if (content.kind === 'receipt') checkImages(content.source, 'source');
+  if (content.kind === 'receipt') {
+    checkImages(content.source, 'source');
+    checkCommandProperties(content.source);
+  }
   if (content.data_schema !== null) {
     checkDataSchema(content.data_schema);
     if (content.sample_data !== null) {

@@ -138,4 +138,18 @@ describe.each(databaseKinds)('barcode data on %s', (kind) => {
     expect(sample.status).toBe(422);
     expect(sample.body.errors.sample_data[0]).toContain('an even number of digits');
   });
+
+  it('a template that puts data in a {command:…} property is refused when saved, unless | raw', async () => {
+    // A command property sends its value to the printer as it is: BEL in the data would
+    // open the drawer, escaping or not.
+    for (const source of ['{command:{{ ref }}}', 'Order\n{code:1042; x: {{ ref }} }']) {
+      const answer = await server.request('POST', '/printing/templates', {
+        token,
+        body: { name: 'commands', kind: 'receipt', source },
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.body.errors.source[0]).toContain('{command:…} property');
+    }
+    await createTemplate(server, token, { name: 'chosen', source: '{command:{{ kick | raw }}}' });
+  });
 });
