@@ -95,6 +95,10 @@ describe.each(databaseKinds)('barcode data on %s', (kind) => {
     const refused = await postJob('bin-label', { bin: 'BIN-7\x1e' });
     expect(refused.status).toBe(422);
     expect(refused.body.errors['data.bin'][0]).toContain('U+001E');
+    // é is two bytes in the field (UTF-8): the path is found all the same.
+    const accented = await postJob('bin-label', { shelf: 'A', bin: 'BIN-é' });
+    expect(accented.status).toBe(422);
+    expect(Object.keys(accented.body.errors)).toEqual(['data.bin']);
     expect((await postJob('bin-label', { bin: 'BIN-7' })).status).toBe(201);
     // A label on this receipt printer fails at its claim, as any label does.
     expect((await star.next()).status).toBe(204);

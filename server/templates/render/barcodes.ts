@@ -175,10 +175,13 @@ export function dataPathOf(data: unknown, symbol: CodeSymbol, field = 'data'): s
   const characters = rules[symbol.type]?.characters;
   let whole: string | undefined;
   for (const [path, text] of stringsOf(data, field)) {
-    const value = text.replace(/[\r\n\t\v\f]+/g, ' ');
-    if (value === '' || !symbol.data.includes(value)) continue;
-    if (characters && [...value].some((char) => !characters.test(char))) return path;
-    if (value === symbol.data) whole ??= path;
+    const folded = text.replace(/[\r\n\t\v\f]+/g, ' ');
+    // A label's field is bytes, a character each: the value is looked for as its UTF-8 too.
+    for (const value of new Set([folded, Buffer.from(folded, 'utf8').toString('latin1')])) {
+      if (value === '' || !symbol.data.includes(value)) continue;
+      if (characters && [...value].some((char) => !characters.test(char))) return path;
+      if (value === symbol.data) whole ??= path;
+    }
   }
   return whole ?? field;
 }
