@@ -233,23 +233,27 @@ describe.each(['escpos', 'starprnt'] as const)('barcode data on %s', (language) 
   });
 });
 
-describe('a refused barcode is refused in every format', () => {
-  it.each(['png', 'svg', 'pdf', 'text', 'raw'] as PreviewFormat[])('%s', async (format) => {
-    const source = 'Order\n{code:{{ v }}; option:code39}';
+describe('a refused barcode is refused in every format and on every printer', () => {
+  const source = 'Order\n{code:{{ v }}; option:code39}';
+  const cases: Array<[PreviewFormat, PrinterProfile['language']]> = [
+    ['png', 'escpos'],
+    ['svg', 'escpos'],
+    ['pdf', 'escpos'],
+    ['text', 'escpos'],
+    ['raw', 'escpos'],
+    ['raw', 'starprnt'],
+    ['raw', 'pdf'],
+    ['raw', 'text'],
+    ['raw', 'zpl'],
+  ];
+  it.each(cases)('%s for %s', async (format, language) => {
     const rendering = renderDocument(
       { kind: 'receipt', source },
       { v: 'A\x1e\x07' },
-      { language: 'escpos' },
+      { language },
       format,
     );
     await expect(rendering).rejects.toThrow('U+001E');
-    const zpl = renderDocument(
-      { kind: 'receipt', source },
-      { v: 'A\x1e\x07' },
-      { language: 'zpl' },
-      'raw',
-    );
-    await expect(zpl).rejects.toThrow('U+001E');
   });
 });
 
