@@ -199,12 +199,12 @@ describe.each(['escpos', 'starprnt'] as const)('barcode data on %s', (language) 
     );
   });
 
-  it("ReceiptLine's own characters stay in the data (Code 39 AB-12, Code 128 a|b{c}~^_)", async () => {
+  it("ReceiptLine's own characters and escapes stay in the data (Code 39 AB-12, Code 128 a|b{c}~^_ \\x1e)", async () => {
     const code39 = await render('code39', 'AB-12', language);
     expect(
       readCode(code39, codeStart(code39, 'code39', language), 'code39', language).data.toString(),
     ).toBe('AB-12');
-    const value = 'a|b{c}~^_"`=\\-;';
+    const value = 'a|b{c}~^_"`=\\-;\\x1e\\n';
     const code128 = await render('code128', value, language);
     expectData(
       'code128',
