@@ -43,11 +43,13 @@ const command = /([\^~])([A-Za-z@][A-Za-z0-9@])([^^~]*)/g;
 function decoded(data: string, indicator: string | undefined): string {
   const bytes = Buffer.from(data, 'utf8').toString('latin1');
   if (indicator === undefined) return bytes;
-  const escape = new RegExp(
+  const hexEscape = new RegExp(
     `${indicator.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}([0-9A-Fa-f]{2})`,
     'g',
   );
-  return bytes.replace(escape, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return bytes.replace(hexEscape, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
 }
 
 /**
