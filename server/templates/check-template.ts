@@ -1,4 +1,6 @@
 import type { TemplateKind } from '../../shared/templates.ts';
+import { checkCodes } from './check-codes.ts';
+import { checkCommandProperties } from './check-commands.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
 import { parsedTemplate, renderLiquid } from './liquid.ts';
 import { checkImages } from './render/images.ts';
@@ -14,24 +16,26 @@ export interface VersionContent {
 /**
  * A version is saved only if its source parses (a 422 naming the line and column), its
  * data schema compiles, its sample data, when given, matches the schema, and it renders
- * within the limits with its sample data (or with none): a template that loops 10^9 times
- * whatever its data is a 422 when it is saved, not a job that fails at its claim.
+ * within the limits with its sample data (or with none), its barcodes within their
+ * symbologies: a template that loops 10^9 times whatever its data, or prints `{code:A_B;
+ * option:code39}`, is a 422 when it is saved, not a job that fails at its claim.
  */
 export function checkVersion(content: VersionContent): void {
   parsedTemplate(content.kind, content.source);
-  if (content.kind === 'receipt') checkImages(content.source, 'source');
+  if (content.kind === 'receipt') {
+    checkImages(content.source, 'source');
+    checkCommandProperties(content.source);
+  }
   if (content.data_schema !== null) {
     checkDataSchema(content.data_schema);
     if (content.sample_data !== null) {
       checkData(JSON.stringify(content.data_schema), content.sample_data, 'sample_data');
     }
   }
-  renderLiquid(
-    content.kind,
-    content.source,
-    content.sample_data ?? {},
+  const refusal =
     content.sample_data === null
       ? { field: 'source', withWhat: 'without data' }
-      : { field: 'sample_data', withWhat: 'with its sample data' },
-  );
+      : { field: 'sample_data', withWhat: 'with its sample data' };
+  const document = renderLiquid(content.kind, content.source, content.sample_data ?? {}, refusal);
+  checkCodes(content.kind, document, refusal.field);
 }

@@ -1,6 +1,7 @@
 import type { PreviewTemplateBody } from '../../shared/templates.ts';
 import { invalidField } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
+import { checkJobCodes } from './check-codes.ts';
 import { checkData } from './data-check.ts';
 import { readTemplateRows, readVersionRow } from './read-template.ts';
 import type { Rendering } from './render/rendering.ts';
@@ -30,5 +31,7 @@ export async function previewTemplate(
   }
   checkData(version.data_schema, data);
   const rendered = input.source === undefined ? version : { ...version, source: input.source };
+  // A barcode's refusal names the data's path, as at a job's creation.
+  checkJobCodes(rendered, data);
   return renderDocument(rendered, data, input.profile ?? defaultProfile, input.format);
 }

@@ -145,10 +145,19 @@ describe('data is data, never markup', () => {
     expect(text).toContain('\x1dk'); // the raw one: a barcode
   });
 
-  it('escapes every ReceiptLine special character and folds line breaks', () => {
-    expect(escapeReceiptLine('a|b{c}~^`_"\\-=\nz')).toBe(
-      'a\\|b\\{c\\}\\~\\^\\`\\_\\"\\\\\\-\\=z'.replace('=z', '= z'),
+  it('escapes every ReceiptLine special character as a hex escape and folds line breaks', () => {
+    expect(escapeReceiptLine('a|b{c}~^`_"\\-=;\nz')).toBe(
+      'a\\x7cb\\x7bc\\x7d\\x7e\\x5e\\x60\\x5f\\x22\\x5c\\x2d\\x3d\\x3b z',
     );
+  });
+
+  it('inside a {code:…} property a value keeps every character and starts no member', async () => {
+    // A backslash before `-` is dropped, character and all, inside a property, and a bare
+    // `;` starts another member: `x:` would have sent the rest to the printer as it is.
+    const source = { kind: 'receipt' as const, source: '{code:{{ value }}; option:code128}' };
+    const value = 'A-1;x:B=_';
+    const { bytes } = await renderDocument(source, { value }, { language: 'starprnt' }, 'raw');
+    expect(bytes.toString('latin1')).toContain(`${value}\x1e`);
   });
 
   it('ZPL field data goes through ^FH hex escapes: ^XA in data starts nothing', async () => {

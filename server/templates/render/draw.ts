@@ -6,6 +6,7 @@
 
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PreviewFormat } from '../../../shared/templates.ts';
+import { checkBarcodes } from './barcodes.ts';
 import { dotsOf, labelSize, labelToPng } from './label-png.ts';
 import { receiptToPdf } from './pdf-receipt.ts';
 import { bitmapToPng } from './png.ts';
@@ -62,6 +63,8 @@ export async function receiptAs(
   profile: PrinterProfile,
   format: PreviewFormat,
 ): Promise<Rendering> {
+  // The same refusal of a barcode's data whatever the document is drawn as.
+  checkBarcodes(document);
   switch (format) {
     case 'raw':
       return receiptForPrinter(document, profile);

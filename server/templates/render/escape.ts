@@ -14,13 +14,17 @@ export function textOf(value: unknown): string {
 
 /**
  * ReceiptLine's special characters (`|` columns, `{…}` properties, `~` space, `^` size,
- * `` ` `` invert, `_` underline, `"` emphasis, `\` escape, `-` and `=` rules) each behind a
- * backslash; line breaks become spaces, since a new line is a new row of the receipt.
+ * `` ` `` invert, `_` underline, `"` emphasis, `\` escape, `-` and `=` rules, and `;`, which
+ * separates a property's members) each as a hex escape (`\x7c`); line breaks become spaces,
+ * since a new line is a new row of the receipt. Hex, not a backslash before the character:
+ * inside a property (`{code:…}`) ReceiptLine drops `\-` and the like, character and all,
+ * and reads an unescaped `;` as the start of another member (`x:` would send raw commands).
+ * In text both print the same.
  */
 export function escapeReceiptLine(value: unknown): string {
   return textOf(value)
     .replace(/[\r\n\t\v\f]+/g, ' ')
-    .replace(/[\\|{}~^`_"=-]/g, (char) => `\\${char}`);
+    .replace(/[\\|{}~^`_"=;-]/g, (char) => `\\x${char.charCodeAt(0).toString(16)}`);
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   defaultColumns,
   type PrinterProfile,
 } from '../../../shared/printer-profiles.ts';
+import { checkedCodes } from './barcodes.ts';
 import { toCodepage } from './codepage.ts';
 import { escapeReceiptLine } from './escape.ts';
 
@@ -68,12 +69,13 @@ export function receiptToPrinter(document: string, profile: PrinterProfile): Buf
   const encoding = codepageOf(profile);
   const star = profile.language === 'starprnt';
   const base = receiptline.commands[star ? 'starsbcs' : 'escpos'];
-  const command = {
+  // Every barcode and QR code checked before its command is made (barcodes.ts).
+  const command = checkedCodes({
     ...base,
     ...(!star && { qrcode: nativeQrcode }),
     // `cut: false` (a printer without a cutter) drops the template's own cuts (`=`) too.
     ...(profile.cut === false && { cut: () => '' }),
-  };
+  });
   const commands = receiptline.transform(toCodepage(document, encoding, escapeReceiptLine), {
     command,
     cpl: columnsOf(profile),
