@@ -226,7 +226,7 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
     exchange.caller = caller;
     const limiter = pipeline.rateLimiter;
     if (!limiter) return run(exchange, match.params, query, caller, undefined);
-    return andThen(limiter.take(rateLimitKey(caller, request.headers['x-agent-id'])), (quota) => {
+    return andThen(limiter.take(rateLimitKey(caller)), (quota) => {
       const rateHeaders = {
         'x-ratelimit-limit': String(limiter.limitPerMinute),
         'x-ratelimit-remaining': String(quota.remaining),
