@@ -4,22 +4,35 @@ import { dataOf } from '../../shared/http.ts';
 import { jobParams } from '../../shared/printing.ts';
 import { HttpError } from '../http/errors.ts';
 import { defineRoute, ok, type Reply } from '../http/route.ts';
-import { tag } from './person-routes.ts';
+import type { Caller } from '../tokens/authenticate.ts';
+import { personOf, tag } from './person-routes.ts';
 import { readJobDocument } from './read-job-document.ts';
 import { readOverview } from './read-overview.ts';
 import { readSession } from './read-session.ts';
 import { sessionSecretOf } from './session-caller.ts';
 
+/**
+ * The console's pages are for people (docs/reference.md: a bearer token gets 403); of the
+ * people, those who may read jobs, which every role may today.
+ */
+function readerOf(caller: Caller): void {
+  const person = personOf(caller);
+  if (!caller.permissions.has('printing.jobs.read')) {
+    throw new HttpError('forbidden', `The role ${person.role} may not read jobs.`);
+  }
+}
+
 export const overviewRoute = defineRoute({
   method: 'GET',
   path: '/console/overview',
-  access: { permission: 'printing.jobs.read' },
+  access: 'session',
   hidden: true,
   operationId: 'consoleOverview',
   summary: 'The overview page: agents, printers needing attention, jobs of 24 h, failing webhooks',
   tag,
   responses: { 200: { description: 'The overview.', schema: dataOf(overviewRecord) } },
   async handler({ caller, services, db }) {
+    readerOf(caller);
     return ok(await readOverview(db, caller.companyId, services.printing.presence()));
   },
 });
@@ -27,7 +40,7 @@ export const overviewRoute = defineRoute({
 export const documentRoute = defineRoute({
   method: 'GET',
   path: '/console/jobs/{job}/document',
-  access: { permission: 'printing.jobs.read' },
+  access: 'session',
   hidden: true,
   operationId: 'consoleJobDocument',
   summary: "A job's document, to show (never to run): PDF inline, anything else as bytes",
@@ -35,6 +48,7 @@ export const documentRoute = defineRoute({
   params: jobParams,
   responses: { 200: { description: 'The document.' } },
   async handler({ params, caller, db }) {
+    readerOf(caller);
     const document = await readJobDocument(db, caller.companyId, params.job);
     const pdf = document.contentType === 'application/pdf';
     return {

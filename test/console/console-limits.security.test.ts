@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../server/tokens/create-token.ts';
+import { permissions } from '../../shared/permissions.ts';
+import {
+  type ConsoleUser,
+  consoleRequest,
+  consoleUser,
+  ensureConsoleBuilt,
+  signIn,
+} from '../helpers/console.ts';
+import { type Instances, startInstances } from '../helpers/instances.ts';
+import { createJob, integratorToken } from '../printing/helpers.ts';
+
+/**
+ * What a probe of the console found a person or a token could reach beyond their own: the
+ * pages' routes answering a token, a manager revoking tokens it could not make. On both
+ * databases; on PostgreSQL through two instances.
+ */
+describe.each(['sqlite', 'postgres'] as const)('console limits on %s', (dialect) => {
+  let instances: Instances;
+  let companyId: number;
+  let owner: ConsoleUser;
+  let manager: ConsoleUser;
+
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    instances = await startInstances(dialect);
+    companyId = await instances.one.createCompany('Limits Co');
+    owner = await consoleUser(instances.one, companyId, 'owner');
+    manager = await consoleUser(instances.one, companyId, 'manager');
+  });
+  afterAll(() => instances?.close());
+
+  it("the pages' own routes (overview, a job's document) are for people: a token gets 403", async () => {
+    const token = await integratorToken(instances.one, companyId);
+    const job = await createJob(instances.one, token);
+    const paths = ['/console/overview', `/console/jobs/${job.id}/document`];
+    const admin = await instances.one.token(companyId, '*');
+    for (const path of paths) {
+      const byToken = await instances.two.request('GET', path, { token: admin });
+      expect(byToken.status, path).toBe(403);
+      expect(byToken.body.message).toBe('This route is for people signed in to the console.');
+    }
+    const cookie = await signIn(instances.one, owner);
+    for (const path of paths) {
+      expect((await consoleRequest(instances.two, 'GET', path, { cookie })).status, path).toBe(200);
+    }
+  });
+
+  it('a manager revokes only tokens within its own permissions, as it creates them', async () => {
+    const { db } = instances.one.app.services.storage;
+    const all = await createToken(db, {
+      companyId,
+      name: 'everything',
+      permissions: [...permissions],
+    });
+    const agent = await createToken(db, {
+      companyId,
+      name: 'a till',
+      permissions: ['printing.agent'],
+    });
+    const managerCookie = await signIn(instances.one, manager);
+    for (const id of [all.id, agent.id]) {
+      const refused = await consoleRequest(instances.two, 'POST', `/console/tokens/${id}/revoke`, {
+        cookie: managerCookie,
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toMatch(/^The role manager may not revoke a token with /);
+    }
+    // Both still work.
+    expect((await instances.two.request('GET', '/me', { token: all.secret })).status).toBe(200);
+    expect((await instances.two.request('GET', '/me', { token: agent.secret })).status).toBe(200);
+    // Within the manager's permissions: revoked, and it stops at once on both instances.
+    const made = await consoleRequest(instances.one, 'POST', '/console/tokens', {
+      cookie: managerCookie,
+      body: { name: 'till reader', permissions: ['printing.jobs.read'] },
+    });
+    expect(made.status).toBe(201);
+    const revoked = await consoleRequest(
+      instances.two,
+      'POST',
+      `/console/tokens/${made.body.data.id}/revoke`,
+      { cookie: managerCookie },
+    );
+    expect(revoked.status).toBe(204);
+    const secret: string = made.body.data.secret;
+    expect((await instances.one.request('GET', '/me', { token: secret })).status).toBe(401);
+    // The owner may revoke the `*` token.
+    const ownerCookie = await signIn(instances.one, owner);
+    const byOwner = await consoleRequest(
+      instances.two,
+      'POST',
+      `/console/tokens/${all.id}/revoke`,
+      {
+        cookie: ownerCookie,
+      },
+    );
+    expect(byOwner.status).toBe(204);
+    expect((await instances.one.request('GET', '/me', { token: all.secret })).status).toBe(401);
+  });
+});
