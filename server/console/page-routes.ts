@@ -77,7 +77,7 @@ export const streamRoute = defineRoute({
   operationId: 'streamEvents',
   summary: "Live changes of the company's jobs, agents and webhooks (Server-Sent Events)",
   description:
-    "Extension. `text/event-stream`: an event `change` whose data and id are the company's version (an opaque text) each time a job, an agent or a webhook endpoint changes, within a second, whichever instance made the change; then read what you show again. On reconnection with `Last-Event-ID`, a `change` comes at once if anything changed while away. A comment line every 15 s keeps proxies from closing it. Ends when the token is revoked or the console session ends.",
+    "Extension. `text/event-stream`: an event `change` whose data and id are the company's version (an opaque text that counts nothing) each time one of the company's own jobs, agents or webhook endpoints changes, within a second, whichever instance made the change; then read what you show again. On reconnection with `Last-Event-ID`, a `change` comes at once if anything changed while away. A comment line every 15 s keeps proxies from closing it. Ends when the token is revoked or the console session ends.",
   tag: 'Events',
   responses: {
     200: { description: 'The stream (`text/event-stream`).' },

@@ -6,6 +6,7 @@ import {
   consoleRequest,
   consoleUser,
   ensureConsoleBuilt,
+  openStream,
   signIn,
 } from '../helpers/console.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
@@ -13,7 +14,8 @@ import { createJob, integratorToken } from '../printing/helpers.ts';
 
 /**
  * What a probe of the console found a person or a token could reach beyond their own: the
- * pages' routes answering a token, a manager revoking tokens it could not make. On both
+ * live stream moved by other companies' printing, the pages' routes answering a token, a
+ * manager revoking tokens it could not make. On both
  * databases; on PostgreSQL through two instances.
  */
 describe.each(['sqlite', 'postgres'] as const)('console limits on %s', (dialect) => {
@@ -30,6 +32,37 @@ describe.each(['sqlite', 'postgres'] as const)('console limits on %s', (dialect)
     manager = await consoleUser(instances.one, companyId, 'manager');
   });
   afterAll(() => instances?.close());
+
+  it("a company's live stream carries its own changes only, whichever instance made another's", async () => {
+    const neighbour = await instances.one.createCompany('Busy Neighbour');
+    const theirs = await integratorToken(instances.two, neighbour);
+    const cookie = await signIn(instances.one, owner);
+    const stream = await openStream(`${instances.one.api}/events/stream`, { cookie });
+    expect(stream.status).toBe(200);
+    const first = await stream.nextChange();
+    // Opaque: no count of anything (it was the trail's newest id of all companies, in clear).
+    expect(first).toMatch(/^[\w-]{22}$/);
+    // The neighbour prints through both instances: on this one its job changes wake this
+    // instance's streams at once, on the other they reach it by the poll (250 ms).
+    for (const server of [instances.one, instances.two, instances.one, instances.two]) {
+      const job = await createJob(server, theirs);
+      await server.request('POST', `/printing/jobs/${job.id}/cancel`, { token: theirs });
+    }
+    expect(await stream.nextChange(1500)).toBeUndefined();
+    // Its own job is a change, within the second.
+    await createJob(instances.two, await integratorToken(instances.two, companyId));
+    const second = await stream.nextChange(10_000);
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    stream.close();
+    // Every instance computes the same version: resumed on the other, nothing is new.
+    const resumed = await openStream(`${instances.two.api}/events/stream`, {
+      cookie,
+      'last-event-id': second!,
+    });
+    expect(await resumed.nextChange(1000)).toBeUndefined();
+    resumed.close();
+  });
 
   it("the pages' own routes (overview, a job's document) are for people: a token gets 403", async () => {
     const token = await integratorToken(instances.one, companyId);
