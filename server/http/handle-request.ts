@@ -17,7 +17,7 @@ import { type ContextSources, HandlerContext } from './handler-context.ts';
 import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
 import { lingerOnUnreadBody } from './linger.ts';
 import { parsePathParams } from './path-params.ts';
-import { parseQuery } from './query.ts';
+import { parseQuery, parseRouteQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
 import type { Router } from './router.ts';
@@ -254,7 +254,7 @@ function run(
   authorize(route, caller);
   const params = route.params ? parsePathParams(route, rawParams) : {};
   const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
-  const queryValues = route.query ? parseOrThrow(route.query, query) : {};
+  const queryValues = parseRouteQuery(route.query, query);
   const answer = (sent: unknown): MaybePromise<Reply> => {
     const body = route.body ? parseOrThrow(route.body, sent) : undefined;
     const context = new HandlerContext(exchange, caller, { params, query: queryValues, body });
