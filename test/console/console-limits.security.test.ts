@@ -14,8 +14,9 @@ import { createJob, integratorToken } from '../printing/helpers.ts';
 
 /**
  * What a probe of the console found a person or a token could reach beyond their own: the
- * live stream moved by other companies' printing, the pages' routes answering a token, a
- * manager revoking tokens it could not make. On both
+ * live stream moved by other companies' printing, an invitation telling whether an address
+ * has an account in another company, the pages' routes answering a token, a manager revoking
+ * tokens it could not make. On both
  * databases; on PostgreSQL through two instances.
  */
 describe.each(['sqlite', 'postgres'] as const)('console limits on %s', (dialect) => {
@@ -62,6 +63,70 @@ describe.each(['sqlite', 'postgres'] as const)('console limits on %s', (dialect)
     });
     expect(await resumed.nextChange(1000)).toBeUndefined();
     resumed.close();
+  });
+
+  it('an invitation answers the same whether or not the address has an account in another company', async () => {
+    const elsewhere = await instances.one.createCompany('Elsewhere Co');
+    const theirs = await consoleUser(instances.one, elsewhere, 'staff');
+    const fresh = `fresh-${dialect}@shop.example`;
+    const cookie = await signIn(instances.one, owner);
+    const invite = (email: string) =>
+      consoleRequest(instances.two, 'POST', '/console/users', {
+        cookie,
+        body: { email, role: 'staff' },
+      });
+    const taken = await invite(theirs.email);
+    const free = await invite(fresh);
+    for (const answer of [taken, free]) {
+      expect(answer.status).toBe(201);
+      expect(Object.keys(answer.body.data).sort()).toEqual(['expires_at', 'setup_url', 'user']);
+      expect(answer.body.data.user).toMatchObject({ role: 'staff', active: false });
+      expect(answer.headers.get('location')).toMatch(/\/console\/users\/\d+$/);
+    }
+    // Both are invited people of this company, listed alike.
+    const listed = await consoleRequest(instances.one, 'GET', '/console/users', { cookie });
+    const invited = listed.body.data.filter((u: { email: string }) =>
+      [theirs.email, fresh].includes(u.email),
+    );
+    expect(invited.map((u: { active: boolean }) => u.active)).toEqual([false, false]);
+    // Both links work: each sets the password of an account of this company.
+    const password = 'the invited passphrase';
+    for (const answer of [taken, free]) {
+      const code = new URL(answer.body.data.setup_url).hash.replace('#code=', '');
+      const set = await consoleRequest(instances.one, 'POST', '/console/password', {
+        body: { code, password },
+      });
+      expect(set.status).toBe(204);
+    }
+    for (const email of [theirs.email, fresh]) {
+      const session = await signIn(instances.two, { email, password });
+      const me = await consoleRequest(instances.one, 'GET', '/console/session', {
+        cookie: session,
+      });
+      expect(me.body.data.company.id).toBe(companyId);
+    }
+    // Nothing broke: the other company's account opens with its own password, as before.
+    const own = await signIn(instances.one, theirs);
+    const me = await consoleRequest(instances.two, 'GET', '/console/session', { cookie: own });
+    expect(me.body.data.company.id).toBe(elsewhere);
+    // One password for both accounts of an address: the older opens.
+    const twice = await consoleUser(instances.one, elsewhere, 'staff');
+    const second = await invite(twice.email);
+    await consoleRequest(instances.one, 'POST', '/console/password', {
+      body: {
+        code: new URL(second.body.data.setup_url).hash.replace('#code=', ''),
+        password: twice.password,
+      },
+    });
+    const older = await signIn(instances.two, twice);
+    const opened = await consoleRequest(instances.one, 'GET', '/console/session', {
+      cookie: older,
+    });
+    expect(opened.body.data.company.id).toBe(elsewhere);
+    // An address taken in this company (which its owner sees in the list) is still a 422.
+    const again = await invite(fresh);
+    expect(again.status).toBe(422);
+    expect(again.body.errors).toEqual({ email: ['The email has already been taken.'] });
   });
 
   it("the pages' own routes (overview, a job's document) are for people: a token gets 403", async () => {
