@@ -16,7 +16,9 @@ const isCredentialParameter = (key: string) =>
  * first (400), whatever else the query holds.
  */
 export function parseQuery(search: string): Record<string, string | string[]> {
-  const values: Record<string, string | string[]> = {};
+  // No prototype: `__proto__=…` is a parameter like any other (and refused as one), not a
+  // write to the object's prototype that no key would show.
+  const values: Record<string, string | string[]> = Object.create(null);
   const pairs = search.startsWith('?') ? search.slice(1) : search;
   if (!pairs) return values;
   const decoded: [string, string][] = [];

@@ -92,6 +92,16 @@ describe('named in the usual validation answer, beside the declared ones', () =>
     expect((await server.request('GET', '/webhooks', { token })).status).toBe(200);
   });
 
+  it('`__proto__` and `constructor` are parameters like any other', async () => {
+    for (const name of ['__proto__', 'constructor']) {
+      for (const query of [`${name}=x`, `${name}[]=x`]) {
+        const answer = await server.request('GET', `/printing/history?${query}`, { token });
+        expectError(answer, 422, 'validation_failed');
+        expect(Object.keys(answer.body.errors), query).toEqual([name]);
+      }
+    }
+  });
+
   it('declared parameters pass as before', async () => {
     for (const path of [
       '/customers?per_page=5&search=x&page=1',
