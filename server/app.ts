@@ -102,7 +102,7 @@ export async function startApp(
       ],
       log,
     );
-    live = new LiveEvents({ storage, printing, log });
+    live = new LiveEvents({ storage, printing, log, secretKey: key.key });
     const services: Services = {
       storage,
       outbox,

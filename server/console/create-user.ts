@@ -15,7 +15,12 @@ export interface NewUser {
   expiresAt: string;
 }
 
-/** A console user of the company, without a password yet: the link sets it. */
+/**
+ * A console user of the company, without a password yet: the link sets it. An address is
+ * taken only by an account of the same company (whose owner sees it in the list anyway): an
+ * account of another company is not looked at, so the answer tells nothing of it, and the
+ * address gets an account of this company beside it (docs/console.md, "Inviting someone").
+ */
 export async function createUser(
   db: Db,
   input: { companyId: number; email: string; role: ConsoleRole },
@@ -25,6 +30,7 @@ export async function createUser(
     .selectFrom('console_users')
     .select('id')
     .where('email', '=', input.email)
+    .where('company_id', '=', input.companyId)
     .executeTakeFirst();
   if (taken) throw new InvalidFields({ email: ['The email has already been taken.'] });
   const setupCode = newSecret();

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PrintingService } from '../printing/service.ts';
 import type { Storage } from '../storage/database.ts';
@@ -29,12 +30,25 @@ export class LiveEvents {
   readonly #printing: PrintingService;
   readonly #log: Logger;
   readonly #pollMs: number;
+  readonly #versionKey: Buffer;
   readonly #companies = new Map<number, Watched>();
   #timer: NodeJS.Timeout | undefined;
   #stopJobs: (() => void) | undefined;
 
-  constructor(deps: { storage: Storage; printing: PrintingService; log: Logger; pollMs?: number }) {
+  constructor(deps: {
+    storage: Storage;
+    printing: PrintingService;
+    log: Logger;
+    /** The server's secret key: the versions are keyed with a key derived from it. */
+    secretKey: Buffer;
+    pollMs?: number;
+  }) {
     this.#storage = deps.storage;
+    // A key of its own, so that a version is never a MAC made with the key that seals
+    // webhook secrets.
+    this.#versionKey = createHmac('sha256', deps.secretKey)
+      .update('console live versions')
+      .digest();
     this.#printing = deps.printing;
     this.#log = deps.log;
     this.#pollMs = deps.pollMs ?? 250;
@@ -58,7 +72,12 @@ export class LiveEvents {
 
   /** The company's version now (the first event of a stream, and a resumed one's check). */
   current(companyId: number): Promise<string> {
-    return readCompanyVersion(this.#storage.db, companyId, this.#printing.presence());
+    return readCompanyVersion(
+      this.#storage.db,
+      companyId,
+      this.#printing.presence(),
+      this.#versionKey,
+    );
   }
 
   close(): void {

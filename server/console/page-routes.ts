@@ -4,22 +4,35 @@ import { dataOf } from '../../shared/http.ts';
 import { jobParams } from '../../shared/printing.ts';
 import { HttpError } from '../http/errors.ts';
 import { defineRoute, ok, type Reply } from '../http/route.ts';
-import { tag } from './person-routes.ts';
+import type { Caller } from '../tokens/authenticate.ts';
+import { personOf, tag } from './person-routes.ts';
 import { readJobDocument } from './read-job-document.ts';
 import { readOverview } from './read-overview.ts';
 import { readSession } from './read-session.ts';
 import { sessionSecretOf } from './session-caller.ts';
 
+/**
+ * The console's pages are for people (docs/reference.md: a bearer token gets 403); of the
+ * people, those who may read jobs, which every role may today.
+ */
+function readerOf(caller: Caller): void {
+  const person = personOf(caller);
+  if (!caller.permissions.has('printing.jobs.read')) {
+    throw new HttpError('forbidden', `The role ${person.role} may not read jobs.`);
+  }
+}
+
 export const overviewRoute = defineRoute({
   method: 'GET',
   path: '/console/overview',
-  access: { permission: 'printing.jobs.read' },
+  access: 'session',
   hidden: true,
   operationId: 'consoleOverview',
   summary: 'The overview page: agents, printers needing attention, jobs of 24 h, failing webhooks',
   tag,
   responses: { 200: { description: 'The overview.', schema: dataOf(overviewRecord) } },
   async handler({ caller, services, db }) {
+    readerOf(caller);
     return ok(await readOverview(db, caller.companyId, services.printing.presence()));
   },
 });
@@ -27,7 +40,7 @@ export const overviewRoute = defineRoute({
 export const documentRoute = defineRoute({
   method: 'GET',
   path: '/console/jobs/{job}/document',
-  access: { permission: 'printing.jobs.read' },
+  access: 'session',
   hidden: true,
   operationId: 'consoleJobDocument',
   summary: "A job's document, to show (never to run): PDF inline, anything else as bytes",
@@ -35,6 +48,7 @@ export const documentRoute = defineRoute({
   params: jobParams,
   responses: { 200: { description: 'The document.' } },
   async handler({ params, caller, db }) {
+    readerOf(caller);
     const document = await readJobDocument(db, caller.companyId, params.job);
     const pdf = document.contentType === 'application/pdf';
     return {
@@ -63,7 +77,7 @@ export const streamRoute = defineRoute({
   operationId: 'streamEvents',
   summary: "Live changes of the company's jobs, agents and webhooks (Server-Sent Events)",
   description:
-    "Extension. `text/event-stream`: an event `change` whose data and id are the company's version (an opaque text) each time a job, an agent or a webhook endpoint changes, within a second, whichever instance made the change; then read what you show again. On reconnection with `Last-Event-ID`, a `change` comes at once if anything changed while away. A comment line every 15 s keeps proxies from closing it. Ends when the token is revoked or the console session ends.",
+    "Extension. `text/event-stream`: an event `change` whose data and id are the company's version (an opaque text that counts nothing) each time one of the company's own jobs, agents or webhook endpoints changes, within a second, whichever instance made the change; then read what you show again. On reconnection with `Last-Event-ID`, a `change` comes at once if anything changed while away. A comment line every 15 s keeps proxies from closing it. Ends when the token is revoked or the console session ends.",
   tag: 'Events',
   responses: {
     200: { description: 'The stream (`text/event-stream`).' },

@@ -1,23 +1,31 @@
-import { hash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Presence } from '../printing/agents/presence.ts';
 import { onlineSince } from '../printing/agents/presence.ts';
 import type { Db } from '../storage/db.ts';
 
 /**
  * A short text that changes whenever something the console's live pages show changes:
- * a job's status (the newest row of the jobs' trail, read by primary key: one index
- * step), an agent's presence, pause, printers or routes, a webhook endpoint starting or stopping
- * to fail. The jobs' part is global, not per company: another company's change only makes
- * a page read again, it never hides one of this company's.
+ * a job's status (the company's newest row of the jobs' trail: one step of the index
+ * `print_job_events_company_id`), an agent's presence, pause, printers or routes, a webhook
+ * endpoint starting or stopping to fail. The company's own rows only: another company's
+ * printing never moves it.
+ *
+ * Opaque, and keyed (an HMAC with the server's key): the trail's ids count every company's
+ * job changes, so the newest id in clear, or in a plain hash of rows the company can read
+ * anyway, would tell it how busy the other companies were between two of its own changes.
+ * Every instance holds the same key, so each computes the same version and a stream resumed
+ * on another instance (`Last-Event-ID`) is compared rightly.
  */
 export async function readCompanyVersion(
   db: Db,
   companyId: number,
   presence: Presence,
+  key: Buffer,
 ): Promise<string> {
   const lastEvent = await db
     .selectFrom('print_job_events')
     .select('id')
+    .where('company_id', '=', companyId)
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -35,6 +43,7 @@ export async function readCompanyVersion(
     .orderBy('id')
     .execute();
   const shown = [
+    lastEvent?.id ?? 0,
     ...agents.map((a) =>
       [
         a.uuid,
@@ -46,6 +55,5 @@ export async function readCompanyVersion(
     ),
     ...endpoints.map((e) => [e.id, e.failing_since, e.enabled].join()),
   ].join('\n');
-  const digest = hash('sha256', shown, 'base64url').slice(0, 12);
-  return `${lastEvent?.id ?? 0}.${digest}`;
+  return createHmac('sha256', key).update(shown).digest('base64url').slice(0, 22);
 }

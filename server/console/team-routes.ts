@@ -11,6 +11,7 @@ import {
   userParams,
 } from '../../shared/console.ts';
 import { dataOf } from '../../shared/http.ts';
+import type { Permission } from '../../shared/permissions.ts';
 import { NotFound } from '../domain-errors.ts';
 import { HttpError } from '../http/errors.ts';
 import { linkOrigin } from '../http/public-origin.ts';
@@ -86,6 +87,12 @@ export const userRoutes: AnyRoute[] = [
   }),
 ];
 
+/** The permissions of a token that the role may not grant (none: the role may make or revoke it). */
+function beyondRole(role: ConsoleRole, permissions: readonly Permission[]): Permission[] {
+  const allowed = grantable(role);
+  return permissions.filter((permission) => !allowed.includes(permission));
+}
+
 export const tokenRoutes: AnyRoute[] = [
   defineRoute({
     method: 'GET',
@@ -115,8 +122,7 @@ export const tokenRoutes: AnyRoute[] = [
     },
     async handler({ body, caller, services, db, baseUrl }) {
       const person = personOf(caller, 'tokens.manage');
-      const allowed = grantable(person.role);
-      const beyond = body.permissions.filter((permission) => !allowed.includes(permission));
+      const beyond = beyondRole(person.role, body.permissions);
       if (beyond.length > 0) {
         throw new HttpError(
           'forbidden',
@@ -148,10 +154,19 @@ export const tokenRoutes: AnyRoute[] = [
     params: tokenParams,
     responses: { 204: { description: 'Revoked.' } },
     async handler({ params, caller, services, db }) {
-      personOf(caller, 'tokens.manage');
+      const person = personOf(caller, 'tokens.manage');
       // revokeToken takes any id: the company's own only.
-      const own = (await listTokens(db, caller.companyId)).some((t) => t.id === params.token);
-      if (!own) throw new NotFound('Token');
+      const token = (await listTokens(db, caller.companyId)).find((t) => t.id === params.token);
+      if (!token) throw new NotFound('Token');
+      // The rule of creation: a manager stops only what it could have made, so a token with
+      // permissions beyond the role's (an owner's `*` token, an agent's) stays an owner's.
+      const beyond = beyondRole(person.role, token.permissions);
+      if (beyond.length > 0) {
+        throw new HttpError(
+          'forbidden',
+          `The role ${person.role} may not revoke a token with ${beyond.join(', ')}.`,
+        );
+      }
       await revokeToken(db, params.token, services.clock.now());
       services.tokenCache?.changed();
       return noContent();

@@ -17,7 +17,7 @@ import { type ContextSources, HandlerContext } from './handler-context.ts';
 import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
 import { lingerOnUnreadBody } from './linger.ts';
 import { parsePathParams } from './path-params.ts';
-import { parseQuery } from './query.ts';
+import { parseQuery, parseRouteQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
 import type { Router } from './router.ts';
@@ -239,7 +239,7 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
     exchange.caller = caller;
     const limiter = pipeline.rateLimiter;
     if (!limiter) return run(exchange, match.params, query, caller, undefined);
-    return andThen(limiter.take(rateLimitKey(caller, request.headers['x-agent-id'])), (quota) => {
+    return andThen(limiter.take(rateLimitKey(caller)), (quota) => {
       const rateHeaders = {
         'x-ratelimit-limit': String(limiter.limitPerMinute),
         'x-ratelimit-remaining': String(quota.remaining),
@@ -267,7 +267,7 @@ function run(
   authorize(route, caller);
   const params = route.params ? parsePathParams(route, rawParams) : {};
   const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
-  const queryValues = route.query ? parseOrThrow(route.query, query) : {};
+  const queryValues = parseRouteQuery(route.query, query);
   const answer = (sent: unknown): MaybePromise<Reply> => {
     const body = route.body ? parseOrThrow(route.body, sent) : undefined;
     const context = new HandlerContext(exchange, caller, { params, query: queryValues, body });

@@ -122,7 +122,8 @@ function errorsOf(route: AnyRoute): Record<string, unknown> {
   if (route.responses[409] || route.idempotent || agentChecked) statuses.add(409);
   if (route.body) statuses.add(413).add(415);
   if (route.bodyTimeoutMs !== undefined) statuses.add(408);
-  if (route.body || route.query || route.idempotent) statuses.add(422);
+  // Every route: a query parameter the route does not declare is refused (docs/http.md).
+  statuses.add(422);
   // A public route with a limit of its own (enrolment tries per address) declares its 429.
   if (route.access !== 'public' || route.responses[429]) statuses.add(429);
   statuses.add(500);

@@ -1,4 +1,7 @@
+import { z } from 'zod';
+import { InvalidFields } from '../domain-errors.ts';
 import { HttpError } from './errors.ts';
+import { attributeName, parseOrThrow } from './validation.ts';
 
 /** Query parameters that carry credentials, which never belong in a URL (docs/reference.md). */
 const credentialParameters = new Set(['access_token', 'token', 'api_token', 'api_key']);
@@ -13,7 +16,9 @@ const isCredentialParameter = (key: string) =>
  * first (400), whatever else the query holds.
  */
 export function parseQuery(search: string): Record<string, string | string[]> {
-  const values: Record<string, string | string[]> = {};
+  // No prototype: `__proto__=…` is a parameter like any other (and refused as one), not a
+  // write to the object's prototype that no key would show.
+  const values: Record<string, string | string[]> = Object.create(null);
   const pairs = search.startsWith('?') ? search.slice(1) : search;
   if (!pairs) return values;
   const decoded: [string, string][] = [];
@@ -48,4 +53,33 @@ function decodeComponent(raw: string): string {
   } catch {
     throw new HttpError('bad_request', 'The query string is not valid percent-encoded UTF-8.');
   }
+}
+
+/** Each route's query schema with its declared parameters as a closed set, made once. */
+const closedSchemas = new WeakMap<z.ZodObject, z.ZodType>();
+
+/**
+ * The query's values as the route's schema reads them, a parameter it does not declare
+ * refused (422, "The … field is prohibited.", on that parameter) as a body field of a closed
+ * set is: a misspelt filter (`?stauts=failed`) would otherwise answer a list that looks
+ * filtered and is not. A route that declares no query takes no parameter at all.
+ */
+export function parseRouteQuery(
+  schema: z.ZodType | undefined,
+  query: Record<string, string | string[]>,
+): unknown {
+  if (schema === undefined) {
+    const names = Object.keys(query);
+    if (names.length === 0) return {};
+    const prohibited = (name: string) => `The ${attributeName([name])} field is prohibited.`;
+    throw new InvalidFields(Object.fromEntries(names.map((name) => [name, [prohibited(name)]])));
+  }
+  // A query is a set of named parameters: an object schema, whose keys are the closed set.
+  if (!(schema instanceof z.ZodObject)) throw new Error('A query schema must be a zod object.');
+  let closed = closedSchemas.get(schema);
+  if (!closed) {
+    closed = schema.strict();
+    closedSchemas.set(schema, closed);
+  }
+  return parseOrThrow(closed, query);
 }

@@ -8,7 +8,7 @@ export interface Quota {
 }
 
 /**
- * Requests a minute per key (a token, or a token and one of its agents: `rateLimitKey`).
+ * Requests a minute per key (a token, or a console user: `rateLimitKey`).
  * In the process (`RateLimiter`) on SQLite; shared by every instance (`shared-rate-limit.ts`)
  * on PostgreSQL or Redis.
  */
@@ -21,26 +21,14 @@ export interface RateLimit {
   close(): Promise<void>;
 }
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
- * The counter a request is charged to: its token, or, for a print agent (a token with
- * `printing.agent` that sends a UUID as `X-Agent-Id`), that token and that agent: many agents
- * may share one company token, and each has its own budget (docs/http.md#rate-limit).
+ * The counter a request is charged to: its token (a console user: their own). Never a
+ * header the client chooses: counted per token and `X-Agent-Id`, a token bound to no agent
+ * got a fresh budget for every made-up agent id it sent (docs/http.md#rate-limit).
  */
-export function rateLimitKey(
-  caller: Pick<Caller, 'tokenId' | 'permissions' | 'session'>,
-  agentIdHeader: string | string[] | undefined,
-): string {
+export function rateLimitKey(caller: Pick<Caller, 'tokenId' | 'session'>): string {
   // A console user: their own budget, whichever session (tokens' counters are numbers).
   if (caller.session) return `user:${caller.session.userId}`;
-  if (
-    typeof agentIdHeader === 'string' &&
-    uuid.test(agentIdHeader) &&
-    caller.permissions.has('printing.agent')
-  ) {
-    return `${caller.tokenId}:${agentIdHeader.toLowerCase()}`;
-  }
   return String(caller.tokenId);
 }
 

@@ -9,7 +9,8 @@ type Issue = z.core.$ZodIssue & { input?: unknown };
  * Schemas with a custom rule write `:attribute` where the field's name goes.
  */
 export function validationErrors(issues: readonly Issue[]): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
+  // No prototype: a field the client named `constructor` or `__proto__` is a key like any other.
+  const errors: Record<string, string[]> = Object.create(null);
   const add = (key: string, message: string) => {
     const list = errors[key] ?? [];
     if (!list.includes(message)) list.push(message);

@@ -19,6 +19,8 @@ import * as consoleUsers from './migrations/021_console_users.ts';
 import * as tokenRoutes from './migrations/023_token_routes.ts';
 import * as routesVersion from './migrations/024_routes_version.ts';
 import * as reenrolCodes from './migrations/025_reenrol_codes.ts';
+import * as jobEventsByCompany from './migrations/026_job_events_by_company.ts';
+import * as consoleUsersPerCompany from './migrations/027_console_users_per_company.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -41,6 +43,8 @@ const migrations: Record<string, Migration> = {
   '023_token_routes': tokenRoutes,
   '024_routes_version': routesVersion,
   '025_reenrol_codes': reenrolCodes,
+  '026_job_events_by_company': jobEventsByCompany,
+  '027_console_users_per_company': consoleUsersPerCompany,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

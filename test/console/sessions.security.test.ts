@@ -5,6 +5,7 @@ import {
   consoleRequest,
   consoleUser,
   ensureConsoleBuilt,
+  openStream,
   signIn,
 } from '../helpers/console.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
@@ -296,31 +297,3 @@ describe('the session cookie behind TLS', () => {
     }
   });
 });
-
-/** A Server-Sent Events stream read by `change` event. */
-async function openStream(url: string, headers: Record<string, string>) {
-  const controller = new AbortController();
-  const response = await fetch(url, {
-    headers: { accept: 'text/event-stream', ...headers },
-    signal: controller.signal,
-  });
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  return {
-    contentType: response.headers.get('content-type'),
-    async nextChange(): Promise<string> {
-      for (;;) {
-        const match = /id: (\S+)\nevent: change\n/.exec(text);
-        if (match) {
-          text = text.slice(match.index + match[0].length);
-          return match[1]!;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        text += decoder.decode(value);
-      }
-    },
-    close: () => controller.abort(),
-  };
-}

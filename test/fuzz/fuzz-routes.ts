@@ -79,9 +79,19 @@ function requestArbitrary(
         arbitraryOf(jsonSchemaOf(route.query), hints) as fc.Arbitrary<Record<string, unknown>>,
         fc.array(
           fc.tuple(
+            // Names the route does not declare are refused before the handler (422), so
+            // they come one time in five: most cases still reach the handler.
             fc.oneof(
-              fc.constantFrom(...Object.keys(jsonSchemaOf(route.query).properties ?? {})),
-              fc.constantFrom('page[]', 'x', 'search[]', '%00', '__proto__'),
+              {
+                weight: 4,
+                arbitrary: fc.constantFrom(
+                  ...Object.keys(jsonSchemaOf(route.query).properties ?? {}),
+                ),
+              },
+              {
+                weight: 1,
+                arbitrary: fc.constantFrom('page[]', 'x', 'search[]', '%00', '__proto__'),
+              },
             ),
             nastyQueryValue,
           ),

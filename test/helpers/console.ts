@@ -85,3 +85,55 @@ export async function signIn(
     throw new Error(`sign-in: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.headers.get('set-cookie')!.split(';')[0]!;
 }
+
+/**
+ * A Server-Sent Events stream read by `change` event. `nextChange(ms)` gives up after `ms`
+ * with `undefined`: what a test that no change must come waits for.
+ */
+export async function openStream(url: string, headers: Record<string, string>) {
+  const controller = new AbortController();
+  const response = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let reading: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  const take = (): string | undefined => {
+    const match = /id: (\S+)\nevent: change\n/.exec(text);
+    if (!match) return undefined;
+    text = text.slice(match.index + match[0].length);
+    return match[1]!;
+  };
+  function nextChange(): Promise<string>;
+  function nextChange(withinMs: number): Promise<string | undefined>;
+  async function nextChange(withinMs?: number): Promise<string | undefined> {
+    const deadline = withinMs === undefined ? undefined : Date.now() + withinMs;
+    for (;;) {
+      const change = take();
+      if (change !== undefined) return change;
+      // A read left pending by a timeout is the next one's: no bytes are lost.
+      if (!reading) {
+        reading = reader.read();
+        // Closed while a read waits: that read fails, and nobody is left to hear it.
+        reading.catch(() => {});
+      }
+      const timeLeft = deadline === undefined ? undefined : deadline - Date.now();
+      if (timeLeft !== undefined && timeLeft <= 0) return undefined;
+      const result = await (timeLeft === undefined
+        ? reading
+        : Promise.race([reading, new Promise<'late'>((r) => setTimeout(r, timeLeft, 'late'))]));
+      if (result === 'late') return undefined;
+      reading = undefined;
+      if (result.done) throw new Error('the stream ended');
+      text += decoder.decode(result.value);
+    }
+  }
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    nextChange,
+    close: () => controller.abort(),
+  };
+}

@@ -20,6 +20,8 @@ export function TokensPage({ session }: { session: Session }) {
   const [issued, setIssued] = useState<{ name: string; secret: string } | null>(null);
   const [message, setMessage] = useState('');
   const offered = session.grantable ?? [];
+  // As the server rules: a token is revoked only by a role that could have made it.
+  const mayRevoke = (token: Token) => token.permissions.every((p) => offered.includes(p));
   const create = async (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
@@ -71,7 +73,7 @@ export function TokensPage({ session }: { session: Session }) {
                 <td>{when(token.created_at)}</td>
                 <td>{token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}</td>
                 <td>
-                  {!token.revoked_at && (
+                  {!token.revoked_at && mayRevoke(token) && (
                     <button
                       type="button"
                       onClick={() => revoke(token)}

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../server/tokens/create-token.ts';
+import { permissions } from '../../shared/permissions.ts';
+import {
+  type ConsoleUser,
+  consoleRequest,
+  consoleUser,
+  ensureConsoleBuilt,
+  openStream,
+  signIn,
+} from '../helpers/console.ts';
+import { type Instances, startInstances } from '../helpers/instances.ts';
+import { createJob, integratorToken } from '../printing/helpers.ts';
+
+/**
+ * What a probe of the console found a person or a token could reach beyond their own: the
+ * live stream moved by other companies' printing, an invitation telling whether an address
+ * has an account in another company, the pages' routes answering a token, a manager revoking
+ * tokens it could not make. On both
+ * databases; on PostgreSQL through two instances.
+ */
+describe.each(['sqlite', 'postgres'] as const)('console limits on %s', (dialect) => {
+  let instances: Instances;
+  let companyId: number;
+  let owner: ConsoleUser;
+  let manager: ConsoleUser;
+
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    instances = await startInstances(dialect);
+    companyId = await instances.one.createCompany('Limits Co');
+    owner = await consoleUser(instances.one, companyId, 'owner');
+    manager = await consoleUser(instances.one, companyId, 'manager');
+  });
+  afterAll(() => instances?.close());
+
+  it("a company's live stream carries its own changes only, whichever instance made another's", async () => {
+    const neighbour = await instances.one.createCompany('Busy Neighbour');
+    const theirs = await integratorToken(instances.two, neighbour);
+    const cookie = await signIn(instances.one, owner);
+    const stream = await openStream(`${instances.one.api}/events/stream`, { cookie });
+    expect(stream.status).toBe(200);
+    const first = await stream.nextChange();
+    // Opaque: no count of anything (it was the trail's newest id of all companies, in clear).
+    expect(first).toMatch(/^[\w-]{22}$/);
+    // The neighbour prints through both instances: on this one its job changes wake this
+    // instance's streams at once, on the other they reach it by the poll (250 ms).
+    for (const server of [instances.one, instances.two, instances.one, instances.two]) {
+      const job = await createJob(server, theirs);
+      await server.request('POST', `/printing/jobs/${job.id}/cancel`, { token: theirs });
+    }
+    expect(await stream.nextChange(1500)).toBeUndefined();
+    // Its own job is a change, within the second.
+    await createJob(instances.two, await integratorToken(instances.two, companyId));
+    const second = await stream.nextChange(10_000);
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    stream.close();
+    // Every instance computes the same version: resumed on the other, nothing is new.
+    const resumed = await openStream(`${instances.two.api}/events/stream`, {
+      cookie,
+      'last-event-id': second!,
+    });
+    expect(await resumed.nextChange(1000)).toBeUndefined();
+    resumed.close();
+  });
+
+  it('an invitation answers the same whether or not the address has an account in another company', async () => {
+    const elsewhere = await instances.one.createCompany('Elsewhere Co');
+    const theirs = await consoleUser(instances.one, elsewhere, 'staff');
+    const fresh = `fresh-${dialect}@shop.example`;
+    const cookie = await signIn(instances.one, owner);
+    const invite = (email: string) =>
+      consoleRequest(instances.two, 'POST', '/console/users', {
+        cookie,
+        body: { email, role: 'staff' },
+      });
+    const taken = await invite(theirs.email);
+    const free = await invite(fresh);
+    for (const answer of [taken, free]) {
+      expect(answer.status).toBe(201);
+      expect(Object.keys(answer.body.data).sort()).toEqual(['expires_at', 'setup_url', 'user']);
+      expect(answer.body.data.user).toMatchObject({ role: 'staff', active: false });
+      expect(answer.headers.get('location')).toMatch(/\/console\/users\/\d+$/);
+    }
+    // Both are invited people of this company, listed alike.
+    const listed = await consoleRequest(instances.one, 'GET', '/console/users', { cookie });
+    const invited = listed.body.data.filter((u: { email: string }) =>
+      [theirs.email, fresh].includes(u.email),
+    );
+    expect(invited.map((u: { active: boolean }) => u.active)).toEqual([false, false]);
+    // Both links work: each sets the password of an account of this company.
+    const password = 'the invited passphrase';
+    for (const answer of [taken, free]) {
+      const code = new URL(answer.body.data.setup_url).hash.replace('#code=', '');
+      const set = await consoleRequest(instances.one, 'POST', '/console/password', {
+        body: { code, password },
+      });
+      expect(set.status).toBe(204);
+    }
+    for (const email of [theirs.email, fresh]) {
+      const session = await signIn(instances.two, { email, password });
+      const me = await consoleRequest(instances.one, 'GET', '/console/session', {
+        cookie: session,
+      });
+      expect(me.body.data.company.id).toBe(companyId);
+    }
+    // Nothing broke: the other company's account opens with its own password, as before.
+    const own = await signIn(instances.one, theirs);
+    const me = await consoleRequest(instances.two, 'GET', '/console/session', { cookie: own });
+    expect(me.body.data.company.id).toBe(elsewhere);
+    // One password for both accounts of an address: the older opens.
+    const twice = await consoleUser(instances.one, elsewhere, 'staff');
+    const second = await invite(twice.email);
+    await consoleRequest(instances.one, 'POST', '/console/password', {
+      body: {
+        code: new URL(second.body.data.setup_url).hash.replace('#code=', ''),
+        password: twice.password,
+      },
+    });
+    const older = await signIn(instances.two, twice);
+    const opened = await consoleRequest(instances.one, 'GET', '/console/session', {
+      cookie: older,
+    });
+    expect(opened.body.data.company.id).toBe(elsewhere);
+    // An address taken in this company (which its owner sees in the list) is still a 422.
+    const again = await invite(fresh);
+    expect(again.status).toBe(422);
+    expect(again.body.errors).toEqual({ email: ['The email has already been taken.'] });
+  });
+
+  it("the pages' own routes (overview, a job's document) are for people: a token gets 403", async () => {
+    const token = await integratorToken(instances.one, companyId);
+    const job = await createJob(instances.one, token);
+    const paths = ['/console/overview', `/console/jobs/${job.id}/document`];
+    const admin = await instances.one.token(companyId, '*');
+    for (const path of paths) {
+      const byToken = await instances.two.request('GET', path, { token: admin });
+      expect(byToken.status, path).toBe(403);
+      expect(byToken.body.message).toBe('This route is for people signed in to the console.');
+    }
+    const cookie = await signIn(instances.one, owner);
+    for (const path of paths) {
+      expect((await consoleRequest(instances.two, 'GET', path, { cookie })).status, path).toBe(200);
+    }
+  });
+
+  it('a manager revokes only tokens within its own permissions, as it creates them', async () => {
+    const { db } = instances.one.app.services.storage;
+    const all = await createToken(db, {
+      companyId,
+      name: 'everything',
+      permissions: [...permissions],
+    });
+    const agent = await createToken(db, {
+      companyId,
+      name: 'a till',
+      permissions: ['printing.agent'],
+    });
+    const managerCookie = await signIn(instances.one, manager);
+    for (const id of [all.id, agent.id]) {
+      const refused = await consoleRequest(instances.two, 'POST', `/console/tokens/${id}/revoke`, {
+        cookie: managerCookie,
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toMatch(/^The role manager may not revoke a token with /);
+    }
+    // Both still work.
+    expect((await instances.two.request('GET', '/me', { token: all.secret })).status).toBe(200);
+    expect((await instances.two.request('GET', '/me', { token: agent.secret })).status).toBe(200);
+    // Within the manager's permissions: revoked, and it stops at once on both instances.
+    const made = await consoleRequest(instances.one, 'POST', '/console/tokens', {
+      cookie: managerCookie,
+      body: { name: 'till reader', permissions: ['printing.jobs.read'] },
+    });
+    expect(made.status).toBe(201);
+    const revoked = await consoleRequest(
+      instances.two,
+      'POST',
+      `/console/tokens/${made.body.data.id}/revoke`,
+      { cookie: managerCookie },
+    );
+    expect(revoked.status).toBe(204);
+    const secret: string = made.body.data.secret;
+    expect((await instances.one.request('GET', '/me', { token: secret })).status).toBe(401);
+    // The owner may revoke the `*` token.
+    const ownerCookie = await signIn(instances.one, owner);
+    const byOwner = await consoleRequest(
+      instances.two,
+      'POST',
+      `/console/tokens/${all.id}/revoke`,
+      {
+        cookie: ownerCookie,
+      },
+    );
+    expect(byOwner.status).toBe(204);
+    expect((await instances.one.request('GET', '/me', { token: all.secret })).status).toBe(401);
+  });
+});
