@@ -17,7 +17,8 @@ export interface PrinterLink {
    * what it looks for, the value. Rejects with LinkClosed or LinkTimeout.
    */
   next<T>(take: Taker<T>, timeoutMs: number): Promise<T>;
-  close(): void;
+  /** Resolves once the system has let go of it (the next open may need the device free). */
+  close(): Promise<void>;
   /** Bytes the system accepted for the printer so far. */
   readonly written: number;
 }
@@ -52,7 +53,7 @@ abstract class BufferedLink implements PrinterLink {
   written = 0;
 
   abstract write(bytes: Uint8Array): Promise<void>;
-  abstract close(): void;
+  abstract close(): Promise<void>;
   protected abstract wantData(): void;
 
   next<T>(take: Taker<T>, timeoutMs: number): Promise<T> {
@@ -153,8 +154,12 @@ class SocketLink extends BufferedLink {
 
   protected wantData(): void {}
 
-  close(): void {
-    this.socket.destroy();
+  close(): Promise<void> {
+    if (this.socket.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.socket.once('close', () => resolve());
+      this.socket.destroy();
+    });
   }
 }
 
@@ -218,36 +223,39 @@ class DeviceLink extends BufferedLink {
   protected wantData(): void {
     if (this.reading || this.closed) return;
     this.reading = true;
-    void this.readWhileWaited().finally(() => {
-      this.reading = false;
-    });
+    void this.readWhileWaited();
   }
 
+  /**
+   * Reads while a reader waits. `reading` is cleared in the same turn as the loop sees no
+   * reader, so a reader that comes right after (the next answer of a status request) starts
+   * the loop again rather than waiting on one that has ended.
+   */
   private async readWhileWaited(): Promise<void> {
     const chunk = Buffer.alloc(4096);
-    while (this.waiter && !this.gone && !this.closed) {
+    for (;;) {
+      if (!this.waiter || this.gone || this.closed) {
+        this.reading = false;
+        return;
+      }
       try {
         const { bytesRead } = await this.handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) {
-          await pause(20);
-          continue;
-        }
-        this.receive(Buffer.from(chunk.subarray(0, bytesRead)));
+        if (bytesRead === 0) await pause(20);
+        else this.receive(Buffer.from(chunk.subarray(0, bytesRead)));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-          await pause(20);
-          continue;
-        }
-        this.end(new LinkClosed(`the device broke off: ${(error as Error).message}`));
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') await pause(20);
+        else this.end(new LinkClosed(`the device broke off: ${(error as Error).message}`));
       }
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.end(new LinkClosed('closed'));
-    void this.handle.close().catch(() => {});
+    // Measured with a pseudo-terminal: an open that comes before this close has finished
+    // gets no answers.
+    await this.handle.close().catch(() => {});
   }
 }
 

@@ -125,7 +125,7 @@ export class DirectBackend implements PrinterBackend {
       return this.remember(name, unreachable(error), null);
     }
     if (language === null) {
-      link.close();
+      await link.close();
       return this.remember(name, noLanguage(name, this.languageOf(name)), null);
     }
     try {
@@ -134,7 +134,7 @@ export class DirectBackend implements PrinterBackend {
     } catch (error) {
       return this.remember(name, notAnswering(address, language, error), null);
     } finally {
-      link.close();
+      await link.close();
     }
   }
 
@@ -247,7 +247,7 @@ export class DirectBackend implements PrinterBackend {
         return this.unconfirmed(error, link, place, entry);
       }
     } finally {
-      link.close();
+      await link.close();
     }
   }
 
