@@ -345,6 +345,19 @@ describe('printers reached directly: ZPL (~HS)', () => {
     expect(outcome.ok === false && outcome.message).toContain('paused');
   });
 
+  it('paused as the label arrives and resumed within the wait: confirmed once it printed', async () => {
+    const printer = await run(new ZplSimulator());
+    printer.onFormat = () => {
+      printer.paused = true;
+      setTimeout(() => {
+        printer.paused = false;
+      }, 300);
+    };
+    const outcome = await backendFor('zpl', 3000).print(job(zpl), label, printer.url, {});
+    expect(outcome).toMatchObject({ ok: true });
+    expect(printer.printed).toHaveLength(1);
+  });
+
   it('vanishing mid-job: unknown', async () => {
     const printer = await run(new ZplSimulator());
     printer.vanishAfterBytes = 3 + 10;

@@ -16,9 +16,9 @@ import { PrinterSimulator } from './simulator.ts';
  * The cover of the base simulator is the print head (up: cannot print).
  */
 export class ZplSimulator extends PrinterSimulator {
-  paused = false;
-  ribbonOut = false;
   thermalTransfer = false;
+  private pausedNow = false;
+  private ribbonOutNow = false;
   /** How long one label takes to print. */
   labelMs = 20;
   /** Called as each format is received (a test pauses the printer there). */
@@ -26,6 +26,24 @@ export class ZplSimulator extends PrinterSimulator {
   private formatsWaiting = 0;
   private partial = false;
   private printing = false;
+
+  /** Paused from the panel (or by a command); resuming prints what waits. */
+  get paused(): boolean {
+    return this.pausedNow;
+  }
+  set paused(paused: boolean) {
+    this.pausedNow = paused;
+    this.set({});
+  }
+
+  /** Out of ribbon (matters in thermal-transfer mode only). */
+  get ribbonOut(): boolean {
+    return this.ribbonOutNow;
+  }
+  set ribbonOut(out: boolean) {
+    this.ribbonOutNow = out;
+    this.set({});
+  }
 
   override canPrint(): boolean {
     return super.canPrint() && !this.paused && !(this.thermalTransfer && this.ribbonOut);
