@@ -171,6 +171,25 @@ describe('printers reached directly: ESC/POS (DLE EOT, GS a, GS ( H)', () => {
     expect(info.capabilities).toBeUndefined();
   });
 
+  it('reads that overlap share one connection; a job beside a read prints (one connection at a time)', async () => {
+    const printer = await run(new EscposSimulator());
+    printer.oneConnectionAtATime = true;
+    const backend = backendFor('escpos');
+    const [first, second] = await Promise.all([
+      stateOf(backend, printer.url),
+      stateOf(backend, printer.url),
+    ]);
+    expect([first.state, second.state]).toEqual(['idle', 'idle']);
+    expect(printer.connectionsAccepted).toBe(1);
+    const [read, outcome] = await Promise.all([
+      stateOf(backend, printer.url),
+      backend.print(job('application/vnd.escpos'), receipt, printer.url, {}),
+    ]);
+    expect(read.state).toBe('idle');
+    expect(outcome.ok).toBe(true);
+    expect(printer.connectionsAccepted).toBe(3);
+  });
+
   it('while a job holds the printer, a read says printing without a second connection', async () => {
     const printer = await run(new EscposSimulator());
     printer.set({ paperEnd: false });

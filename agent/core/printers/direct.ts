@@ -75,6 +75,8 @@ export class DirectBackend implements PrinterBackend {
   private readonly statusTimeoutMs: number;
   private readonly confirmTimeoutMs: number;
   private readonly known = new Map<string, Known>();
+  /** A read in progress per printer: a second read waits for it rather than connecting too. */
+  private readonly reading = new Map<string, Promise<PrinterStatus>>();
   private processId = Math.floor(Math.random() * 10_000);
   private readonly dialects: Record<StatusLanguage, StatusDialect>;
 
@@ -100,7 +102,7 @@ export class DirectBackend implements PrinterBackend {
     );
     return Promise.all(
       printers.map(async (name) => {
-        const read = await this.readPrinter(name);
+        const read = await this.readOnce(name);
         const language = this.known.get(name)?.language ?? null;
         return {
           name,
@@ -110,6 +112,19 @@ export class DirectBackend implements PrinterBackend {
         };
       }),
     );
+  }
+
+  /**
+   * One read at a time per printer (the printer watch and a window asking for a fresh list
+   * may overlap): a raw port that takes one connection would refuse the second, which would
+   * read as unreachable.
+   */
+  private readOnce(name: string): Promise<PrinterStatus> {
+    const running = this.reading.get(name);
+    if (running) return running;
+    const read = this.readPrinter(name).finally(() => this.reading.delete(name));
+    this.reading.set(name, read);
+    return read;
   }
 
   private async readPrinter(name: string): Promise<PrinterStatus> {
@@ -181,6 +196,8 @@ export class DirectBackend implements PrinterBackend {
     };
     this.known.set(printer, entry);
     try {
+      // A read that had the printer's connection first ends before the job connects.
+      await this.reading.get(printer)?.catch(() => undefined);
       return await this.printOn(address, language, job, document, printer, entry);
     } finally {
       entry.busy = false;

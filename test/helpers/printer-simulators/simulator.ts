@@ -49,6 +49,14 @@ export abstract class PrinterSimulator {
   connectionsAccepted = 0;
   /** Once a connection has received this many bytes, the printer drops it (it vanishes). */
   vanishAfterBytes: number | null = null;
+  /**
+   * As many raw ports do: one connection at a time; another waits, unread, until it closes
+   * (the listen backlog).
+   */
+  oneConnectionAtATime = false;
+  /** Connections that had to wait for another to close. */
+  connectionsHeld = 0;
+  private readonly waiting: Socket[] = [];
   /** After this many bytes printed in all, the paper runs out (mid-job). */
   paperRunsOutAfter: number | null = null;
   protected readonly connections = new Set<Connection>();
@@ -79,6 +87,7 @@ export abstract class PrinterSimulator {
   }
 
   async stop(): Promise<void> {
+    for (const socket of this.waiting.splice(0)) socket.destroy();
     for (const connection of this.connections) connection.socket.destroy();
     const server = this.server;
     this.server = null;
@@ -110,6 +119,13 @@ export abstract class PrinterSimulator {
   }
 
   private accept(socket: Socket): void {
+    if (this.oneConnectionAtATime && this.connections.size > 0) {
+      this.connectionsHeld++;
+      socket.pause();
+      socket.on('error', () => {});
+      this.waiting.push(socket);
+      return;
+    }
     this.connectionsAccepted++;
     const connection: Connection = {
       socket,
@@ -120,7 +136,14 @@ export abstract class PrinterSimulator {
     };
     this.connections.add(connection);
     socket.on('error', () => {});
-    socket.on('close', () => this.connections.delete(connection));
+    socket.on('close', () => {
+      this.connections.delete(connection);
+      const next = this.waiting.shift();
+      if (next && !next.destroyed) {
+        this.accept(next);
+        next.resume();
+      }
+    });
     socket.on('data', (chunk: Buffer) => {
       let bytes = chunk;
       const limit = this.vanishAfterBytes;
