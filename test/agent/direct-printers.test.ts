@@ -396,9 +396,16 @@ describe('direct printers in the agent', () => {
   it('without a profile, a job takes its language from its content type', async () => {
     const printer = await run(new EscposSimulator());
     const backend = new DirectBackend({ confirmTimeoutMs: 2000 });
+    // Before any job, nothing says its language.
+    expect((await stateOf(backend, printer.url)).state).toBe('unknown');
     expect(
       await backend.print(job('application/vnd.escpos'), receipt, printer.url, {}),
     ).toMatchObject({ ok: true });
+    // Then its reads use the language the job was answered in.
+    expect(await stateOf(backend, printer.url)).toMatchObject({
+      state: 'idle',
+      capabilities: { languages: ['escpos'] },
+    });
     // A plain-text job with no profile: no language to read the state in.
     expect(await backend.print(job('text/plain'), receipt, printer.url, {})).toMatchObject({
       ok: false,

@@ -77,6 +77,8 @@ export class DirectBackend implements PrinterBackend {
   private readonly known = new Map<string, Known>();
   /** A read in progress per printer: a second read waits for it rather than connecting too. */
   private readonly reading = new Map<string, Promise<PrinterStatus>>();
+  /** The language each printer last answered a job in. */
+  private readonly learned = new Map<string, StatusLanguage>();
   private processId = Math.floor(Math.random() * 10_000);
   private readonly dialects: Record<StatusLanguage, StatusDialect>;
 
@@ -116,8 +118,8 @@ export class DirectBackend implements PrinterBackend {
 
   /**
    * One read at a time per printer (the printer watch and a window asking for a fresh list
-   * may overlap): a raw port that takes one connection would refuse the second, which would
-   * read as unreachable.
+   * may overlap): a raw port that takes one connection at a time keeps the second waiting, or
+   * refuses it, which would read as unreachable.
    */
   private readOnce(name: string): Promise<PrinterStatus> {
     const running = this.reading.get(name);
@@ -132,7 +134,10 @@ export class DirectBackend implements PrinterBackend {
     if (known?.busy) return { ...known.status, state: 'printing' };
     const address = parseDirectPrinter(name);
     if (typeof address === 'string') return stopped(address);
-    const language = this.statusLanguage(name);
+    // No profile: the language a job on it was last answered in (its content type's).
+    const language =
+      this.statusLanguage(name) ??
+      (this.languageOf(name) === undefined ? (this.learned.get(name) ?? null) : null);
     let link: PrinterLink;
     try {
       link = await openLink(address, this.connectTimeoutMs);
@@ -244,6 +249,7 @@ export class DirectBackend implements PrinterBackend {
       }
       entry.status = conditionStatus(before);
       entry.language = language;
+      this.learned.set(printer, language);
       if (!canPrint(before)) {
         return failure(
           'printer_not_ready',
