@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { printerLanguages } from './printer-profiles.ts';
 
 /**
  * What a printer can do, in the print options' own vocabulary (docs/printing.md, "Printer
@@ -47,5 +48,11 @@ export const printerCapabilitiesSchema = z.object({
   copies: z.number().int().min(1).max(1_000_000).optional(),
   /** Receipt and label printers: the width of the roll loaded, in millimetres. */
   roll_width_mm: z.number().int().min(10).max(400).optional(),
+  /**
+   * The printer languages it answered in (a printer reached directly, `socket://`: the status
+   * request it answered, docs/agent.md "Printers reached directly"), so that a route profile
+   * in another language can be told apart from one it prints.
+   */
+  languages: z.array(z.enum(printerLanguages)).max(5).optional(),
 });
 export type PrinterCapabilities = z.infer<typeof printerCapabilitiesSchema>;

@@ -13,6 +13,7 @@ import {
 import { agentTokenVariable } from './agent-token.ts';
 import type { PrinterBackend } from './printers/backend.ts';
 import { isValidCupsPrinterName } from './printers/cups.ts';
+import { isDirectPrinter, parseDirectPrinter } from './printers/direct-address.ts';
 import { folderPrinterPrefix, isFolderPrinter } from './printers/folder.ts';
 import { createPrinterBackend } from './printers/index.ts';
 import { isValidWindowsPrinterName } from './printers/windows.ts';
@@ -38,7 +39,7 @@ export interface AgentCommandOptions {
   /** One of token, tokenFile and the environment's SHOPDESK_AGENT_TOKEN (readAgentToken). */
   token?: string;
   tokenFile?: string;
-  /** `NAME=PRINTER` as typed; PRINTER is an OS printer name or `folder:DIR`. */
+  /** `NAME=PRINTER` as typed; PRINTER is an OS printer name, `folder:DIR` or a direct printer (`socket://HOST[:PORT]`, `usb:///dev/usb/lpN`). */
   route: string[];
   /**
    * `NAME=JSON` as typed: the printer profile of route NAME (docs/templates.md), e.g.
@@ -104,6 +105,15 @@ export function parseRouteArgument(
       name,
       printer: `${folderPrinterPrefix}${resolve(printer.slice(folderPrinterPrefix.length))}`,
     };
+  }
+  if (isDirectPrinter(printer)) {
+    // A printer reached directly (docs/agent.md, "Printers reached directly").
+    const address = parseDirectPrinter(printer);
+    if (typeof address === 'string') throw new UsageError(`route ${name}: ${address}`);
+    if (address.kind === 'device' && platform !== 'linux') {
+      throw new UsageError(`route ${name}: usb:// device files are read on Linux only`);
+    }
+    return { name, printer };
   }
   const valid =
     platform === 'win32' ? isValidWindowsPrinterName(printer) : isValidCupsPrinterName(printer);

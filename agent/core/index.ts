@@ -21,6 +21,7 @@ export { interruptedJobError, JobJournal, type JournalEntry } from './journal.ts
 export { type OutboxReport, ReportOutbox } from './outbox.ts';
 export type {
   PrintableJob,
+  PrintedWhenFailed,
   PrinterBackend,
   PrintFailureCode,
   PrintOutcome,
@@ -28,7 +29,9 @@ export type {
 export {
   CupsBackend,
   createPrinterBackend,
+  DirectBackend,
   FolderBackend,
+  isDirectPrinter,
   PrinterBackendByName,
   WindowsBackend,
 } from './printers/index.ts';

@@ -38,6 +38,7 @@ export function printerReadiness(printer: PrinterInfo): Readiness {
 const reasonWords: Record<string, string> = {
   'media-empty': 'out of paper',
   'media-needed': 'load paper',
+  'media-low': 'paper low',
   'media-jam': 'paper jam',
   'door-open': 'door open',
   'cover-open': 'cover open',

@@ -46,7 +46,7 @@ export function addAgentCommand(
     .option('--token <token>', 'the token itself: other users see it in the process list')
     .option(
       '--route <NAME=PRINTER>',
-      'route to an OS printer name or folder:DIR (repeat for each route)',
+      'route to an OS printer name, folder:DIR or socket://HOST[:PORT] (repeat for each route)',
       collect,
       [],
     )

@@ -69,6 +69,11 @@ export const services = {
     present: () => onPath('pdftotext'),
     missing: 'pdftotext is not installed: .ci/run installs the Debian package poppler-utils',
   },
+  socat: {
+    present: () => onPath('socat'),
+    missing:
+      'socat is not installed (a pseudo-terminal stands in for a USB printer): .ci/run installs the Debian package socat',
+  },
 } satisfies Record<string, Service>;
 
 export type ServiceName = keyof typeof services;

@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { lstat, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,7 +14,7 @@ const execFileAsync = promisify(execFile);
  * in CI: test/helpers/services.ts).
  */
 export async function requireProgram(
-  name: 'systemd-analyze' | 'curl' | 'pdftotext',
+  name: 'systemd-analyze' | 'curl' | 'pdftotext' | 'socat',
 ): Promise<void> {
   await requireService(name);
 }
@@ -64,4 +64,39 @@ export async function systemdAnalyzeVerify(
 ): Promise<{ stdout: string; stderr: string }> {
   await requireProgram('systemd-analyze');
   return execFileAsync('systemd-analyze', ['verify', ...args, file]);
+}
+
+/**
+ * A fake USB printer device file: a pseudo-terminal (socat's PTY, raw, no echo) whose other
+ * end is a TCP connection to `port`, a printer simulator's. No USB printer is attached here;
+ * the agent opens `path` (a link to /dev/pts/N) and reads and writes it as it would
+ * /dev/usb/lp0. `stop` ends socat by its pid.
+ */
+export async function fakeUsbDevice(
+  port: number,
+): Promise<{ path: string; stop: () => Promise<void> }> {
+  await requireProgram('socat');
+  const dir = await mkdtemp(join(tmpdir(), 'shopdesk-usb-'));
+  const path = join(dir, 'lp0');
+  const socat = spawn('socat', [`PTY,link=${path},raw,echo=0`, `TCP:127.0.0.1:${port}`], {
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => socat.once('exit', resolve));
+  for (let tries = 0; ; tries++) {
+    try {
+      await lstat(path);
+      break;
+    } catch {
+      if (tries > 100 || socat.exitCode !== null) throw new Error('socat made no pseudo-terminal');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  return {
+    path,
+    stop: async () => {
+      if (socat.exitCode === null && socat.pid !== undefined) process.kill(socat.pid, 'SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -15,7 +15,22 @@ export interface PrintableJob {
  */
 export type PrintOutcome =
   | { ok: true; printer: string; spoolerJobId: string | null }
-  | { ok: false; code: PrintFailureCode; message: string; spoolerJobId: string | null };
+  | {
+      ok: false;
+      code: PrintFailureCode;
+      message: string;
+      spoolerJobId: string | null;
+      /**
+       * Whether paper may have come out, where the back-end can tell: `no` when nothing
+       * reached the printer (the connection was refused, or the printer said before any byte
+       * that it cannot print), so the job may go to another printer without a second copy;
+       * `unknown` when bytes were sent and the printer never said it printed them. Absent:
+       * the back-end does not say (the spoolers).
+       */
+      printed?: PrintedWhenFailed;
+    };
+
+export type PrintedWhenFailed = 'no' | 'unknown';
 
 export type PrintFailureCode =
   | 'invalid_printer'
@@ -29,7 +44,11 @@ export type PrintFailureCode =
   | 'write_failed'
   | 'printer_error'
   | 'no_route'
-  | 'document_mismatch';
+  | 'document_mismatch'
+  // Direct printers (printers/direct.ts): nothing was sent, or the printer never confirmed.
+  | 'printer_unreachable'
+  | 'printer_not_ready'
+  | 'print_unconfirmed';
 
 /** One way of getting a document onto paper (or into a folder). */
 export interface PrinterBackend {
@@ -57,8 +76,9 @@ export function failure(
   code: PrintFailureCode,
   message: string,
   spoolerJobId: string | null = null,
+  printed?: PrintedWhenFailed,
 ): PrintOutcome {
-  return { ok: false, code, message, spoolerJobId };
+  return { ok: false, code, message, spoolerJobId, ...(printed && { printed }) };
 }
 
 /** Control characters would let a title forge extra lines in spooler logs and banners. */

@@ -1,32 +1,42 @@
 import type { PrinterInfo, PrintOptions } from '../../../shared/printing.ts';
 import type { PrintableJob, PrinterBackend, PrintOutcome } from './backend.ts';
 import { CupsBackend } from './cups.ts';
+import { DirectBackend, type DirectBackendOptions } from './direct.ts';
+import { isDirectPrinter } from './direct-address.ts';
 import { FolderBackend, isFolderPrinter } from './folder.ts';
 import { WindowsBackend } from './windows.ts';
 
 /**
- * The back-end the runtime uses: `folder:DIR` printers go to the folder back-end, every
- * other name to the operating system's spooler.
+ * The back-end the runtime uses: `folder:DIR` printers go to the folder back-end, printers
+ * reached directly (`socket://…`, `usb://…`) to the direct back-end, every other name to the
+ * operating system's spooler.
  */
 export class PrinterBackendByName implements PrinterBackend {
   private readonly system: PrinterBackend;
   private readonly folder: PrinterBackend;
+  private readonly direct: PrinterBackend;
 
-  constructor(system: PrinterBackend, folder: PrinterBackend = new FolderBackend()) {
+  constructor(
+    system: PrinterBackend,
+    folder: PrinterBackend = new FolderBackend(),
+    direct: PrinterBackend = new DirectBackend(),
+  ) {
     this.system = system;
     this.folder = folder;
+    this.direct = direct;
   }
 
-  /** The system's printers, then the folder printers the routes use. */
+  /** The system's printers, then the folder printers and the direct printers the routes use. */
   async listPrinters(routed: readonly string[] = [], fresh = false): Promise<PrinterInfo[]> {
-    const [system, folders] = await Promise.all([
+    const [system, folders, direct] = await Promise.all([
       this.system.listPrinters(
-        routed.filter((printer) => !isFolderPrinter(printer)),
+        routed.filter((printer) => !isFolderPrinter(printer) && !isDirectPrinter(printer)),
         fresh,
       ),
       this.folder.listPrinters(routed.filter(isFolderPrinter)),
+      this.direct.listPrinters(routed.filter(isDirectPrinter)),
     ]);
-    return [...system, ...folders];
+    return [...system, ...folders, ...direct];
   }
 
   async spoolerProblem(): Promise<string | null> {
@@ -39,7 +49,11 @@ export class PrinterBackendByName implements PrinterBackend {
     printer: string,
     options: PrintOptions,
   ): Promise<PrintOutcome> {
-    const backend = isFolderPrinter(printer) ? this.folder : this.system;
+    const backend = isFolderPrinter(printer)
+      ? this.folder
+      : isDirectPrinter(printer)
+        ? this.direct
+        : this.system;
     return backend.print(job, document, printer, options);
   }
 }
@@ -47,6 +61,8 @@ export class PrinterBackendByName implements PrinterBackend {
 export interface SystemBackendOptions {
   /** How the back-end names its temporary copies (printers/temp-copies.ts). */
   tempPrefix?: string;
+  /** A direct printer's route profile language (printers/direct.ts). */
+  languageOf?: DirectBackendOptions['languageOf'];
 }
 
 export function createSystemBackend(
@@ -68,10 +84,17 @@ export function createPrinterBackend(
   platform: NodeJS.Platform = process.platform,
   options: SystemBackendOptions = {},
 ): PrinterBackend {
-  return new PrinterBackendByName(createSystemBackend(platform, options));
+  const { languageOf, ...system } = options;
+  return new PrinterBackendByName(
+    createSystemBackend(platform, system),
+    new FolderBackend(),
+    new DirectBackend({ languageOf }),
+  );
 }
 
 export type { PrintableJob, PrinterBackend, PrintOutcome } from './backend.ts';
 export { CupsBackend } from './cups.ts';
+export { DirectBackend } from './direct.ts';
+export { isDirectPrinter } from './direct-address.ts';
 export { FolderBackend, folderStatus, isFolderPrinter } from './folder.ts';
 export { WindowsBackend } from './windows.ts';

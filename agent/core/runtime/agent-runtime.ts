@@ -62,6 +62,10 @@ export class AgentRuntime implements AgentControl {
         options.backend ??
         createPrinterBackend(process.platform, {
           tempPrefix: tempCopyPrefixFor(options.stateDir),
+          // A direct printer's state is read in its route's language, as the routes are now.
+          languageOf: (printer) =>
+            this.context.routes.find((route) => route.printer === printer && route.profile)?.profile
+              ?.language,
         }),
       journal: new JobJournal(options.stateDir),
       outbox: new ReportOutbox(options.stateDir),
