@@ -10,7 +10,7 @@ import { createToken } from '../../server/tokens/create-token.ts';
 import { permissions } from '../../shared/permissions.ts';
 import { adminUrl, type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startServe } from '../helpers/serve-process.ts';
-import { startTestServer, testSecretKey } from '../helpers/server.ts';
+import { captureLogs, startTestServer, testSecretKey } from '../helpers/server.ts';
 import { customerBody } from '../idempotency/send.ts';
 
 /**
@@ -220,6 +220,35 @@ describe('one PostgreSQL pool per instance, shared by the store and the rate lim
         serve.child.kill('SIGTERM');
         expect(await serve.exited).toBe(0);
       }
+    }
+  });
+
+  it('a count waits for a pooled connection no longer than the store timeout, then counts in the process', async () => {
+    const fresh = await database();
+    const logs = captureLogs('warn');
+    const server = await startTestServer({
+      database: { kind: 'postgres', url: fresh.url },
+      rateLimit: 10_000,
+      config: { pgPoolSize: 1, rateLimitStoreTimeoutMs: 300 },
+      log: logs.log,
+    });
+    try {
+      const token = await server.token(await server.createCompany(), '*');
+      // Once: the token is then known from memory, and only the count needs the pool.
+      expect((await server.request('GET', '/me', { token })).status).toBe(200);
+      const held = await server.app.services.storage.pool!.connect();
+      const pending = server.request('GET', '/me', { token });
+      try {
+        // Well before the pool's own 5 s connect timeout would fail the wait.
+        await expect
+          .poll(() => logs.text(), { timeout: 4000, interval: 50 })
+          .toContain('the shared store does not answer');
+      } finally {
+        held.release();
+      }
+      expect((await pending).status).toBe(200);
+    } finally {
+      await server.close();
     }
   });
 
