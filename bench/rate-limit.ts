@@ -48,10 +48,11 @@ console.log(
     .join(' ')} at start`,
 );
 try {
-  // 1. The call alone.
+  // 1. The call alone (PostgreSQL on a pool like a server's: 10 connections).
+  const counters = openStorage({ kind: 'postgres', url: database.url });
   const limiters: Array<[string, RateLimit]> = [
     ['memory (SQLite)', new RateLimiter(huge)],
-    ['PostgreSQL', await SharedRateLimit.postgres(database.url, huge, log)],
+    ['PostgreSQL', await SharedRateLimit.postgres(counters.pool!, huge, log)],
     [
       'Redis',
       await SharedRateLimit.redis(redisUrl, { kind: 'postgres', url: database.url }, huge, log),
@@ -65,6 +66,7 @@ try {
     callRows.push([name, fixed(one, 1), fixed(many, 1)]);
     await limit.close();
   }
+  await counters.close();
   console.log('\nThe limiter call alone (µs per call; wall time, this process):\n');
   console.log(formatTable(['store', 'one at a time', '32 at once'], callRows));
 

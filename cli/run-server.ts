@@ -20,6 +20,7 @@ export interface ServeOptions extends DatabaseOptions {
   port?: number;
   rateLimit?: number;
   redisUrl?: string;
+  pgPoolSize?: number;
   corsOrigin?: string[];
   maxConnections?: number;
   idempotencyTtl?: number;
@@ -67,6 +68,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
       rateLimitPerMinute:
         options.rateLimit ?? env.SHOPDESK_RATE_LIMIT ?? defaultServerConfig.rateLimitPerMinute,
       redisUrl: options.redisUrl ?? env.SHOPDESK_REDIS_URL,
+      pgPoolSize: options.pgPoolSize ?? env.SHOPDESK_PG_POOL_SIZE ?? defaultServerConfig.pgPoolSize,
       corsOrigins: corsOrigins ?? [],
       logLevel: env.SHOPDESK_LOG_LEVEL ?? defaultServerConfig.logLevel,
       // A person at a terminal reads lines; a file, a pipe or a service manager gets JSON.

@@ -67,7 +67,7 @@ export async function startApp(
   let live: LiveEvents | undefined;
   let authenticator: TokenAuthenticator | undefined;
   try {
-    storage = options.storage ?? openStorage(config.database);
+    storage = options.storage ?? openStorage(config.database, { pgPoolSize: config.pgPoolSize });
     await migrateToLatest(storage);
     const clock = options.clock ?? systemClock;
     const key = resolveSecretKey(config.secretKey, config.database);
@@ -101,6 +101,8 @@ export async function startApp(
         signInTriesPerAddress,
       ],
       log,
+      // PostgreSQL: counted on the storage's pool, the instance's one (docs/deploy.md).
+      storage.pool,
     );
     live = new LiveEvents({ storage, printing, log, secretKey: key.key });
     const services: Services = {

@@ -44,6 +44,9 @@ export const testFaults = [
 ] as const;
 export type TestFault = (typeof testFaults)[number];
 
+/** The most `--pg-pool-size` takes: far past any `max_connections` one instance should use. */
+export const maxPgPoolSize = 1000;
+
 const durationMessage =
   'must be a whole number of seconds, or of minutes, hours or days with m, h or d (24h)';
 
@@ -74,6 +77,8 @@ const environmentSchema = z.object({
   /** Comma-separated origins, or `*`: checked by parseCorsOrigins where it is used. */
   SHOPDESK_CORS_ORIGIN: z.string().min(1).optional(),
   SHOPDESK_MAX_CONNECTIONS: z.coerce.number().int().min(0).optional(),
+  /** PostgreSQL connections the instance's one pool opens at most (docs/deploy.md). */
+  SHOPDESK_PG_POOL_SIZE: z.coerce.number().int().min(1).max(maxPgPoolSize).optional(),
   SHOPDESK_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional(),
@@ -137,6 +142,11 @@ export interface ServerConfig {
   redisUrl?: string | undefined;
   /** How long the shared store may take before a request is counted in memory (2 s). */
   rateLimitStoreTimeoutMs?: number | undefined;
+  /**
+   * PostgreSQL: connections the instance's one pool opens at most, shared by the store and
+   * the rate limits (the LISTEN sessions come beside it; docs/deploy.md). Unused on SQLite.
+   */
+  pgPoolSize: number;
   /** Origins whose browser apps may call the API (CORS); empty: off. `['*']`: any. */
   corsOrigins: readonly string[];
   logLevel: string;
@@ -237,6 +247,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   host: '127.0.0.1',
   port: 8080,
   rateLimitPerMinute: 1200,
+  pgPoolSize: 10,
   corsOrigins: [],
   logLevel: 'info',
   logFormat: 'json',

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type LogFormat, logFormats } from '../../server/config.ts';
+import { type LogFormat, logFormats, maxPgPoolSize } from '../../server/config.ts';
 import { parseCorsOrigins } from '../../server/http/cors.ts';
 import { parsePublicUrl } from '../../server/http/public-origin.ts';
 import { duration, nonNegativeInt, portNumber, text, withDatabaseOptions } from '../options.ts';
@@ -25,6 +25,15 @@ function logFormat(value: string): LogFormat {
     throw new InvalidArgumentError('--log-format must be json or human.');
   }
   return value as LogFormat;
+}
+
+function pgPoolSize(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > maxPgPoolSize) {
+    throw new InvalidArgumentError(
+      `--pg-pool-size must be a whole number from 1 to ${maxPgPoolSize}.`,
+    );
+  }
+  return Number(value);
 }
 
 function redisUrl(value: string): string {
@@ -58,6 +67,11 @@ export function registerServe(program: Command): void {
         '--redis-url <url>',
         'count the rate limit in this Redis, shared by all instances (env SHOPDESK_REDIS_URL)',
         redisUrl,
+      )
+      .option(
+        '--pg-pool-size <n>',
+        'PostgreSQL connections the instance pools at most, shared by queries and rate limits; 3 LISTEN sessions come beside them (env SHOPDESK_PG_POOL_SIZE; default 10)',
+        pgPoolSize,
       )
       .option(
         '--cors-origin <list>',

@@ -7,6 +7,7 @@ import type {
   RateLimiterPostgres,
   RateLimiterRedis,
   RateLimiterRes,
+  RLWrapperTimeouts,
 } from 'rate-limiter-flexible';
 import type { DatabaseTarget, ServerConfig } from '../config.ts';
 import { type Quota, type RateLimit, RateLimiter } from './rate-limit.ts';
@@ -20,7 +21,7 @@ export const defaultStoreTimeoutMs = 2000;
 /** The table the PostgreSQL store keeps its counters in (made by the limiter itself). */
 export const rateLimitTable = 'rate_limits';
 
-type Limiter = RateLimiterPostgres | RateLimiterRedis;
+type Limiter = RateLimiterRedis | RLWrapperTimeouts;
 type Flexible = typeof import('rate-limiter-flexible');
 
 /** Loaded when a shared store is used (it costs a few hundred ms to load on a busy machine). */
@@ -28,7 +29,7 @@ const loadFlexible = async (): Promise<Flexible> => await import('rate-limiter-f
 
 /**
  * The per-key limit counted by every instance at once (docs/scale-out.md): in PostgreSQL
- * (the app's database, its own small pool) or in Redis, by `rate-limiter-flexible`.
+ * (the app's database, on the instance's one pool) or in Redis, by `rate-limiter-flexible`.
  * Fail open: when the store does not answer (an error, or nothing within 2 s) the request
  * is counted by an in-memory limiter of the same limit in this process instead, and a
  * warning is logged (at most once a minute). Clients keep working, each instance holding
@@ -69,29 +70,22 @@ export class SharedRateLimit implements RateLimit {
     return this.closeStore();
   }
 
-  /** In PostgreSQL, on a pool of its own (a few connections) to the app's database. */
+  /**
+   * In PostgreSQL, on the instance's one pool (`storage.pool`, which the store's queries use
+   * too: docs/deploy.md counts its connections). The pool is the storage's: closing the
+   * limit leaves it open.
+   */
   static async postgres(
-    url: string,
+    pool: PgModule.Pool,
     limitPerMinute: number,
     log: Logger,
     timeoutMs = defaultStoreTimeoutMs,
   ): Promise<SharedRateLimit> {
     const flexible = await loadFlexible();
-    const { default: pg } = (await import('pg')) as { default: typeof PgModule };
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 4,
-      connectionTimeoutMillis: timeoutMs,
-      query_timeout: timeoutMs,
-      // A counter lost in a database crash lets a few requests more through, once: not worth
-      // waiting for a WAL flush on every request (it is most of a write's cost).
-      options: '-c synchronous_commit=off',
-    });
-    // A connection ended by the database (a restart) is dropped and replaced on next use.
-    pool.on('error', () => {});
     const options = {
-      ...common(flexible, limitPerMinute, log, 'postgres'),
+      ...common(limitPerMinute),
       storeClient: pool,
+      storeType: 'pool',
       tableName: rateLimitTable,
     };
     let store: RateLimiterPostgres;
@@ -102,6 +96,7 @@ export class SharedRateLimit implements RateLimit {
           error ? reject(error) : resolve(),
         );
       });
+      await counterTableUnlogged(pool, log);
     } catch (error) {
       // Unreachable at start: fail open from the first request; the table is made by the
       // next instance that starts while the database answers.
@@ -111,7 +106,14 @@ export class SharedRateLimit implements RateLimit {
       );
       store = new flexible.RateLimiterPostgres({ ...options, tableCreated: true });
     }
-    return new SharedRateLimit(flexible, 'postgres', limitPerMinute, store!, () => pool.end());
+    // A request waits for a pooled connection like any query, and a busy pool must not hold
+    // it past the store's timeout: then it is counted in memory (fail open).
+    const limited = new flexible.RLWrapperTimeouts({
+      limiter: store!,
+      timeoutMs,
+      insuranceLimiter: insurance(flexible, limitPerMinute, log, 'postgres'),
+    });
+    return new SharedRateLimit(flexible, 'postgres', limitPerMinute, limited, async () => {});
   }
 
   /**
@@ -160,7 +162,8 @@ export class SharedRateLimit implements RateLimit {
       clearTimeout(waited);
     }
     const store = new flexible.RateLimiterRedis({
-      ...common(flexible, limitPerMinute, log, 'redis'),
+      ...common(limitPerMinute),
+      insuranceLimiter: insurance(flexible, limitPerMinute, log, 'redis'),
       storeClient: client,
       keyPrefix: `shopdesk:${namespaceOf(database)}:rl`,
       rejectIfRedisNotReady: true,
@@ -171,25 +174,50 @@ export class SharedRateLimit implements RateLimit {
   }
 }
 
-/** Both stores' options: the limit, and the in-memory limiter that stands in for the store. */
-function common(flexible: Flexible, limitPerMinute: number, log: Logger, store: string) {
+/** Both stores' options: the limit, and the block kept in memory. */
+function common(limitPerMinute: number) {
   return {
     points: limitPerMinute,
     duration: 60,
     // A key over its limit is refused in this process until its window ends, without asking
     // the store again: a flood costs the store one write per instance and window.
     inMemoryBlockOnConsumed: limitPerMinute + 1,
-    insuranceLimiter: warningInsurance(flexible.RateLimiterMemory, limitPerMinute, log, store),
   };
 }
 
+/**
+ * The counters' table made `UNLOGGED`, once (a start that finds it so does nothing): its
+ * writes then commit without waiting for a WAL flush, which is most of a write's cost, and
+ * the table is emptied by a database crash and is not on replicas, which for counters that
+ * may be lost costs a few requests more let through, once. (Before the pool was shared, the
+ * limiter's own sessions ran with `synchronous_commit = off` to the same end; a setting of
+ * the session would now reach the store's queries too.) Left logged, with a warning, if
+ * that cannot be done: the counts are right either way.
+ */
+async function counterTableUnlogged(pool: PgModule.Pool, log: Logger): Promise<void> {
+  try {
+    const { rows } = await pool.query<{ relpersistence: string }>(
+      'select relpersistence from pg_class where oid = to_regclass($1)',
+      [rateLimitTable],
+    );
+    if (rows[0]?.relpersistence !== 'p') return;
+    await pool.query(`alter table ${rateLimitTable} set unlogged`);
+  } catch (error) {
+    log.warn(
+      { err: { message: (error as Error).message } },
+      'rate limit: could not make its PostgreSQL table unlogged; its writes wait for the WAL',
+    );
+  }
+}
+
 /** The in-memory fallback: being used at all means the store failed, which is worth a warning. */
-function warningInsurance(
-  Memory: typeof RateLimiterMemory,
+function insurance(
+  flexible: Flexible,
   limitPerMinute: number,
   log: Logger,
   store: string,
 ): RateLimiterMemory {
+  const Memory: typeof RateLimiterMemory = flexible.RateLimiterMemory;
   class WarningInsurance extends Memory {
     private warnedAt = Number.NEGATIVE_INFINITY;
     private readonly log: Logger;
@@ -245,8 +273,10 @@ export async function openRateLimits<Limits extends number[]>(
   config: Parameters<typeof openRateLimit>[0],
   limitsPerMinute: [...Limits],
   log: Logger,
+  pool?: PgModule.Pool,
 ): Promise<{ [Index in keyof Limits]: RateLimit | null }> {
-  const open = (limit: number) => openRateLimit({ ...config, rateLimitPerMinute: limit }, log);
+  const open = (limit: number) =>
+    openRateLimit({ ...config, rateLimitPerMinute: limit }, log, pool);
   type Opened = { [Index in keyof Limits]: RateLimit | null };
   const together = async (limits: number[]) => {
     const outcomes = await Promise.allSettled(limits.map(open));
@@ -276,7 +306,8 @@ export async function openRateLimits<Limits extends number[]>(
 
 /**
  * The limit as configured: none at 0; Redis when `--redis-url` is given; else shared in
- * PostgreSQL, or in this process on SQLite (one process serves an SQLite file).
+ * PostgreSQL on `pool` (the storage's), or in this process on SQLite (one process serves an
+ * SQLite file).
  */
 export async function openRateLimit(
   config: Pick<
@@ -284,6 +315,7 @@ export async function openRateLimit(
     'rateLimitPerMinute' | 'redisUrl' | 'rateLimitStoreTimeoutMs' | 'database'
   >,
   log: Logger,
+  pool?: PgModule.Pool,
 ): Promise<RateLimit | null> {
   const limit = config.rateLimitPerMinute;
   if (limit <= 0) return null;
@@ -292,7 +324,8 @@ export async function openRateLimit(
     return SharedRateLimit.redis(config.redisUrl, config.database, limit, log, timeout);
   }
   if (config.database.kind === 'postgres') {
-    return SharedRateLimit.postgres(config.database.url, limit, log, timeout);
+    if (!pool) throw new Error("a rate limit counted in PostgreSQL needs the storage's pool");
+    return SharedRateLimit.postgres(pool, limit, log, timeout);
   }
   return new RateLimiter(limit);
 }

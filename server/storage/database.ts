@@ -71,13 +71,27 @@ export interface Storage {
    * that must stay open on its own (LISTEN).
    */
   dedicatedClient?: () => PgModule.Client;
+  /**
+   * PostgreSQL only: the instance's one pool, which the queries run on, for a part that
+   * works through a library of its own (the rate limits' counters, docs/scale-out.md). It
+   * is the storage's: such a part never ends it; `close` does.
+   */
+  pool?: PgModule.Pool;
   close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** PostgreSQL: connections the pool opens at most (`--pg-pool-size`, default 10). */
+  pgPoolSize?: number;
 }
 
 type OpenedStorage = Omit<Storage, 'transaction' | 'afterCommit' | 'byDialect' | 'watchChanges'>;
 
-export function openStorage(target: DatabaseTarget): Storage {
-  const opened = target.kind === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
+export function openStorage(target: DatabaseTarget, options: StorageOptions = {}): Storage {
+  const opened =
+    target.kind === 'sqlite'
+      ? openSqlite(target.file)
+      : openPostgres(target.url, options.pgPoolSize ?? defaultPgPoolSize);
   const transactions = new Transactions(opened.db);
   return {
     ...opened,
@@ -174,19 +188,27 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
 }
 
 /**
- * Connections each instance's pool opens at most (plus the LISTEN sessions of the print
- * queue, the webhook dispatcher and the token cache): N instances need N × 13 of
+ * Connections each instance's one pool opens at most unless `--pg-pool-size` says otherwise,
+ * shared by the queries and the rate limits; beside it, the LISTEN sessions of the print
+ * queue, the webhook dispatcher and the token cache: N instances need N × 13 of
  * PostgreSQL's `max_connections` (100 by default), docs/deploy.md.
  */
-export const postgresPoolSize = 10;
+export const defaultPgPoolSize = 10;
 
-function openPostgres(url: string): OpenedStorage {
+/** How the pool's connections and the LISTEN sessions are named in `pg_stat_activity`. */
+export const pooledApplicationName = 'shopdesk';
+export const listenApplicationName = 'shopdesk listen';
+
+function openPostgres(url: string, poolSize: number): OpenedStorage {
   const pg = require('pg') as typeof PgModule;
   // int8 (count(*), sums) comes back as a string by default; our values fit in a double.
   pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
   const pool = new pg.Pool({
     connectionString: url,
-    max: postgresPoolSize,
+    max: poolSize,
+    // Named in `pg_stat_activity`, apart from the LISTEN sessions (an `application_name` in
+    // the URL wins): what an operator counts against `max_connections` (docs/deploy.md).
+    application_name: pooledApplicationName,
     // A database that does not answer a connect (down, or its host unreachable) fails the
     // request after 5 s with 503 `unavailable` instead of holding it until the client gives
     // up; one that refuses fails it at once (connection-loss.ts).
@@ -221,10 +243,12 @@ function openPostgres(url: string): OpenedStorage {
     dedicatedClient: () =>
       new pg.Client({
         connectionString: url,
+        application_name: listenApplicationName,
         keepAlive: true,
         keepAliveInitialDelayMillis: 10_000,
         connectionTimeoutMillis: 10_000,
       }),
+    pool,
     close: () => db.destroy(),
   };
 }

@@ -34,15 +34,18 @@ export function nameStatement(text: string): void {
   if (!names.has(text)) names.set(text, newName());
 }
 
-type Query = (config: unknown, values?: unknown) => Promise<unknown>;
+type Query = (config: unknown, values?: unknown, ...rest: unknown[]) => Promise<unknown>;
 
 /** Runs the named texts of `client` (a new pooled connection) as named statements. */
 export function runNamedStatements(client: PgModule.PoolClient): void {
   // Looked up at each call, not kept: whatever wraps the class's own `query` later (a test's
   // or the bench's counter of statements) still sees every statement.
-  const query: Query = (config, values) =>
-    (Object.getPrototypeOf(client) as { query: Query }).query.call(client, config, values);
-  const named: Query = (config, values) => {
+  const query: Query = (config, values, ...rest) =>
+    (Object.getPrototypeOf(client) as { query: Query }).query.call(client, config, values, ...rest);
+  const named: Query = (config, values, ...rest) => {
+    // A call with a callback (`pool.query`, which the rate limits' counters use) or in any
+    // other form goes to `pg` as it came, callback and all.
+    if (rest.length > 0 || typeof values === 'function') return query(config, values, ...rest);
     const name =
       typeof config === 'string' && Array.isArray(values) ? names.get(config) : undefined;
     if (name === undefined) return query(config, values);
