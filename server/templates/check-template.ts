@@ -1,7 +1,7 @@
 import type { TemplateKind } from '../../shared/templates.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
 import { parsedTemplate, renderLiquid } from './liquid.ts';
-import { checkImages } from './render/images.ts';
+import { checkImages } from './render/document-limits.ts';
 
 /** What a version holds, before it is saved. */
 export interface VersionContent {

@@ -5,6 +5,7 @@ import { toJobRecord } from '../printing/jobs/records.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { checkData } from './data-check.ts';
+import { checkDataStrings } from './data-limits.ts';
 import { resolveTemplate } from './resolve-template.ts';
 import { insertTemplateJob } from './template-jobs.ts';
 
@@ -37,6 +38,7 @@ export async function createTemplateJob(
   input: TemplateJobToCreate,
   now: Date,
 ): Promise<JobRecord> {
+  checkDataStrings(input.data);
   const row = await storage.transaction(db, async (trx) => {
     const version = await resolveTemplate(trx, companyId, input.template);
     checkData(version.data_schema, input.data);

@@ -1,0 +1,51 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { PrinterProfile } from '../../shared/printer-profiles.ts';
+import type { PreviewFormat } from '../../shared/templates.ts';
+import { isDomainError } from '../domain-errors.ts';
+import { renderDocument, type TemplateSource } from './render-document.ts';
+
+/**
+ * A render thread of the pool (`render-pool.ts`, piscina's worker): each task is one
+ * `renderDocument`, Liquid and drawing both. A refusal (a 422 of the render) comes back as
+ * data, since an error loses its class on the way between threads.
+ */
+
+export interface RenderTask {
+  template: TemplateSource;
+  /** The data, or its JSON text (a stored job's: parsed here, not on the event loop). */
+  data: object | Uint8Array;
+  profile: PrinterProfile;
+  format: PreviewFormat;
+  /** Told when the render starts, so that its time budget counts the render alone. */
+  started: MessagePort;
+}
+
+export type RenderOutcome =
+  | { ok: true; contentType: string; bytes: Uint8Array }
+  | { ok: false; kind: string; errors?: Record<string, string[]>; message: string };
+
+export default async function render(task: RenderTask): Promise<RenderOutcome> {
+  task.started.postMessage(true);
+  task.started.close();
+  try {
+    const data =
+      task.data instanceof Uint8Array
+        ? (JSON.parse(Buffer.from(task.data).toString('utf8')) as object)
+        : task.data;
+    const { contentType, bytes } = await renderDocument(
+      task.template,
+      data,
+      task.profile,
+      task.format,
+    );
+    return { ok: true, contentType, bytes };
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    return {
+      ok: false,
+      kind: error.kind,
+      message: error.message,
+      ...('errors' in error && { errors: error.errors }),
+    };
+  }
+}
