@@ -14,6 +14,11 @@ import { printerContentType, type Rendering } from './render/rendering.ts';
 let drawing: Promise<typeof import('./render/draw.ts')> | undefined;
 const draw = () => (drawing ??= import('./render/draw.ts'));
 
+/** Loads the drawing now: a render thread does before its first render's budget starts. */
+export const loadDrawing = async (): Promise<void> => {
+  await draw();
+};
+
 /** What is rendered: a version's kind and source. */
 export interface TemplateSource {
   kind: TemplateKind;

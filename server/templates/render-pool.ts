@@ -75,6 +75,7 @@ export class RenderPool implements DocumentRenderer {
   readonly #queue: FairQueue<Waiting>;
   #pool: Promise<Pool> | undefined;
   #running = 0;
+  #threadsStarted = 0;
   #closed = false;
 
   constructor(limits: Partial<RenderLimits> = {}) {
@@ -85,6 +86,16 @@ export class RenderPool implements DocumentRenderer {
   /** Renders running on a thread now. */
   get running(): number {
     return this.#running;
+  }
+
+  /** Whether the threads were started (by a first render). */
+  get started(): boolean {
+    return this.#pool !== undefined;
+  }
+
+  /** Threads started so far: `threads`, and one more for each thread ended by a limit. */
+  get threadsStarted(): number {
+    return this.#threadsStarted;
   }
 
   render(request: RenderRequest): Promise<Rendering> {
@@ -107,12 +118,13 @@ export class RenderPool implements DocumentRenderer {
   /** Starts the next waiting render while a thread is free. */
   #next(): void {
     while (this.#running < this.limits.threads && this.#queue.size > 0) {
-      const waiting = this.#queue.shift()!;
+      const { owner, item: waiting } = this.#queue.shift()!;
       this.#running += 1;
       this.#run(waiting.request)
         .then(waiting.resolve, waiting.reject)
         .finally(() => {
           this.#running -= 1;
+          this.#queue.done(owner);
           this.#next();
         });
     }
@@ -171,22 +183,25 @@ export class RenderPool implements DocumentRenderer {
 
   /** The threads, started by the first render. */
   #start(): Promise<Pool> {
-    this.#pool ??= import('piscina').then(
-      ({ Piscina }) =>
-        new Piscina<RenderTask, RenderOutcome>({
-          filename: threadFile,
-          minThreads: this.limits.threads,
-          maxThreads: this.limits.threads,
-          // One render a thread at a time: the pool in front of it queues, fairly.
-          concurrentTasksPerWorker: 1,
-          idleTimeout: Number.POSITIVE_INFINITY,
-          niceIncrement: 5,
-          resourceLimits: {
-            maxOldGenerationSizeMb: this.limits.memoryMb,
-            maxYoungGenerationSizeMb: 32,
-          },
-        }),
-    );
+    this.#pool ??= import('piscina').then(({ Piscina }) => {
+      const pool = new Piscina<RenderTask, RenderOutcome>({
+        filename: threadFile,
+        minThreads: this.limits.threads,
+        maxThreads: this.limits.threads,
+        // One render a thread at a time: the pool in front of it queues, fairly.
+        concurrentTasksPerWorker: 1,
+        idleTimeout: Number.POSITIVE_INFINITY,
+        niceIncrement: 5,
+        resourceLimits: {
+          maxOldGenerationSizeMb: this.limits.memoryMb,
+          maxYoungGenerationSizeMb: 32,
+        },
+      });
+      pool.on('workerCreate', () => {
+        this.#threadsStarted += 1;
+      });
+      return pool;
+    });
     return this.#pool;
   }
 
