@@ -24,7 +24,8 @@ import type { RenderOutcome, RenderTask } from './render-thread.ts';
  *   `queuedPerCompany` previews waiting is refused more (`Busy`: a 429 with Retry-After).
  *   A claim is never refused for that: it waits its company's turn (an agent claims one job
  *   at a time);
- * - the threads run at a lower priority (`nice`), so the event loop keeps the CPU it needs.
+ * - the threads run at the lowest priority (nice 19): a render that competes for a core with
+ *   the event loop gives way to it (at nice 5 the flood test's reads waited more).
  * The pool, its threads and what they load (piscina, ReceiptLine, resvg…) come with the
  * first render, never with the server's start.
  */
@@ -150,7 +151,12 @@ export class RenderPool implements DocumentRenderer {
     try {
       const outcome = await pool.run(task, { transferList: [port1], signal: stop.signal });
       if (outcome.ok) {
-        return { contentType: outcome.contentType, bytes: Buffer.from(outcome.bytes) };
+        // A view of what came from the thread, not another copy.
+        const { buffer, byteOffset, byteLength } = outcome.bytes;
+        return {
+          contentType: outcome.contentType,
+          bytes: Buffer.from(buffer, byteOffset, byteLength),
+        };
       }
       throw outcome.errors
         ? new InvalidFields(outcome.errors)
@@ -191,7 +197,7 @@ export class RenderPool implements DocumentRenderer {
         // One render a thread at a time: the pool in front of it queues, fairly.
         concurrentTasksPerWorker: 1,
         idleTimeout: Number.POSITIVE_INFINITY,
-        niceIncrement: 5,
+        niceIncrement: 19,
         resourceLimits: {
           maxOldGenerationSizeMb: this.limits.memoryMb,
           maxYoungGenerationSizeMb: 32,

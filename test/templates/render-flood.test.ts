@@ -1,0 +1,185 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bitmapToPng } from '../../server/templates/render/png.ts';
+import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { registerAgent } from '../printing/helpers.ts';
+
+/**
+ * Four companies flood the renders with the worst input each bound lets through, previews
+ * and claims, while a fifth client asks for /health and a cheap read every 100 ms: the
+ * event loop never waits for a render, so those answers stay fast (p99 ≤ 50 ms; before the
+ * render threads, one such preview held every request for seconds), and nothing is a 5xx.
+ * On PostgreSQL with two instances: the agents claim through the second.
+ */
+
+/** How long the flood lasts. */
+const floodMs = 12_000;
+/** The bound on the fifth client's p99, in ms: a timing the task asks for, kept generous. */
+const p99Bound = 50;
+
+/** A white PNG of 3.99 megapixels (the most a document's images may have), in base64. */
+const largestImage = bitmapToPng({
+  width: 1999,
+  height: 1999,
+  pixels: new Uint8Array(1999 * 1999).fill(255),
+}).toString('base64');
+
+/** The worst templates the bounds allow, each with its data. */
+const worst: { name: string; source: string; data: Record<string, unknown> }[] = [
+  {
+    // The most QR codes, each with the most data, at the largest cell.
+    name: 'most-qr-codes',
+    source: `{% for q in (1..10) %}{code:{{ url }}{{ q }}; option:qrcode,8,h}\n{% endfor %}`,
+    data: { url: `https://shop.example/${'q'.repeat(970)}` },
+  },
+  {
+    name: 'largest-image',
+    source: '{image:{{ logo | raw }}}\n^^^Shop',
+    data: { logo: largestImage },
+  },
+  {
+    // The longest strings, as many as the document's text allows.
+    name: 'longest-strings',
+    source: '{% for i in (1..63) %}{{ note }}\n{% endfor %}',
+    data: { note: 'n'.repeat(4096) },
+  },
+  {
+    name: 'most-lines',
+    source: '{% for i in (1..4990) %}{{ i }} x item | {{ i }}.00\n{% endfor %}',
+    data: {},
+  },
+];
+
+const formats = ['png', 'svg', 'pdf', 'raw'] as const;
+
+/**
+ * A flooding client's request, its answer's body read as bytes and dropped: the flood's
+ * clients share the test's process with the servers, and decoding megabytes of SVG as text
+ * is their cost, not the server's.
+ */
+async function flooding(
+  server: TestServer,
+  path: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const answer = await request(`${server.api}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  await answer.body.arrayBuffer();
+  return answer.statusCode;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+describe.each(dialects)('renders flooded on %s', (dialect) => {
+  let instances: Instances;
+  beforeAll(async () => {
+    instances = await startInstances(dialect);
+  });
+  afterAll(() => instances.close());
+
+  /** A company with the worst templates, an agent on a till route, and its token. */
+  async function floodingShop(server: TestServer, index: number) {
+    const company = await server.createCompany(`Flooding shop ${index}`);
+    const token = await server.token(company, '*');
+    const ids: number[] = [];
+    for (const template of worst) {
+      const created = await server.request('POST', '/printing/templates', {
+        token,
+        body: { kind: 'receipt', name: template.name, source: template.source },
+      });
+      expect(created.status).toBe(201);
+      ids.push(created.body.data.id);
+    }
+    const agent = await registerAgent(server, company, []);
+    const put = await agent.call('PUT', '/printing/routes', {
+      routes: [{ name: 'till', printer: 'PRINTER', profile: { language: 'escpos' } }],
+    });
+    expect(put.status).toBe(200);
+    return { token, ids, agent };
+  }
+
+  it('keeps /health and a cheap read under 50 ms at p99, with no 5xx, while four companies flood the renders', async () => {
+    const { one, two } = instances;
+    const shops = await Promise.all([0, 1, 2, 3].map((i) => floodingShop(one, i)));
+    const reader = await one.token(await one.createCompany('Reading shop'), '*');
+    const statuses = new Map<number, number>();
+    const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    const until = performance.now() + floodMs;
+    let renders = 0;
+
+    const flood = shops.map(async ({ token, ids, agent }, shop) => {
+      for (let turn = shop; performance.now() < until; turn++) {
+        const which = turn % worst.length;
+        if (turn % 2 === 0) {
+          const preview = await flooding(one, `/printing/templates/${ids[which]}/preview`, token, {
+            data: worst[which]!.data,
+            format: formats[turn % formats.length],
+          });
+          count(preview);
+        } else {
+          count(
+            await flooding(one, '/printing/jobs', token, {
+              route: 'till',
+              template: worst[which]!.name,
+              data: worst[which]!.data,
+            }),
+          );
+          // Claimed through the second instance; a claimed job is left to its lease.
+          count(
+            await flooding(
+              two,
+              '/printing/jobs/next',
+              agent.token,
+              { wait: 0 },
+              {
+                'x-agent-id': agent.uuid,
+              },
+            ),
+          );
+        }
+        renders += 1;
+      }
+    });
+
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const latencies: number[] = [];
+    const probe = (async () => {
+      for (let tick = 0; performance.now() < until; tick++) {
+        const server = tick % 2 === 0 ? one : two;
+        for (const path of ['/health', '/printing/templates?per_page=1']) {
+          const started = performance.now();
+          const answer = await server.request('GET', path, { token: reader });
+          latencies.push(performance.now() - started);
+          count(answer.status);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await Promise.all([...flood, probe]);
+    delay.disable();
+
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    console.log(
+      `render flood on ${dialect}: ${renders} worst-case renders in ${floodMs / 1000} s; ` +
+        `/health and a read every 100 ms: ${latencies.length} answers, p50 ${p50.toFixed(1)} ms, ` +
+        `p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
+        `event loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms; ` +
+        `statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
+    expect([...statuses.keys()].filter((status) => status >= 500)).toEqual([]);
+    expect(renders).toBeGreaterThan(4);
+    expect(p99).toBeLessThanOrEqual(p99Bound);
+  }, 90_000);
+});
