@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { MessageChannel } from 'node:worker_threads';
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import type { PreviewFormat } from '../../shared/templates.ts';
 import type { RenderLimits } from '../config.ts';
@@ -133,23 +132,30 @@ export class RenderPool implements DocumentRenderer {
 
   async #run(request: RenderRequest): Promise<Rendering> {
     const pool = await this.#start();
-    const { port1, port2 } = new MessageChannel();
+    const started = new SharedArrayBuffer(8);
     const stop = new AbortController();
+    const { budgetMs } = this.limits;
+    // The budget runs from the moment the thread starts the render (it writes the time in
+    // `started`), not while a fresh thread loads its modules: a timer that finds the render
+    // started later, or not yet, waits for the rest.
     let timer: NodeJS.Timeout | undefined;
-    // The budget runs from the moment the thread starts the render: not while a fresh thread
-    // loads its modules.
-    port2.once('message', () => {
-      timer = setTimeout(() => stop.abort(), this.limits.budgetMs);
-    });
+    const check = () => {
+      const since = new Float64Array(started)[0]!;
+      const left =
+        since === 0 ? budgetMs : since + budgetMs - (performance.timeOrigin + performance.now());
+      if (left <= 0) stop.abort();
+      else timer = setTimeout(check, left);
+    };
+    timer = setTimeout(check, budgetMs);
     const task: RenderTask = {
       template: request.template,
       data: request.data,
       profile: request.profile,
       format: request.format,
-      started: port1,
+      started,
     };
     try {
-      const outcome = await pool.run(task, { transferList: [port1], signal: stop.signal });
+      const outcome = await pool.run(task, { signal: stop.signal });
       if (outcome.ok) {
         // A view of what came from the thread, not another copy.
         const { buffer, byteOffset, byteLength } = outcome.bytes;
@@ -165,7 +171,6 @@ export class RenderPool implements DocumentRenderer {
       throw this.#refusal(error, stop.signal.aborted);
     } finally {
       clearTimeout(timer);
-      port2.close();
     }
   }
 

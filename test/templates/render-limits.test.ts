@@ -76,7 +76,7 @@ describe.each(databaseKinds)('render bounds on %s', (kind) => {
   let token: string;
   let agent: TestAgent;
   beforeAll(async () => {
-    server = await startTestServerOn(kind, { config: { renders: { budgetMs: 500 } } });
+    server = await startTestServerOn(kind);
     company = await server.createCompany('Bounded shop');
     token = await server.token(company, [
       'printing.templates.read',
@@ -154,8 +154,23 @@ describe.each(databaseKinds)('render bounds on %s', (kind) => {
     expect(preview.status).toBe(422);
     expect(preview.body.errors.data[0]).toMatch(/more than 4 megapixels/);
   });
+});
 
-  it('a render past its time budget ends its thread: a 422 naming the budget, or the job failed at its claim', async () => {
+describe.each(databaseKinds)('a render past its time budget on %s', (kind) => {
+  let server: TestServer;
+  afterAll(() => server.close());
+
+  it('ends its thread: a preview is a 422 naming the budget, a job fails at its claim, and the next renders', async () => {
+    server = await startTestServerOn(kind, { config: { renders: { budgetMs: 500 } } });
+    const company = await server.createCompany('Slow shop');
+    const token = await server.token(company, '*');
+    const agent = await registerAgent(server, company, []);
+    const put = await agent.call('PUT', '/printing/routes', {
+      routes: [
+        { name: 'label', printer: 'ZEBRA', profile: { language: 'zpl', width_mm: 100, dpi: 300 } },
+      ],
+    });
+    expect(put.status).toBe(200);
     // 1,200 lines and 10 QR codes as a PNG: seconds here, against a budget of 0.5 s.
     const source = `{% for i in (1..1200) %}line {{ i }} | {{ i }}.00\n{% endfor %}{% for q in (1..10) %}{code:${'Q'.repeat(900)}{{ q }}; option:qrcode,8}\n{% endfor %}`;
     const template = await createTemplate(server, token, { name: 'slow', source });
@@ -165,13 +180,6 @@ describe.each(databaseKinds)('render bounds on %s', (kind) => {
     });
     expect(preview.status).toBe(422);
     expect(preview.body.errors.data[0]).toMatch(/took longer than its budget of 0.5 s/);
-    const put = await agent.call('PUT', '/printing/routes', {
-      routes: [
-        { name: 'till', printer: 'PRINTER', profile: { language: 'escpos' } },
-        { name: 'label', printer: 'ZEBRA', profile: { language: 'zpl', width_mm: 100, dpi: 300 } },
-      ],
-    });
-    expect(put.status).toBe(200);
     const job = await server.request('POST', '/printing/jobs', {
       token,
       body: { route: 'label', template: 'slow', data: {} },
@@ -180,8 +188,8 @@ describe.each(databaseKinds)('render bounds on %s', (kind) => {
     const failed = (await server.request('GET', `/printing/jobs/${job.body.data.id}`, { token }))
       .body.data;
     expect(failed.error.code).toBe('template_render_failed');
-    expect(failed.error.message).toMatch(/took longer than its budget/);
-    // And the next render has a thread.
+    expect(failed.error.message).toMatch(/took longer than its budget of 0.5 s/);
+    // A fresh thread took the ended one's place.
     const small = await server.request('POST', `/printing/templates/${template.id}/preview`, {
       token,
       body: { data: {}, format: 'raw', source: 'Still here' },
