@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bitmapToPng } from '../../server/templates/render/png.ts';
+import type { RenderPool } from '../../server/templates/render-pool.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { registerAgent, type TestAgent } from '../printing/helpers.ts';
@@ -195,5 +196,39 @@ describe.each(databaseKinds)('a render past its time budget on %s', (kind) => {
       body: { data: {}, format: 'raw', source: 'Still here' },
     });
     expect(small.status).toBe(200);
+  });
+});
+
+describe('the render threads of a server', () => {
+  it('start with its first render, not with the server, and close with it', async () => {
+    const server = await startTestServerOn('sqlite');
+    const renderer = server.app.services.renderer as RenderPool;
+    try {
+      expect(renderer.started).toBe(false);
+      const company = await server.createCompany('Lazy shop');
+      const token = await server.token(company, '*');
+      const template = await createTemplate(server, token, { name: 'lazy', source: 'Hello' });
+      // Saving checks the template's Liquid, and draws nothing: still no thread.
+      expect(renderer.started).toBe(false);
+      const preview = await server.request('POST', `/printing/templates/${template.id}/preview`, {
+        token,
+        body: { data: {}, format: 'raw' },
+      });
+      expect(preview.status).toBe(200);
+      expect(renderer.started).toBe(true);
+      expect(renderer.threadsStarted).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+    expect(renderer.started).toBe(false);
+    await expect(
+      renderer.render({
+        companyId: 1,
+        template: { kind: 'receipt', source: 'x' },
+        data: {},
+        profile: { language: 'escpos' },
+        format: 'raw',
+      }),
+    ).rejects.toThrow('The render pool is closed.');
   });
 });
