@@ -24,7 +24,8 @@ export interface TemplateJobToCreate {
 /**
  * A queued job made from the latest version of a template, read in the job's own
  * transaction (the job records the version that was latest when it committed): its data is
- * checked against the version's `data_schema`, a 422 naming each problem's path. The
+ * checked against the version's `data_schema`, a 422 naming each problem's path, and its
+ * strings against the bound every render holds them to (`data-limits.ts`). The
  * template runs once, when an agent claims the job, for that agent's route profile
  * (`render-claimed-job.ts`): until then the job's document is the data, as JSON. Data the
  * schema lets through but the template cannot finish with (a loop past the limits) fails
