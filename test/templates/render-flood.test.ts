@@ -41,10 +41,11 @@ const largestImage = bitmapToPng({
  */
 const worst: { name: string; source: string; data: Record<string, unknown> }[] = [
   {
-    // The most QR codes, each with the most data, at the largest cell.
+    // The most QR codes, each with the most data a QR code holds (7,000 digits, version 40),
+    // at the largest cell.
     name: 'most-qr-codes',
-    source: `{% for q in (1..count) %}{code:{{ url }}{{ q }}; option:qrcode,8,h}\n{% endfor %}`,
-    data: { count: 10, url: `https://shop.example/${'q'.repeat(970)}` },
+    source: `{% for q in (1..count) %}{code:{{ digits }}{{ digits }}; option:qrcode,8,l}\n{% endfor %}`,
+    data: { count: 10, digits: '7'.repeat(3500) },
   },
   {
     name: 'largest-image',

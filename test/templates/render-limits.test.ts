@@ -59,9 +59,9 @@ const bounds: { bound: string; source: string; data: Record<string, unknown>; sa
   },
   {
     bound: "a QR code's data",
-    source: '{code:{{ url }}; option:qrcode,4}',
-    data: { url: `https://shop.example/${'a'.repeat(1000)}` },
-    said: /a QR code holds more than 1000 characters/,
+    source: '{code:{{ url }}{{ more }}; option:qrcode,4}',
+    data: { url: `https://shop.example/${'a'.repeat(3600)}`, more: 'b'.repeat(3600) },
+    said: /a QR code holds more than 7089 characters/,
   },
   {
     bound: 'image pixels',

@@ -19,8 +19,11 @@ export const maxLineLength = 8192;
 export const maxBarcodes = 50;
 /** QR codes a document may have (a receipt has one or two). */
 export const maxQrCodes = 10;
-/** Characters of one QR code's data (a URL: under 200). */
-export const maxQrData = 1000;
+/**
+ * Characters of one QR code's data: the most a QR code holds (7,089 digits, version 40);
+ * past it no symbol can be made, however long ReceiptLine would try.
+ */
+export const maxQrData = 7089;
 /** Largest image a receipt may carry, decoded (a logo is a few KB). */
 export const maxImageBytes = 256 * 1024;
 /**
