@@ -1,10 +1,14 @@
+import { execFile } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { request } from 'undici';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bitmapToPng } from '../../server/templates/render/png.ts';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { registerAgent } from '../printing/helpers.ts';
+import { worst } from './flood-inputs.ts';
+
+const clients = fileURLToPath(new URL('./flood-clients.ts', import.meta.url));
 
 /**
  * Four companies flood the renders with the worst input each bound lets through, previews
@@ -26,67 +30,6 @@ const floodMs = 12_000;
 const p99Bound = 50;
 /** How long the reads are measured alone first. */
 const quietMs = 4000;
-
-/** A white PNG of 3.99 megapixels (the most a document's images may have), in base64. */
-const largestImage = bitmapToPng({
-  width: 1999,
-  height: 1999,
-  pixels: new Uint8Array(1999 * 1999).fill(255),
-}).toString('base64');
-
-/**
- * The worst templates the bounds allow, each with its data. Their loops count what the data
- * says: saved without data, a template runs its Liquid once on the event loop (the check at
- * a save), which a loop of thousands would make the slow part of the test's set-up.
- */
-const worst: { name: string; source: string; data: Record<string, unknown> }[] = [
-  {
-    // The most QR codes, each with the most data a QR code holds (7,000 digits, version 40),
-    // at the largest cell.
-    name: 'most-qr-codes',
-    source: `{% for q in (1..count) %}{code:{{ digits }}{{ digits }}; option:qrcode,8,l}\n{% endfor %}`,
-    data: { count: 10, digits: '7'.repeat(3500) },
-  },
-  {
-    name: 'largest-image',
-    source: '{image:{{ logo | raw }}}\n^^^Shop',
-    data: { logo: largestImage },
-  },
-  {
-    // The longest strings, as many as the document's text allows.
-    name: 'longest-strings',
-    source: '{% for i in (1..count) %}{{ note }}\n{% endfor %}',
-    data: { count: 63, note: 'n'.repeat(4096) },
-  },
-  {
-    name: 'most-lines',
-    source: '{% for i in (1..count) %}{{ i }} x item | {{ i }}.00\n{% endfor %}',
-    data: { count: 4990 },
-  },
-];
-
-const formats = ['png', 'svg', 'pdf', 'raw'] as const;
-
-/**
- * A flooding client's request, its answer's body read as bytes and dropped: the flood's
- * clients share the test's process with the servers, and decoding megabytes of SVG as text
- * is their cost, not the server's.
- */
-async function flooding(
-  server: TestServer,
-  path: string,
-  token: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const answer = await request(`${server.api}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  await answer.body.arrayBuffer();
-  return answer.statusCode;
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -144,46 +87,32 @@ describe.each(dialects)('renders flooded on %s', (dialect) => {
     };
     const quiet = percentile(await read(performance.now() + quietMs), 99);
     const until = performance.now() + floodMs;
-    let renders = 0;
-
-    const flood = shops.map(async ({ token, ids, agent }, shop) => {
-      for (let turn = shop; performance.now() < until; turn++) {
-        const which = turn % worst.length;
-        if (turn % 2 === 0) {
-          const preview = await flooding(one, `/printing/templates/${ids[which]}/preview`, token, {
-            data: worst[which]!.data,
-            format: formats[turn % formats.length],
-          });
-          count(preview);
-        } else {
-          count(
-            await flooding(one, '/printing/jobs', token, {
-              route: 'till',
-              template: worst[which]!.name,
-              data: worst[which]!.data,
-            }),
-          );
-          // Claimed through the second instance; a claimed job is left to its lease.
-          count(
-            await flooding(
-              two,
-              '/printing/jobs/next',
-              agent.token,
-              { wait: 0 },
-              {
-                'x-agent-id': agent.uuid,
-              },
-            ),
-          );
-        }
-        renders += 1;
-      }
+    // The four flooding clients run in a process of their own (flood-clients.ts).
+    const plan = {
+      one: one.api,
+      two: two.api,
+      floodMs,
+      shops: shops.map(({ token, ids, agent }) => ({
+        token,
+        ids,
+        agentToken: agent.token,
+        agentUuid: agent.uuid,
+      })),
+    };
+    const flood = promisify(execFile)(process.execPath, [clients, JSON.stringify(plan)], {
+      maxBuffer: 1024 * 1024,
     });
-
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
-    const [latencies] = await Promise.all([read(until), ...flood]);
+    const [latencies, flooded] = await Promise.all([read(until), flood]);
     delay.disable();
+    const { renders, statuses: floodStatuses } = JSON.parse(flooded.stdout) as {
+      renders: number;
+      statuses: Record<string, number>;
+    };
+    for (const [status, times] of Object.entries(floodStatuses)) {
+      statuses.set(Number(status), (statuses.get(Number(status)) ?? 0) + times);
+    }
 
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
