@@ -15,7 +15,8 @@ const clients = fileURLToPath(new URL('./flood-clients.ts', import.meta.url));
  * and claims, while a fifth client asks for /health and a cheap read every 100 ms: the
  * event loop never waits for a render, so those answers stay fast (p99 ≤ 50 ms; before the
  * render threads, one such preview held every request for seconds), and nothing is a 5xx.
- * On PostgreSQL with two instances: the agents claim through the second.
+ * On PostgreSQL with two instances: the agents claim through the second. The flooding
+ * clients run in a process of their own (flood-clients.ts), as clients do.
  */
 
 /** How long the flood lasts. */
