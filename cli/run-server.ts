@@ -92,6 +92,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
       secretKey: env.SHOPDESK_SECRET_KEY,
       publicUrl,
       trustProxy: options.trustProxy ?? env.SHOPDESK_TRUST_PROXY ?? false,
+      renders: { ...(env.SHOPDESK_RENDER_THREADS && { threads: env.SHOPDESK_RENDER_THREADS }) },
     });
   } catch (error) {
     throw listenError(error, host, port) ?? error;

@@ -16,6 +16,7 @@ import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
+import { RenderPool } from './templates/render-pool.ts';
 import { type Clock, systemClock } from './time.ts';
 import { TokenAuthenticator } from './tokens/authenticate.ts';
 import { WebhookOutbox } from './webhooks/outbox.ts';
@@ -66,6 +67,7 @@ export async function startApp(
   let signInAddresses: RateLimit | null = null;
   let live: LiveEvents | undefined;
   let authenticator: TokenAuthenticator | undefined;
+  let renderer: RenderPool | undefined;
   try {
     storage = options.storage ?? openStorage(config.database, { pgPoolSize: config.pgPoolSize });
     await migrateToLatest(storage);
@@ -79,7 +81,9 @@ export async function startApp(
     }
     // The outbox every operation records its webhook events in, whichever domain it is in.
     const outbox = new WebhookOutbox(storage);
-    const printing = new PrintingService({ storage, outbox, clock, config, log });
+    // Its threads start with the first render, not here.
+    renderer = new RenderPool(config.renders);
+    const printing = new PrintingService({ storage, outbox, renderer, clock, config, log });
     const idempotency = new IdempotencyService({ storage, clock, config, log });
     const webhooks = new WebhookService({
       storage,
@@ -108,6 +112,7 @@ export async function startApp(
     const services: Services = {
       storage,
       outbox,
+      renderer,
       clock,
       config,
       log,
@@ -145,6 +150,7 @@ export async function startApp(
     const signInsByAddress = signInAddresses;
     const events = live;
     const tokens = authenticator;
+    const threads = renderer;
     return {
       url: http.url,
       services,
@@ -158,6 +164,7 @@ export async function startApp(
         await printing.stop();
         await idempotency.stop();
         await webhooks.stop();
+        await threads.close();
         await limits?.close();
         await tries?.close();
         await signIns?.close();
@@ -173,6 +180,7 @@ export async function startApp(
     await signInTries?.close().catch(() => {});
     await signInAddresses?.close().catch(() => {});
     live?.close();
+    await renderer?.close().catch(() => {});
     await authenticator?.close().catch(() => {});
     // The start-up error is the one to report, not a failure to close after it.
     if (storage && !options.storage) await storage.close().catch(() => {});

@@ -79,6 +79,8 @@ const environmentSchema = z.object({
   SHOPDESK_MAX_CONNECTIONS: z.coerce.number().int().min(0).optional(),
   /** PostgreSQL connections the instance's one pool opens at most (docs/deploy.md). */
   SHOPDESK_PG_POOL_SIZE: z.coerce.number().int().min(1).max(maxPgPoolSize).optional(),
+  /** Threads that render templates (docs/templates.md, "Limits"); default min(2, cores). */
+  SHOPDESK_RENDER_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   SHOPDESK_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional(),
@@ -164,6 +166,11 @@ export interface ServerConfig {
   testFault?: TestFault | undefined;
   webhooks: WebhookPolicy;
   /**
+   * The template render threads' number, time budget, memory and queue per company
+   * (server/templates/render-pool.ts); its defaults where unset.
+   */
+  renders?: Partial<RenderLimits> | undefined;
+  /**
    * `--public-url`: the origin (and path prefix) of links; unset, the listening address, or
    * the proxy's X-Forwarded-* with `trustProxy` (server/http/public-origin.ts).
    */
@@ -175,6 +182,18 @@ export interface ServerConfig {
    * made on first start (`server/webhooks/secret-key.ts`).
    */
   secretKey?: string | undefined;
+}
+
+/** How templates are rendered: on threads, each render bounded (server/templates/render-pool.ts). */
+export interface RenderLimits {
+  /** Threads rendering at once: min(2, cores) by default. */
+  threads: number;
+  /** Milliseconds one render may take, Liquid and drawing, once its thread starts it. */
+  budgetMs: number;
+  /** Megabytes of JavaScript heap a render thread may use (its old generation). */
+  memoryMb: number;
+  /** Renders a company may have waiting for a thread (previews beyond it are refused). */
+  queuedPerCompany: number;
 }
 
 /** What webhook URLs may point at (docs/webhooks.md, Safety). */

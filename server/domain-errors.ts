@@ -52,14 +52,30 @@ export class Unavailable extends Error {
   }
 }
 
-export type DomainError = NotFound | Conflict | InvalidFields | Unavailable;
+/**
+ * The caller has too much work waiting already (a company's renders queued to their
+ * limit): nothing is wrong with the request, and it may be sent again after
+ * `retryAfterSeconds`.
+ */
+export class Busy extends Error {
+  readonly kind = 'busy' as const;
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export type DomainError = NotFound | Conflict | InvalidFields | Unavailable | Busy;
 
 export function isDomainError(error: unknown): error is DomainError {
   return (
     error instanceof NotFound ||
     error instanceof Conflict ||
     error instanceof InvalidFields ||
-    error instanceof Unavailable
+    error instanceof Unavailable ||
+    error instanceof Busy
   );
 }
 

@@ -5,6 +5,7 @@ import type { RateLimit } from './http/rate-limit.ts';
 import type { IdempotencyService } from './idempotency/service.ts';
 import type { PrintingService } from './printing/service.ts';
 import type { Storage } from './storage/database.ts';
+import type { DocumentRenderer } from './templates/render-pool.ts';
 import type { Clock } from './time.ts';
 import type { WebhookOutbox } from './webhooks/outbox.ts';
 import type { WebhookService } from './webhooks/service.ts';
@@ -22,6 +23,8 @@ export interface Services {
   log: Logger;
   /** The print queue: long-poll notifier, lease and expiry sweeps, agent identities. */
   printing: PrintingService;
+  /** Where templates are rendered: a pool of threads, started by the first render. */
+  renderer: DocumentRenderer;
   /** Idempotency keys: the stored answers and their sweep. */
   idempotency: IdempotencyService;
   /** Webhook endpoints' policy and secrets, and the dispatcher of deliveries. */

@@ -6,6 +6,7 @@ import { companyExists } from '../../server/companies/read-companies.ts';
 import { createJob } from '../../server/printing/jobs/create-job.ts';
 import { PrintJobChanges } from '../../server/printing/jobs/job-changes.ts';
 import { openQueueStore } from '../../server/printing/store/open-queue-store.ts';
+import { RenderPool } from '../../server/templates/render-pool.ts';
 import { WebhookOutbox } from '../../server/webhooks/outbox.ts';
 import {
   type ContentType,
@@ -114,8 +115,10 @@ export function registerJobCommands(program: Command): void {
       // Its events go to the outbox like the server's (the server's dispatcher sends them).
       const outbox = new WebhookOutbox(storage);
       const changes = new PrintJobChanges(outbox, () => {});
+      // Making a job renders nothing: the pool's threads never start.
+      const renderer = new RenderPool();
       return createJob(
-        { storage, store: openQueueStore(storage, changes), outbox },
+        { storage, store: openQueueStore(storage, changes), outbox, renderer },
         storage.db,
         options.company,
         {

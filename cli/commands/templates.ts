@@ -5,6 +5,7 @@ import { companyExists } from '../../server/companies/read-companies.ts';
 import { InvalidFields, isDomainError } from '../../server/domain-errors.ts';
 import { createTemplate } from '../../server/templates/create-template.ts';
 import { previewTemplate } from '../../server/templates/preview-template.ts';
+import { RenderPool } from '../../server/templates/render-pool.ts';
 import { resolveTemplate } from '../../server/templates/resolve-template.ts';
 import { printerProfileSchema } from '../../shared/printer-profiles.ts';
 import { previewFormats, templateKinds, templateNameSchema } from '../../shared/templates.ts';
@@ -132,16 +133,17 @@ export function registerTemplateCommands(program: Command): void {
       profile = parsed.data;
     }
     const data = options.data ? readJson('--data', options.data) : undefined;
+    const renderer = new RenderPool({ threads: 1 });
     const rendering = await withStorage(options, async (storage) => {
       const version = await resolveTemplate(storage.db, options.company, options.name).catch(
         asUsageError,
       );
-      return previewTemplate(storage.db, options.company, version.template_id, {
+      return previewTemplate(renderer, storage.db, options.company, version.template_id, {
         format: options.format ?? 'png',
         ...(data && { data }),
         ...(profile !== undefined && { profile: profile as never }),
       }).catch(asUsageError);
-    });
+    }).finally(() => renderer.close());
     writeFileSync(options.out, rendering.bytes);
     print(`${options.out}: ${rendering.contentType}, ${rendering.bytes.length} bytes`);
   });

@@ -50,5 +50,9 @@ export function httpErrorOf(error: DomainError): HttpError {
       return new HttpError('unavailable', error.message, {
         headers: { 'retry-after': String(unavailableRetrySeconds) },
       });
+    case 'busy':
+      return new HttpError('rate_limited', error.message, {
+        headers: { 'retry-after': String(error.retryAfterSeconds) },
+      });
   }
 }

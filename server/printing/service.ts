@@ -3,6 +3,7 @@ import type { ClaimedJob } from '../../shared/printing.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import type { DocumentRenderer } from '../templates/render-pool.ts';
 import type { Clock } from '../time.ts';
 import type { WebhookOutbox } from '../webhooks/outbox.ts';
 import { AgentIdentities, type AgentRef } from './agents/agent-identities.ts';
@@ -22,6 +23,8 @@ export interface PrintingDeps {
   storage: Storage;
   /** Where the queue's and the agents' webhook events are recorded. */
   outbox: WebhookOutbox;
+  /** Where template jobs are rendered at their claim (and previewed). */
+  renderer: DocumentRenderer;
   clock: Clock;
   config: ServerConfig;
   log: Logger;
@@ -59,7 +62,12 @@ export class PrintingService {
     );
     this.store = openQueueStore(deps.storage, changes);
     this.notifier = this.store.openNotifier(deps.log);
-    this.queue = { storage: deps.storage, store: this.store, outbox: deps.outbox };
+    this.queue = {
+      storage: deps.storage,
+      store: this.store,
+      outbox: deps.outbox,
+      renderer: deps.renderer,
+    };
     this.#longPolls = new LongPolls(this.notifier);
   }
 

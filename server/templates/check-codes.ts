@@ -2,6 +2,7 @@ import type { TemplateKind } from '../../shared/templates.ts';
 import { InvalidFields } from '../domain-errors.ts';
 import { renderLiquid } from './liquid.ts';
 import { checkBarcodes, dataPathOf, mayHoldCode, type RefusalField } from './render/barcodes.ts';
+import { checkDocument } from './render/document-limits.ts';
 import { finishZpl } from './render/label.ts';
 
 /** What is checked: a version's kind and source. */
@@ -39,6 +40,14 @@ export function checkJobCodes(version: CodeSource, data: Record<string, unknown>
   let document: string;
   try {
     document = renderLiquid(version.kind, version.source, data);
+  } catch (error) {
+    if (error instanceof InvalidFields) return;
+    throw error;
+  }
+  // ReceiptLine reads only a document within the render's bounds (lines, text, codes): one
+  // past them is left to the render, which refuses it on its thread.
+  try {
+    checkDocument(document, 'data');
   } catch (error) {
     if (error instanceof InvalidFields) return;
     throw error;

@@ -3,7 +3,7 @@ import { checkCodes } from './check-codes.ts';
 import { checkCommandProperties } from './check-commands.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
 import { parsedTemplate, renderLiquid } from './liquid.ts';
-import { checkImages } from './render/images.ts';
+import { checkImages } from './render/document-limits.ts';
 
 /** What a version holds, before it is saved. */
 export interface VersionContent {

@@ -6,6 +6,7 @@ import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { checkJobCodes } from './check-codes.ts';
 import { checkData } from './data-check.ts';
+import { checkDataStrings } from './data-limits.ts';
 import { resolveTemplate } from './resolve-template.ts';
 import { insertTemplateJob } from './template-jobs.ts';
 
@@ -24,8 +25,9 @@ export interface TemplateJobToCreate {
 /**
  * A queued job made from the latest version of a template, read in the job's own
  * transaction (the job records the version that was latest when it committed): its data is
- * checked against the version's `data_schema`, a 422 naming each problem's path, and
- * against the symbologies of its barcodes (`check-codes.ts`). The
+ * checked against the version's `data_schema`, a 422 naming each problem's path, its
+ * strings against the bound every render holds them to (`data-limits.ts`), and its barcodes
+ * against their symbologies (`check-codes.ts`). The
  * template runs once, when an agent claims the job, for that agent's route profile
  * (`render-claimed-job.ts`): until then the job's document is the data, as JSON. Data the
  * schema lets through but the template cannot finish with (a loop past the limits) fails
@@ -39,6 +41,7 @@ export async function createTemplateJob(
   input: TemplateJobToCreate,
   now: Date,
 ): Promise<JobRecord> {
+  checkDataStrings(input.data);
   const row = await storage.transaction(db, async (trx) => {
     const version = await resolveTemplate(trx, companyId, input.template);
     checkData(version.data_schema, input.data);

@@ -4,7 +4,7 @@ import type { PrintQueue } from '../printing/jobs/print-queue.ts';
 import type { JobGuard } from '../printing/jobs/read-job.ts';
 import type { Db } from '../storage/db.ts';
 import type { Rendering } from './render/rendering.ts';
-import { defaultProfile, renderDocument } from './render-document.ts';
+import { defaultProfile } from './render-document.ts';
 import { readTemplateData, readTemplateJob } from './template-jobs.ts';
 
 /**
@@ -16,7 +16,7 @@ import { readTemplateData, readTemplateJob } from './template-jobs.ts';
  * to one agent sees only the jobs that agent claimed.
  */
 export async function previewJob(
-  { store }: PrintQueue,
+  { store, renderer }: PrintQueue,
   db: Db,
   companyId: number,
   jobId: number,
@@ -29,12 +29,13 @@ export async function previewJob(
   const templateJob = await readTemplateJob(db, companyId, jobId);
   if (templateJob && format !== 'raw') {
     const data = await readTemplateData(db, companyId, templateJob.dataDocumentId);
-    return renderDocument(
-      templateJob.version,
+    return renderer.render({
+      companyId,
+      template: { kind: templateJob.version.kind, source: templateJob.version.source },
       data,
-      templateJob.renderedProfile ?? defaultProfile,
+      profile: templateJob.renderedProfile ?? defaultProfile,
       format,
-    );
+    });
   }
   if (templateJob && templateJob.renderedProfile === null && format === 'raw') {
     throw new Conflict(`Job ${jobId} has not been claimed yet: its printer's bytes are made then.`);

@@ -1,19 +1,22 @@
 import type { PreviewTemplateBody } from '../../shared/templates.ts';
 import { invalidField } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
-import { checkJobCodes } from './check-codes.ts';
 import { checkData } from './data-check.ts';
+import { checkDataStrings } from './data-limits.ts';
 import { readTemplateRows, readVersionRow } from './read-template.ts';
 import type { Rendering } from './render/rendering.ts';
-import { defaultProfile, renderDocument } from './render-document.ts';
+import { defaultProfile } from './render-document.ts';
+import type { DocumentRenderer } from './render-pool.ts';
 
 /**
  * The template (its latest version, or the one asked) rendered with the data given, or its
  * `sample_data`, for a profile (an 80 mm ESC/POS printer by default), in a preview format.
  * With `source`, that draft is rendered in place of the version's source (the version's kind
  * and data schema still apply); a Liquid error in it is a 422 on `source` with line and column.
+ * Rendered on the renderer's threads, in the company's turn.
  */
 export async function previewTemplate(
+  renderer: DocumentRenderer,
   db: Db,
   companyId: number,
   templateId: number,
@@ -30,8 +33,13 @@ export async function previewTemplate(
     throw invalidField('data', 'The data field is required when the template has no sample data.');
   }
   checkData(version.data_schema, data);
+  checkDataStrings(data);
   const rendered = input.source === undefined ? version : { ...version, source: input.source };
-  // A barcode's refusal names the data's path, as at a job's creation.
-  checkJobCodes(rendered, data);
-  return renderDocument(rendered, data, input.profile ?? defaultProfile, input.format);
+  return renderer.render({
+    companyId,
+    template: { kind: rendered.kind, source: rendered.source },
+    data,
+    profile: input.profile ?? defaultProfile,
+    format: input.format,
+  });
 }

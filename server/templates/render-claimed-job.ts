@@ -6,7 +6,7 @@ import type { JobRow, StoredClaim } from '../printing/store/queue-store.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { printerContentType } from './render/rendering.ts';
-import { defaultProfile, renderDocument } from './render-document.ts';
+import { defaultProfile } from './render-document.ts';
 import { markRendered, readRouteProfile, readTemplateJob } from './template-jobs.ts';
 
 /** The code of a template job that could not be rendered for its printer. */
@@ -24,7 +24,7 @@ export type RenderedClaim =
  * limits) is failed with `template_render_failed` and its reason, and the agent claims on.
  */
 export async function renderClaimedJob(
-  { storage, store }: PrintQueue,
+  { storage, store, renderer }: PrintQueue,
   db: Db,
   agent: AgentRef,
   claim: StoredClaim,
@@ -37,8 +37,14 @@ export async function renderClaimedJob(
     (await readRouteProfile(db, agent.rowId, row.route)) ?? defaultProfile;
   let bytes: Buffer;
   try {
-    const data = JSON.parse(Buffer.from(claim.content).toString('utf8')) as object;
-    ({ bytes } = await renderDocument(templateJob.version, data, profile, 'raw'));
+    ({ bytes } = await renderer.render({
+      companyId: row.company_id,
+      template: { kind: templateJob.version.kind, source: templateJob.version.source },
+      data: claim.content,
+      profile,
+      format: 'raw',
+      claim: true,
+    }));
   } catch (error) {
     if (!isDomainError(error)) throw error;
     return {

@@ -1,8 +1,9 @@
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import type { PreviewFormat, TemplateKind } from '../../shared/templates.ts';
 import { invalidField } from '../domain-errors.ts';
+import { checkDataStrings } from './data-limits.ts';
 import { renderLiquid } from './liquid.ts';
-import { checkImages } from './render/images.ts';
+import { checkDocument } from './render/document-limits.ts';
 import { finishZpl } from './render/label.ts';
 import { printerContentType, type Rendering } from './render/rendering.ts';
 
@@ -12,6 +13,11 @@ import { printerContentType, type Rendering } from './render/rendering.ts';
  */
 let drawing: Promise<typeof import('./render/draw.ts')> | undefined;
 const draw = () => (drawing ??= import('./render/draw.ts'));
+
+/** Loads the drawing now: a render thread does before its first render's budget starts. */
+export const loadDrawing = async (): Promise<void> => {
+  await draw();
+};
 
 /** What is rendered: a version's kind and source. */
 export interface TemplateSource {
@@ -23,8 +29,19 @@ export interface TemplateSource {
 export const defaultProfile: PrinterProfile = { language: 'escpos', width_mm: 80 };
 
 /**
+ * Output pixels a ReceiptLine dot, where a receipt is drawn as a bitmap (a PNG, a ZPL
+ * graphic): the profile's dpi against ReceiptLine's 203.
+ */
+const drawnScale = (profile: PrinterProfile, format: PreviewFormat) =>
+  format === 'png' || (format === 'raw' && profile.language === 'zpl')
+    ? (profile.dpi ?? 203) / 203
+    : 1;
+
+/**
  * The template rendered with the data for the profile, in `format` (`raw`: the printer's
- * bytes). A label (ZPL) prints on `zpl` routes only and previews as its ZPL (`raw`, `text`)
+ * bytes), in the calling thread: the server calls it on a render thread only
+ * (`render-pool.ts`). The data's strings and the rendered document are bounded before
+ * ReceiptLine or a drawing sees them (`data-limits.ts`, `render/document-limits.ts`). A label (ZPL) prints on `zpl` routes only and previews as its ZPL (`raw`, `text`)
  * or as a picture (`png`, drawn from the ZPL: `render/label-png.ts`).
  * Refusals are 422s: on `source` (Liquid syntax, a label that cannot be drawn), `data`
  * (limits), `profile`, `format`.
@@ -35,9 +52,10 @@ export async function renderDocument(
   profile: PrinterProfile,
   format: PreviewFormat,
 ): Promise<Rendering> {
+  checkDataStrings(data);
   const document = renderLiquid(template.kind, template.source, data);
   if (template.kind === 'receipt') {
-    checkImages(document, 'data');
+    checkDocument(document, 'data', drawnScale(profile, format));
     const { receiptAs } = await draw();
     return receiptAs(document, profile, format);
   }

@@ -161,14 +161,16 @@ export const templateRoutes: AnyRoute[] = [
     params: templateParams,
     body: previewTemplateBody,
     responses: rendering('The rendering.'),
-    async handler({ params, body, caller, db }) {
+    async handler({ params, body, caller, services, db }) {
       if (body.source !== undefined && !caller.permissions.has('printing.templates.write')) {
         throw new HttpError(
           'forbidden',
           'Previewing a draft of the source needs the printing.templates.write permission.',
         );
       }
-      return renderingReply(await previewTemplate(db, caller.companyId, params.id, body));
+      return renderingReply(
+        await previewTemplate(services.renderer, db, caller.companyId, params.id, body),
+      );
     },
   }),
   defineRoute({

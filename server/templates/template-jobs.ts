@@ -57,19 +57,19 @@ export async function readTemplateJob(
   };
 }
 
-/** The data a template job was sent with. */
+/** The data a template job was sent with, as its JSON text (the render thread parses it). */
 export async function readTemplateData(
   db: Db,
   companyId: number,
   dataDocumentId: number,
-): Promise<object> {
+): Promise<Uint8Array> {
   const row = await db
     .selectFrom('print_documents')
     .select('content')
     .where('company_id', '=', companyId)
     .where('id', '=', dataDocumentId)
     .executeTakeFirstOrThrow();
-  return JSON.parse(Buffer.from(row.content).toString('utf8')) as object;
+  return row.content;
 }
 
 export async function markRendered(trx: Db, jobId: number, profile: PrinterProfile): Promise<void> {

@@ -1,14 +1,16 @@
 import type { Storage } from '../../storage/database.ts';
+import type { DocumentRenderer } from '../../templates/render-pool.ts';
 import type { WebhookOutbox } from '../../webhooks/outbox.ts';
 import type { PrintQueueStore } from '../store/queue-store.ts';
 
 /**
  * What the job and agent operations work with: the storage (for the transactions that
- * make several steps one unit), the queue's store, and the outbox (the agents' events; the
- * store records the jobs' own).
+ * make several steps one unit), the queue's store, the outbox (the agents' events; the
+ * store records the jobs' own), and the renderer of template jobs (at their claim).
  */
 export interface PrintQueue {
   storage: Storage;
   store: PrintQueueStore;
   outbox: WebhookOutbox;
+  renderer: DocumentRenderer;
 }

@@ -1,4 +1,5 @@
 import { renderAsync } from '@resvg/resvg-js';
+import { invalidField } from '../../domain-errors.ts';
 import {
   fontMetrics,
   fontSize,
@@ -147,11 +148,24 @@ const styleAt = (text: TextStyle, scale: number): GlyphStyle => ({
   underline: text.underline,
 });
 
+/**
+ * The most pixels a drawn receipt may have: 80 megapixels, one byte each (a 2,000-line
+ * delivery note at 203 dpi is ~35, at 300 dpi ~75). Its lines are bounded before it is laid
+ * out, but not how tall each is drawn (`^^^^^^^` text, QR codes, barcodes 240 dots high).
+ */
+export const maxBitmapPixels = 80_000_000;
+
 /** The drawings at `width` pixels across: glyphs and images made first, then painted in order. */
 export async function paint(receipt: Receipt, width: number): Promise<Bitmap> {
   const scale = width / receipt.width;
   // As resvg sized the SVG (at least a row: a PNG has one).
   const height = Math.max(1, Math.round(receipt.height * scale));
+  if (width * height > maxBitmapPixels) {
+    throw invalidField(
+      'data',
+      `The rendered document is past a limit: drawn, it would be larger than ${maxBitmapPixels / 1_000_000} megapixels.`,
+    );
+  }
   const pixels = new Uint8Array(width * height).fill(255);
   const needed = new Map<string, { style: GlyphStyle; chars: Set<string> }>();
   const sprites = new Map<Drawing, Promise<Sprite>>();
