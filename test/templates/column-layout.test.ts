@@ -70,6 +70,10 @@ describe('what the layout relies on in ReceiptLine', () => {
     expect(text('|abcdefg |', 5)).toEqual(['abcde', 'fg']);
   });
 
+  it('prints nothing for a line that only sets widths, and applies them to the lines after it', () => {
+    expect(text('{width:2,*}\nab |cd\n{width:auto}\nab |cd', 10)).toEqual(['ab cd', 'ab   cd']);
+  });
+
   it('wraps by character, which is why the layout exists', () => {
     expect(text('Sourdough loaf | 3.95', 20)).toEqual(['Sourdough       3.95', ' loaf']);
     expect(text('Cinnamon bun | 1.60', 16)).toEqual(['Cinnamo     1.60', 'n bun']);

@@ -115,6 +115,52 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
+/**
+ * The widest row of a column's markup in display columns, as `naturalWidth(tokenize(text))`
+ * without building tokens: most lines fit, and this is all they cost (bench/templates.ts
+ * renders a 30-line receipt within 1 ms).
+ */
+function measure(text: string): number {
+  let widest = 0;
+  let row = 0;
+  let wh = 0;
+  let scale = 1;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x5c) {
+      const next = text[i + 1];
+      if (next === 'x') {
+        const hex = Number.parseInt(text.slice(i + 2, i + 4), 16);
+        if (/^[\dA-Fa-f]{2}$/.test(text.slice(i + 2, i + 4)) && hex >= 0x20 && hex !== 0x7f) {
+          row += scale;
+        }
+        i += 3;
+      } else {
+        if (next === 'n') row = 0;
+        else if (next !== undefined && escapable.includes(next)) row += scale;
+        i++;
+      }
+    } else if (code === 0x5e) {
+      let end = i;
+      while (text.charCodeAt(end) === 0x5e) end++;
+      const level = Math.min(end - i, 7);
+      wh = wh === level ? 0 : level;
+      scale = horizontal(wh);
+      i = end - 1;
+    } else if (code === 0x5f || code === 0x22 || code === 0x60 || code < 0x20 || code === 0x7f) {
+      // decorations and control characters print nothing
+    } else if (code < 0x1100) {
+      row += scale;
+    } else {
+      const point = text.codePointAt(i)!;
+      if (point > 0xffff) i++;
+      row += eastAsianWidth(point) * scale;
+    }
+    if (row > widest) widest = row;
+  }
+  return widest;
+}
+
 /** A column of a text line: its alignment (0 left, 1 centre, 2 right) and its tokens. */
 interface Column {
   align: number;
@@ -233,10 +279,24 @@ function wrapColumn(column: Column, width: number): string {
 
 /**
  * The widths ReceiptLine gives a text line's columns (its `createLine`): set widths, or equal
- * shares of what is left; a column of width 0 is hidden, and columns past what the line holds
- * are dropped (as `null`).
+ * shares of what is left; a column of width 0 is hidden, and so are columns past what the
+ * line holds (0 here too).
  */
 export function receiptLineWidths(count: number, state: LayoutState, cpl: number): number[] {
+  const key = `${count};${state.border};${state.width.join()};${cpl}`;
+  let widths = knownWidths.get(key);
+  if (widths === undefined) {
+    widths = computeWidths(count, state, cpl);
+    if (knownWidths.size > 1000) knownWidths.clear();
+    knownWidths.set(key, widths);
+  }
+  return widths;
+}
+
+/** The widths of lines laid out before: a receipt's lines share a few column counts. */
+const knownWidths = new Map<string, number[]>();
+
+function computeWidths(count: number, state: LayoutState, cpl: number): number[] {
   const set = state.width;
   const widths = Array.from({ length: Math.max(count, set.length) }, (_, i) =>
     set.length === 0 ? -1 : i < set.length ? set[i]! : 0,
@@ -262,6 +322,19 @@ export function receiptLineWidths(count: number, state: LayoutState, cpl: number
   const result = widths.map(() => 0);
   for (const c of shown) result[c.index] = c.width;
   return result;
+}
+
+/**
+ * A line's columns for the check that it fits, without ReceiptLine's regular expressions
+ * (the same columns, save the spaces that mark their alignment), or null when the line holds
+ * an escaped `\`, `|`, `{` or `}` and only `splitColumns` reads it right.
+ */
+function quickColumns(line: string): string[] | null {
+  if (/\\[\\{|}]/.test(line)) return null;
+  let text = trim(line);
+  if (text.startsWith('|')) text = text.slice(1);
+  if (text.endsWith('|')) text = text.slice(0, -1);
+  return text.split('|');
 }
 
 /** Splits a line into its columns' raw text as ReceiptLine does (its `parseLine`). */
@@ -328,12 +401,14 @@ function joinColumns(columns: string[], aligns: number[]): string {
 }
 
 /** One text line laid out: the lines that replace it. */
-function layOutLine(raws: string[], state: LayoutState, cpl: number, line: string): string[] {
+function layOutLine(quick: string[], state: LayoutState, cpl: number, line: string): string[] {
+  if (!state.wrap) return [line];
+  const drawn = receiptLineWidths(quick.length, state, cpl);
+  if (quick.every((raw, i) => measure(raw) <= drawn[i]!)) return [line];
+  const raws = splitColumns(line);
   let columns: Column[] = raws.map((raw) => ({ align: alignOf(raw), tokens: tokenize(trim(raw)) }));
-  const drawn = receiptLineWidths(columns.length, state, cpl);
   const fitsIn = (widths: number[]) =>
     columns.every((column, i) => naturalWidth(column.tokens) <= widths[i]!);
-  if (!state.wrap || fitsIn(drawn)) return [line];
   const aligns = columns.map((column) => column.align);
   const visible = drawn.slice(0, columns.length).every((width) => width > 0);
   // Widths of our own only where the template set none, and not in a ruled table.
@@ -368,7 +443,7 @@ export function layOutColumns(document: string, cpl: number): string {
   const lines = document.normalize().split(/\n|\r\n|\r/);
   const out: string[] = [];
   for (const line of lines) {
-    const raws = splitColumns(line);
+    const raws = quickColumns(line) ?? splitColumns(line);
     const elements = raws.map(trim);
     if (raws.length === 1 && /^\{[^{}]*\}$/.test(elements[0]!)) {
       readProperty(elements[0]!, state);
