@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import receiptline from 'receiptline';
 import { describe, expect, it } from 'vitest';
-import { layOutColumns, textWidth } from '../../server/templates/render/column-layout.ts';
+import { layOutColumns } from '../../server/templates/render/column-layout.ts';
 import { escapeReceiptLine } from '../../server/templates/render/escape.ts';
+import { textWidth } from '../../server/templates/render/receiptline-markup.ts';
 
 /**
  * Properties of the layout by words (server/templates/render/column-layout.ts) over any item

@@ -1,6 +1,7 @@
 import receiptline from 'receiptline';
 import { describe, expect, it } from 'vitest';
-import { layOutColumns, receiptLineWidths } from '../../server/templates/render/column-layout.ts';
+import { layOutColumns } from '../../server/templates/render/column-layout.ts';
+import { receiptLineWidths } from '../../server/templates/render/receiptline-markup.ts';
 
 /**
  * The layout by words done before ReceiptLine (server/templates/render/column-layout.ts).
