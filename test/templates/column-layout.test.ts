@@ -1,6 +1,7 @@
 import receiptline from 'receiptline';
 import { describe, expect, it } from 'vitest';
 import { layOutColumns } from '../../server/templates/render/column-layout.ts';
+import { receiptToPrinter } from '../../server/templates/render/receipt.ts';
 import { receiptLineWidths } from '../../server/templates/render/receiptline-markup.ts';
 
 /**
@@ -143,5 +144,15 @@ describe('a line laid out by words', () => {
       '    {butter} with',
       '    jam',
     ]);
+  });
+});
+
+describe('the layout on a printer', () => {
+  it('runs on what prints: € spelled EUR by the code page is three characters', () => {
+    const document = '^Total | ^23.45 €\nMocha | 3.20';
+    for (const language of ['escpos', 'starprnt'] as const) {
+      const bytes = receiptToPrinter(document, { language, width_mm: 58 }).toString('latin1');
+      expect(bytes).toContain('23.45 EUR');
+    }
   });
 });
