@@ -185,6 +185,7 @@ function layOutLine(quick: string[], state: LayoutState, cpl: number, line: stri
 export function layOutColumns(document: string, cpl: number): string {
   const state: LayoutState = { wrap: true, border: 1, width: [] };
   const lines = document.normalize().split(/\n|\r\n|\r/);
+  let changed = false;
   const out: string[] = [];
   for (const line of lines) {
     const raws = quickColumns(line) ?? splitColumns(line);
@@ -198,8 +199,11 @@ export function layOutColumns(document: string, cpl: number): string {
     ) {
       out.push(line);
     } else {
-      out.push(...layOutLine(raws, state, cpl, line));
+      const laidOut = layOutLine(raws, state, cpl, line);
+      if (laidOut.length !== 1 || laidOut[0] !== line) changed = true;
+      out.push(...laidOut);
     }
   }
-  return out.join('\n');
+  // A receipt whose every line fits is handed to ReceiptLine as it came.
+  return changed ? out.join('\n') : document;
 }
