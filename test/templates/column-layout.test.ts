@@ -116,6 +116,20 @@ describe('a line laid out by words', () => {
     expect(laidOut('^Total | ^123456.78 EUR', 32)).toEqual(['Total              123456.78 EUR']);
   });
 
+  it('wraps taller text (^^, no wider) at words and keeps it tall', () => {
+    const laid = layOutColumns('^^Wide heading over two | ^^x', 20);
+    expect(laid).toContain('^^Wide heading over\\n  two');
+    expect(laidOut('^^Wide heading over two | ^^x', 20)).toEqual(['Wide heading over  x', '  two']);
+  });
+
+  it('lets the widest column take the rest when no left-aligned one can', () => {
+    expect(laidOut('a | b | c that is a long third column of text', 20)).toEqual([
+      'a b c that is a long',
+      '     third column of',
+      '                text',
+    ]);
+  });
+
   it("keeps a template's own widths and wraps within them", () => {
     expect(laidOut('{width:10,*}\nOat milk 1 l (12 pack) | OM-12', 24)).toEqual([
       'Oat milk 1         OM-12',

@@ -2,8 +2,8 @@ import {
   alignOf,
   type CharToken,
   type Column,
-  hasScale,
   horizontal,
+  isWide,
   joinColumns,
   type LayoutState,
   measure,
@@ -133,15 +133,18 @@ function wrapColumn(column: Column, width: number): string {
  */
 function wholeWidths(columns: Column[], border: number, cpl: number): number[] | null {
   const natural = columns.map((column) => Math.max(1, naturalWidth(column.tokens)));
-  const left = columns.some((column) => column.align === 0);
-  let flex = -1;
-  columns.forEach((column, i) => {
-    if ((column.align === 0 || !left) && (flex < 0 || natural[i]! > natural[flex]!)) flex = i;
-  });
-  const others = natural.reduce((sum, width, i) => (i === flex ? sum : sum + width), 0);
-  const room = cpl - (columns.length - 1) * border - others;
-  if (room < Math.max(1, Math.min(natural[flex]!, Math.floor(cpl / 4)))) return null;
-  return natural.map((width, i) => (i === flex ? room : width));
+  const widest = (candidates: number[]) =>
+    candidates.reduce((a, i) => (natural[i]! > natural[a]! ? i : a), candidates[0]!);
+  const all = columns.map((_, i) => i);
+  const left = all.filter((i) => columns[i]!.align === 0);
+  for (const flex of new Set([...(left.length > 0 ? [widest(left)] : []), widest(all)])) {
+    const others = natural.reduce((sum, width, i) => (i === flex ? sum : sum + width), 0);
+    const room = cpl - (columns.length - 1) * border - others;
+    if (room >= Math.max(1, Math.min(natural[flex]!, Math.floor(cpl / 4)))) {
+      return natural.map((width, i) => (i === flex ? room : width));
+    }
+  }
+  return null;
 }
 
 /** One text line laid out: the lines that replace it. */
@@ -164,8 +167,8 @@ function layOutLine(quick: string[], state: LayoutState, cpl: number, line: stri
     const joined = joinColumns(texts, aligns);
     return widths === drawn ? [joined] : [`{width:${widths.join(',')}}`, joined, '{width:auto}'];
   };
-  if (columns.some((column) => hasScale(column.tokens))) {
-    // Scaled text stays scaled only on one row; else it prints at normal size.
+  if (columns.some((column) => isWide(column.tokens))) {
+    // Wider text (`^`, `^^^`) stays so only on one row; else it prints at normal width.
     const whole = own ? wholeWidths(columns, state.border, cpl) : null;
     if (whole !== null && fitsIn(whole)) return written(whole);
     columns = columns.map((column) => ({ ...column, tokens: unscaled(column.tokens) }));

@@ -172,7 +172,9 @@ export function naturalWidth(tokens: Token[]): number {
   return widest;
 }
 
-export const hasScale = (tokens: Token[]) => tokens.some((token) => token.kind === 'scale');
+/** Text printed wider than normal (`^`, `^^^`…; `^^` is only taller). */
+export const isWide = (tokens: Token[]) =>
+  tokens.some((token) => token.kind === 'char' && token.cells > 1);
 
 /** The column at normal size: its `^` markers dropped. */
 export const unscaled = (tokens: Token[]) =>
