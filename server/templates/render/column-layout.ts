@@ -30,12 +30,13 @@ import {
  * `{width:…}` sets the columns' widths. So each text line that would not fit is rewritten
  * here, and every other line is left as it was:
  *
- * - on a line without set widths, every column but the widest is kept whole (the amount),
- *   and the widest takes the rest of the line;
+ * - on a line without set widths (and outside a ruled table), every column is kept whole
+ *   (the amount) but the widest left-aligned one (the name), else the widest, which takes
+ *   the rest of the line;
  * - a column wraps at spaces; a word is broken only when it alone is wider than its column;
  * - the continuation rows of a left-aligned column are indented (under the name after a
  *   leading quantity such as `2 x `, else by two characters);
- * - scaled text (`^`) that cannot be laid out so is printed at normal size rather than split.
+ * - wider text (`^`, `^^^`) that does not fit on one row prints at normal width instead.
  *
  * How ReceiptLine reads the markup and lays columns out is in one adapter,
  * receiptline-markup.ts, whose test pins it against the package.
