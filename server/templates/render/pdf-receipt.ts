@@ -1,6 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import receiptline from 'receiptline';
 import type { PrinterProfile, SheetSize } from '../../../shared/printer-profiles.ts';
+import { layOutColumns } from './column-layout.ts';
 import { pointsPerMm, sheetHeights, sheetMargin, sheetWidths, svgToPdf } from './pdf.ts';
 import { type PdfDrawing, pdfCommand } from './pdf-command.ts';
 import { pdfNumber as n, type PdfObject, pdfFile } from './pdf-file.ts';
@@ -35,7 +36,8 @@ export async function receiptToPdf(
   paper: number | SheetSize,
 ): Promise<Buffer> {
   const { command, drawing } = pdfCommand();
-  receiptline.transform(document, { command, cpl: columnsOf(profile), spacing: true });
+  const cpl = columnsOf(profile);
+  receiptline.transform(layOutColumns(document, cpl), { command, cpl, spacing: true });
   const drawn = drawing();
   if (drawn.unsupported !== null) return svgToPdf(receiptToSvg(document, profile), paper);
   return drawingToPdf(drawn, paper);

@@ -1,5 +1,6 @@
 import receiptline from 'receiptline';
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
+import { layOutColumns } from './column-layout.ts';
 import type { Bitmap } from './raster.ts';
 import {
   dot,
@@ -40,9 +41,10 @@ export async function receiptToBitmap(
   width: number,
 ): Promise<Bitmap> {
   const receipt: Receipt = { width: 0, height: 0, drawings: [] };
-  receiptline.transform(document, {
+  const cpl = columnsOf(profile);
+  receiptline.transform(layOutColumns(document, cpl), {
     command: rasterCommand(receipt),
-    cpl: columnsOf(profile),
+    cpl,
     spacing: true,
   });
   return paint(receipt, width);

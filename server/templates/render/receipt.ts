@@ -7,6 +7,7 @@ import {
 } from '../../../shared/printer-profiles.ts';
 import { checkedCodes } from './barcodes.ts';
 import { toCodepage } from './codepage.ts';
+import { layOutColumns } from './column-layout.ts';
 import { escapeReceiptLine } from './escape.ts';
 
 /**
@@ -76,9 +77,12 @@ export function receiptToPrinter(document: string, profile: PrinterProfile): Buf
     // `cut: false` (a printer without a cutter) drops the template's own cuts (`=`) too.
     ...(profile.cut === false && { cut: () => '' }),
   });
-  const commands = receiptline.transform(toCodepage(document, encoding, escapeReceiptLine), {
+  // Laid out after the code page: `€` spelled `EUR` is three characters wide.
+  const cpl = columnsOf(profile);
+  const printed = layOutColumns(toCodepage(document, encoding, escapeReceiptLine), cpl);
+  const commands = receiptline.transform(printed, {
     command,
-    cpl: columnsOf(profile),
+    cpl,
     encoding,
     cutting: profile.cut ?? true,
     spacing: true,
@@ -89,7 +93,8 @@ export function receiptToPrinter(document: string, profile: PrinterProfile): Buf
 
 /** The receipt as plain text, a line per printed line (UTF-8). */
 export function receiptToText(document: string, profile: PrinterProfile): string {
-  return receiptline.transform(document, { command: 'text', cpl: columnsOf(profile) });
+  const cpl = columnsOf(profile);
+  return receiptline.transform(layOutColumns(document, cpl), { command: 'text', cpl });
 }
 
 /**
@@ -98,9 +103,10 @@ export function receiptToText(document: string, profile: PrinterProfile): string
  * the font is the project's (fonts.ts).
  */
 export function receiptToSvg(document: string, profile: PrinterProfile): string {
-  const svg = receiptline.transform(document, {
+  const cpl = columnsOf(profile);
+  const svg = receiptline.transform(layOutColumns(document, cpl), {
     command: 'svg',
-    cpl: columnsOf(profile),
+    cpl,
     spacing: true,
   });
   return mergeCharacters(svg.replace(/<style[\s\S]*?<\/style>/, ''));
