@@ -7,6 +7,7 @@ import {
   printerCapabilitiesSchema,
 } from './printer-capabilities.ts';
 import { printerProfileSchema } from './printer-profiles.ts';
+import { waitReasonSchema } from './wait-reasons.ts';
 
 /**
  * Contracts of the print queue (docs/reference.md: the print-agent routes and the print
@@ -337,6 +338,8 @@ export const jobRecord = z
     printed_at: timestamp.nullable(),
     expires_at: timestamp.nullable(),
     lease_expires_at: timestamp.nullable(),
+    /** Why a queued job is not printing now (docs/printing.md, "Why a job waits"). */
+    wait_reason: waitReasonSchema.nullable(),
   })
   .meta({
     examples: [
@@ -362,6 +365,10 @@ export const jobRecord = z
         printed_at: null,
         expires_at: null,
         lease_expires_at: null,
+        wait_reason: {
+          code: 'printer_out_of_paper',
+          message: 'printer EPSON_TM_T20 is out of paper: Paper out',
+        },
       },
     ],
   });
@@ -403,7 +410,29 @@ export type ClaimedJob = z.infer<typeof claimedJob>;
 
 export const nextJobBody = z.object({
   wait: z.number().int().min(0).max(30).default(0),
+  /**
+   * Claim only on these of the agent's enabled routes: those whose printers can print now.
+   * Left out: all of them, as before. An agent none of whose routes can print does not ask.
+   */
+  routes: z
+    .array(routeNameSchema)
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      "Claim only on these of the agent's enabled routes (the ones whose printers can print now); left out, on all of them. Other names are ignored.",
+    ),
 });
+
+/**
+ * Why a held job goes back to the queue: what its printer said (`printer_out_of_paper`, …),
+ * in a code and in words. The job is queued again under its id, not failed.
+ */
+export const releaseJobBody = z.object({
+  code: z.string().min(1).max(64),
+  message: z.string().min(1).max(2000),
+});
+export type ReleaseJobBody = z.infer<typeof releaseJobBody>;
 
 export const confirmJobBody = z.object({
   /** The OS printer that printed it, as the agent resolved the route. */

@@ -15,6 +15,7 @@ import {
   printRouteSchema,
   putRoutesBody,
   registerAgentBody,
+  releaseJobBody,
   reportErrorBody,
 } from '../../shared/printing.ts';
 import { HttpError } from '../http/errors.ts';
@@ -38,6 +39,7 @@ import { updateRouteList } from './agents/update-route-list.ts';
 import { confirmJob } from './jobs/confirm-job.ts';
 import { failJob } from './jobs/fail-job.ts';
 import type { JobGuard } from './jobs/read-job.ts';
+import { releaseJob } from './jobs/release-job.ts';
 
 /**
  * The print agent's own routes (permission `printing.agent`): registration, presence,
@@ -255,7 +257,7 @@ export const agentRoutes: AnyRoute[] = [
     operationId: 'claimNextPrintJob',
     agentHeader: 'required',
     summary: 'Claim the next job (long-poll)',
-    description: `The oldest job of the highest priority queued on one of the agent's enabled routes, claimed for it with its document; waits up to \`wait\` seconds for one, else 204. After each wake-up the token is read again: revoked or expired meanwhile (or the agent gone) → 401, and nothing is claimed. ${agentHeaderNote}`,
+    description: `The oldest job of the highest priority queued on one of the agent's enabled routes (only those named in \`routes\`, when sent: the ones whose printers can print now), claimed for it with its document; waits up to \`wait\` seconds for one, else 204. After each wake-up the token is read again: revoked or expired meanwhile (or the agent gone) → 401, and nothing is claimed. ${agentHeaderNote}`,
     tag,
     body: nextJobBody.default({ wait: 0 }),
     responses: {
@@ -274,6 +276,7 @@ export const agentRoutes: AnyRoute[] = [
         context,
         async () =>
           (await stillAuthenticated()) && (await printing.agentStillRegistered(db, agent)),
+        body.routes,
       );
       if (job === 'refused') {
         throw new HttpError('unauthenticated', 'The token was revoked or expired while waiting.', {
@@ -320,6 +323,24 @@ export const agentRoutes: AnyRoute[] = [
       const agent = await callingAgent({ request, caller, services, db });
       const { queue } = services.printing;
       return ok(await failJob(queue, db, agent, params.job, body, services.clock.now()));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/printing/jobs/{job}/release',
+    access: agentOnly,
+    operationId: 'releasePrintJob',
+    agentHeader: 'required',
+    summary: 'Give a held job back unprinted (its printer cannot print now)',
+    description: `Only the holder (409 otherwise): the job goes back to \`queued\` under its id, not failed, with an event that gives the code and message (\`printer_out_of_paper\`, \`printer_stopped\`, …); it is claimed again once a printer of its route can print. Extension. ${agentHeaderNote}`,
+    tag,
+    params: jobParams,
+    body: releaseJobBody,
+    responses: oneJob,
+    async handler({ params, body, caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
+      const { queue } = services.printing;
+      return ok(await releaseJob(queue, db, agent, params.job, body, services.clock.now()));
     },
   }),
 ];

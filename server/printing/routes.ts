@@ -29,6 +29,7 @@ import {
 import { listAgents } from './agents/list-agents.ts';
 import { readAgent } from './agents/read-agent.ts';
 import { withRouteOnline } from './agents/route-online.ts';
+import { withWaitReasons } from './agents/route-wait-reasons.ts';
 import { cancelJob } from './jobs/cancel-job.ts';
 import { createJob } from './jobs/create-job.ts';
 import { listJobs } from './jobs/list-jobs.ts';
@@ -196,7 +197,9 @@ const integratorRoutes: AnyRoute[] = [
       const scoped = bound === null ? query : { ...query, agent_id: bound };
       const { rows, total } = await listJobs(store, db, caller.companyId, scoped);
       const { page: _page, per_page: _perPage, ...filters } = query;
-      return pageReply(rows, total, query, baseUrl, filters);
+      const presence = services.printing.presence();
+      const explained = await withWaitReasons(db, caller.companyId, rows, presence);
+      return pageReply(explained, total, query, baseUrl, filters);
     },
   }),
   defineRoute({
@@ -214,9 +217,16 @@ const integratorRoutes: AnyRoute[] = [
     async handler({ params, caller, services, request, db }) {
       await optionalAgent({ request, caller, services, db });
       const { store } = services.printing;
-      return ok(
-        await readJobDetail(store, db, caller.companyId, params.job, boundJobGuard(caller)),
+      const job = await readJobDetail(
+        store,
+        db,
+        caller.companyId,
+        params.job,
+        boundJobGuard(caller),
       );
+      const presence = services.printing.presence();
+      const [explained] = await withWaitReasons(db, caller.companyId, [job], presence);
+      return ok(explained);
     },
   }),
   defineRoute({

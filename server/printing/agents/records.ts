@@ -19,7 +19,7 @@ export type RouteRow = Pick<
  * Printers as stored: validated on the way in, but rows written before the state fields
  * existed hold only `{name, is_default}`; parsing fills in the defaults (state `unknown`).
  */
-const storedPrinters = z.array(printerInfoSchema);
+export const storedPrinters = z.array(printerInfoSchema);
 
 /** An agent as the API shows it, `online` as of `presence`. */
 export function toAgentRecord(row: AgentRow, { now, heartbeatSeconds }: Presence): AgentRecord {

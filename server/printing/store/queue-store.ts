@@ -47,7 +47,10 @@ export interface PrintQueueStore {
   confirm(db: Db, request: ConfirmRequest): Promise<JobRow | undefined>;
   /** The holder's `claimed → failed`, with its message and code; `undefined` as for `confirm`. */
   fail(db: Db, request: FailRequest): Promise<JobRow | undefined>;
-  /** `from → queued`, same id (a retry): only while the job is still `from`. */
+  /**
+   * `from → queued`, same id (a retry; a held job its agent gives back): only while the job
+   * is still `from` (and held by `heldBy`, when given).
+   */
   requeue(db: Db, request: Requeue): Promise<JobRow | undefined>;
   /** `queued → cancelled`: only while the job is still queued. */
   cancel(db: Db, request: Cancel): Promise<JobRow | undefined>;
@@ -164,6 +167,11 @@ export interface ClaimRequest {
   agentUuid: string;
   now: string;
   lease: string;
+  /**
+   * Only these of the agent's enabled routes (those whose printers can print now, as the
+   * agent says); absent: all of them.
+   */
+  routes?: readonly string[] | undefined;
 }
 
 /** A claimed job: its row, its document's content, and the id of the claim's event. */
@@ -206,6 +214,10 @@ export interface Requeue {
   agentId: string | null;
   expiresAt: string | null;
   now: string;
+  /** A claimed job given back: only while this agent holds it. */
+  heldBy?: string;
+  /** The event's message; `retry` when left out. */
+  message?: string;
 }
 
 export interface Cancel {
