@@ -424,9 +424,13 @@ describe('AgentRuntime against the real server', () => {
     expect(reprinted.reprint_of).toBe(job.id);
     await waitFor('reprint printed', () => hasStatus(reprinted.id, 'printed'));
     expect(backend.prints.map((print) => print.job.id)).toEqual([job.id, reprinted.id]);
-    const fake = readyPrinter('Fake', { is_default: true });
-    expect(await runtime.listPrinters()).toEqual([fake]);
-    expect(runtime.status().printers).toEqual([fake]);
+    // The back-end's printers, and the route's folder as the back-ends list one.
+    const listed = [
+      readyPrinter('Fake', { is_default: true }),
+      readyPrinter(`folder:${each.output.dir}`),
+    ];
+    expect(await runtime.listPrinters()).toEqual(listed);
+    expect(runtime.status().printers).toEqual(listed);
   });
 
   it('does not spin when the server answers "no job" at once, whatever the wait', async () => {
