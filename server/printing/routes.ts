@@ -67,7 +67,7 @@ const integratorRoutes: AnyRoute[] = [
     access: { permission: 'printing.jobs.create' },
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
-    description: `Extension. Either bytes (\`content_type\`, \`content_base64\`) or data for a template (\`template\`: its name or id, and \`data\`, checked against its \`data_schema\`; rendered when an agent claims it, for the profile of that agent's route: docs/templates.md); both or neither → 422. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
+    description: `Extension. Either bytes (\`content_type\`, \`content_base64\`) or data for a template (\`template\`: its name or id, and \`data\`, checked against its \`data_schema\`; rendered when an agent claims it, for the profile of that agent's route: docs/templates.md); both or neither → 422. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires (without it, the server's hold limit, 24 h by default: a job waiting for a printer does not wait forever). Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
@@ -92,7 +92,7 @@ const integratorRoutes: AnyRoute[] = [
           services.printing.queue,
           db,
           caller.companyId,
-          { ...rest, template, data },
+          { ...rest, template, data, holdSeconds: services.config.holdSeconds },
           services.clock.now(),
         );
         return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);
@@ -116,7 +116,7 @@ const integratorRoutes: AnyRoute[] = [
         services.printing.queue,
         db,
         caller.companyId,
-        { ...bytes, content },
+        { ...bytes, content, holdSeconds: services.config.holdSeconds },
         services.clock.now(),
       );
       return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);

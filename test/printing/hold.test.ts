@@ -86,9 +86,7 @@ describe.each(dialects)('hold, not fail, on %s', (dialect) => {
       attempts: 1,
       error: null,
     });
-    expect((await agent.call('POST', `/printing/jobs/${job.id}/release`, reason)).status).toBe(
-      409,
-    );
+    expect((await agent.call('POST', `/printing/jobs/${job.id}/release`, reason)).status).toBe(409);
     const detail = await read(job.id);
     expect(detail.events.map((event: { to: string }) => event.to)).toEqual([
       'queued',
@@ -102,6 +100,40 @@ describe.each(dialects)('hold, not fail, on %s', (dialect) => {
     });
     const again = await other.next();
     expect(again.body.data).toMatchObject({ id: job.id, attempts: 2 });
+  });
+
+  it('expires a job held past the hold limit (24 h by default) by the sweep, once, and a retry holds it 24 h again', async () => {
+    const agent = await registerAgent(one, company, ['held-long']);
+    await printers(agent, [paperOut]);
+    const start = one.clock.now();
+    const job = await createJob(two, integrator, { route: 'held-long' });
+    const limit = Date.parse(job.expires_at!) - Date.parse(job.created_at);
+    expect(limit).toBe(24 * 3600_000);
+    // Its own expires_in wins over the hold limit.
+    const own = await createJob(two, integrator, { route: 'held-long', expires_in: 60 });
+    expect(Date.parse(own.expires_at!) - Date.parse(own.created_at)).toBe(60_000);
+
+    for (const server of new Set([one, two])) server.clock.advance(24 * 3600_000 - 60_000);
+    await one.app.services.printing.sweep();
+    expect((await read(job.id)).status).toBe('queued');
+    for (const server of new Set([one, two])) server.clock.advance(61_000);
+    const [first, second] = await Promise.all([
+      one.app.services.printing.sweep(),
+      two.app.services.printing.sweep(),
+    ]);
+    // Each instance sweeps; the job expires once.
+    expect([...first.expired, ...second.expired].filter((id) => id === job.id)).toHaveLength(1);
+    const expired = await read(job.id);
+    expect(expired).toMatchObject({ status: 'expired', wait_reason: null });
+    expect(expired.events.map((event: { to: string }) => event.to)).toEqual(['queued', 'expired']);
+    expect(Date.parse(expired.updated_at)).toBeGreaterThanOrEqual(start.getTime() + limit);
+
+    const retried = await two.request('POST', `/printing/jobs/${job.id}/retry`, {
+      token: integrator,
+    });
+    expect(retried.status).toBe(200);
+    const renewed = retried.body.data;
+    expect(Date.parse(renewed.expires_at) - Date.parse(renewed.updated_at)).toBe(24 * 3600_000);
   });
 
   it('says why a queued job waits: no agent, none online, paused, the printer; null once it can print', async () => {
