@@ -118,6 +118,27 @@ export const printerInfoSchema = z.object({
 });
 export type PrinterInfo = z.infer<typeof printerInfoSchema>;
 
+/**
+ * A printer in an agent record: as its agent reported it while the agent is online; `unknown`
+ * once the agent is offline (nobody can tell what it does now), with what it last reported
+ * and when in `last_known` (docs/printing.md, "Printer states").
+ */
+export const agentPrinterSchema = printerInfoSchema.extend({
+  last_known: z
+    .object({
+      state: printerStateSchema,
+      reasons: z.array(z.string()),
+      accepting_jobs: z.boolean().nullable(),
+      message: z.string().nullable(),
+      at: timestamp.nullable(),
+    })
+    .optional()
+    .describe(
+      'Only while the agent is offline: the state its agent last reported, and when (its last_seen_at).',
+    ),
+});
+export type AgentPrinter = z.infer<typeof agentPrinterSchema>;
+
 // ---- agents -------------------------------------------------------------------------
 
 export const agentIdHeader = 'x-agent-id';
@@ -138,7 +159,7 @@ export const agentRecord = z.object({
   hostname: z.string(),
   platform: z.string(),
   version: z.string(),
-  printers: z.array(printerInfoSchema),
+  printers: z.array(agentPrinterSchema),
   paused: z.boolean(),
   online: z.boolean(),
   last_seen_at: timestamp.nullable(),

@@ -174,6 +174,18 @@ export class AgentApiClient {
     });
   }
 
+  /** A clean stop: the server shows the agent offline at once (POST /printing/offline). */
+  async signOff(signal?: AbortSignal): Promise<void> {
+    await this.call({
+      method: 'POST',
+      path: '/printing/offline',
+      schema: z.unknown(),
+      idempotent: true,
+      signal,
+      allowNoContent: true,
+    });
+  }
+
   async getConfig(signal?: AbortSignal): Promise<AgentConfig> {
     return this.call({
       method: 'GET',

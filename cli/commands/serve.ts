@@ -71,7 +71,7 @@ export function registerServe(program: Command): void {
       )
       .option(
         '--hold-limit <duration>',
-        'how long a queued job may wait for an agent or a printer before it expires, unless it gave its own expires_in: seconds, or 15m, 24h, 7d; 0 for no limit (default 24h)',
+        'how long a queued job may wait for an agent or a printer before it expires, unless it gave its own expires_in: seconds, or 15m, 24h, 7d (default 24h)',
         duration('--hold-limit'),
       )
       .option(

@@ -35,6 +35,7 @@ import { readAgentConfig } from './agents/read-agent-config.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
 import { toAgentRecord } from './agents/records.ts';
 import { registerAgent } from './agents/register-agent.ts';
+import { signOff } from './agents/sign-off.ts';
 import { updateRouteList } from './agents/update-route-list.ts';
 import { confirmJob } from './jobs/confirm-job.ts';
 import { failJob } from './jobs/fail-job.ts';
@@ -182,6 +183,22 @@ export const agentRoutes: AnyRoute[] = [
         services.config.leaseSeconds,
       );
       return ok(result);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/printing/offline',
+    access: agentOnly,
+    operationId: 'printAgentOffline',
+    agentHeader: 'required',
+    summary: 'Say the agent is stopping: offline at once',
+    description: `An agent stopped cleanly (SIGTERM, the tray's Quit) calls it last: it is offline from now (\`agent.offline\` once) instead of one online interval later, and its printers read \`unknown\`; its next registration or heartbeat brings it online again. The jobs it holds keep their leases. Extension. ${agentHeaderNote}`,
+    tag,
+    responses: { 204: { description: 'Offline.' } },
+    async handler({ caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
+      await signOff(services.printing.queue, db, agent, services.printing.presence());
+      return noContent();
     },
   }),
   defineRoute({

@@ -211,3 +211,51 @@ describe('a printer out of paper holds its jobs', () => {
     for (const name of files) await rm(join(outDir, name));
   }, 90_000);
 });
+
+describe('a clean stop', () => {
+  it('shopdesk agent stopped with SIGTERM shows offline at once, its printers unknown with their last state', async ({
+    onTestFinished,
+  }) => {
+    const state = await makeStateDir();
+    onTestFinished(state.cleanup);
+    const agent = spawnShopdesk([
+      'agent',
+      '--server',
+      server.url,
+      '--token',
+      server.token,
+      '--route',
+      `offline=${stoppingQueue}`,
+      '--state-dir',
+      state.dir,
+    ]);
+    onTestFinished(() => void agent.kill('SIGKILL'));
+    const agentId = await waitFor(
+      'registered',
+      async () => {
+        const answer = await server.request('GET', '/printing/agents');
+        const found = answer.body.data.find((listed: { routes: { name: string }[] }) =>
+          listed.routes.some((route) => route.name === 'offline'),
+        );
+        return found?.online ? (found.id as string) : null;
+      },
+      20_000,
+    );
+    const before = (await server.request('GET', `/printing/agents/${agentId}`)).body.data;
+    const printer = before.printers.find((p: { name: string }) => p.name === stoppingQueue);
+    expect(printer).toMatchObject({ state: 'idle' });
+    expect(printer.last_known).toBeUndefined();
+
+    const stoppedAt = Date.now();
+    expect(await agent.kill('SIGTERM')).toBe(0);
+    // The server's online interval is 30 s: only the agent's own word makes it offline now.
+    const after = (await server.request('GET', `/printing/agents/${agentId}`)).body.data;
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    expect(after.online).toBe(false);
+    expect(after.printers.find((p: { name: string }) => p.name === stoppingQueue)).toMatchObject({
+      state: 'unknown',
+      accepting_jobs: null,
+      last_known: { state: 'idle', at: after.last_seen_at },
+    });
+  }, 60_000);
+});

@@ -136,6 +136,42 @@ describe.each(dialects)('hold, not fail, on %s', (dialect) => {
     expect(Date.parse(renewed.expires_at) - Date.parse(renewed.updated_at)).toBe(24 * 3600_000);
   });
 
+  it('an agent that signs off is offline at once on every instance, its printers unknown, until its next heartbeat', async () => {
+    const agent = await registerAgent(one, company, ['signing-off']);
+    await printers(agent, [paperOut]);
+    const job = await createJob(two, integrator, { route: 'signing-off' });
+    expect((await agent.call('POST', '/printing/offline')).status).toBe(204);
+    const listed = await two.request('GET', `/printing/agents/${agent.uuid}`, {
+      token: integrator,
+    });
+    expect(listed.body.data).toMatchObject({ online: false });
+    expect(listed.body.data.printers).toEqual([
+      {
+        name: 'EPSON',
+        is_default: true,
+        state: 'unknown',
+        reasons: [],
+        accepting_jobs: null,
+        message: null,
+        last_known: {
+          state: 'stopped',
+          reasons: ['paused'],
+          accepting_jobs: true,
+          message: 'Paper out',
+          at: listed.body.data.last_seen_at,
+        },
+      },
+    ]);
+    expect((await read(job.id)).wait_reason?.code).toBe('no_agent_online');
+    // Twice is harmless.
+    expect((await through(two, agent).call('POST', '/printing/offline')).status).toBe(204);
+    await printers(agent, [ready]);
+    const back = await two.request('GET', `/printing/agents/${agent.uuid}`, { token: integrator });
+    expect(back.body.data).toMatchObject({ online: true, printers: [{ state: 'idle' }] });
+    expect(back.body.data.printers[0].last_known).toBeUndefined();
+    expect((await read(job.id)).wait_reason).toBeNull();
+  });
+
   it('says why a queued job waits: no agent, none online, paused, the printer; null once it can print', async () => {
     const nobody = await createJob(two, integrator, { route: 'reasons' });
     expect(nobody.wait_reason).toEqual({

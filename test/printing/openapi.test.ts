@@ -30,6 +30,7 @@ describe('the OpenAPI document lists the print queue', () => {
         'POST /api/v1/printing/jobs/{job}/confirm',
         'POST /api/v1/printing/jobs/{job}/error',
         'POST /api/v1/printing/jobs/{job}/release',
+        'POST /api/v1/printing/offline',
       ]),
     );
   });
