@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PrinterInfo } from './printing.ts';
+import type { PrinterInfo } from './printer-info.ts';
 
 /**
  * Why a queued job waits, as a code and in words (docs/printing.md, "Why a job waits"). The
