@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import type { PrinterInfo } from './printer-info.ts';
+import { type WaitReasonCode, waitReasonCodes } from './wait-reason-words.ts';
+
+export { type WaitReasonCode, waitReasonAdvice, waitReasonCodes } from './wait-reason-words.ts';
 
 /**
  * Why a queued job waits, as a code and in words (docs/printing.md, "Why a job waits"). The
@@ -8,19 +11,7 @@ import type { PrinterInfo } from './printer-info.ts';
  * back with the same codes when its printer cannot print. Pure, free of Node: the console
  * and the tray say it the same way.
  */
-export const waitReasonCodes = [
-  'no_agent_for_route',
-  'no_agent_online',
-  'agent_paused',
-  'printer_out_of_paper',
-  'printer_paper_jam',
-  'printer_cover_open',
-  'printer_offline',
-  'printer_stopped',
-  'printer_misconfigured',
-] as const;
 export const waitReasonCodeSchema = z.enum(waitReasonCodes);
-export type WaitReasonCode = z.infer<typeof waitReasonCodeSchema>;
 
 export const waitReasonSchema = z
   .object({
@@ -31,19 +22,6 @@ export const waitReasonSchema = z
     'Why a queued job is not printing now, derived when the job is read from the agents serving its route and their printers; null when nothing stops it (or the job is not queued).',
   );
 export type WaitReason = z.infer<typeof waitReasonSchema>;
-
-/** What shop staff should do, per code (the console shows it beside the reason). */
-export const waitReasonAdvice: Record<WaitReasonCode, string> = {
-  no_agent_for_route: 'Give this route to a print agent (its settings, or the console).',
-  no_agent_online: 'Start the print agent on the computer that serves this route.',
-  agent_paused: 'Resume the print agent.',
-  printer_out_of_paper: 'Load paper; the job prints by itself.',
-  printer_paper_jam: 'Clear the jam; the job prints by itself.',
-  printer_cover_open: 'Close the cover; the job prints by itself.',
-  printer_offline: 'Switch the printer on and check its cable or network.',
-  printer_stopped: 'Resume the printer queue (CUPS: cupsenable; Windows: resume the printer).',
-  printer_misconfigured: 'The route names a printer this computer does not have: fix the route.',
-};
 
 const severity = /-(report|warning|error)$/;
 
