@@ -18,6 +18,7 @@ export const webhookEventTypes = [
   'print_job.failed',
   'print_job.expired',
   'print_job.cancelled',
+  'print_job.waiting',
   'agent.online',
   'agent.offline',
   'printer.state_changed',

@@ -54,11 +54,30 @@ const routeOnlineNote =
 const jobUrl = (baseUrl: string, id: number) =>
   `${baseUrl.slice(0, baseUrl.indexOf('/printing/'))}/printing/jobs/${id}`;
 
-/** A job just queued, with `route_online`. */
-const queued = (
+/**
+ * A job just queued, with `route_online` and `wait_reason`; one that starts out waiting (no
+ * agent, its printers out of paper…) sends `print_job.waiting` once (docs/webhooks.md). The
+ * reason comes from the read `route_online` makes; a company without such an endpoint pays a
+ * look at the subscription cache.
+ */
+const queued = async (
   job: JobRecord,
   { caller, services, db }: Pick<AgentContext, 'caller' | 'services' | 'db'>,
-) => withRouteOnline(db, caller.companyId, job, services.printing.presence());
+) => {
+  const answer = await withRouteOnline(db, caller.companyId, job, services.printing.presence());
+  if (answer.wait_reason !== null) {
+    await services.printing.queue.outbox.record(db, {
+      companyId: caller.companyId,
+      type: 'print_job.waiting',
+      at: answer.updated_at,
+      data: () => {
+        const { route_online: _online, ...record } = answer;
+        return record;
+      },
+    });
+  }
+  return answer;
+};
 
 const integratorRoutes: AnyRoute[] = [
   defineRoute({

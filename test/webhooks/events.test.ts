@@ -115,6 +115,38 @@ describe('webhook events', () => {
     });
   });
 
+  it('print_job.waiting when a job starts waiting: queued while nothing can print it, given back by its agent; once each', async () => {
+    const job = await createJob(server, token, { route: 'nobody-yet' });
+    const queued = await arrived();
+    expect(queued.map((e) => e.type)).toEqual(['print_job.created', 'print_job.waiting']);
+    expect(queued[1].data).toMatchObject({
+      id: job.id,
+      status: 'queued',
+      wait_reason: { code: 'no_agent_for_route' },
+    });
+    // Still waiting, for another reason: no second event (printer.state_changed says that).
+    const agent = await registerAgent(server, companyId, ['nobody-yet']);
+    await agent.call('POST', '/printing/heartbeat', {
+      printers: [{ name: 'EPSON', state: 'stopped', message: 'Paper out' }],
+    });
+    expect((await arrived()).filter((e) => e.type === 'print_job.waiting')).toEqual([]);
+    await agent.call('POST', '/printing/heartbeat', {
+      printers: [{ name: 'EPSON', state: 'idle' }],
+    });
+    expect((await agent.next()).body.data.id).toBe(job.id);
+    await agent.call('POST', `/printing/jobs/${job.id}/release`, {
+      code: 'printer_out_of_paper',
+      message: 'printer EPSON is out of paper: Paper out',
+    });
+    const given = (await arrived()).filter((e) => e.type === 'print_job.waiting');
+    expect(given).toHaveLength(1);
+    expect(given[0].data).toMatchObject({
+      id: job.id,
+      status: 'queued',
+      wait_reason: { code: 'printer_out_of_paper' },
+    });
+  });
+
   it('agent.online on registration and on the first heartbeat after agent.offline from the sweep', async () => {
     const agent = await registerAgent(server, companyId, []);
     const [online] = await arrived();
