@@ -149,6 +149,11 @@ export interface ServerConfig {
    * it, unless it gave its own `expires_in`; 0: no limit (docs/printing.md, "Hold limit").
    */
   holdSeconds: number;
+  /**
+   * After how long a job still queued is announced held (`print_job.held`, once a wait);
+   * 0: never (docs/printing.md, "Hold limit").
+   */
+  heldNoticeSeconds: number;
   heartbeatSeconds: number;
   longPollWaitSeconds: number;
   /** The HTTP listener's limits (docs/security.md). */
@@ -247,6 +252,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   logFormat: 'json',
   leaseSeconds: 120,
   holdSeconds: 24 * 3600,
+  heldNoticeSeconds: 15 * 60,
   heartbeatSeconds: 15,
   longPollWaitSeconds: 25,
   http: defaultHttpLimits,

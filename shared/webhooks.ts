@@ -19,6 +19,7 @@ export const webhookEventTypes = [
   'print_job.expired',
   'print_job.cancelled',
   'print_job.waiting',
+  'print_job.held',
   'agent.online',
   'agent.offline',
   'printer.state_changed',

@@ -97,7 +97,7 @@ export class PrintingService {
     const { storage, clock, config, log } = this.#deps;
     const start = async () => {
       const now = clock.now();
-      const result = await sweepJobs(this.queue, storage.db, now);
+      const result = await sweepJobs(this.queue, storage.db, now, config.heldNoticeSeconds);
       const offline = await sweepAgents(this.#deps, storage.db, now, config.heartbeatSeconds);
       if (result.leaseExpired.length > 0 || result.expired.length > 0 || offline.length > 0) {
         log.info(

@@ -18,6 +18,7 @@ import * as templates from './migrations/020_templates.ts';
 import * as consoleUsers from './migrations/021_console_users.ts';
 import * as tokenRoutes from './migrations/023_token_routes.ts';
 import * as routesVersion from './migrations/024_routes_version.ts';
+import * as heldNotices from './migrations/025_held_notices.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '021_console_users': consoleUsers,
   '023_token_routes': tokenRoutes,
   '024_routes_version': routesVersion,
+  '025_held_notices': heldNotices,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

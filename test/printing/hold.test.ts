@@ -114,7 +114,13 @@ describe.each(dialects)('hold, not fail, on %s', (dialect) => {
     expect(Date.parse(own.expires_at!) - Date.parse(own.created_at)).toBe(60_000);
 
     for (const server of new Set([one, two])) server.clock.advance(24 * 3600_000 - 60_000);
-    await one.app.services.printing.sweep();
+    // Past the notice threshold (15 min) long ago: announced held, once, by one instance.
+    const [firstHeld, secondHeld] = await Promise.all([
+      one.app.services.printing.sweep(),
+      two.app.services.printing.sweep(),
+    ]);
+    expect([...firstHeld.held, ...secondHeld.held].filter((id) => id === job.id)).toHaveLength(1);
+    expect((await one.app.services.printing.sweep()).held).not.toContain(job.id);
     expect((await read(job.id)).status).toBe('queued');
     for (const server of new Set([one, two])) server.clock.advance(61_000);
     const [first, second] = await Promise.all([

@@ -147,6 +147,33 @@ describe('webhook events', () => {
     });
   });
 
+  it('print_job.held once a job has waited 15 minutes, once per wait; a retry starts a new one', async () => {
+    const job = await createJob(server, token, { route: 'held-here', expires_in: 3600 });
+    await arrived();
+    // Jobs of the tests before wait too: only this one's events are looked at.
+    const heldOf = async () =>
+      (await arrived()).filter((e) => e.type === 'print_job.held' && e.data.id === job.id);
+    const sweptHeld = async () => (await server.app.services.printing.sweep()).held;
+    server.clock.advance(14 * 60_000);
+    expect(await sweptHeld()).not.toContain(job.id);
+    expect(await heldOf()).toEqual([]);
+    server.clock.advance(61_000);
+    expect(await sweptHeld()).toContain(job.id);
+    const held = await heldOf();
+    expect(held).toHaveLength(1);
+    expect(held[0].data).toMatchObject({ id: job.id, status: 'queued' });
+    server.clock.advance(20 * 60_000);
+    expect(await sweptHeld()).not.toContain(job.id);
+    expect(await heldOf()).toEqual([]);
+    // Expired, retried: a new wait, announced again 15 minutes on.
+    server.clock.advance(3600_000);
+    await server.app.services.printing.sweep();
+    await server.request('POST', `/printing/jobs/${job.id}/retry`, { token });
+    server.clock.advance(15 * 60_000 + 1000);
+    expect(await sweptHeld()).toContain(job.id);
+    expect(await heldOf()).toHaveLength(1);
+  });
+
   it('agent.online on registration and on the first heartbeat after agent.offline from the sweep', async () => {
     const agent = await registerAgent(server, companyId, []);
     const [online] = await arrived();

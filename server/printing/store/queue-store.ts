@@ -55,7 +55,7 @@ export interface PrintQueueStore {
   /** `queued → cancelled`: only while the job is still queued. */
   cancel(db: Db, request: Cancel): Promise<JobRow | undefined>;
   /** Fails the claims whose lease ran out and expires the queued jobs past their time. */
-  sweep(db: Db, now: string): Promise<SweptJobs>;
+  sweep(db: Db, now: string, heldSince: string | null): Promise<SweptJobs>;
   /** Extends the leases of the jobs the agent still holds, unless already run out; their ids. */
   extendLeases(db: Db, request: LeaseExtension): Promise<number[]>;
   read(db: Db, companyId: number, jobId: number): Promise<JobRow | undefined>;
@@ -110,7 +110,9 @@ export type JobChangeKind =
   | 'expired'
   | 'cancelled'
   /** Retried, or a claim given back: queued again under its id (no webhook event). */
-  | 'requeued';
+  | 'requeued'
+  /** Still queued, past the notice threshold (`print_job.held`): announced, not changed. */
+  | 'held';
 
 export interface JobChange {
   kind: JobChangeKind;
@@ -239,4 +241,6 @@ export interface SweptJobs {
   leaseExpired: JobRow[];
   /** Queued jobs past their `expires_at`: now `expired`. */
   expired: JobRow[];
+  /** Queued jobs waiting past the notice threshold, announced now (`print_job.held`). */
+  held: JobRow[];
 }

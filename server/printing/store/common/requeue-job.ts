@@ -26,6 +26,8 @@ export function requeueJob(
         printed_at: null,
         lease_expires_at: null,
         expires_at: request.expiresAt,
+        // A new wait: print_job.held may be sent for it again.
+        held_noticed_at: null,
         updated_at: request.now,
       })
       .where('id', '=', request.jobId)
