@@ -154,6 +154,10 @@ describe('printer state: real CUPS → agent → real server', () => {
     const lines = agent.stderr().split('\n');
     expect(lines.filter((line) => line.includes(`printer ${headlessQueue}`))).toEqual([
       expect.stringMatching(/ warn printer .* is not ready: stopped, paused: Paper out /),
+      // It asks for no job meanwhile (docs/agent.md, "Hold, don't fail").
+      expect.stringMatching(
+        / warn no route can print now \(receipts: printer .* is out of paper: Paper out .*\); jobs wait on the server$/,
+      ),
       expect.stringMatching(
         new RegExp(
           ` info printer ${headlessQueue} \\(route receipts\\) is ready again \\(was not ready for \\d+ s\\)$`,
