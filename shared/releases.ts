@@ -29,6 +29,11 @@ export const updateParams = z.object({ channel: z.enum(releaseChannels) });
 export const updateFileParams = updateParams.extend({
   file: z.string().min(1).max(255),
 });
+/**
+ * What electron-updater's generic provider adds to every feed request (`?noCache=…`, a cache
+ * buster): declared, since a route refuses query parameters it does not declare. Not read.
+ */
+export const updateFileQuery = z.object({ noCache: z.string().max(64).optional() });
 
 /** How an agent stands against the builds published for it. */
 export const agentUpdateStatus = z.object({

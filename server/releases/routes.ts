@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { agentIdHeader } from '../../shared/printing.ts';
-import { type ReleasePlatform, updateFileParams } from '../../shared/releases.ts';
+import { type ReleasePlatform, updateFileParams, updateFileQuery } from '../../shared/releases.ts';
 import { NotFound } from '../domain-errors.ts';
 import { HttpError } from '../http/errors.ts';
 import { type AnyRoute, defineRoute, type Reply } from '../http/route.ts';
@@ -77,6 +77,7 @@ export const releaseRoutes: AnyRoute[] = [
       "Extension: what electron-updater's generic provider reads, with the feed URL `/api/v1/printing/updates/{channel}/`. `latest.yml` (Windows), `latest-mac.yml` and `latest-linux.yml` name the newest build of the channel offered to the calling agent (its bound token's, or `X-Agent-Id`; a build at a rollout under 100 % is offered to that share of agents), with its size and `sha512`; any other name is a build itself, served with single byte ranges (206). No build offered → 404.",
     tag,
     params: updateFileParams,
+    query: updateFileQuery,
     responses: {
       200: {
         description: 'The feed file (text/yaml), or the whole build (application/octet-stream).',
