@@ -29,6 +29,8 @@ describe('X-Agent-Id', () => {
     claimNextPrintJob: true,
     confirmPrintJob: true,
     reportPrintJobError: true,
+    releasePrintJob: true,
+    printAgentOffline: true,
     listPrintHistory: false,
     getPrintJob: false,
     retryPrintJob: false,
@@ -36,7 +38,7 @@ describe('X-Agent-Id', () => {
     getAgentUpdateFile: false,
   };
 
-  it('is declared on exactly the 11 routes that read it, required where it must be sent', () => {
+  it('is declared on exactly the 13 routes that read it, required where it must be sent', () => {
     const declared = [...operations.values()].flatMap((operation) => {
       // biome-ignore lint/suspicious/noExplicitAny: as above.
       const header = operation.parameters.find((one: any) => one.name === 'X-Agent-Id');
