@@ -15,6 +15,10 @@ export default defineConfig({
     // Two cores here, but a test often waits (on a process, a browser, a timeout it proves):
     // with two workers the CPUs were idle half of the run (184 s); with four, 5 % (~150 s).
     maxWorkers: 4,
+    // Template render threads at the server's own priority, in `shopdesk serve` processes the
+    // tests start too: at nice 19 (the default) they waited seconds for a core beside the
+    // suite's other processes (docs/testing.md). The in-process servers: test/helpers/server.ts.
+    env: { SHOPDESK_RENDER_NICE: '0' },
     // A test whose service is missing is skipped with one line saying so, or fails with it
     // in CI (test/helpers/services.ts); the reporter lists those lines at the end.
     runner: './test/helpers/service-runner.ts',

@@ -94,7 +94,10 @@ export async function runServer(options: ServeOptions): Promise<void> {
       secretKey: env.SHOPDESK_SECRET_KEY,
       publicUrl,
       trustProxy: options.trustProxy ?? env.SHOPDESK_TRUST_PROXY ?? false,
-      renders: { ...(env.SHOPDESK_RENDER_THREADS && { threads: env.SHOPDESK_RENDER_THREADS }) },
+      renders: {
+        ...(env.SHOPDESK_RENDER_THREADS && { threads: env.SHOPDESK_RENDER_THREADS }),
+        ...(env.SHOPDESK_RENDER_NICE !== undefined && { niceness: env.SHOPDESK_RENDER_NICE }),
+      },
     });
   } catch (error) {
     throw listenError(error, host, port) ?? error;

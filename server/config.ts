@@ -81,6 +81,8 @@ const environmentSchema = z.object({
   SHOPDESK_PG_POOL_SIZE: z.coerce.number().int().min(1).max(maxPgPoolSize).optional(),
   /** Threads that render templates (docs/templates.md, "Limits"); default min(2, cores). */
   SHOPDESK_RENDER_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /** The render threads' `nice` increment, 0–19 (default 19). */
+  SHOPDESK_RENDER_NICE: z.coerce.number().int().min(0).max(19).optional(),
   SHOPDESK_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .optional(),
@@ -204,6 +206,11 @@ export interface RenderLimits {
   memoryMb: number;
   /** Renders a company may have waiting for a thread (previews beyond it are refused). */
   queuedPerCompany: number;
+  /**
+   * How much lower than the server's the threads' priority is (`nice`, 0–19): 19 by default,
+   * so a render gives way to the event loop. The test suite renders at 0 (docs/testing.md).
+   */
+  niceness: number;
 }
 
 /** What webhook URLs may point at (docs/webhooks.md, Safety). */

@@ -34,6 +34,7 @@ export const defaultRenderLimits: RenderLimits = {
   budgetMs: 10_000,
   memoryMb: 256,
   queuedPerCompany: 8,
+  niceness: 19,
 };
 
 /** Seconds a refused preview is asked to wait (`Retry-After`). */
@@ -202,7 +203,7 @@ export class RenderPool implements DocumentRenderer {
         // One render a thread at a time: the pool in front of it queues, fairly.
         concurrentTasksPerWorker: 1,
         idleTimeout: Number.POSITIVE_INFINITY,
-        niceIncrement: 19,
+        niceIncrement: this.limits.niceness,
         resourceLimits: {
           maxOldGenerationSizeMb: this.limits.memoryMb,
           maxYoungGenerationSizeMb: 32,

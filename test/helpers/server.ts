@@ -121,6 +121,9 @@ export async function startTestServer(
       // PostgreSQL: every instance needs the same key (else it would go to ./data).
       ...(database.kind === 'postgres' && { secretKey: testSecretKey }),
       ...options.config,
+      // Renders at the server's own priority: beside three other test files on two cores, a
+      // thread at nice 19 waited seconds for a core (docs/testing.md).
+      renders: { niceness: 0, ...options.config?.renders },
     },
     { clock, log: options.log ?? pino({ level: 'silent' }), webhooks: options.webhooks },
   );
