@@ -99,7 +99,7 @@ describe('docs/it-guide.md, run as written', () => {
     expect(blocks.filter((block) => block.kind === 'sh agent').length).toBe(2);
   });
 
-  it('runs every block in order', async () => {
+  it('runs every block in order', { timeout: 90_000 }, async () => {
     for (const [index, block] of blocks.entries()) {
       const what = `block ${index + 1} (${block.kind}): ${block.text.split('\n')[0]}`;
       if (block.kind === 'json') {
