@@ -181,6 +181,12 @@ function optionalInSchema(schema: unknown, path: Path): boolean {
   return false;
 }
 
+/**
+ * Each variable's path as keys, for the check: its text cannot be split back when a key holds
+ * a dot (`order["a.b"]`).
+ */
+const segmentsOf = new WeakMap<TemplateVariable, Path>();
+
 /** Every path the template reads, once each (the first read that requires it wins). */
 function analyse(kind: TemplateKind, source: string, schema: unknown): TemplateVariable[] {
   const reads: Read[] = [];
@@ -191,7 +197,9 @@ function analyse(kind: TemplateKind, source: string, schema: unknown): TemplateV
     const need = optionalInSchema(schema, path) ? 'optional' : (excused ?? 'required');
     const known = byPath.get(text);
     if (!known || (known.need !== 'required' && need === 'required')) {
-      byPath.set(text, { path: text, line, need });
+      const variable: TemplateVariable = { path: text, line, need };
+      segmentsOf.set(variable, path);
+      byPath.set(text, variable);
     }
   }
   return [...byPath.values()];
@@ -254,7 +262,7 @@ export function checkRequiredData(
   const reported: string[] = [];
   for (const variable of variables) {
     if (variable.need !== 'required') continue;
-    const path = variable.path.replaceAll('[]', '.[]').split('.');
+    const path = segmentsOf.get(variable) ?? variable.path.replaceAll('[]', '.[]').split('.');
     const missing = missingAt(data, path, [field]);
     if (!missing || reported.some((key) => missing.startsWith(`${key}.`))) continue;
     reported.push(missing);

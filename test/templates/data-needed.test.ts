@@ -101,6 +101,11 @@ describe('the data a template reads', () => {
     expect(Object.keys(refusals(receiptSource, { ...receiptData, items }))).toEqual([
       'data.items.1.price',
     ]);
+    // A key holding a dot is one key.
+    expect(refusals('{{ order["a.b"] }}', { order: { 'a.b': 1 } })).toEqual({});
+    expect(Object.keys(refusals('{{ order["a.b"] }}', { order: { a: { b: 1 } } }))).toEqual([
+      'data.order.a.b',
+    ]);
     // null is a value the caller gave; an empty list has no element to lack a key.
     expect(refusals(receiptSource, { ...receiptData, shop: null, items: [] })).toEqual({});
   });
