@@ -54,6 +54,18 @@ export const updateTemplateBody = z.object({
 });
 export type UpdateTemplateBody = z.infer<typeof updateTemplateBody>;
 
+/**
+ * A path of the data the template reads (docs/templates.md, "Data the template needs"):
+ * `order.number`, `items[].name` for each element; the line of its first read; and whether
+ * a job's data must hold it (`required`), or not, and why.
+ */
+export const templateVariable = z.object({
+  path: z.string(),
+  line: z.number().int(),
+  need: z.enum(['required', 'default', 'conditional', 'optional']),
+});
+export type TemplateVariable = z.infer<typeof templateVariable>;
+
 export const templateRecord = z.object({
   id: recordId,
   name: z.string(),
@@ -62,6 +74,8 @@ export const templateRecord = z.object({
   source: z.string(),
   data_schema: jsonObject.nullable(),
   sample_data: jsonObject.nullable(),
+  /** The data the latest version reads, found when it was saved. */
+  variables: z.array(templateVariable),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -76,6 +90,7 @@ export const templateVersionRecord = z.object({
   source: z.string(),
   data_schema: jsonObject.nullable(),
   sample_data: jsonObject.nullable(),
+  variables: z.array(templateVariable),
   created_at: timestamp,
 });
 export type TemplateVersionRecord = z.infer<typeof templateVersionRecord>;

@@ -7,8 +7,10 @@ import { isoNow } from '../time.ts';
 import { checkJobCodes } from './check-codes.ts';
 import { checkData } from './data-check.ts';
 import { checkDataStrings } from './data-limits.ts';
+import { variablesOf } from './records.ts';
 import { resolveTemplate } from './resolve-template.ts';
 import { insertTemplateJob } from './template-jobs.ts';
+import { checkRequiredData } from './template-variables.ts';
 
 /** A job from a template, as `POST /printing/jobs` gives it. */
 export interface TemplateJobToCreate {
@@ -27,8 +29,9 @@ export interface TemplateJobToCreate {
 /**
  * A queued job made from the latest version of a template, read in the job's own
  * transaction (the job records the version that was latest when it committed): its data is
- * checked against the version's `data_schema`, a 422 naming each problem's path, its
- * strings against the bound every render holds them to (`data-limits.ts`), and its barcodes
+ * checked against the version's `data_schema`, a 422 naming each problem's path, then for
+ * the paths the template reads and requires (`template-variables.ts`: `data.items` missing is
+ * a 422, not a receipt without lines), its strings against the bound every render holds them to (`data-limits.ts`), and its barcodes
  * against their symbologies (`check-codes.ts`). The
  * template runs once, when an agent claims the job, for that agent's route profile
  * (`render-claimed-job.ts`): until then the job's document is the data, as JSON. Data the
@@ -47,6 +50,7 @@ export async function createTemplateJob(
   const row = await storage.transaction(db, async (trx) => {
     const version = await resolveTemplate(trx, companyId, input.template);
     checkData(version.data_schema, input.data);
+    checkRequiredData(variablesOf(version), input.data);
     checkJobCodes(version, input.data);
     const job = await store.create(trx, {
       companyId,

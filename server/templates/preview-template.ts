@@ -7,12 +7,15 @@ import { readTemplateRows, readVersionRow } from './read-template.ts';
 import type { Rendering } from './render/rendering.ts';
 import { defaultProfile } from './render-document.ts';
 import type { DocumentRenderer } from './render-pool.ts';
+import { checkRequiredData, templateVariables } from './template-variables.ts';
 
 /**
  * The template (its latest version, or the one asked) rendered with the data given, or its
  * `sample_data`, for a profile (an 80 mm ESC/POS printer by default), in a preview format.
  * With `source`, that draft is rendered in place of the version's source (the version's kind
  * and data schema still apply); a Liquid error in it is a 422 on `source` with line and column.
+ * Data given is checked as a job's is, for the paths the template requires (the same 422);
+ * the sample data is not, so a template saved before that check still previews.
  * Rendered on the renderer's threads, in the company's turn.
  */
 export async function previewTemplate(
@@ -35,6 +38,9 @@ export async function previewTemplate(
   checkData(version.data_schema, data);
   checkDataStrings(data);
   const rendered = input.source === undefined ? version : { ...version, source: input.source };
+  if (input.data !== undefined) {
+    checkRequiredData(templateVariables(rendered.kind, rendered.source, version.data_schema), data);
+  }
   return renderer.render({
     companyId,
     template: { kind: rendered.kind, source: rendered.source },

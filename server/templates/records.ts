@@ -1,12 +1,17 @@
 import type { Selectable } from 'kysely';
 import type { TemplateRecord, TemplateVersionRecord } from '../../shared/templates.ts';
 import type { TemplateTables } from '../storage/tables/templates.ts';
+import { templateVariables } from './template-variables.ts';
 
 export type TemplateRow = Selectable<TemplateTables['print_templates']>;
 export type VersionRow = Selectable<TemplateTables['print_template_versions']>;
 
 const jsonOrNull = (text: string | null) =>
   text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+
+/** The data a version reads (`template-variables.ts`), analysed once per version. */
+export const variablesOf = (row: VersionRow) =>
+  templateVariables(row.kind, row.source, row.data_schema);
 
 /** A template as the API shows it: the template with its latest version's content. */
 export function toTemplateRecord(template: TemplateRow, latest: VersionRow): TemplateRecord {
@@ -18,6 +23,7 @@ export function toTemplateRecord(template: TemplateRow, latest: VersionRow): Tem
     source: latest.source,
     data_schema: jsonOrNull(latest.data_schema),
     sample_data: jsonOrNull(latest.sample_data),
+    variables: variablesOf(latest),
     created_at: template.created_at,
     updated_at: template.updated_at,
   };
@@ -33,6 +39,7 @@ export function toTemplateVersionRecord(row: VersionRow): TemplateVersionRecord 
     source: row.source,
     data_schema: jsonOrNull(row.data_schema),
     sample_data: jsonOrNull(row.sample_data),
+    variables: variablesOf(row),
     created_at: row.created_at,
   };
 }

@@ -88,6 +88,8 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('template-sample');
     await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('template-schema');
+    await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Save');
     await page.keyboard.press('Enter');
     await expect.poll(saveStatus).toBe('Saved as version 2.');
@@ -109,6 +111,43 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     await expect.poll(() => row.textContent()).toContain('Receipt (ReceiptLine)');
     expect(await row.locator('td').nth(2).textContent()).toBe('2');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('edits the data schema and lists the data the template reads, as a job is checked', async () => {
+    await page.getByRole('link', { name: 'till-receipt' }).click();
+    const variables = page.getByTestId('template-variables').locator('li');
+    await expect
+      .poll(() => variables.allTextContents())
+      .toEqual(['shop (line 1): required', 'order.number (line 2): required']);
+    // Sample data without what the template reads: the preview says what is missing.
+    await page.getByLabel('Sample data (JSON)').fill('{ "shop": "Demo" }');
+    await expect.poll(problem).toMatch(/data\.order\.number field is required/);
+    await page
+      .getByLabel('Sample data (JSON)')
+      .fill('{ "shop": "Demo", "order": { "number": "9" } }');
+    await expect.poll(problem).toBe('');
+
+    const schema = { type: 'object', properties: { shop: { type: 'string' } } };
+    await page.getByLabel(/^Data schema/).fill(JSON.stringify(schema));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(saveStatus).toBe('Saved as version 3.');
+    await expect
+      .poll(() => variables.allTextContents())
+      .toEqual([
+        'shop (line 1): may be left out: the data schema does not require it',
+        'order.number (line 2): required',
+      ]);
+    const token = await server.token(companyId, ['printing.templates.read']);
+    const list = await server.request('GET', '/printing/templates', { token });
+    expect(list.body.data[0]).toMatchObject({ name: 'till-receipt', data_schema: schema });
+    // A schema that is not JSON is said, and nothing is saved.
+    await page.getByLabel(/^Data schema/).fill('{ "type": ');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(saveStatus).toBe('Not saved: the data schema is not valid JSON.');
+    await page.getByLabel(/^Data schema/).fill(JSON.stringify(schema));
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'All templates' }).click();
+    await page.locator('tr[data-template="till-receipt"]').waitFor();
   });
 
   it('previews a label template as the picture of its ZPL, with a text alternative', async () => {

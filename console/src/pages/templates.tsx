@@ -12,8 +12,27 @@ interface Template {
   source: string;
   data_schema: Record<string, unknown> | null;
   sample_data: Record<string, unknown> | null;
+  variables: Variable[];
   updated_at: string;
 }
+
+/** A path of the data the saved template reads (docs/templates.md, "Data the template needs"). */
+interface Variable {
+  path: string;
+  line: number;
+  need: 'required' | 'default' | 'conditional' | 'optional';
+}
+
+const needWords: Record<Variable['need'], string> = {
+  required: 'required',
+  default: 'may be left out: the template gives a default',
+  conditional: 'may be left out: read only under a condition',
+  optional: 'may be left out: the data schema does not require it',
+};
+
+/** The data schema as the editor shows it: empty for none. */
+const schemaText = (schema: Template['data_schema']) =>
+  schema === null ? '' : JSON.stringify(schema, null, 2);
 
 const kindWords: Record<Template['kind'], string> = {
   receipt: 'Receipt (ReceiptLine)',
@@ -213,6 +232,7 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
   const [saved, setSaved] = useState(template);
   const [source, setSource] = useState(template.source);
   const [sample, setSample] = useState(JSON.stringify(template.sample_data ?? {}, null, 2));
+  const [schema, setSchema] = useState(schemaText(template.data_schema));
   const [printer, setPrinter] = useState<string>(
     template.kind === 'label' ? 'zpl-50' : 'escpos-80',
   );
@@ -282,10 +302,20 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
       setMessage('Not saved: the sample data is not valid JSON.');
       return;
     }
+    let dataSchema: Record<string, unknown> | null = null;
+    if (schema.trim() !== '') {
+      try {
+        dataSchema = JSON.parse(schema);
+      } catch {
+        setMessage('Not saved: the data schema is not valid JSON.');
+        return;
+      }
+    }
     try {
       const answer = await api<{ data: Template }>('PATCH', `/printing/templates/${template.id}`, {
         source,
         sample_data: sampleData,
+        data_schema: dataSchema,
       });
       setSaved(answer.data);
       setMessage(`Saved as version ${answer.data.version}.`);
@@ -295,7 +325,7 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
   };
 
   const chosen = printers.find((p) => p.key === printer) ?? printers[0];
-  const changed = source !== saved.source;
+  const changed = source !== saved.source || schema !== schemaText(saved.data_schema);
   return (
     <>
       <h1>Template {saved.name}</h1>
@@ -328,6 +358,20 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
             value={sample}
             onInput={(event) => setSample(event.currentTarget.value)}
           />
+          <label for="template-schema">Data schema (JSON Schema; empty for none)</label>
+          <textarea
+            id="template-schema"
+            spellcheck={false}
+            rows={8}
+            readOnly={!writer}
+            aria-describedby="template-schema-help"
+            value={schema}
+            onInput={(event) => setSchema(event.currentTarget.value)}
+          />
+          <p id="template-schema-help">
+            Every job's data must match it. A key it declares under <code>properties</code> but does
+            not list in <code>required</code> may be left out of a job's data.
+          </p>
           {writer && (
             <p>
               <button type="submit">Save</button> Saving makes a new version; jobs already queued
@@ -363,6 +407,24 @@ function Editor({ template, writer }: { template: Template; writer: boolean }) {
               src={preview}
               alt={`Preview of ${saved.name} on a ${chosen.label} printer`}
             />
+          )}
+        </section>
+        <section class="variables" aria-labelledby="template-variables">
+          <h2 id="template-variables">Data the template reads</h2>
+          <p>
+            As saved (version {saved.version}). A job whose data lacks a required one is refused
+            with its name, rather than printed blank.
+          </p>
+          {saved.variables.length === 0 ? (
+            <p>None: this template prints the same whatever the data.</p>
+          ) : (
+            <ul data-testid="template-variables">
+              {saved.variables.map((variable) => (
+                <li key={variable.path} data-need={variable.need}>
+                  <code>{variable.path}</code> (line {variable.line}): {needWords[variable.need]}
+                </li>
+              ))}
+            </ul>
           )}
         </section>
       </form>
