@@ -5,6 +5,9 @@
  *   on a render thread, the hop there and back included (target p50 ≤ 1 ms); and the same
  *   on the calling thread, to show what the hop costs;
  * - its PNG and PDF previews, on a render thread (p50 ≤ 30 ms);
+ * - a 300 px logo (`{% image "logo" %}`, a grey PNG of 300 × 120) printed as ESC/POS on a
+ *   render thread: decoded and dithered every time (a different logo each run), and the
+ *   same logo again (prepared once, kept by the thread) (p50 ≤ 5 ms);
  * - `POST /printing/jobs` from the template against the same job sent as bytes, on the real
  *   server in its own process (`shopdesk serve`, autocannon; target ≥ 0.5× the req/s);
  * - the same receipt as HTML printed to PDF by headless Chromium, what integrators do today
@@ -16,6 +19,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bitmapToPng } from '../server/templates/render/png.ts';
 import { renderDocument } from '../server/templates/render-document.ts';
 import { RenderPool } from '../server/templates/render-pool.ts';
 import type { PrinterProfile } from '../shared/printer-profiles.ts';
@@ -60,6 +64,28 @@ export const receiptData = {
 };
 
 const template = { kind: 'receipt' as const, source: receiptSource };
+
+/**
+ * A 300 × 120 logo, a grey PNG: a left-to-right gradient under a pattern of noise (a photo-
+ * like logo, which dithering has to work on). `variant` changes one pixel: another image.
+ */
+function logoPng(variant: number): string {
+  const [width, height] = [300, 120];
+  let seed = 7;
+  const pixels = new Uint8Array(width * height).map((_, i) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return Math.min(255, Math.round(((i % width) * 255) / width) + (seed % 32));
+  });
+  pixels[0] = variant % 256;
+  pixels[1] = Math.floor(variant / 256) % 256;
+  return bitmapToPng({ width, height, pixels }).toString('base64');
+}
+
+const logoTemplate = (logo: string) => ({
+  kind: 'receipt' as const,
+  source: '{% image "logo" %}\nDemo Shop\n=',
+  assets: { logo },
+});
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
@@ -162,6 +188,24 @@ async function render(): Promise<void> {
   const here = await timed(() => renderDocument(template, receiptData, profile, 'raw'), samples);
   const png = await timed(() => onThread('png'), samples / 3);
   const pdf = await timed(() => onThread('raw', { language: 'pdf', width_mm: 80 }), samples / 3);
+  // More logos than a thread keeps prepared (32), taken in turn: each run decodes and dithers.
+  const logos = Array.from({ length: 64 }, (_, i) => logoTemplate(logoPng(i)));
+  let turn = 0;
+  const logoFresh = await timed(
+    () =>
+      pool.render({
+        companyId: 1,
+        template: logos[turn++ % logos.length]!,
+        data: {},
+        profile,
+        format: 'raw',
+      }),
+    samples,
+  );
+  const logoKept = await timed(
+    () => pool.render({ companyId: 1, template: logos[0]!, data: {}, profile, format: 'raw' }),
+    samples,
+  );
   await pool.close();
   const afterRender = load();
   const browser = await chromiumPdf(Math.max(10, samples / 15));
@@ -197,6 +241,20 @@ async function render(): Promise<void> {
           fixed(pdf.p95, 2),
           fixed(pdf.cpu, 2),
           'p50 ≤ 30 ms',
+        ],
+        [
+          '300 px logo, ESC/POS, decoded and dithered, on a render thread',
+          fixed(logoFresh.p50, 2),
+          fixed(logoFresh.p95, 2),
+          fixed(logoFresh.cpu, 2),
+          'p50 ≤ 5 ms',
+        ],
+        [
+          '300 px logo, ESC/POS, prepared before, on a render thread',
+          fixed(logoKept.p50, 2),
+          fixed(logoKept.p95, 2),
+          fixed(logoKept.cpu, 2),
+          '',
         ],
         [
           'HTML → PDF, headless Chromium',

@@ -24,6 +24,36 @@ export const maxTemplateSource = 256 * 1024;
 /** A JSON value as stored: data, sample data, a JSON Schema. */
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** Images a template may carry. */
+export const maxTemplateAssets = 8;
+/** Largest image, decoded (as an image in a document: a logo is a few KB). */
+export const maxAssetBytes = 256 * 1024;
+
+/**
+ * A template's images by name, each a PNG or JPEG in base64, printed with
+ * `{% image "logo" %}` (docs/templates.md, "Images").
+ */
+export const templateAssetsSchema = z
+  .record(
+    z
+      .string()
+      .regex(
+        /^[a-z0-9._-]{1,64}$/,
+        'An asset name must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-".',
+      ),
+    z
+      .string()
+      .max(Math.ceil(maxAssetBytes / 3) * 4)
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'An asset must be a PNG or JPEG in base64.'),
+  )
+  .refine((assets) => Object.keys(assets).length <= maxTemplateAssets, {
+    message: `A template has at most ${maxTemplateAssets} assets.`,
+  })
+  .meta({
+    description:
+      'Images by name, each a PNG or JPEG in base64 (at most 256 KiB decoded, 4 megapixels), printed with `{% image "name" %}` on a line of its own.',
+  });
+
 export const createTemplateBody = z
   .object({
     name: templateNameSchema,
@@ -31,6 +61,7 @@ export const createTemplateBody = z
     source: z.string().min(1).max(maxTemplateSource),
     data_schema: jsonObject.nullable().optional(),
     sample_data: jsonObject.nullable().optional(),
+    assets: templateAssetsSchema.optional(),
   })
   .meta({
     examples: [
@@ -51,6 +82,8 @@ export const updateTemplateBody = z.object({
   source: z.string().min(1).max(maxTemplateSource).optional(),
   data_schema: jsonObject.nullable().optional(),
   sample_data: jsonObject.nullable().optional(),
+  /** The whole set of images: replaces the latest version's; left out, keeps them. */
+  assets: templateAssetsSchema.optional(),
 });
 export type UpdateTemplateBody = z.infer<typeof updateTemplateBody>;
 
@@ -76,6 +109,7 @@ export const templateRecord = z.object({
   sample_data: jsonObject.nullable(),
   /** The data the latest version reads, found when it was saved. */
   variables: z.array(templateVariable),
+  assets: templateAssetsSchema,
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -91,6 +125,7 @@ export const templateVersionRecord = z.object({
   data_schema: jsonObject.nullable(),
   sample_data: jsonObject.nullable(),
   variables: z.array(templateVariable),
+  assets: templateAssetsSchema,
   created_at: timestamp,
 });
 export type TemplateVersionRecord = z.infer<typeof templateVersionRecord>;

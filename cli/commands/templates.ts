@@ -61,6 +61,21 @@ function asUsageError(error: unknown): never {
   throw error;
 }
 
+/** `--asset logo=logo.png`: the file's bytes in base64 under the name, added to the others. */
+function assetOption(value: string, assets: Record<string, string>): Record<string, string> {
+  const match = /^([a-z0-9._-]{1,64})=(.+)$/.exec(value);
+  if (!match) {
+    throw new InvalidArgumentError('expected NAME=PATH, a name of a-z, 0-9, ".", "_" or "-"');
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(match[2]!);
+  } catch {
+    throw new InvalidArgumentError(`cannot read ${match[2]}`);
+  }
+  return { ...assets, [match[1]!]: bytes.toString('base64') };
+}
+
 /** `template create` and `template preview` (docs/templates.md). */
 export function registerTemplateCommands(program: Command): void {
   const template = program.command('template').description('receipt and label templates');
@@ -73,7 +88,13 @@ export function registerTemplateCommands(program: Command): void {
       .requiredOption('--kind <kind>', templateKinds.join(' | '), oneOf('--kind', templateKinds))
       .requiredOption('--file <path>', 'the template: ReceiptLine or ZPL with Liquid')
       .option('--schema <path>', 'a JSON Schema its data must match')
-      .option('--sample <path>', 'sample data (JSON) for previews'),
+      .option('--sample <path>', 'sample data (JSON) for previews')
+      .option(
+        '--asset <name=path>',
+        'an image (PNG or JPEG) printed by {% image "name" %}; repeatable',
+        assetOption,
+        {} as Record<string, string>,
+      ),
   ).action(async (options) => {
     const source = readText('--file', options.file);
     const created = await withStorage(options, async (storage) => {
@@ -90,6 +111,7 @@ export function registerTemplateCommands(program: Command): void {
           source,
           data_schema: options.schema ? readJson('--schema', options.schema) : null,
           sample_data: options.sample ? readJson('--sample', options.sample) : null,
+          assets: options.asset,
         },
         new Date(),
       ).catch(asUsageError);

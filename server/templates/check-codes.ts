@@ -1,6 +1,6 @@
 import type { TemplateKind } from '../../shared/templates.ts';
 import { InvalidFields } from '../domain-errors.ts';
-import { renderLiquid } from './liquid.ts';
+import { renderLiquid, type TemplateAssets } from './liquid.ts';
 import { checkBarcodes, dataPathOf, mayHoldCode, type RefusalField } from './render/barcodes.ts';
 import { checkDocument } from './render/document-limits.ts';
 import { finishZpl } from './render/label.ts';
@@ -9,6 +9,7 @@ import { finishZpl } from './render/label.ts';
 interface CodeSource {
   kind: TemplateKind;
   source: string;
+  assets?: TemplateAssets;
 }
 
 /** Whether a template's source writes a barcode or QR code (`{code:…}`, a `^B…` field). */
@@ -39,7 +40,7 @@ export function checkJobCodes(version: CodeSource, data: Record<string, unknown>
   if (!writesCodes(version)) return;
   let document: string;
   try {
-    document = renderLiquid(version.kind, version.source, data);
+    document = renderLiquid(version.kind, version.source, data, undefined, version.assets);
   } catch (error) {
     if (error instanceof InvalidFields) return;
     throw error;

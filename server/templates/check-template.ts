@@ -2,8 +2,9 @@ import type { TemplateKind } from '../../shared/templates.ts';
 import { checkCodes } from './check-codes.ts';
 import { checkCommandProperties } from './check-commands.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
-import { parsedTemplate, renderLiquid } from './liquid.ts';
+import { parsedTemplate, renderLiquid, type TemplateAssets } from './liquid.ts';
 import { checkImages } from './render/document-limits.ts';
+import { checkAsset } from './render/image-check.ts';
 
 /** What a version holds, before it is saved. */
 export interface VersionContent {
@@ -11,6 +12,8 @@ export interface VersionContent {
   source: string;
   data_schema: Record<string, unknown> | null;
   sample_data: Record<string, unknown> | null;
+  /** Images by name, base64 (`{% image "logo" %}`). */
+  assets: TemplateAssets;
 }
 
 /**
@@ -22,6 +25,7 @@ export interface VersionContent {
  */
 export function checkVersion(content: VersionContent): void {
   parsedTemplate(content.kind, content.source);
+  for (const [name, base64] of Object.entries(content.assets)) checkAsset(name, base64);
   if (content.kind === 'receipt') {
     checkImages(content.source, 'source');
     checkCommandProperties(content.source);
@@ -36,6 +40,12 @@ export function checkVersion(content: VersionContent): void {
     content.sample_data === null
       ? { field: 'source', withWhat: 'without data' }
       : { field: 'sample_data', withWhat: 'with its sample data' };
-  const document = renderLiquid(content.kind, content.source, content.sample_data ?? {}, refusal);
+  const document = renderLiquid(
+    content.kind,
+    content.source,
+    content.sample_data ?? {},
+    refusal,
+    content.assets,
+  );
   checkCodes(content.kind, document, refusal.field);
 }

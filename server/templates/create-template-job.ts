@@ -7,7 +7,7 @@ import { isoNow } from '../time.ts';
 import { checkJobCodes } from './check-codes.ts';
 import { checkData } from './data-check.ts';
 import { checkDataStrings } from './data-limits.ts';
-import { variablesOf } from './records.ts';
+import { sourceOf, variablesOf } from './records.ts';
 import { resolveTemplate } from './resolve-template.ts';
 import { insertTemplateJob } from './template-jobs.ts';
 import { checkRequiredData } from './template-variables.ts';
@@ -51,7 +51,7 @@ export async function createTemplateJob(
     const version = await resolveTemplate(trx, companyId, input.template);
     checkData(version.data_schema, input.data);
     checkRequiredData(variablesOf(version), input.data);
-    checkJobCodes(version, input.data);
+    checkJobCodes(sourceOf(version), input.data);
     const job = await store.create(trx, {
       companyId,
       content: Buffer.from(JSON.stringify(input.data), 'utf8'),

@@ -30,6 +30,7 @@ export function insertVersion(
       source: values.source,
       data_schema: values.data_schema === null ? null : JSON.stringify(values.data_schema),
       sample_data: values.sample_data === null ? null : JSON.stringify(values.sample_data),
+      assets: Object.keys(values.assets).length === 0 ? null : JSON.stringify(values.assets),
       created_at: values.stamp,
     })
     .returningAll()
@@ -49,6 +50,7 @@ export async function createTemplate(
     source: input.source,
     data_schema: input.data_schema ?? null,
     sample_data: input.sample_data ?? null,
+    assets: input.assets ?? {},
   };
   checkVersion(content);
   const stamp = isoNow(now);

@@ -6,17 +6,18 @@ import { maxImageBytes } from './render/document-limits.ts';
  * address or an order's note is tens to hundreds; 4,096 characters wrap to 86 lines of an
  * 80 mm receipt and take ~50 ms to lay out, where ReceiptLine's layout grows faster than the
  * length (100,000 characters in a name held a render for over a second). The one exception
- * is a PNG in base64 (a logo a template prints with `{image:{{ logo | raw }}}`), whose own
+ * is a PNG or JPEG in base64 (a logo a template prints with `{image:{{ logo }}}`), whose own
  * bound is the image's: at most `maxImageBytes` decoded, its pixels counted at the render.
  */
 export const maxDataString = 4096;
 
 /** Base64 of `maxImageBytes`, and a little for a `{image:…}` around it. */
 const maxImageText = Math.ceil(maxImageBytes / 3) * 4 + 64;
-const pngText = /^(?:\{(?:image|i):)?iVBORw0KGgo[A-Za-z0-9+/=\s]*\}?$/;
+/** A PNG or JPEG in base64 (their first bytes: `\x89PNG\r\n\x1a\n`, `FF D8 FF`). */
+const imageText = /^(?:\{(?:image|i):)?(?:iVBORw0KGgo|\/9j\/)[A-Za-z0-9+/=\s]*\}?$/;
 
 const tooLong = (text: string) =>
-  text.length > maxDataString && (text.length > maxImageText || !pngText.test(text));
+  text.length > maxDataString && (text.length > maxImageText || !imageText.test(text));
 
 /**
  * A 422 on the first string of `data` (a value or a key) longer than `maxDataString`,

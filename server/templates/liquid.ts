@@ -1,4 +1,14 @@
-import { Context, Liquid, LiquidError, type Template } from 'liquidjs';
+import {
+  Context,
+  type Emitter,
+  Liquid,
+  LiquidError,
+  Tag,
+  type TagToken,
+  type Template,
+  type TopLevelToken,
+  Value,
+} from 'liquidjs';
 import type { TemplateKind } from '../../shared/templates.ts';
 import { invalidField } from '../domain-errors.ts';
 import { escapeReceiptLine, escapeZplField } from './render/escape.ts';
@@ -72,6 +82,38 @@ function money(value: unknown, currency?: unknown, decimals?: unknown): string {
   return typeof currency === 'string' && currency !== '' ? `${text} ${currency}` : text;
 }
 
+/** A template's images by name (`assets` of a version): PNG or JPEG in base64. */
+export type TemplateAssets = Record<string, string>;
+
+/** The assets of each render in progress, by its context (a render sees its own only). */
+const assetsOf = new WeakMap<Context, TemplateAssets>();
+
+/**
+ * `{% image "logo" %}`: the template's asset of that name as a ReceiptLine image line
+ * (`{image:…}`), to stand on a line of its own. Its bytes go into the document as they were
+ * saved (checked to be a PNG or JPEG then: base64 only, nothing to escape); scaling and
+ * dithering for the paper come at the drawing (`render/images.ts`). An asset the template
+ * does not have stops the render, naming it.
+ */
+class ImageTag extends Tag {
+  readonly asset: Value;
+
+  constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid) {
+    super(token, remainTokens, liquid);
+    if (token.args.trim() === '') throw new Error('image needs the name of an asset');
+    this.asset = new Value(token.args, liquid);
+  }
+
+  *render(context: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+    const name = yield this.asset.value(context, false);
+    const assets = assetsOf.get(context) ?? {};
+    if (typeof name !== 'string' || !Object.hasOwn(assets, name)) {
+      throw new Error(`the template has no image asset named ${JSON.stringify(name)}`);
+    }
+    emitter.write(`{image:${assets[name]}}`);
+  }
+}
+
 function engineFor(escapeOutput: (value: unknown) => string): Liquid {
   const engine = new Liquid({
     outputEscape: escapeOutput,
@@ -85,6 +127,7 @@ function engineFor(escapeOutput: (value: unknown) => string): Liquid {
     templates: {},
   });
   engine.registerFilter('money', money);
+  engine.registerTag('image', ImageTag);
   return engine;
 }
 
@@ -161,6 +204,7 @@ export function renderLiquid(
   source: string,
   data: object,
   refusal: RenderRefusal = withThisData,
+  assets: TemplateAssets = {},
 ): string {
   const templates = parsedTemplate(kind, source);
   const engine = engineOf(kind);
@@ -173,6 +217,7 @@ export function renderLiquid(
       renderLimit: new RenderBudget(performance.now()) as unknown as Context['renderLimit'],
     },
   );
+  assetsOf.set(context, assets);
   let text: string;
   try {
     text = engine.renderSync(templates, context) as string;

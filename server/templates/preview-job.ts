@@ -3,6 +3,7 @@ import { Conflict, invalidField, NotFound } from '../domain-errors.ts';
 import type { PrintQueue } from '../printing/jobs/print-queue.ts';
 import type { JobGuard } from '../printing/jobs/read-job.ts';
 import type { Db } from '../storage/db.ts';
+import { sourceOf } from './records.ts';
 import type { Rendering } from './render/rendering.ts';
 import { defaultProfile } from './render-document.ts';
 import { readTemplateData, readTemplateJob } from './template-jobs.ts';
@@ -31,7 +32,7 @@ export async function previewJob(
     const data = await readTemplateData(db, companyId, templateJob.dataDocumentId);
     return renderer.render({
       companyId,
-      template: { kind: templateJob.version.kind, source: templateJob.version.source },
+      template: sourceOf(templateJob.version),
       data,
       profile: templateJob.renderedProfile ?? defaultProfile,
       format,

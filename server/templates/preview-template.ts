@@ -4,6 +4,7 @@ import type { Db } from '../storage/db.ts';
 import { checkData } from './data-check.ts';
 import { checkDataStrings } from './data-limits.ts';
 import { readTemplateRows, readVersionRow } from './read-template.ts';
+import { sourceOf } from './records.ts';
 import type { Rendering } from './render/rendering.ts';
 import { defaultProfile } from './render-document.ts';
 import type { DocumentRenderer } from './render-pool.ts';
@@ -43,7 +44,7 @@ export async function previewTemplate(
   }
   return renderer.render({
     companyId,
-    template: { kind: rendered.kind, source: rendered.source },
+    template: sourceOf(rendered),
     data,
     profile: input.profile ?? defaultProfile,
     format: input.format,

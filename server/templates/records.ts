@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { TemplateRecord, TemplateVersionRecord } from '../../shared/templates.ts';
 import type { TemplateTables } from '../storage/tables/templates.ts';
+import type { TemplateAssets } from './liquid.ts';
+import type { TemplateSource } from './render-document.ts';
 import { templateVariables } from './template-variables.ts';
 
 export type TemplateRow = Selectable<TemplateTables['print_templates']>;
@@ -12,6 +14,16 @@ const jsonOrNull = (text: string | null) =>
 /** The data a version reads (`template-variables.ts`), analysed once per version. */
 export const variablesOf = (row: VersionRow) =>
   templateVariables(row.kind, row.source, row.data_schema);
+/** A version's images by name; none when it has none. */
+export const assetsOf = (row: Pick<VersionRow, 'assets'>): TemplateAssets =>
+  row.assets === null ? {} : (JSON.parse(row.assets) as TemplateAssets);
+
+/** What a version renders: its kind, source and images. */
+export const sourceOf = (row: VersionRow): TemplateSource => ({
+  kind: row.kind,
+  source: row.source,
+  assets: assetsOf(row),
+});
 
 /** A template as the API shows it: the template with its latest version's content. */
 export function toTemplateRecord(template: TemplateRow, latest: VersionRow): TemplateRecord {
@@ -24,6 +36,7 @@ export function toTemplateRecord(template: TemplateRow, latest: VersionRow): Tem
     data_schema: jsonOrNull(latest.data_schema),
     sample_data: jsonOrNull(latest.sample_data),
     variables: variablesOf(latest),
+    assets: assetsOf(latest),
     created_at: template.created_at,
     updated_at: template.updated_at,
   };
@@ -40,6 +53,7 @@ export function toTemplateVersionRecord(row: VersionRow): TemplateVersionRecord 
     data_schema: jsonOrNull(row.data_schema),
     sample_data: jsonOrNull(row.sample_data),
     variables: variablesOf(row),
+    assets: assetsOf(row),
     created_at: row.created_at,
   };
 }

@@ -5,6 +5,7 @@ import type { PrintQueue } from '../printing/jobs/print-queue.ts';
 import type { JobRow, StoredClaim } from '../printing/store/queue-store.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
+import { sourceOf } from './records.ts';
 import { printerContentType } from './render/rendering.ts';
 import { defaultProfile } from './render-document.ts';
 import { markRendered, readRouteProfile, readTemplateJob } from './template-jobs.ts';
@@ -39,7 +40,7 @@ export async function renderClaimedJob(
   try {
     ({ bytes } = await renderer.render({
       companyId: row.company_id,
-      template: { kind: templateJob.version.kind, source: templateJob.version.source },
+      template: sourceOf(templateJob.version),
       data: claim.content,
       profile,
       format: 'raw',

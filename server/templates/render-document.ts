@@ -2,7 +2,7 @@ import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import type { PreviewFormat, TemplateKind } from '../../shared/templates.ts';
 import { invalidField } from '../domain-errors.ts';
 import { checkDataStrings } from './data-limits.ts';
-import { renderLiquid } from './liquid.ts';
+import { renderLiquid, type TemplateAssets } from './liquid.ts';
 import { checkDocument } from './render/document-limits.ts';
 import { finishZpl } from './render/label.ts';
 import { printerContentType, type Rendering } from './render/rendering.ts';
@@ -19,10 +19,11 @@ export const loadDrawing = async (): Promise<void> => {
   await draw();
 };
 
-/** What is rendered: a version's kind and source. */
+/** What is rendered: a version's kind, source and images (`{% image "logo" %}`). */
 export interface TemplateSource {
   kind: TemplateKind;
   source: string;
+  assets?: TemplateAssets;
 }
 
 /** The profile of a preview that names none: an 80 mm ESC/POS printer. */
@@ -53,7 +54,7 @@ export async function renderDocument(
   format: PreviewFormat,
 ): Promise<Rendering> {
   checkDataStrings(data);
-  const document = renderLiquid(template.kind, template.source, data);
+  const document = renderLiquid(template.kind, template.source, data, undefined, template.assets);
   if (template.kind === 'receipt') {
     checkDocument(document, 'data', drawnScale(profile, format));
     const { receiptAs } = await draw();

@@ -42,6 +42,14 @@ const renderingReply = ({ contentType, bytes }: Rendering): Reply => ({
 });
 const liquidNote =
   'The `source` is Liquid over ReceiptLine (`receipt`) or ZPL (`label`); every output is escaped for the document (`| raw` opts out). A Liquid error is a 422 on `source` naming its line and column; a `data_schema` that is not a JSON Schema, or `sample_data` that does not match it, a 422.';
+const assetsNote =
+  '`assets`: images by name, each a PNG or JPEG in base64 (at most 256 KiB, 4 megapixels, 8 a template), printed by `{% image "name" %}`, scaled to the paper and dithered; one that is not a PNG or JPEG, too large or broken is a 422 on `assets.NAME`.';
+
+/**
+ * A template's body with its images: the source (256 KiB) and up to 8 assets of 256 KiB
+ * each in base64 (~2.7 MiB), under 4 MiB; the default 1 MiB would hold two logos.
+ */
+const templateBodyLimit = 4 * 1024 * 1024;
 
 export const templateRoutes: AnyRoute[] = [
   defineRoute({
@@ -65,9 +73,10 @@ export const templateRoutes: AnyRoute[] = [
     access: write,
     operationId: 'createPrintTemplate',
     summary: 'Create a template',
-    description: `Extension. Its version 1. \`name\`: unique among the company's templates, the syntax of a route's name (422 when taken). ${liquidNote}`,
+    description: `Extension. Its version 1. \`name\`: unique among the company's templates, the syntax of a route's name (422 when taken). ${liquidNote} ${assetsNote}`,
     tag,
     body: createTemplateBody,
+    bodyLimit: templateBodyLimit,
     responses: {
       201: { ...one, description: 'Created.', headers: { Location: 'URL of the template.' } },
     },
@@ -106,6 +115,7 @@ export const templateRoutes: AnyRoute[] = [
     tag,
     params: templateParams,
     body: updateTemplateBody,
+    bodyLimit: templateBodyLimit,
     responses: { 200: one },
     async handler({ params, body, caller, services, db }) {
       const template = await updateTemplate(

@@ -6,7 +6,7 @@ import { isoNow } from '../time.ts';
 import { checkVersion, type VersionContent } from './check-template.ts';
 import { insertVersion, nameTaken } from './create-template.ts';
 import { readTemplateRows } from './read-template.ts';
-import { toTemplateRecord } from './records.ts';
+import { assetsOf, toTemplateRecord } from './records.ts';
 
 /**
  * Saves the fields given over the latest version as a new version (its number + 1); the
@@ -40,6 +40,7 @@ export async function updateTemplate(
           : latest.sample_data === null
             ? null
             : JSON.parse(latest.sample_data),
+      assets: input.assets ?? assetsOf(latest),
     };
     checkVersion(content);
     if (name !== template.name) {

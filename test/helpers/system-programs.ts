@@ -34,6 +34,27 @@ export async function pdfText(pdf: Buffer): Promise<string> {
 }
 
 /**
+ * A PDF's first page as a grey PNG at `dpi`, as poppler's pdftoppm draws it (from
+ * poppler-utils, as pdftotext).
+ */
+export async function pdfFirstPage(pdf: Buffer, dpi: number): Promise<Buffer> {
+  await requireProgram('pdftotext');
+  const dir = await mkdtemp(join(tmpdir(), 'shopdesk-pdf-'));
+  try {
+    const file = join(dir, 'document.pdf');
+    await writeFile(file, pdf);
+    const { stdout } = await execFileAsync(
+      'pdftoppm',
+      ['-png', '-gray', '-r', String(dpi), '-f', '1', '-l', '1', file],
+      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+    );
+    return stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * What poppler's pdfinfo says of a PDF (from poppler-utils, as pdftotext): its fields, and
  * what it wrote on stderr (syntax errors, a broken xref). It fails when pdfinfo exits non-zero.
  */

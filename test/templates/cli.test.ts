@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bitmapToPng } from '../../server/templates/render/png.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
 import { receiptData, receiptSource } from './helpers.ts';
@@ -25,6 +26,45 @@ describe('shopdesk template', () => {
   });
 
   const db = () => ['--db', server.dbFile, '--company', String(company)];
+
+  it('saves a logo with --asset and prints it with {% image %}', async () => {
+    const logo = join(dir, 'logo.png');
+    writeFileSync(logo, bitmapToPng({ width: 200, height: 40, pixels: new Uint8Array(8000) }));
+    writeFileSync(join(dir, 'logo.liquid'), '{% image "logo" %}\nDemo Shop');
+    const created = await shopdesk(
+      'template',
+      'create',
+      ...db(),
+      '--name',
+      'with-logo',
+      '--kind',
+      'receipt',
+      '--file',
+      join(dir, 'logo.liquid'),
+      '--asset',
+      `logo=${logo}`,
+    );
+    expect(created.code).toBe(0);
+    const out = join(dir, 'logo.escpos');
+    const raw = await shopdesk(
+      'template',
+      'preview',
+      ...db(),
+      '--name',
+      'with-logo',
+      '--format',
+      'raw',
+      '--data',
+      join(dir, 'sample.json'),
+      '--out',
+      out,
+    );
+    expect(raw.code).toBe(0);
+    const bytes = readFileSync(out);
+    const at = bytes.indexOf('\x1dv0\x00', 0, 'latin1');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect([bytes.readUInt16LE(at + 4), bytes.readUInt16LE(at + 6)]).toEqual([25, 40]);
+  });
 
   it('creates a template and previews it as PNG and as StarPRNT bytes', async () => {
     const created = await shopdesk(

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { TemplateKind } from '../../../shared/templates.ts';
 
-/** Document templates (migration 020_templates). */
+/** Document templates (migrations 020_templates, 029_template_assets). */
 export interface TemplateTables {
   print_templates: {
     id: Generated<number>;
@@ -27,6 +27,8 @@ export interface TemplateTables {
     data_schema: string | null;
     /** JSON text, or null. */
     sample_data: string | null;
+    /** JSON text of the images by name (base64), or null for none. */
+    assets: string | null;
     created_at: string;
   };
   /** A job made from a template: its version and data; what it was rendered for. */

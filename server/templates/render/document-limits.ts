@@ -1,4 +1,5 @@
 import { invalidField } from '../../domain-errors.ts';
+import { base64Of, imageHeader } from './image-header.ts';
 
 /**
  * The bounds a rendered ReceiptLine document must keep before it reaches ReceiptLine or a
@@ -30,12 +31,9 @@ export const maxImageBytes = 256 * 1024;
  * Pixels all of a document's images may have together, counted at the resolution they are
  * drawn at (one image pixel a printer dot; a 300 dpi PNG preview draws each ~1.48 times
  * wider and higher): 4 megapixels, an 80 mm roll's full width (576 dots) for ~87 cm. A logo
- * (576 × 200) is 0.12. Read from each PNG's header (IHDR), before anything is decoded.
+ * (576 × 200) is 0.12. Read from each image's header (a PNG's IHDR, a JPEG's SOF), before anything is decoded.
  */
 export const maxImagePixels = 4_000_000;
-
-/** A PNG's first bytes (`\x89PNG\r\n\x1a\n`) in base64. */
-const pngPrefix = 'iVBORw0KGgo';
 
 /** What a document holds, as ReceiptLine reads it. */
 interface DocumentParts {
@@ -73,7 +71,7 @@ const parseEscape = (chars: string) =>
  * property, as ReceiptLine's `parseLine` finds them; undefined for a line of text (codes and
  * images are drawn from a line that is a property alone).
  */
-function propertiesOf(line: string): Record<string, string> | undefined {
+export function propertiesOf(line: string): Record<string, string> | undefined {
   const columns = line
     .replace(/^[\t ]+|[\t ]+$/g, '')
     .replace(/\\[\\{|}]/g, (match) => `\\x${match.charCodeAt(1).toString(16)}`)
@@ -129,29 +127,23 @@ function partsOf(document: string): DocumentParts {
 }
 
 /**
- * An image property's value as ReceiptLine decodes it: what follows the first `=` and every
- * character that is not base64 dropped (so a `data:` URL's prefix spoils the image).
+ * The images' refusals: not a PNG or JPEG in base64, too many bytes; their pixels, for the
+ * count. The bytes are bounded before the base64 is decoded, the pixels read from the
+ * header (`image-header.ts`) before the image is.
  */
-const base64Of = (value: string) => value.replace(/=.*|[^A-Za-z0-9+/]/g, '');
-
-/** The image's width and height from its header (IHDR), or undefined when it is no PNG. */
-function pngDimensions(base64: string): { width: number; height: number } | undefined {
-  const head = Buffer.from(base64.slice(0, 32), 'base64');
-  if (head.length < 24 || head.toString('latin1', 12, 16) !== 'IHDR') return undefined;
-  return { width: head.readUInt32BE(16), height: head.readUInt32BE(20) };
-}
-
-/** The images' refusals: not a PNG in base64, too many bytes; their pixels, for the count. */
 function imagePixels(images: string[], field: string): number {
   let pixels = 0;
   for (const value of images) {
     const base64 = base64Of(value);
-    const size = base64.startsWith(pngPrefix) ? pngDimensions(base64) : undefined;
-    if (!size) {
-      throw invalidField(field, 'An image must be a PNG in base64 ({image:iVBORw0KGgo…}).');
-    }
     if ((base64.length * 3) / 4 > maxImageBytes) {
       throw invalidField(field, `An image must be at most ${maxImageBytes / 1024} KiB.`);
+    }
+    const size = imageHeader(Buffer.from(base64, 'base64'));
+    if (!size) {
+      throw invalidField(
+        field,
+        'An image must be a PNG or JPEG in base64 ({image:iVBORw0KGgo…} or {image:/9j/…}).',
+      );
     }
     pixels += size.width * size.height;
   }
@@ -159,7 +151,7 @@ function imagePixels(images: string[], field: string): number {
 }
 
 /**
- * Images in a document (ReceiptLine's `{image:…}`, `{i:…}`) are PNGs in base64, each at
+ * Images in a document (ReceiptLine's `{image:…}`, `{i:…}`) are PNGs or JPEGs in base64, each at
  * most `maxImageBytes` decoded: anything else is a 422 on `field`, before ReceiptLine
  * decodes it. A template's own source is checked with this when it is saved.
  */

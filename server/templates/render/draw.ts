@@ -7,6 +7,7 @@
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PreviewFormat } from '../../../shared/templates.ts';
 import { checkBarcodes } from './barcodes.ts';
+import { prepareImages } from './images.ts';
 import { dotsOf, labelSize, labelToPng } from './label-png.ts';
 import { receiptToPdf } from './pdf-receipt.ts';
 import { bitmapToPng } from './png.ts';
@@ -65,6 +66,15 @@ export async function receiptAs(
 ): Promise<Rendering> {
   // The same refusal of a barcode's data whatever the document is drawn as.
   checkBarcodes(document);
+  // Every output draws the same dots of an image: scaled to the paper, dithered (images.ts).
+  return receiptWithImages(prepareImages(document, columnsOf(profile) * 12), profile, format);
+}
+
+async function receiptWithImages(
+  document: string,
+  profile: PrinterProfile,
+  format: PreviewFormat,
+): Promise<Rendering> {
   switch (format) {
     case 'raw':
       return receiptForPrinter(document, profile);

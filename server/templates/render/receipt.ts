@@ -1,4 +1,5 @@
 import iconv from 'iconv-lite';
+import { PNG } from 'pngjs';
 import receiptline from 'receiptline';
 import {
   type Codepage,
@@ -65,6 +66,53 @@ function nativeQrcode(symbol: QrSymbol, encoding: string): string {
   );
 }
 
+/** An image's rows packed eight dots a byte, the leftmost in the high bit, black set. */
+function packedRows(image: string): { rowBytes: number; height: number; rows: string } {
+  const png = PNG.sync.read(Buffer.from(image, 'base64'));
+  const rowBytes = (png.width + 7) >> 3;
+  const packed = Buffer.alloc(rowBytes * png.height);
+  for (let y = 0; y < png.height; y++) {
+    for (let x = 0; x < png.width; x++) {
+      // prepareImages (images.ts) made every image black and white: its red channel says.
+      if (png.data[(y * png.width + x) * 4]! < 128)
+        packed[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
+    }
+  }
+  return { rowBytes, height: png.height, rows: packed.toString('latin1') };
+}
+
+/** Rows of one raster command: within every printer's buffer (ReceiptLine's own splits). */
+const rasterBand = { escpos: 512, starprnt: 2400 };
+
+/**
+ * An image, already one bit a dot (`images.ts`), as ESC/POS's raster bit image
+ * (`GS v 0 m xL xH yL yH d…`, normal density; ESC a aligns it) in bands of rows.
+ * ReceiptLine's own image command dithers again, through a gamma that turns solid black
+ * into a pattern; the dots here are those of the previews.
+ */
+function escposImage(image: string): string {
+  const { rowBytes, height, rows } = packedRows(image);
+  let out = '';
+  for (let y = 0; y < height; y += rasterBand.escpos) {
+    const band = Math.min(rasterBand.escpos, height - y);
+    out += `\x1dv0\x00${little(rowBytes)}${little(band)}`;
+    out += rows.slice(y * rowBytes, (y + band) * rowBytes);
+  }
+  return out;
+}
+
+/** The same image as StarPRNT's raster command (`ESC GS S m xL xH yL yH n d…`, m 1, n 0). */
+function starImage(image: string): string {
+  const { rowBytes, height, rows } = packedRows(image);
+  let out = '';
+  for (let y = 0; y < height; y += rasterBand.starprnt) {
+    const band = Math.min(rasterBand.starprnt, height - y);
+    out += `\x1b\x1dS\x01${little(rowBytes)}${little(band)}\x00`;
+    out += rows.slice(y * rowBytes, (y + band) * rowBytes);
+  }
+  return out;
+}
+
 /** The printer commands for an ESC/POS or StarPRNT printer, as bytes. */
 export function receiptToPrinter(document: string, profile: PrinterProfile): Buffer {
   const encoding = codepageOf(profile);
@@ -74,6 +122,7 @@ export function receiptToPrinter(document: string, profile: PrinterProfile): Buf
   const command = checkedCodes({
     ...base,
     ...(!star && { qrcode: nativeQrcode }),
+    image: star ? starImage : escposImage,
     // `cut: false` (a printer without a cutter) drops the template's own cuts (`=`) too.
     ...(profile.cut === false && { cut: () => '' }),
   });
