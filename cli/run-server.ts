@@ -23,6 +23,7 @@ export interface ServeOptions extends DatabaseOptions {
   corsOrigin?: string[];
   maxConnections?: number;
   idempotencyTtl?: number;
+  holdLimit?: number;
   demo?: boolean;
   webhooksAllowHttp?: boolean;
   webhooksAllowPrivate?: boolean;
@@ -81,6 +82,7 @@ export async function runServer(options: ServeOptions): Promise<void> {
           env.SHOPDESK_MAX_CONNECTIONS ??
           defaultServerConfig.http.maxConnections,
       },
+      holdSeconds: options.holdLimit ?? defaultServerConfig.holdSeconds,
       idempotencyTtlSeconds:
         options.idempotencyTtl ??
         env.SHOPDESK_IDEMPOTENCY_TTL ??

@@ -144,6 +144,16 @@ export interface ServerConfig {
   logFormat: LogFormat;
   /** How long a print-job claim lasts before it must be extended by a heartbeat. */
   leaseSeconds: number;
+  /**
+   * How long a queued job may wait (no agent, a printer out of paper) before the sweep expires
+   * it, unless it gave its own `expires_in`; 0: no limit (docs/printing.md, "Hold limit").
+   */
+  holdSeconds: number;
+  /**
+   * After how long a job still queued is announced held (`print_job.held`, once a wait);
+   * 0: never (docs/printing.md, "Hold limit").
+   */
+  heldNoticeSeconds: number;
   heartbeatSeconds: number;
   longPollWaitSeconds: number;
   /** The HTTP listener's limits (docs/security.md). */
@@ -241,6 +251,8 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   logLevel: 'info',
   logFormat: 'json',
   leaseSeconds: 120,
+  holdSeconds: 24 * 3600,
+  heldNoticeSeconds: 15 * 60,
   heartbeatSeconds: 15,
   longPollWaitSeconds: 25,
   http: defaultHttpLimits,

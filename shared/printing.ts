@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import { idParam, idSchema, pageQuery, recordId, timestamp } from './http.ts';
-import {
-  colorModes,
-  duplexModes,
-  paperSchema,
-  printerCapabilitiesSchema,
-} from './printer-capabilities.ts';
+import { colorModes, duplexModes, paperSchema } from './printer-capabilities.ts';
+import { agentPrinterSchema, printerInfoSchema } from './printer-info.ts';
 import { printerProfileSchema } from './printer-profiles.ts';
+import { waitReasonSchema } from './wait-reasons.ts';
 
 /**
  * Contracts of the print queue (docs/reference.md: the print-agent routes and the print
@@ -82,40 +79,16 @@ export const printOptionsSchema = z.strictObject({
 });
 export type PrintOptions = z.infer<typeof printOptionsSchema>;
 
-/** What a printer is doing, as its agent last saw it (docs/printing.md, "Printer states"). */
-export const printerStates = ['idle', 'printing', 'stopped', 'offline', 'unknown'] as const;
-export const printerStateSchema = z.enum(printerStates);
-export type PrinterState = z.infer<typeof printerStateSchema>;
-
-/**
- * One IPP printer-state-reasons keyword (RFC 8011 §5.4.12) as the printer gave it, its
- * severity suffix (`-report`, `-warning`, `-error`) kept: `media-empty-error`,
- * `offline-report`, `paused`. Keyword syntax of RFC 8011 §5.1.4.
- */
-export const printerStateReasonSchema = z
-  .string()
-  .regex(
-    /^[a-z][a-z0-9._-]{0,254}$/,
-    'The :attribute field must be an IPP keyword: a-z first, then a-z, 0-9, ".", "_" or "-".',
-  );
-
-/**
- * A printer as its agent reports it. The state fields are optional on input, so that an
- * agent older than them still registers, and always present on output.
- */
-export const printerInfoSchema = z.object({
-  name: z.string().min(1).max(255),
-  is_default: z.boolean().default(false),
-  state: printerStateSchema.default('unknown'),
-  reasons: z.array(printerStateReasonSchema).max(32).default([]),
-  /** CUPS's printer-is-accepting-jobs; null where the system has no such notion (Windows). */
-  accepting_jobs: z.boolean().nullable().default(null),
-  /** The system's own words about the state (IPP printer-state-message), e.g. "Paper out". */
-  message: z.string().max(1023).nullable().default(null),
-  /** What it can do (shared/printer-capabilities.ts); absent when the agent could not tell. */
-  capabilities: printerCapabilitiesSchema.optional(),
-});
-export type PrinterInfo = z.infer<typeof printerInfoSchema>;
+export {
+  type AgentPrinter,
+  agentPrinterSchema,
+  type PrinterInfo,
+  type PrinterState,
+  printerInfoSchema,
+  printerStateReasonSchema,
+  printerStateSchema,
+  printerStates,
+} from './printer-info.ts';
 
 // ---- agents -------------------------------------------------------------------------
 
@@ -137,7 +110,7 @@ export const agentRecord = z.object({
   hostname: z.string(),
   platform: z.string(),
   version: z.string(),
-  printers: z.array(printerInfoSchema),
+  printers: z.array(agentPrinterSchema),
   paused: z.boolean(),
   online: z.boolean(),
   last_seen_at: timestamp.nullable(),
@@ -337,6 +310,8 @@ export const jobRecord = z
     printed_at: timestamp.nullable(),
     expires_at: timestamp.nullable(),
     lease_expires_at: timestamp.nullable(),
+    /** Why a queued job is not printing now (docs/printing.md, "Why a job waits"). */
+    wait_reason: waitReasonSchema.nullable(),
   })
   .meta({
     examples: [
@@ -362,6 +337,10 @@ export const jobRecord = z
         printed_at: null,
         expires_at: null,
         lease_expires_at: null,
+        wait_reason: {
+          code: 'printer_out_of_paper',
+          message: 'printer EPSON_TM_T20 is out of paper: Paper out',
+        },
       },
     ],
   });
@@ -403,7 +382,29 @@ export type ClaimedJob = z.infer<typeof claimedJob>;
 
 export const nextJobBody = z.object({
   wait: z.number().int().min(0).max(30).default(0),
+  /**
+   * Claim only on these of the agent's enabled routes: those whose printers can print now.
+   * Left out: all of them, as before. An agent none of whose routes can print does not ask.
+   */
+  routes: z
+    .array(routeNameSchema)
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      "Claim only on these of the agent's enabled routes (the ones whose printers can print now); left out, on all of them. Other names are ignored.",
+    ),
 });
+
+/**
+ * Why a held job goes back to the queue: what its printer said (`printer_out_of_paper`, …),
+ * in a code and in words. The job is queued again under its id, not failed.
+ */
+export const releaseJobBody = z.object({
+  code: z.string().min(1).max(64),
+  message: z.string().min(1).max(2000),
+});
+export type ReleaseJobBody = z.infer<typeof releaseJobBody>;
 
 export const confirmJobBody = z.object({
   /** The OS printer that printed it, as the agent resolved the route. */

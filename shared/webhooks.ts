@@ -18,6 +18,8 @@ export const webhookEventTypes = [
   'print_job.failed',
   'print_job.expired',
   'print_job.cancelled',
+  'print_job.waiting',
+  'print_job.held',
   'agent.online',
   'agent.offline',
   'printer.state_changed',

@@ -174,6 +174,18 @@ export class AgentApiClient {
     });
   }
 
+  /** A clean stop: the server shows the agent offline at once (POST /printing/offline). */
+  async signOff(signal?: AbortSignal): Promise<void> {
+    await this.call({
+      method: 'POST',
+      path: '/printing/offline',
+      schema: z.unknown(),
+      idempotent: true,
+      signal,
+      allowNoContent: true,
+    });
+  }
+
   async getConfig(signal?: AbortSignal): Promise<AgentConfig> {
     return this.call({
       method: 'GET',
@@ -206,11 +218,16 @@ export class AgentApiClient {
    * a job claimed by the lost answer is never handed out again; its lease runs out and the
    * server marks it failed (`lease_expired`) for the shop to retry.
    */
-  async claimNextJob(waitSeconds: number, signal?: AbortSignal): Promise<ClaimedJob | null> {
+  async claimNextJob(
+    waitSeconds: number,
+    signal?: AbortSignal,
+    routes?: readonly string[],
+  ): Promise<ClaimedJob | null> {
     return this.call({
       method: 'POST',
       path: '/printing/jobs/next',
-      body: { wait: waitSeconds },
+      // `routes`: only those the agent can print on now; left out, all of its routes.
+      body: routes === undefined ? { wait: waitSeconds } : { wait: waitSeconds, routes },
       schema: claimedJob,
       idempotent: true,
       signal,
@@ -231,6 +248,15 @@ export class AgentApiClient {
   ): Promise<JobRecord> {
     // A second report of the same error is a 409 the outbox reads as "already done".
     return this.jobCall(jobId, 'error', body, true, signal);
+  }
+
+  async releaseJob(
+    jobId: number,
+    body: { code: string; message: string },
+    signal?: AbortSignal,
+  ): Promise<JobRecord> {
+    // A repeat after a lost answer is a 409 the outbox reads as "already queued".
+    return this.jobCall(jobId, 'release', body, true, signal);
   }
 
   async retryJob(jobId: number, signal?: AbortSignal): Promise<JobRecord> {
@@ -259,7 +285,7 @@ export class AgentApiClient {
 
   private jobCall(
     jobId: number,
-    action: 'confirm' | 'error' | 'retry' | 'reprint',
+    action: 'confirm' | 'error' | 'release' | 'retry' | 'reprint',
     body: unknown,
     idempotent: boolean,
     signal: AbortSignal | undefined,

@@ -28,6 +28,14 @@ export const outboxReportSchema = z.discriminatedUnion('kind', [
     code: z.string(),
     queued_at: z.string(),
   }),
+  /** Given back unprinted: its printer cannot print now; the server queues it again. */
+  z.object({
+    kind: z.literal('release'),
+    job_id: z.number().int().min(1),
+    message: z.string().min(1),
+    code: z.string().min(1),
+    queued_at: z.string(),
+  }),
 ]);
 export type OutboxReport = z.infer<typeof outboxReportSchema>;
 
@@ -81,7 +89,10 @@ export class ReportOutbox {
    * first one: crash recovery may offer a report again for a job that had one.
    */
   async add(report: OutboxReport): Promise<boolean> {
-    if (this.reports.has(report.job_id)) return false;
+    // A job given back and claimed again (the release's answer was lost): the new report wins.
+    if (this.reports.has(report.job_id) && this.reports.get(report.job_id)?.kind !== 'release') {
+      return false;
+    }
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(this.pathOf(report.job_id), JSON.stringify(report));
     this.reports.set(report.job_id, report);
@@ -119,6 +130,7 @@ export class ReportOutbox {
 export interface ReportSender {
   confirmJob(jobId: number, body: { printer?: string }): Promise<JobRecord>;
   reportJobError(jobId: number, body: { message: string; code?: string }): Promise<JobRecord>;
+  releaseJob(jobId: number, body: { message: string; code: string }): Promise<JobRecord>;
   getJob(jobId: number): Promise<JobRecord>;
 }
 
@@ -154,6 +166,8 @@ export async function sendReport(
   try {
     if (report.kind === 'confirm') {
       await sender.confirmJob(report.job_id, report.printer ? { printer: report.printer } : {});
+    } else if (report.kind === 'release') {
+      await sender.releaseJob(report.job_id, { message: report.message, code: report.code });
     } else {
       await sender.reportJobError(report.job_id, { message: report.message, code: report.code });
     }
@@ -168,7 +182,7 @@ export async function sendReport(
       return { result: 'later', error };
     }
     if (failure.status === 409) {
-      const wanted = report.kind === 'confirm' ? 'printed' : 'failed';
+      const wanted = { confirm: 'printed', error: 'failed', release: 'queued' }[report.kind];
       try {
         const job = await sender.getJob(report.job_id);
         const code = job.error?.code ? ` (${job.error.code})` : '';

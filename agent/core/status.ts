@@ -58,7 +58,8 @@ export interface JobResult {
   route: string;
   title: string | null;
   printer: string | null;
-  result: 'printed' | 'failed';
+  /** `queued`: given back unprinted, its printer cannot print now (the server queues it again). */
+  result: 'printed' | 'failed' | 'queued';
   /** From claim to result; null when the agent did not time it (the server failed the job). */
   ms: number | null;
   error: { code: string; message: string } | null;

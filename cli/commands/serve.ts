@@ -70,6 +70,11 @@ export function registerServe(program: Command): void {
         nonNegativeInt('--max-connections'),
       )
       .option(
+        '--hold-limit <duration>',
+        'how long a queued job may wait for an agent or a printer before it expires, unless it gave its own expires_in: seconds, or 15m, 24h, 7d (default 24h)',
+        duration('--hold-limit'),
+      )
+      .option(
         '--idempotency-ttl <duration>',
         'how long idempotency keys are kept: seconds, or 15m, 24h, 7d (default 24h)',
         duration('--idempotency-ttl'),

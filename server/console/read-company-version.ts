@@ -32,7 +32,7 @@ export async function readCompanyVersion(
   const since = onlineSince(presence.now, presence.heartbeatSeconds);
   const agents = await db
     .selectFrom('print_agents')
-    .select(['uuid', 'last_seen_at', 'paused', 'printers', 'routes_version'])
+    .select(['uuid', 'last_seen_at', 'online_since', 'paused', 'printers', 'routes_version'])
     .where('company_id', '=', companyId)
     .orderBy('id')
     .execute();
@@ -47,7 +47,7 @@ export async function readCompanyVersion(
     ...agents.map((a) =>
       [
         a.uuid,
-        a.last_seen_at !== null && a.last_seen_at >= since,
+        a.last_seen_at !== null && a.online_since !== null && a.last_seen_at >= since,
         a.paused,
         a.printers,
         a.routes_version,

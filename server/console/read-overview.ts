@@ -20,14 +20,15 @@ export async function readOverview(
   const since = onlineSince(presence.now, presence.heartbeatSeconds);
   const agents = await db
     .selectFrom('print_agents')
-    .select(['uuid', 'name', 'hostname', 'last_seen_at', 'printers'])
+    .select(['uuid', 'name', 'hostname', 'last_seen_at', 'online_since', 'printers'])
     .where('company_id', '=', companyId)
     .orderBy('name')
     .execute();
   let online = 0;
   const attention: OverviewRecord['printers_needing_attention'] = [];
   for (const agent of agents) {
-    const isOnline = agent.last_seen_at !== null && agent.last_seen_at >= since;
+    const isOnline =
+      agent.last_seen_at !== null && agent.online_since !== null && agent.last_seen_at >= since;
     if (isOnline) online++;
     else continue; // an offline agent's printers are as it last saw them: not news
     const printers = printerInfoSchema.array().safeParse(JSON.parse(agent.printers));

@@ -30,7 +30,9 @@ const routePrinters = prepared((db, p: { companyId: number; route: string; seenS
     .where('r.company_id', '=', p.companyId)
     .where('r.name', '=', p.route)
     .where('r.enabled', '=', 1)
-    .where('a.last_seen_at', '>=', p.seenSince),
+    .where('a.last_seen_at', '>=', p.seenSince)
+    // Online as the agent record says (agents/records.ts): a clean stop signs it off at once.
+    .where('a.online_since', 'is not', null),
 );
 
 /** Whether a printer of these capabilities can honour one asked value; absent: unchecked. */

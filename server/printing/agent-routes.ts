@@ -15,6 +15,7 @@ import {
   printRouteSchema,
   putRoutesBody,
   registerAgentBody,
+  releaseJobBody,
   reportErrorBody,
 } from '../../shared/printing.ts';
 import { HttpError } from '../http/errors.ts';
@@ -34,10 +35,12 @@ import { readAgentConfig } from './agents/read-agent-config.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
 import { toAgentRecord } from './agents/records.ts';
 import { registerAgent } from './agents/register-agent.ts';
+import { signOff } from './agents/sign-off.ts';
 import { updateRouteList } from './agents/update-route-list.ts';
 import { confirmJob } from './jobs/confirm-job.ts';
 import { failJob } from './jobs/fail-job.ts';
 import type { JobGuard } from './jobs/read-job.ts';
+import { releaseJob } from './jobs/release-job.ts';
 
 /**
  * The print agent's own routes (permission `printing.agent`): registration, presence,
@@ -183,6 +186,22 @@ export const agentRoutes: AnyRoute[] = [
     },
   }),
   defineRoute({
+    method: 'POST',
+    path: '/printing/offline',
+    access: agentOnly,
+    operationId: 'printAgentOffline',
+    agentHeader: 'required',
+    summary: 'Say the agent is stopping: offline at once',
+    description: `An agent stopped cleanly (SIGTERM, the tray's Quit) calls it last: it is offline from now (\`agent.offline\` once) instead of one online interval later, and its printers read \`unknown\`; its next registration or heartbeat brings it online again. The jobs it holds keep their leases. Extension. ${agentHeaderNote}`,
+    tag,
+    responses: { 204: { description: 'Offline.' } },
+    async handler({ caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
+      await signOff(services.printing.queue, db, agent, services.printing.presence());
+      return noContent();
+    },
+  }),
+  defineRoute({
     method: 'GET',
     path: '/printing/config',
     access: agentOnly,
@@ -255,7 +274,7 @@ export const agentRoutes: AnyRoute[] = [
     operationId: 'claimNextPrintJob',
     agentHeader: 'required',
     summary: 'Claim the next job (long-poll)',
-    description: `The oldest job of the highest priority queued on one of the agent's enabled routes, claimed for it with its document; waits up to \`wait\` seconds for one, else 204. After each wake-up the token is read again: revoked or expired meanwhile (or the agent gone) → 401, and nothing is claimed. ${agentHeaderNote}`,
+    description: `The oldest job of the highest priority queued on one of the agent's enabled routes (only those named in \`routes\`, when sent: the ones whose printers can print now), claimed for it with its document; waits up to \`wait\` seconds for one, else 204. After each wake-up the token is read again: revoked or expired meanwhile (or the agent gone) → 401, and nothing is claimed. ${agentHeaderNote}`,
     tag,
     body: nextJobBody.default({ wait: 0 }),
     responses: {
@@ -274,6 +293,7 @@ export const agentRoutes: AnyRoute[] = [
         context,
         async () =>
           (await stillAuthenticated()) && (await printing.agentStillRegistered(db, agent)),
+        body.routes,
       );
       if (job === 'refused') {
         throw new HttpError('unauthenticated', 'The token was revoked or expired while waiting.', {
@@ -320,6 +340,24 @@ export const agentRoutes: AnyRoute[] = [
       const agent = await callingAgent({ request, caller, services, db });
       const { queue } = services.printing;
       return ok(await failJob(queue, db, agent, params.job, body, services.clock.now()));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/printing/jobs/{job}/release',
+    access: agentOnly,
+    operationId: 'releasePrintJob',
+    agentHeader: 'required',
+    summary: 'Give a held job back unprinted (its printer cannot print now)',
+    description: `Only the holder (409 otherwise): the job goes back to \`queued\` under its id, not failed, with an event that gives the code and message (\`printer_out_of_paper\`, \`printer_stopped\`, …); it is claimed again once a printer of its route can print. Extension. ${agentHeaderNote}`,
+    tag,
+    params: jobParams,
+    body: releaseJobBody,
+    responses: oneJob,
+    async handler({ params, body, caller, services, request, db }) {
+      const agent = await callingAgent({ request, caller, services, db });
+      const { queue } = services.printing;
+      return ok(await releaseJob(queue, db, agent, params.job, body, services.clock.now()));
     },
   }),
 ];

@@ -29,6 +29,7 @@ import {
 import { listAgents } from './agents/list-agents.ts';
 import { readAgent } from './agents/read-agent.ts';
 import { withRouteOnline } from './agents/route-online.ts';
+import { withWaitReasons } from './agents/route-wait-reasons.ts';
 import { cancelJob } from './jobs/cancel-job.ts';
 import { createJob } from './jobs/create-job.ts';
 import { listJobs } from './jobs/list-jobs.ts';
@@ -53,11 +54,30 @@ const routeOnlineNote =
 const jobUrl = (baseUrl: string, id: number) =>
   `${baseUrl.slice(0, baseUrl.indexOf('/printing/'))}/printing/jobs/${id}`;
 
-/** A job just queued, with `route_online`. */
-const queued = (
+/**
+ * A job just queued, with `route_online` and `wait_reason`; one that starts out waiting (no
+ * agent, its printers out of paper…) sends `print_job.waiting` once (docs/webhooks.md). The
+ * reason comes from the read `route_online` makes; a company without such an endpoint pays a
+ * look at the subscription cache.
+ */
+const queued = async (
   job: JobRecord,
   { caller, services, db }: Pick<AgentContext, 'caller' | 'services' | 'db'>,
-) => withRouteOnline(db, caller.companyId, job, services.printing.presence());
+) => {
+  const answer = await withRouteOnline(db, caller.companyId, job, services.printing.presence());
+  if (answer.wait_reason !== null) {
+    await services.printing.queue.outbox.record(db, {
+      companyId: caller.companyId,
+      type: 'print_job.waiting',
+      at: answer.updated_at,
+      data: () => {
+        const { route_online: _online, ...record } = answer;
+        return record;
+      },
+    });
+  }
+  return answer;
+};
 
 const integratorRoutes: AnyRoute[] = [
   defineRoute({
@@ -66,7 +86,7 @@ const integratorRoutes: AnyRoute[] = [
     access: { permission: 'printing.jobs.create' },
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
-    description: `Extension. Either bytes (\`content_type\`, \`content_base64\`) or data for a template (\`template\`: its name or id, and \`data\`, checked against its \`data_schema\`; rendered when an agent claims it, for the profile of that agent's route: docs/templates.md); both or neither → 422. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires. Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
+    description: `Extension. Either bytes (\`content_type\`, \`content_base64\`) or data for a template (\`template\`: its name or id, and \`data\`, checked against its \`data_schema\`; rendered when an agent claims it, for the profile of that agent's route: docs/templates.md); both or neither → 422. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires (without it, the server's hold limit, 24 h by default: a job waiting for a printer does not wait forever). Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
@@ -91,7 +111,7 @@ const integratorRoutes: AnyRoute[] = [
           services.printing.queue,
           db,
           caller.companyId,
-          { ...rest, template, data },
+          { ...rest, template, data, holdSeconds: services.config.holdSeconds },
           services.clock.now(),
         );
         return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);
@@ -115,7 +135,7 @@ const integratorRoutes: AnyRoute[] = [
         services.printing.queue,
         db,
         caller.companyId,
-        { ...bytes, content },
+        { ...bytes, content, holdSeconds: services.config.holdSeconds },
         services.clock.now(),
       );
       return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);
@@ -196,7 +216,9 @@ const integratorRoutes: AnyRoute[] = [
       const scoped = bound === null ? query : { ...query, agent_id: bound };
       const { rows, total } = await listJobs(store, db, caller.companyId, scoped);
       const { page: _page, per_page: _perPage, ...filters } = query;
-      return pageReply(rows, total, query, baseUrl, filters);
+      const presence = services.printing.presence();
+      const explained = await withWaitReasons(db, caller.companyId, rows, presence);
+      return pageReply(explained, total, query, baseUrl, filters);
     },
   }),
   defineRoute({
@@ -214,9 +236,16 @@ const integratorRoutes: AnyRoute[] = [
     async handler({ params, caller, services, request, db }) {
       await optionalAgent({ request, caller, services, db });
       const { store } = services.printing;
-      return ok(
-        await readJobDetail(store, db, caller.companyId, params.job, boundJobGuard(caller)),
+      const job = await readJobDetail(
+        store,
+        db,
+        caller.companyId,
+        params.job,
+        boundJobGuard(caller),
       );
+      const presence = services.printing.presence();
+      const [explained] = await withWaitReasons(db, caller.companyId, [job], presence);
+      return ok(explained);
     },
   }),
   defineRoute({

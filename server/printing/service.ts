@@ -97,7 +97,7 @@ export class PrintingService {
     const { storage, clock, config, log } = this.#deps;
     const start = async () => {
       const now = clock.now();
-      const result = await sweepJobs(this.queue, storage.db, now);
+      const result = await sweepJobs(this.queue, storage.db, now, config.heldNoticeSeconds);
       const offline = await sweepAgents(this.#deps, storage.db, now, config.heartbeatSeconds);
       if (result.leaseExpired.length > 0 || result.expired.length > 0 || offline.length > 0) {
         log.info(
@@ -146,7 +146,8 @@ export class PrintingService {
   /**
    * Long-poll (`long-poll/long-poll.ts`): claims a job for the agent, waiting up to
    * `waitSeconds` for one to be queued; `'refused'` when `stillAllowed` (the caller's token
-   * and agent, read again after every wake-up) no longer holds.
+   * and agent, read again after every wake-up) no longer holds. `onRoutes`: only these of its
+   * enabled routes (the agent names those whose printers can print now).
    */
   nextJob(
     db: Db,
@@ -154,12 +155,17 @@ export class PrintingService {
     waitSeconds: number,
     cancel: Cancellation,
     stillAllowed?: () => Promise<boolean>,
+    onRoutes?: readonly string[],
   ): Promise<ClaimedJob | 'refused' | undefined> {
     const { clock, config } = this.#deps;
     return this.#longPolls.nextJob(agent, waitSeconds, cancel, {
-      claim: () => claimJob(this.queue, db, agent, clock.now(), config.leaseSeconds),
+      claim: () => claimJob(this.queue, db, agent, clock.now(), config.leaseSeconds, onRoutes),
       giveBack: (claim) => giveBackClaim(this.queue, db, agent, claim),
-      routes: () => enabledRouteNames(db, agent.rowId),
+      // Listens only where it may claim: the routes the agent can print on now, if it said.
+      routes: async () => {
+        const names = await enabledRouteNames(db, agent.rowId);
+        return onRoutes === undefined ? names : names.filter((name) => onRoutes.includes(name));
+      },
       ...(stillAllowed && { stillAllowed }),
     });
   }

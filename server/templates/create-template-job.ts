@@ -19,6 +19,8 @@ export interface TemplateJobToCreate {
   priority: number;
   options: PrintOptions;
   expires_in?: number | undefined;
+  /** The server's hold limit, for a job without `expires_in` (`expiryOf`). */
+  holdSeconds?: number | undefined;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function createTemplateJob(
       priority: input.priority,
       options: JSON.stringify(input.options),
       createdAt: isoNow(now),
-      expiresAt: expiryOf(input.expires_in, now),
+      expiresAt: expiryOf(input.expires_in, now, input.holdSeconds),
     });
     await insertTemplateJob(trx, {
       jobId: job.id,

@@ -26,6 +26,13 @@ const confirm = (jobId: number, at: string): OutboxReport => ({
   printer: 'P',
   queued_at: at,
 });
+const release = (jobId: number, at: string): OutboxReport => ({
+  kind: 'release',
+  job_id: jobId,
+  message: 'printer P is out of paper: Paper out',
+  code: 'printer_out_of_paper',
+  queued_at: at,
+});
 const error = (jobId: number, at: string): OutboxReport => ({
   kind: 'error',
   job_id: jobId,
@@ -90,6 +97,7 @@ function fakeSender(answer: {
     calls,
     confirmJob: () => fail('confirm'),
     reportJobError: () => fail('error'),
+    releaseJob: () => fail('release'),
     getJob: async () => {
       calls.push('get');
       return { status: answer.jobStatus } as JobRecord;
@@ -99,6 +107,16 @@ function fakeSender(answer: {
 
 const httpError = (status: number) =>
   Object.assign(new Error(`status ${status}`), { status, code: 'x' });
+
+describe('ReportOutbox.add', () => {
+  it('lets the report of a job claimed again replace its give-back, and nothing else', async () => {
+    const outbox = new ReportOutbox(state.dir);
+    expect(await outbox.add(release(1, 'a'))).toBe(true);
+    expect(await outbox.add(confirm(1, 'b'))).toBe(true);
+    expect(await outbox.add(error(1, 'c'))).toBe(false);
+    expect(outbox.pending()).toEqual([confirm(1, 'b')]);
+  });
+});
 
 describe('sendReport', () => {
   it('counts a 2xx as delivered', async () => {
@@ -122,6 +140,13 @@ describe('sendReport', () => {
     const sender = fakeSender({ report: httpError(409), jobStatus: 'queued' });
     const result = await sendReport(sender, confirm(1, 'a'));
     expect(result).toMatchObject({ result: 'refused' });
+  });
+
+  it('sends a give-back as a release, and counts a 409 on a job queued again as delivered', async () => {
+    expect(await sendReport(fakeSender({}), release(1, 'a'))).toEqual({ result: 'delivered' });
+    const repeated = fakeSender({ report: httpError(409), jobStatus: 'queued' });
+    expect(await sendReport(repeated, release(1, 'a'))).toMatchObject({ result: 'delivered' });
+    expect(repeated.calls).toEqual(['release', 'get']);
   });
 
   it.each([500, 503, 429, 401])('keeps the report for later on %i', async (status) => {

@@ -425,8 +425,9 @@ describe('AgentRuntime against the real server', () => {
     await waitFor('reprint printed', () => hasStatus(reprinted.id, 'printed'));
     expect(backend.prints.map((print) => print.job.id)).toEqual([job.id, reprinted.id]);
     const fake = readyPrinter('Fake', { is_default: true });
-    expect(await runtime.listPrinters()).toEqual([fake]);
-    expect(runtime.status().printers).toEqual([fake]);
+    const listed = [fake, readyPrinter(`folder:${each.output.dir}`)]; // and the route's folder
+    expect(await runtime.listPrinters()).toEqual(listed);
+    expect(runtime.status().printers).toEqual(listed);
   });
 
   it('does not spin when the server answers "no job" at once, whatever the wait', async () => {

@@ -104,6 +104,7 @@ describe('bad arguments: exit code 2, one line on stderr, nothing written', () =
     ['category create without --name', ['category', 'create', '--company', '1']],
     ['serve with --idempotency-ttl 0', ['serve', '--port', '0', '--idempotency-ttl', '0']],
     ['serve with --idempotency-ttl 24x', ['serve', '--port', '0', '--idempotency-ttl', '24x']],
+    ['serve with --hold-limit 24x', ['serve', '--port', '0', '--hold-limit', '24x']],
     ['an unknown command', ['frobnicate']],
     [
       'both --db and --database-url',

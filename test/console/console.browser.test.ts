@@ -124,6 +124,20 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(1);
   });
 
+  it('says why a queued job waits and what to do, on its page and in the list', async () => {
+    const job = await createJob(instances.two, integrator, { route: 'nobody', title: 'Label 6' });
+    await page.goto(`${instances.one.url}/console/jobs/${job.id}`);
+    await expect
+      .poll(() => page.getByTestId('job-wait-reason').textContent())
+      .toBe(
+        'no print agent serves route nobody. Give this route to a print agent (its settings, or the console).',
+      );
+    await expectAccessible();
+    await page.goto(`${instances.one.url}/console/jobs`);
+    const row = page.locator(`tr[data-job="${job.id}"]`);
+    await expect.poll(() => row.textContent()).toContain('Waiting to print: no print agent serves');
+  });
+
   it('lists agents with their printers, and makes an enrolment code', async () => {
     await nav('Agents').click();
     await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();

@@ -1,8 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { requireService } from './services.ts';
@@ -131,6 +131,23 @@ async function stopRecorded(): Promise<void> {
   while (existsSync(`/proc/${pid}`) && Date.now() < deadline) await sleep(50);
 }
 
+/**
+ * Where cups-pdf writes: the `Out` line of /etc/cups/cups-pdf.conf with `${HOME}` (and `~`)
+ * as the submitting user's home; cups-pdf's own default, ~/PDF, when the file says nothing.
+ */
+export function cupsPdfOutDir(): string {
+  let out = '~/PDF';
+  for (const path of ['/etc/cups/cups-pdf.conf', '/usr/local/etc/cups/cups-pdf.conf']) {
+    if (!existsSync(path)) continue;
+    const line = readFileSync(path, 'utf8')
+      .split('\n')
+      .map((text) => text.trim())
+      .find((text) => /^Out\s+/.test(text));
+    if (line) out = line.replace(/^Out\s+/, '');
+    break;
+  }
+  return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
+}
 export async function lpadmin(args: string[]): Promise<void> {
   await execFileAsync('lpadmin', args);
 }

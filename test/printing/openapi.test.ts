@@ -29,7 +29,20 @@ describe('the OpenAPI document lists the print queue', () => {
         'POST /api/v1/printing/jobs/{job}/reprint',
         'POST /api/v1/printing/jobs/{job}/confirm',
         'POST /api/v1/printing/jobs/{job}/error',
+        'POST /api/v1/printing/jobs/{job}/release',
+        'POST /api/v1/printing/offline',
       ]),
     );
+  });
+
+  it('shows why a job waits (wait_reason) in the job record, and the routes a claim may name', async () => {
+    const answer = await server.request('GET', '/openapi.json');
+    const document = JSON.stringify(answer.body);
+    for (const code of ['printer_out_of_paper', 'no_agent_online', 'printer_misconfigured']) {
+      expect(document).toContain(code);
+    }
+    const paths = answer.body.paths as Record<string, Record<string, unknown>>;
+    expect(JSON.stringify(paths['/api/v1/printing/jobs/next'])).toContain('routes');
+    expect(JSON.stringify(paths['/api/v1/printing/jobs/{job}'])).toContain('wait_reason');
   });
 });

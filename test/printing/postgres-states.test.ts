@@ -118,7 +118,11 @@ describe('state machine on PostgreSQL, across instances', () => {
     const stale = await createJob(one, integrator, { route: 'lease-idle', expires_in: 5 });
     expect((await agent.next()).body.data.id).toBe(job.id);
     // Instance A's clock has not moved: its sweep finds nothing due.
-    expect(await one.app.services.printing.sweep()).toEqual({ leaseExpired: [], expired: [] });
+    expect(await one.app.services.printing.sweep()).toEqual({
+      leaseExpired: [],
+      expired: [],
+      held: [],
+    });
     two.clock.advance((two.app.services.config.leaseSeconds + 1) * 1000);
     const swept = await two.app.services.printing.sweep();
     expect(swept.leaseExpired).toContain(job.id);

@@ -115,6 +115,65 @@ describe('webhook events', () => {
     });
   });
 
+  it('print_job.waiting when a job starts waiting: queued while nothing can print it, given back by its agent; once each', async () => {
+    const job = await createJob(server, token, { route: 'nobody-yet' });
+    const queued = await arrived();
+    expect(queued.map((e) => e.type)).toEqual(['print_job.created', 'print_job.waiting']);
+    expect(queued[1].data).toMatchObject({
+      id: job.id,
+      status: 'queued',
+      wait_reason: { code: 'no_agent_for_route' },
+    });
+    // Still waiting, for another reason: no second event (printer.state_changed says that).
+    const agent = await registerAgent(server, companyId, ['nobody-yet']);
+    await agent.call('POST', '/printing/heartbeat', {
+      printers: [{ name: 'EPSON', state: 'stopped', message: 'Paper out' }],
+    });
+    expect((await arrived()).filter((e) => e.type === 'print_job.waiting')).toEqual([]);
+    await agent.call('POST', '/printing/heartbeat', {
+      printers: [{ name: 'EPSON', state: 'idle' }],
+    });
+    expect((await agent.next()).body.data.id).toBe(job.id);
+    await agent.call('POST', `/printing/jobs/${job.id}/release`, {
+      code: 'printer_out_of_paper',
+      message: 'printer EPSON is out of paper: Paper out',
+    });
+    const given = (await arrived()).filter((e) => e.type === 'print_job.waiting');
+    expect(given).toHaveLength(1);
+    expect(given[0].data).toMatchObject({
+      id: job.id,
+      status: 'queued',
+      wait_reason: { code: 'printer_out_of_paper' },
+    });
+  });
+
+  it('print_job.held once a job has waited 15 minutes, once per wait; a retry starts a new one', async () => {
+    const job = await createJob(server, token, { route: 'held-here', expires_in: 3600 });
+    await arrived();
+    // Jobs of the tests before wait too: only this one's events are looked at.
+    const heldOf = async () =>
+      (await arrived()).filter((e) => e.type === 'print_job.held' && e.data.id === job.id);
+    const sweptHeld = async () => (await server.app.services.printing.sweep()).held;
+    server.clock.advance(14 * 60_000);
+    expect(await sweptHeld()).not.toContain(job.id);
+    expect(await heldOf()).toEqual([]);
+    server.clock.advance(61_000);
+    expect(await sweptHeld()).toContain(job.id);
+    const held = await heldOf();
+    expect(held).toHaveLength(1);
+    expect(held[0].data).toMatchObject({ id: job.id, status: 'queued' });
+    server.clock.advance(20 * 60_000);
+    expect(await sweptHeld()).not.toContain(job.id);
+    expect(await heldOf()).toEqual([]);
+    // Expired, retried: a new wait, announced again 15 minutes on.
+    server.clock.advance(3600_000);
+    await server.app.services.printing.sweep();
+    await server.request('POST', `/printing/jobs/${job.id}/retry`, { token });
+    server.clock.advance(15 * 60_000 + 1000);
+    expect(await sweptHeld()).toContain(job.id);
+    expect(await heldOf()).toHaveLength(1);
+  });
+
   it('agent.online on registration and on the first heartbeat after agent.offline from the sweep', async () => {
     const agent = await registerAgent(server, companyId, []);
     const [online] = await arrived();

@@ -45,7 +45,13 @@ describe('webhook outbox', () => {
     await receiver.waitFor(before + 1, 2000);
     expect(performance.now() - started).toBeLessThan(2000);
     const { route_online: _routeOnline, ...record } = created;
-    expect(receiver.events.at(-1)).toMatchObject({ type: 'print_job.created', data: record });
+    // No agent serves its route: print_job.waiting follows, with the reason the created
+    // event leaves null (docs/webhooks.md).
+    const sent = receiver.events.find((event) => event.data?.id === created.id);
+    expect(sent).toMatchObject({
+      type: 'print_job.created',
+      data: { ...record, wait_reason: null },
+    });
   });
 
   it('sends nothing for a change that rolls back', async () => {

@@ -31,6 +31,8 @@ const fallbackIntervals = { long_poll_wait_seconds: 25, heartbeat_seconds: 30, l
  */
 export const defaultStopGraceMs = 30_000;
 export const finalDeliveryMs = 5000;
+/** How long a clean stop waits for the server to hear it is going. */
+export const signOffMs = 2000;
 
 /**
  * The headless print agent: registers, saves its routes, heartbeats, long-polls for jobs,
@@ -157,6 +159,9 @@ export class AgentRuntime implements AgentControl {
       // One last, short try so that a clean stop leaves nothing behind when the server is up.
       await deliverReports(context, AbortSignal.timeout(finalDeliveryMs)).catch(() => {});
     }
+    // Last: offline on the server at once, not one online interval (30 s) later. A server
+    // that is away hears nothing; the agent shows offline there when its heartbeats stop.
+    await context.client?.signOff(AbortSignal.timeout(signOffMs)).catch(() => {});
     await context.client?.close().catch(() => {});
     context.client = null;
     await this.releaseLock();

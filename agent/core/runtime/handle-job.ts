@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { ClaimedJob } from '../../../shared/printing.ts';
+import type { WaitReason } from '../../../shared/wait-reasons.ts';
 import type { OutboxReport } from '../outbox.ts';
 import type { PrintFailureCode, PrintOutcome } from '../printers/backend.ts';
 import { announceJobResult } from './job-lines.ts';
+import { routeWaits } from './printable-routes.ts';
+import { refreshPrinters } from './printer-watch.ts';
 import { rememberJob } from './recent-jobs.ts';
 import { adoptServerRoutes } from './route-sync.ts';
 import type { RuntimeContext } from './runtime-context.ts';
 
 /**
- * Prints one claimed job and leaves its report in the outbox. Be careful about what can
+ * Prints one claimed job and leaves its report in the outbox: a confirm, an error, or a
+ * give-back when its printer cannot print now (the server queues it again). Be careful about what can
  * throw here: whatever happens, the job must end up reported, or journalled as spooling.
  *
  * Order (what makes it at-most-once): journal `spooling` → spooler → journal `printed|failed`
@@ -39,6 +43,9 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
   });
 
   let outcome: PrintOutcome;
+  /** Set when the job goes back to the queue unprinted: its printer cannot print now. */
+  let giveBack: WaitReason | null = null;
+  const waits = route === undefined ? null : routeWaits(context, route);
   let journalled = false;
   const document = Buffer.from(job.document.content_base64, 'base64');
   const digest = createHash('sha256').update(document).digest('hex');
@@ -55,6 +62,11 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
     ) {
       // Never print a document that is not what the integrator sent.
       outcome = refuse('document_mismatch', 'the document does not match its size and sha256');
+    } else if (waits !== null) {
+      // Claimed just as the printer stopped (the claim was asked before the agent saw it):
+      // never handed to the spooler, so giving it back cannot print it twice.
+      giveBack = waits;
+      outcome = refuse('printer_stopped', waits.message);
     } else {
       const entry = await journal.beginSpooling(
         { job_id: job.id, route: job.route, title: job.title, printer },
@@ -64,6 +76,16 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
       outcome = await context.backend
         .print(job, document, printer, { ...route.options, ...job.options })
         .catch((error: unknown) => refuse('printer_error', (error as Error).message));
+      if (!outcome.ok && outcome.code === 'printer_stopped') {
+        // The back-end cancelled it unprinted because the printer stopped: it waits for the
+        // printer instead of failing. A fresh reading says why, and keeps the next claim off
+        // the route until the printer can print again; a reading that still says it can print
+        // leaves the failure as it is (giving back would claim it again at once).
+        if (await refreshPrinters(context, true).catch(() => false)) {
+          context.heartbeatWakeup.wake(); // The server says why the job waits.
+        }
+        giveBack = routeWaits(context, route);
+      }
       await journal.finish(
         entry,
         outcome.ok
@@ -75,13 +97,15 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
     const at = context.now().toISOString();
     const report: OutboxReport = outcome.ok
       ? { kind: 'confirm', job_id: job.id, printer: outcome.printer, queued_at: at }
-      : {
-          kind: 'error',
-          job_id: job.id,
-          code: outcome.code,
-          message: outcome.message,
-          queued_at: at,
-        };
+      : giveBack !== null
+        ? { kind: 'release', job_id: job.id, ...giveBack, queued_at: at }
+        : {
+            kind: 'error',
+            job_id: job.id,
+            code: outcome.code,
+            message: outcome.message,
+            queued_at: at,
+          };
     await outbox.add(report);
     if (journalled) await journal.remove(job.id);
   } catch (error) {
@@ -105,9 +129,13 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
     route: job.route,
     title: job.title,
     printer,
-    result: outcome.ok ? 'printed' : 'failed',
+    result: outcome.ok ? 'printed' : giveBack !== null ? 'queued' : 'failed',
     ms: Math.round(performance.now() - started),
-    error: outcome.ok ? null : { code: outcome.code, message: outcome.message },
+    error: outcome.ok
+      ? null
+      : giveBack !== null
+        ? { code: giveBack.code, message: `given back unprinted: ${giveBack.message}` }
+        : { code: outcome.code, message: outcome.message },
   });
   context.outboxWakeup.wake();
 }

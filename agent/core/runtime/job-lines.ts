@@ -5,7 +5,8 @@ import type { RuntimeStatus } from './runtime-status.ts';
 
 /**
  * The line said of a job the agent is done with: `job 12 route=labels printer=Zebra_ZD421
- * printed 184 ms`, and `: message (code)` after it when it failed. The CLI's stdout carries
+ * printed 184 ms`, and `: message (code)` after it when it failed or was given back
+ * (`queued`: its printer cannot print now). The CLI's stdout carries
  * these lines and nothing else (docs/agent.md).
  */
 export function jobLine(result: JobResult): string {
@@ -15,7 +16,7 @@ export function jobLine(result: JobResult): string {
 }
 
 /**
- * A job printed or failed, here or in a run that crashed: it goes first among the recent jobs
+ * A job printed, failed or given back, here or in a run that crashed: it goes first among the recent jobs
  * and its line to the log, carrying the result.
  */
 export function announceJobResult(status: RuntimeStatus, result: JobResult): void {
@@ -27,7 +28,8 @@ export function announceJobResult(status: RuntimeStatus, result: JobResult): voi
     printer: result.printer,
     error: result.error?.message ?? null,
   });
-  status.log(result.error ? 'error' : 'info', jobLine(result), result);
+  const level = result.result === 'queued' ? 'warn' : result.error ? 'error' : 'info';
+  status.log(level, jobLine(result), result);
 }
 
 /** The code the server fails a claimed job with when its lease ran out (docs/printing.md). */

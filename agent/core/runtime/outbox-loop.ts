@@ -35,6 +35,8 @@ export async function deliverReports(context: RuntimeContext, signal: AbortSigna
     confirmJob: (id: number, body: { printer?: string }) => client.confirmJob(id, body, signal),
     reportJobError: (id: number, body: { message: string; code?: string }) =>
       client.reportJobError(id, body, signal),
+    releaseJob: (id: number, body: { message: string; code: string }) =>
+      client.releaseJob(id, body, signal),
     getJob: (id: number) => client.getJob(id, signal),
   };
   const result = await context.outbox.deliver(

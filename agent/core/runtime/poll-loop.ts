@@ -1,6 +1,7 @@
 import type { ClaimedJob } from '../../../shared/printing.ts';
 import { backoffDelay, sleep } from '../backoff.ts';
 import { handleJob } from './handle-job.ts';
+import { printableRoutes } from './printable-routes.ts';
 import { rememberJob } from './recent-jobs.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
@@ -9,22 +10,40 @@ const notPrintedOnStopError = {
   message: 'the agent stopped before printing this job; it was not printed, retry it',
 } as const;
 
-/** Long-polls for the next job and prints it, one at a time, until stop(); waits while paused. */
+/**
+ * Long-polls for the next job and prints it, one at a time, until stop(); waits while paused.
+ * Claims only on the routes whose printers can print now (`printableRoutes`): with none, it
+ * does not ask, and the jobs wait on the server (queued, saying why) until the printer watch
+ * sees a printer ready again and wakes it.
+ */
 export async function pollLoop(context: RuntimeContext, signal: AbortSignal): Promise<void> {
   const { status } = context;
   let failures = 0;
+  let holding = false;
   while (!signal.aborted) {
     if (status.state.paused) {
       await context.pollWakeup.wait();
       continue;
     }
+    const { claimOn, waiting } = printableRoutes(context);
+    if (claimOn !== undefined && claimOn.length === 0) {
+      if (!holding) {
+        const why = [...waiting].map(([route, reason]) => `${route}: ${reason.message}`);
+        status.log('warn', `no route can print now (${why.join('; ')}); jobs wait on the server`);
+      }
+      holding = true;
+      await context.pollWakeup.wait();
+      continue;
+    }
+    if (holding) status.log('info', 'a route can print again; taking jobs');
+    holding = false;
     // Only stop() aborts a long-poll: a job the server claims just as the agent hangs up
     // would reach nobody and wait for its lease to run out. Pausing lets the poll finish.
     const wait = Math.min(30, Math.max(1, context.intervals.long_poll_wait_seconds));
     const polledAt = performance.now();
     let job: ClaimedJob | null;
     try {
-      job = await requireClient(context).claimNextJob(wait, signal);
+      job = await requireClient(context).claimNextJob(wait, signal, claimOn);
       failures = 0;
       status.noteConnected();
     } catch (error) {

@@ -116,6 +116,8 @@ export function notePrinters(context: RuntimeContext, printers: PrinterInfo[]): 
   }
   const notReadyChanged = JSON.stringify(notReady) !== JSON.stringify(status.state.notReady);
   status.state.notReady = notReady;
+  // A poll loop holding because no route could print looks again (poll-loop.ts).
+  if (changed || notReadyChanged) context.pollWakeup.wake();
   if (changed || notReadyChanged) status.emit();
   return changed;
 }

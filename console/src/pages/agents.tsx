@@ -11,6 +11,8 @@ interface Printer {
   state: string;
   reasons: string[];
   message: string | null;
+  /** While its agent is offline: what it last reported, and when (its state reads unknown). */
+  last_known?: { state: string; reasons: string[]; message: string | null; at: string | null };
 }
 
 interface Agent {
@@ -109,9 +111,19 @@ export function AgentsPage({ session }: { session: Session }) {
                   </td>
                   <td>{printerStates[printer.state] ?? printer.state}</td>
                   <td>
-                    {[...printer.reasons.map(reasonInWords), printer.message]
-                      .filter(Boolean)
-                      .join(', ') || '—'}
+                    {printer.last_known
+                      ? `The agent is offline; last seen ${(
+                          printerStates[printer.last_known.state] ?? printer.last_known.state
+                        ).toLowerCase()}${[
+                          ...printer.last_known.reasons.map(reasonInWords),
+                          printer.last_known.message,
+                        ]
+                          .filter(Boolean)
+                          .map((part) => `, ${part}`)
+                          .join('')} at ${when(printer.last_known.at)}`
+                      : [...printer.reasons.map(reasonInWords), printer.message]
+                          .filter(Boolean)
+                          .join(', ') || '—'}
                   </td>
                 </tr>
               ))}

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { type WaitReasonCode, waitReasonAdvice } from '../../../shared/wait-reason-words.ts';
 import { ApiError, api, can, type Page, type Session } from '../api.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
@@ -17,6 +18,8 @@ interface Job {
   agent_id: string | null;
   printer: string | null;
   error: { message: string; code: string | null } | null;
+  /** Why a queued job is not printing now (docs/printing.md, "Why a job waits"). */
+  wait_reason: { code: string; message: string } | null;
   reprint_of: number | null;
   created_at: string;
   printed_at: string | null;
@@ -128,7 +131,10 @@ export function JobsPage() {
                   </td>
                   <td>{job.title ?? '—'}</td>
                   <td>{job.route}</td>
-                  <td class={`state-${job.status}`}>{jobStates[job.status] ?? job.status}</td>
+                  <td class={`state-${job.status}`}>
+                    {jobStates[job.status] ?? job.status}
+                    {job.wait_reason && <small>: {job.wait_reason.message}</small>}
+                  </td>
                   <td>{when(job.created_at)}</td>
                 </tr>
               ))}
@@ -208,6 +214,15 @@ export function JobPage({ id, session }: { id: number; session: Session }) {
         <dd>
           {data.content_type}, {data.size} bytes, {data.copies} cop{data.copies === 1 ? 'y' : 'ies'}
         </dd>
+        {data.wait_reason && (
+          <>
+            <dt>Why it waits</dt>
+            <dd data-testid="job-wait-reason">
+              {data.wait_reason.message}.{' '}
+              {waitReasonAdvice[data.wait_reason.code as WaitReasonCode] ?? ''}
+            </dd>
+          </>
+        )}
         {data.error && (
           <>
             <dt>Error</dt>

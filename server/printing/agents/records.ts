@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import {
   type AgentListing,
+  type AgentPrinter,
   type AgentRecord,
   type PrintRoute,
   printerInfoSchema,
@@ -19,19 +20,53 @@ export type RouteRow = Pick<
  * Printers as stored: validated on the way in, but rows written before the state fields
  * existed hold only `{name, is_default}`; parsing fills in the defaults (state `unknown`).
  */
-const storedPrinters = z.array(printerInfoSchema);
+export const storedPrinters = z.array(printerInfoSchema);
+
+/**
+ * Whether the agent is online at `now`: heard within the online interval and not signed off
+ * (a clean stop clears `online_since` at once, as the sweep does for a silent agent).
+ */
+export const isOnlineRow = (
+  row: Pick<AgentRow, 'last_seen_at' | 'online_since'>,
+  { now, heartbeatSeconds }: Presence,
+): boolean =>
+  row.last_seen_at !== null &&
+  row.online_since !== null &&
+  row.last_seen_at >= onlineSince(now, heartbeatSeconds);
+
+/**
+ * The printers of an agent record: as reported while the agent is online; `unknown` once it is
+ * offline, never `ready`, with the state it last reported and when in `last_known`.
+ */
+export function recordPrinters(
+  stored: string,
+  online: boolean,
+  seenAt: string | null,
+): AgentPrinter[] {
+  const printers = storedPrinters.parse(JSON.parse(stored));
+  if (online) return printers;
+  return printers.map(({ state, reasons, accepting_jobs, message, ...printer }) => ({
+    ...printer,
+    state: 'unknown',
+    reasons: [],
+    accepting_jobs: null,
+    message: null,
+    last_known: { state, reasons, accepting_jobs, message, at: seenAt },
+  }));
+}
 
 /** An agent as the API shows it, `online` as of `presence`. */
-export function toAgentRecord(row: AgentRow, { now, heartbeatSeconds }: Presence): AgentRecord {
+export function toAgentRecord(row: AgentRow, presence: Presence): AgentRecord {
+  const online = isOnlineRow(row, presence);
   return {
     id: row.uuid,
     name: row.name,
     hostname: row.hostname,
     platform: row.platform,
     version: row.version,
-    printers: storedPrinters.parse(JSON.parse(row.printers)),
+    printers: recordPrinters(row.printers, online, row.last_seen_at),
     paused: Boolean(row.paused),
-    online: row.last_seen_at !== null && row.last_seen_at >= onlineSince(now, heartbeatSeconds),
+    online,
     last_seen_at: row.last_seen_at,
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -2,45 +2,61 @@ import type { JobRecord, QueuedJobRecord } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
 import { prepared } from '../../storage/prepared.ts';
 import { onlineSince, type Presence } from './presence.ts';
+import { anyServingNow, reasonOf, type Server } from './route-wait-reasons.ts';
 
 // Compiled once (prepared): every POST /printing/jobs runs it.
-const servingAgent = prepared((db, p: { companyId: number; route: string; seenSince: string }) =>
+const routeRows = prepared((db, p: { companyId: number; route: string }) =>
   db
     .selectFrom('print_routes as r')
     .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select('r.id')
+    .select([
+      'r.name as route',
+      'r.printer',
+      'r.enabled',
+      'a.paused',
+      'a.last_seen_at as lastSeenAt',
+      'a.online_since as onlineSince',
+      'a.printers',
+    ])
     .where('r.company_id', '=', p.companyId)
-    .where('r.name', '=', p.route)
-    .where('r.enabled', '=', 1)
-    .where('a.paused', '=', 0)
-    .where('a.last_seen_at', '>=', p.seenSince)
-    .limit(1),
+    .where('r.name', '=', p.route),
 );
 
 /**
- * Whether an agent that would print a job of `route` now is there: online, not paused, and
- * serving the route (enabled). One indexed lookup (print_routes by company and name).
+ * Whether an agent that would print a job of `route` now is there (online, not paused, and
+ * serving the route, enabled), and why the job waits if nothing can print it now. One indexed
+ * read (print_routes by company and name, with their agents): the agents serving one route
+ * are a few rows.
  */
 export async function routeOnline(
   db: Db,
   companyId: number,
   route: string,
   { now, heartbeatSeconds }: Presence,
-): Promise<boolean> {
-  const found = await servingAgent(db, {
-    companyId,
-    route,
-    seenSince: onlineSince(now, heartbeatSeconds),
-  });
-  return found.length > 0;
+): Promise<Pick<QueuedJobRecord, 'route_online' | 'wait_reason'>> {
+  const rows: Server[] = await routeRows(db, { companyId, route });
+  const since = onlineSince(now, heartbeatSeconds);
+  const enabled = rows.filter((row) => row.enabled);
+  return {
+    route_online: anyServingNow(enabled, since),
+    wait_reason: reasonOf(route, enabled, since),
+  };
 }
 
-/** A job just queued, with `route_online`: whether an agent is there to print it now. */
+/**
+ * A job just queued, with `route_online` (whether an agent is there to print it now) and,
+ * queued, its `wait_reason`.
+ */
 export async function withRouteOnline(
   db: Db,
   companyId: number,
   job: JobRecord,
   presence: Presence,
 ): Promise<QueuedJobRecord> {
-  return { ...job, route_online: await routeOnline(db, companyId, job.route, presence) };
+  const found = await routeOnline(db, companyId, job.route, presence);
+  return {
+    ...job,
+    route_online: found.route_online,
+    wait_reason: job.status === 'queued' ? found.wait_reason : null,
+  };
 }

@@ -17,7 +17,7 @@ const maxRenderFailures = 10;
 
 /**
  * Claims for the agent the oldest job of the highest priority queued on one of its enabled
- * routes (status, holder, claim time, lease, attempts + 1), with its event and document,
+ * routes (only `onRoutes` of them, when the agent names those it can print on now) (status, holder, claim time, lease, attempts + 1), with its event and document,
  * in one commit; `undefined` when none is queued. A template job is rendered now, for the
  * profile of the claiming agent's route, and its bytes recorded (docs/templates.md); one that
  * cannot be rendered for that printer is failed, and the next job claimed.
@@ -28,6 +28,7 @@ export async function claimJob(
   agent: AgentRef,
   now: Date,
   leaseSeconds: number,
+  onRoutes?: readonly string[],
 ): Promise<Claim | undefined> {
   for (let failures = 0; failures < maxRenderFailures; failures++) {
     const claim = await queue.store.claim(db, {
@@ -36,6 +37,7 @@ export async function claimJob(
       agentUuid: agent.uuid,
       now: isoNow(now),
       lease: isoNow(new Date(now.getTime() + leaseSeconds * 1000)),
+      ...(onRoutes !== undefined && { routes: onRoutes }),
     });
     if (!claim) return undefined;
     if (claim.row.content_type !== templateDataType) {

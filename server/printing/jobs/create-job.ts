@@ -15,11 +15,25 @@ export interface JobToCreate {
   options: PrintOptions;
   /** Seconds after which the job expires unless an agent claimed it. */
   expires_in?: number | undefined;
+  /** The server's hold limit, for a job without `expires_in` (`expiryOf`). */
+  holdSeconds?: number | undefined;
 }
 
-/** When a job with `expires_in` seconds expires, or null when it never does. */
-export const expiryOf = (expiresIn: number | undefined, now: Date): string | null =>
-  expiresIn === undefined ? null : isoNow(new Date(now.getTime() + expiresIn * 1000));
+/** The hold limit of a server started without one (`serve --hold-limit`). */
+export const defaultHoldSeconds = 24 * 3600;
+
+/**
+ * When a job expires unless an agent claims it: `expires_in` seconds from now, else the hold
+ * limit (a job never waits for a printer forever); null when neither applies (a limit of 0).
+ */
+export const expiryOf = (
+  expiresIn: number | undefined,
+  now: Date,
+  holdSeconds = defaultHoldSeconds,
+): string | null => {
+  const seconds = expiresIn ?? (holdSeconds > 0 ? holdSeconds : undefined);
+  return seconds === undefined ? null : isoNow(new Date(now.getTime() + seconds * 1000));
+};
 
 /** A new queued job; the agents waiting on its route are woken once it has committed. */
 export async function createJob(
@@ -39,7 +53,7 @@ export async function createJob(
     priority: input.priority,
     options: JSON.stringify(input.options),
     createdAt: isoNow(now),
-    expiresAt: expiryOf(input.expires_in, now),
+    expiresAt: expiryOf(input.expires_in, now, input.holdSeconds),
   });
   return toJobRecord(row);
 }

@@ -13,6 +13,7 @@ const webhookEvents: Record<JobChangeKind, WebhookEventType | undefined> = {
   expired: 'print_job.expired',
   cancelled: 'print_job.cancelled',
   requeued: undefined,
+  held: 'print_job.held',
 };
 
 /**
@@ -53,8 +54,9 @@ export class PrintJobChanges implements JobChanges {
     });
   }
 
-  committed({ row }: JobChange): void {
-    if (row.status === 'queued') this.#wake(row.company_id, row.route);
+  committed({ kind, row }: JobChange): void {
+    // A job announced held did not change: nobody need look for it again.
+    if (row.status === 'queued' && kind !== 'held') this.#wake(row.company_id, row.route);
     this.#changed?.(row.company_id);
   }
 }

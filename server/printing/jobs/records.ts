@@ -7,7 +7,10 @@ import {
 } from '../../../shared/printing.ts';
 import type { JobRow, TrailRow } from '../store/queue-store.ts';
 
-/** A job as the API shows it. */
+/**
+ * A job as the API shows it. `wait_reason` is null here: it is derived from the agents' state
+ * when a job is read (`withWaitReasons`, agents/route-wait-reasons.ts), not stored.
+ */
 export function toJobRecord(row: JobRow): JobRecord {
   return {
     id: row.id,
@@ -31,6 +34,7 @@ export function toJobRecord(row: JobRow): JobRecord {
     printed_at: row.printed_at,
     expires_at: row.expires_at,
     lease_expires_at: row.lease_expires_at,
+    wait_reason: null,
   };
 }
 

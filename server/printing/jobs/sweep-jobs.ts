@@ -7,16 +7,24 @@ export interface SweepResult {
   leaseExpired: number[];
   /** Queued jobs past their `expires_at`: now `expired`. */
   expired: number[];
+  /** Queued jobs announced as waiting past the notice threshold (`print_job.held`). */
+  held: number[];
 }
 
 /**
- * Fails claims whose lease ran out (never re-queued: the agent may have printed it) and
- * expires queued jobs past their time, as of `now`; the ids of each, in order.
+ * Fails claims whose lease ran out (never re-queued: the agent may have printed it),
+ * expires queued jobs past their time, and announces the jobs waiting longer than
+ * `heldNoticeSeconds` (0: never), as of `now`; the ids of each, in order.
  */
-export async function sweepJobs({ store }: PrintQueue, db: Db, now: Date): Promise<SweepResult> {
-  const { leaseExpired, expired } = await store.sweep(db, isoNow(now));
-  return {
-    leaseExpired: leaseExpired.map((row) => row.id).sort((a, b) => a - b),
-    expired: expired.map((row) => row.id).sort((a, b) => a - b),
-  };
+export async function sweepJobs(
+  { store }: PrintQueue,
+  db: Db,
+  now: Date,
+  heldNoticeSeconds = 0,
+): Promise<SweepResult> {
+  const heldSince =
+    heldNoticeSeconds > 0 ? isoNow(new Date(now.getTime() - heldNoticeSeconds * 1000)) : null;
+  const { leaseExpired, expired, held } = await store.sweep(db, isoNow(now), heldSince);
+  const ids = (rows: { id: number }[]) => rows.map((row) => row.id).sort((a, b) => a - b);
+  return { leaseExpired: ids(leaseExpired), expired: ids(expired), held: ids(held) };
 }

@@ -47,12 +47,15 @@ export interface PrintQueueStore {
   confirm(db: Db, request: ConfirmRequest): Promise<JobRow | undefined>;
   /** The holder's `claimed → failed`, with its message and code; `undefined` as for `confirm`. */
   fail(db: Db, request: FailRequest): Promise<JobRow | undefined>;
-  /** `from → queued`, same id (a retry): only while the job is still `from`. */
+  /**
+   * `from → queued`, same id (a retry; a held job its agent gives back): only while the job
+   * is still `from` (and held by `heldBy`, when given).
+   */
   requeue(db: Db, request: Requeue): Promise<JobRow | undefined>;
   /** `queued → cancelled`: only while the job is still queued. */
   cancel(db: Db, request: Cancel): Promise<JobRow | undefined>;
   /** Fails the claims whose lease ran out and expires the queued jobs past their time. */
-  sweep(db: Db, now: string): Promise<SweptJobs>;
+  sweep(db: Db, now: string, heldSince: string | null): Promise<SweptJobs>;
   /** Extends the leases of the jobs the agent still holds, unless already run out; their ids. */
   extendLeases(db: Db, request: LeaseExtension): Promise<number[]>;
   read(db: Db, companyId: number, jobId: number): Promise<JobRow | undefined>;
@@ -107,7 +110,9 @@ export type JobChangeKind =
   | 'expired'
   | 'cancelled'
   /** Retried, or a claim given back: queued again under its id (no webhook event). */
-  | 'requeued';
+  | 'requeued'
+  /** Still queued, past the notice threshold (`print_job.held`): announced, not changed. */
+  | 'held';
 
 export interface JobChange {
   kind: JobChangeKind;
@@ -164,6 +169,11 @@ export interface ClaimRequest {
   agentUuid: string;
   now: string;
   lease: string;
+  /**
+   * Only these of the agent's enabled routes (those whose printers can print now, as the
+   * agent says); absent: all of them.
+   */
+  routes?: readonly string[] | undefined;
 }
 
 /** A claimed job: its row, its document's content, and the id of the claim's event. */
@@ -206,6 +216,10 @@ export interface Requeue {
   agentId: string | null;
   expiresAt: string | null;
   now: string;
+  /** A claimed job given back: only while this agent holds it. */
+  heldBy?: string;
+  /** The event's message; `retry` when left out. */
+  message?: string;
 }
 
 export interface Cancel {
@@ -227,4 +241,6 @@ export interface SweptJobs {
   leaseExpired: JobRow[];
   /** Queued jobs past their `expires_at`: now `expired`. */
   expired: JobRow[];
+  /** Queued jobs waiting past the notice threshold, announced now (`print_job.held`). */
+  held: JobRow[];
 }

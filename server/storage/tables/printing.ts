@@ -77,6 +77,8 @@ export interface PrintingTables {
     printed_at: string | null;
     expires_at: string | null;
     lease_expires_at: string | null;
+    /** When the sweep sent `print_job.held` for this wait; null until then (migration 025). */
+    held_noticed_at: Generated<string | null>;
   };
   print_job_events: {
     id: Generated<number>;

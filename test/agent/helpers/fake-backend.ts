@@ -55,9 +55,17 @@ export class HeldPrinterBackend implements PrinterBackend {
   /** How many times the printers were read: the agent's printer watch, seen from here. */
   reads = 0;
 
-  async listPrinters(): Promise<PrinterInfo[]> {
+  /**
+   * `printers`, and each routed `folder:` printer as ready after them, as the agent's own
+   * back-ends list a folder (a route whose printer is not listed waits: printer_misconfigured).
+   */
+  async listPrinters(routed: readonly string[] = []): Promise<PrinterInfo[]> {
     this.reads++;
-    return structuredClone(this.printers);
+    const folders = routed
+      .filter((name) => name.startsWith('folder:'))
+      .filter((name) => !this.printers.some((printer) => printer.name === name))
+      .map((name) => readyPrinter(name));
+    return structuredClone([...this.printers, ...folders]);
   }
 
   /** Resolves once the printers have been read `count` more times. */

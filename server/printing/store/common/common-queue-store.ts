@@ -66,8 +66,8 @@ export abstract class CommonQueueStore implements PrintQueueStore {
     return cancelJob(this.context, db, request);
   }
 
-  sweep(db: Db, now: string) {
-    return sweepJobs(this.context, db, now);
+  sweep(db: Db, now: string, heldSince: string | null) {
+    return sweepJobs(this.context, db, now, heldSince);
   }
 
   extendLeases(db: Db, request: LeaseExtension) {

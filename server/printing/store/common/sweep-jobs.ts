@@ -8,11 +8,17 @@ export const leaseExpiredMessage =
   'The lease ran out before the agent confirmed the job or reported an error; it was not re-queued, to avoid printing it twice.';
 
 /**
- * Fails claims whose lease ran out (never re-queued: the agent may have printed it) and
- * expires queued jobs past their time, each as one UPDATE ... RETURNING over a partial
- * index, with their events, in one transaction.
+ * Fails claims whose lease ran out (never re-queued: the agent may have printed it),
+ * expires queued jobs past their time, and marks the jobs queued since before `heldSince`
+ * (null: none) as announced held, each as one UPDATE ... RETURNING over a partial index, with
+ * their events, in one transaction.
  */
-export function sweepJobs(context: StoreContext, db: Db, stamp: string): Promise<SweptJobs> {
+export function sweepJobs(
+  context: StoreContext,
+  db: Db,
+  stamp: string,
+  heldSince: string | null,
+): Promise<SweptJobs> {
   return context.storage.transaction(db, async (trx) => {
     const leaseExpired = await trx
       .updateTable('print_jobs')
@@ -35,6 +41,18 @@ export function sweepJobs(context: StoreContext, db: Db, stamp: string): Promise
       .where('expires_at', '<=', stamp)
       .returningAll()
       .execute();
+    // Queued since before `heldSince` and not yet announced: print_job.held, once a wait.
+    const held =
+      heldSince === null
+        ? []
+        : await trx
+            .updateTable('print_jobs')
+            .set({ held_noticed_at: stamp })
+            .where('status', '=', sql.lit('queued'))
+            .where('held_noticed_at', 'is', sql.lit(null))
+            .where('updated_at', '<=', heldSince)
+            .returningAll()
+            .execute();
     await writeTrail(trx, [
       ...leaseExpired.map((row) => ({
         companyId: row.company_id,
@@ -57,6 +75,7 @@ export function sweepJobs(context: StoreContext, db: Db, stamp: string): Promise
     ]);
     for (const row of leaseExpired) await finishChange(context, trx, { kind: 'failed', row });
     for (const row of expired) await finishChange(context, trx, { kind: 'expired', row });
-    return { leaseExpired, expired };
+    for (const row of held) await finishChange(context, trx, { kind: 'held', row });
+    return { leaseExpired, expired, held };
   });
 }

@@ -28,11 +28,15 @@ import { releaseLostClaim } from './release-lost-claim.ts';
  * BY` for every claim: 195 against 502 jobs/s in bench/printing.ts with 5,000 queued).
  * COALESCE evaluates the second subquery only when the first is null.
  */
-function pick(db: Kysely<Database>, p: ClaimRequest) {
-  const agentRoutes = db
+function pick(db: Kysely<Database>, p: ClaimRequest, onNamedRoutes = false) {
+  const enabledRoutes = db
     .selectFrom('print_routes as r')
     .where('r.agent_id', '=', asInteger(p.agentRowId))
     .where('r.enabled', '=', 1);
+  // The routes the agent can print on now, when it names them (a statement of its own).
+  const agentRoutes = onNamedRoutes
+    ? enabledRoutes.where(sql<boolean>`r.name = any(cast(${p.routes} as text[]))`)
+    : enabledRoutes;
   const bestRoute = agentRoutes
     .innerJoin('print_jobs as j', (join) =>
       join.on((eb) =>
@@ -67,6 +71,19 @@ const claimStatement = prepared<ClaimRequest, JobRow>((db, p) =>
     .updateTable('print_jobs')
     .set(claimedColumns(p))
     .where('id', '=', pick(db, p))
+    .where('status', '=', 'queued')
+    .returningAll(),
+);
+
+/**
+ * `claimStatement` on the routes the agent names (those it can print on now): a claim taken
+ * while one of its printers cannot print, so rare that it needs no one-statement path.
+ */
+const claimOnRoutesStatement = prepared<ClaimRequest, JobRow>((db, p) =>
+  db
+    .updateTable('print_jobs')
+    .set(claimedColumns(p))
+    .where('id', '=', pick(db, p, true))
     .where('status', '=', 'queued')
     .returningAll(),
 );
@@ -155,7 +172,8 @@ export async function claimJob(
 ): Promise<StoredClaim | undefined> {
   try {
     const recorded = await context.changes.recordedInCommit(db, request.companyId, 'claimed');
-    if (!recorded && !db.isTransaction) {
+    const named = request.routes !== undefined;
+    if (!recorded && !db.isTransaction && !named) {
       const found = await claimWithOthers(db, request);
       if (!found) return undefined;
       const { event_id: eventId, document_content: content, ...row } = found;
@@ -163,7 +181,8 @@ export async function claimJob(
       return { row, content, eventId };
     }
     return await context.storage.transaction(db, async (trx) => {
-      const claimed = await trx.executeQuery(claimStatement.compile(trx, request));
+      const statement = named ? claimOnRoutesStatement : claimStatement;
+      const claimed = await trx.executeQuery(statement.compile(trx, request));
       const row = claimed.rows[0];
       if (!row) return undefined;
       const event = await trx.executeQuery(
