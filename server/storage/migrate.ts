@@ -22,6 +22,7 @@ import * as reenrolCodes from './migrations/025_reenrol_codes.ts';
 import * as jobEventsByCompany from './migrations/026_job_events_by_company.ts';
 import * as consoleUsersPerCompany from './migrations/027_console_users_per_company.ts';
 import * as heldNotices from './migrations/028_held_notices.ts';
+import * as backupPrinters from './migrations/029_backup_printers.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '026_job_events_by_company': jobEventsByCompany,
   '027_console_users_per_company': consoleUsersPerCompany,
   '028_held_notices': heldNotices,
+  '029_backup_printers': backupPrinters,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */
