@@ -96,8 +96,9 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
         }
         const next = printerToTry(context, route, tried);
         if (next === null) {
-          // No other printer of the route can print: the job waits on the server for one.
-          giveBack = routeWaits(context, route);
+          // Every printer that could take it said nothing came out: it waits on the server
+          // for one, and is claimed again once one can print (nothing printed: no second copy).
+          giveBack = routeWaits(context, route) ?? refusalReason(outcome, printer);
           break;
         }
         status.log(
@@ -191,6 +192,19 @@ function printerToTry(
     if (printer === undefined ? printers.length === 0 : printerCanPrint(printer)) return name;
   }
   return null;
+}
+
+/**
+ * Why a job waits when its last printer refused it before any byte but the reading since
+ * says the route can print again (a printer that came back meanwhile): the refusal's words.
+ */
+function refusalReason(outcome: PrintOutcome, printer: string): WaitReason {
+  const message = outcome.ok ? `printer ${printer} did not print it` : outcome.message;
+  return {
+    code:
+      !outcome.ok && outcome.code === 'printer_unreachable' ? 'printer_offline' : 'printer_stopped',
+    message,
+  };
 }
 
 function refuse(code: PrintFailureCode, message: string): PrintOutcome {
