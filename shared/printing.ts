@@ -153,9 +153,24 @@ export type HeartbeatResult = z.infer<typeof heartbeatResult>;
 export const isLocalOnlyPrinter = (printer: string): boolean =>
   /^[a-z][a-z0-9+.-]*:/i.test(printer);
 
+/** At most this many backup printers per route (docs/agent.md, "Backup printers"). */
+export const maxBackupPrinters = 7;
+
 export const printRouteSchema = z.object({
   name: routeNameSchema,
+  /** The route's printer: the first it prints on. */
   printer: z.string().min(1).max(255),
+  /**
+   * Printers the route prints on, in this order, while the ones before cannot (out of paper,
+   * offline…); each job on one printer only. Optional: left out, none (additive).
+   */
+  backup_printers: z
+    .array(z.string().min(1).max(255))
+    .max(maxBackupPrinters)
+    .optional()
+    .describe(
+      'Backup printers, in order: a job goes to the first of printer, then these, that can print now; each job is handed to one printer only. Left out (in answers too): none.',
+    ),
   enabled: z.boolean().default(true),
   options: printOptionsSchema.default({}),
   /** What the route's printer understands: template jobs are rendered for it. */
@@ -188,6 +203,16 @@ export const putRoutesBody = z.object({
           });
         }
         seen.add(route.name);
+        const backups = route.backup_printers ?? [];
+        backups.forEach((backup, at) => {
+          if (backup === route.printer || backups.indexOf(backup) !== at) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'backup_printers', at],
+              message: 'The :attribute field names a printer the route has already.',
+            });
+          }
+        });
       });
     }),
 });

@@ -83,12 +83,18 @@ export function printerWaitReason(
   return because('printer_stopped', 'is stopped');
 }
 
+/** A route as the printer rules need it: its printer and its backups, in order. */
+export interface RoutePrinters {
+  printer: string;
+  backup_printers?: readonly string[] | undefined;
+}
+
 /**
- * The printers a route prints on, in the order it tries them: today its one printer. A list,
- * so that backup printers per route join here and every check below takes them.
+ * The printers a route prints on, in the order it tries them: its printer, then its backup
+ * printers (docs/agent.md, "Backup printers"). Every check over a route's printers takes this.
  */
-export function routePrinterNames(route: { printer: string }): string[] {
-  return [route.printer];
+export function routePrinterNames(route: RoutePrinters): string[] {
+  return [route.printer, ...(route.backup_printers ?? [])];
 }
 
 /**
@@ -97,7 +103,7 @@ export function routePrinterNames(route: { printer: string }): string[] {
  * `listed` false when it reported none (it could not read them: nothing is known).
  */
 export function routeWaitReason(
-  route: { printer: string },
+  route: RoutePrinters,
   printers: readonly PrinterInfo[],
 ): WaitReason | null {
   const known = printers.length > 0;

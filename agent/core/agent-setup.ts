@@ -93,7 +93,11 @@ export async function resolveAgentSetup(
   const routes =
     flags.route.length > 0
       ? flags.route
-      : Object.entries(config.routes ?? {}).map(([name, printer]) => `${name}=${printer}`);
+      : Object.entries(config.routes ?? {}).map(
+          // A list is the first printer and its backups, in order: --route's comma form.
+          ([name, printer]) =>
+            `${name}=${typeof printer === 'string' ? printer : printer.join(',')}`,
+        );
   // The file's profiles go with the file's routes: routes on the command line replace both.
   const profiles =
     flags.route.length > 0

@@ -2,7 +2,7 @@ import { homedir, hostname as osHostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { type PrinterProfile, printerProfileSchema } from '../../shared/printer-profiles.ts';
-import { routeNameSchema } from '../../shared/printing.ts';
+import { maxBackupPrinters, routeNameSchema } from '../../shared/printing.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import {
   type AgentSetup,
@@ -75,13 +75,19 @@ export const tokenRefusedExitCode = 77;
  */
 export const stateDirInUseExitCode = 75;
 
-/** The route a `--route NAME=PRINTER` argument names. */
+/** The route a `--route NAME=PRINTER[,BACKUP…]` argument names. */
 export interface RouteArgument {
   name: string;
   printer: string;
+  /** The printers after the first, in order (docs/agent.md, "Backup printers"). */
+  backup_printers?: string[];
 }
 
-/** `receipts=EPSON_TM_T20` → `{name, printer}`; the printer may itself contain "=". */
+/**
+ * `receipts=EPSON_TM_T20` → `{name, printer}`; `receipts=Front-1,Front-2` → the first printer
+ * and its backups, in order. A printer may itself contain "=" (the first splits), not ",":
+ * no CUPS name holds one, no Windows name either.
+ */
 export function parseRouteArgument(
   value: string,
   platform: NodeJS.Platform = process.platform,
@@ -89,11 +95,30 @@ export function parseRouteArgument(
   const equals = value.indexOf('=');
   if (equals <= 0) throw new UsageError(`--route must be NAME=PRINTER, got "${value}"`);
   const name = value.slice(0, equals);
-  const printer = value.slice(equals + 1);
   if (!routeNameSchema.safeParse(name).success) {
     throw new UsageError(
       `route name "${name}" must be 1 to 64 characters of a-z, 0-9, ".", "_" or "-"`,
     );
+  }
+  const [printer = '', ...backups] = value
+    .slice(equals + 1)
+    .split(',')
+    .map((part) => checkedPrinter(name, part, platform));
+  if (backups.length > maxBackupPrinters) {
+    throw new UsageError(
+      `route ${name}: at most ${maxBackupPrinters + 1} printers, the first and ${maxBackupPrinters} backups`,
+    );
+  }
+  const all = [printer, ...backups];
+  const twice = all.find((candidate, at) => all.indexOf(candidate) !== at);
+  if (twice !== undefined) throw new UsageError(`route ${name}: printer ${twice} is given twice`);
+  return backups.length === 0 ? { name, printer } : { name, printer, backup_printers: backups };
+}
+
+/** One printer of a `--route`: checked as its kind requires, a folder's path made absolute. */
+function checkedPrinter(name: string, printer: string, platform: NodeJS.Platform): string {
+  if (printer === '') {
+    throw new UsageError(`route ${name}: a printer name is empty (a comma with nothing beside it)`);
   }
   if (isFolderPrinter(printer)) {
     if (printer.length === folderPrinterPrefix.length) {
@@ -101,10 +126,7 @@ export function parseRouteArgument(
         `route ${name}: folder: needs a directory, as in folder:/var/spool/labels`,
       );
     }
-    return {
-      name,
-      printer: `${folderPrinterPrefix}${resolve(printer.slice(folderPrinterPrefix.length))}`,
-    };
+    return `${folderPrinterPrefix}${resolve(printer.slice(folderPrinterPrefix.length))}`;
   }
   if (isDirectPrinter(printer)) {
     // A printer reached directly (docs/agent.md, "Printers reached directly").
@@ -113,12 +135,12 @@ export function parseRouteArgument(
     if (address.kind === 'device' && platform !== 'linux') {
       throw new UsageError(`route ${name}: usb:// device files are read on Linux only`);
     }
-    return { name, printer };
+    return printer;
   }
   const valid =
     platform === 'win32' ? isValidWindowsPrinterName(printer) : isValidCupsPrinterName(printer);
   if (!valid) throw new UsageError(`route ${name}: "${printer}" is not a valid printer name`);
-  return { name, printer };
+  return printer;
 }
 
 /** `--profile NAME=JSON`: a route's printer profile, checked as the server checks it. */

@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { normalizeEnrollmentCode } from '../../shared/enrollments.ts';
 import { printerProfileSchema } from '../../shared/printer-profiles.ts';
-import { routeNameSchema } from '../../shared/printing.ts';
+import { maxBackupPrinters, routeNameSchema } from '../../shared/printing.ts';
 import { releaseChannels } from '../../shared/releases.ts';
 
 /**
@@ -51,6 +51,20 @@ const printerField = z
   .min(1, 'must not be empty; write the printer\'s name on this computer, e.g. "EPSON_TM_T20"')
   .max(255, "is longer than a printer name (255 characters); write the printer's name");
 
+/** A route's printers in the order tried: the first, then its backups (docs/agent.md). */
+const printerList = z
+  .array(
+    printerField.refine((name) => !name.includes(','), 'must not contain a comma'),
+    {
+      error: 'must be a printer\'s name, or a list of them, e.g. ["Front-1", "Front-2"]',
+    },
+  )
+  .min(1, 'is an empty list; name at least one printer')
+  .refine(
+    (list) => list.length <= maxBackupPrinters + 1,
+    `names more than ${maxBackupPrinters + 1} printers (the first and ${maxBackupPrinters} backups)`,
+  );
+
 export const machineConfigSchema = z.strictObject(
   {
     server: serverField.optional(),
@@ -74,8 +88,9 @@ export const machineConfigSchema = z.strictObject(
       .regex(/^[\x21-\x7e]{1,4096}$/, 'must be the token alone, one word; or use tokenFile')
       .optional(),
     routes: z
-      .record(z.string().pipe(routeNameSchema).or(z.never()), printerField, {
-        error: 'must be an object of route name → printer, e.g. {"receipts": "EPSON_TM_T20"}',
+      .record(z.string().pipe(routeNameSchema).or(z.never()), printerField.or(printerList), {
+        error:
+          'must be an object of route name → printer, or a list of printers tried in order, e.g. {"receipts": ["Front-1", "Front-2"]}',
       })
       .refine((routes) => Object.keys(routes).length <= 100, 'has more than 100 routes')
       .optional(),

@@ -6,6 +6,7 @@ import {
   printRouteSchema,
   putRoutesBody,
 } from '../../shared/printing.ts';
+import { routePrinterNames } from '../../shared/wait-reasons.ts';
 import { InvalidFields, NotFound } from '../domain-errors.ts';
 import { HttpError } from '../http/errors.ts';
 import { type AnyRoute, defineRoute, ok } from '../http/route.ts';
@@ -52,12 +53,22 @@ export const agentRouteRoutes: AnyRoute[] = [
       const current = await readRouteList(db, agent.rowId);
       const errors: Record<string, string[]> = {};
       body.routes.forEach((route, index) => {
-        if (!isLocalOnlyPrinter(route.printer)) return;
-        const kept = current.some((c) => c.name === route.name && c.printer === route.printer);
-        if (kept) return;
-        errors[`routes.${index}.printer`] = [
-          `The printer "${route.printer.slice(0, 255)}" is not a printer of the agent's computer: folder and other local printers are set in the agent's own configuration on that computer, never from the console.`,
+        // Each of the route's printers, backups included: a local one only where it was.
+        const had = current.find((c) => c.name === route.name);
+        const fields: Array<[string, string]> = [
+          [`routes.${index}.printer`, route.printer],
+          ...(route.backup_printers ?? []).map((backup, at): [string, string] => [
+            `routes.${index}.backup_printers.${at}`,
+            backup,
+          ]),
         ];
+        for (const [field, printer] of fields) {
+          if (!isLocalOnlyPrinter(printer)) continue;
+          if (had !== undefined && routePrinterNames(had).includes(printer)) continue;
+          errors[field] = [
+            `The printer "${printer.slice(0, 255)}" is not a printer of the agent's computer: folder and other local printers are set in the agent's own configuration on that computer, never from the console.`,
+          ];
+        }
       });
       if (Object.keys(errors).length > 0) throw new InvalidFields(errors);
       const saved = await updateRouteList(services.storage, db, agent, body.routes);

@@ -4,8 +4,10 @@ import {
   rollWidthOf,
 } from '../../shared/printer-capabilities.ts';
 import { type ContentType, type PrintOptions, rawContentTypes } from '../../shared/printing.ts';
+import { routePrinterNames } from '../../shared/wait-reasons.ts';
 import { InvalidFields } from '../domain-errors.ts';
 import { onlineSince, type Presence } from '../printing/agents/presence.ts';
+import { backupPrintersOf } from '../printing/agents/records.ts';
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 
@@ -26,7 +28,7 @@ const routePrinters = prepared((db, p: { companyId: number; route: string; seenS
   db
     .selectFrom('print_routes as r')
     .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select(['r.printer', 'a.printers'])
+    .select(['r.printer', 'r.backup_printers', 'a.printers'])
     .where('r.company_id', '=', p.companyId)
     .where('r.name', '=', p.route)
     .where('r.enabled', '=', 1)
@@ -79,9 +81,15 @@ export async function refuseUnprintableOptions(
   // The first printer that fits ends it: only a refusal reads every agent's printers.
   const printers: Array<PrinterCapabilities | null> = [];
   for (const row of rows) {
-    const caps = capabilitiesOf(row.printers, row.printer);
-    if (fits(caps)) return;
-    printers.push(caps);
+    const names = routePrinterNames({
+      printer: row.printer,
+      backup_printers: backupPrintersOf(row.backup_printers),
+    });
+    for (const name of names) {
+      const caps = capabilitiesOf(row.printers, name);
+      if (fits(caps)) return;
+      printers.push(caps);
+    }
   }
 
   const known = printers.filter((caps): caps is PrinterCapabilities => caps !== null);

@@ -85,6 +85,33 @@ describe('shopdesk agent arguments', () => {
     );
   });
 
+  it('parses --route NAME=P1,P2 as the printer and its backups, in order', () => {
+    expect(parseRouteArgument('receipts=Front-1,Front-2', 'linux')).toEqual({
+      name: 'receipts',
+      printer: 'Front-1',
+      backup_printers: ['Front-2'],
+    });
+    expect(
+      parseRouteArgument('receipts=socket://10.0.0.5,folder:out/r,EPSON_TM_T20', 'linux'),
+    ).toEqual({
+      name: 'receipts',
+      printer: 'socket://10.0.0.5',
+      backup_printers: [`folder:${join(process.cwd(), 'out/r')}`, 'EPSON_TM_T20'],
+    });
+    expect(() => parseRouteArgument('receipts=Front-1,', 'linux')).toThrow(
+      'route receipts: a printer name is empty (a comma with nothing beside it)',
+    );
+    expect(() => parseRouteArgument('receipts=Front-1,Front-1', 'linux')).toThrow(
+      'route receipts: printer Front-1 is given twice',
+    );
+    expect(() => parseRouteArgument('receipts=a,b,c,d,e,f,g,h,i', 'linux')).toThrow(
+      'route receipts: at most 8 printers, the first and 7 backups',
+    );
+    expect(() => parseRouteArgument('receipts=Front-1,bad/name', 'linux')).toThrow(
+      'route receipts: "bad/name" is not a valid printer name',
+    );
+  });
+
   it('keeps state in a per-user directory by default', () => {
     expect(defaultStateDir('linux', { XDG_STATE_HOME: '/home/u/.local/state' })).toBe(
       '/home/u/.local/state/shopdesk/agent',

@@ -75,7 +75,22 @@ describe('each bad field of the configuration file', () => {
     [
       'routes as a list',
       '{"routes": ["receipts"]}',
-      `${file}: routes: must be an object of route name → printer, e.g. {"receipts": "EPSON_TM_T20"}`,
+      `${file}: routes: must be an object of route name → printer, or a list of printers tried in order, e.g. {"receipts": ["Front-1", "Front-2"]}`,
+    ],
+    [
+      'an empty list of printers',
+      '{"routes": {"receipts": []}}',
+      `${file}: routes.receipts: is an empty list; name at least one printer`,
+    ],
+    [
+      'a comma inside a printer of a list',
+      '{"routes": {"receipts": ["Front-1,Front-2"]}}',
+      `${file}: routes.receipts.0: must not contain a comma`,
+    ],
+    [
+      'more backups than a route takes',
+      '{"routes": {"receipts": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]}}',
+      `${file}: routes.receipts: names more than 8 printers (the first and 7 backups)`,
     ],
     [
       'a bad route name',
@@ -155,6 +170,15 @@ describe('each bad field of the configuration file', () => {
       routes: { receipts: 'EPSON_TM_T20' },
       profiles: { receipts: { language: 'escpos', width_mm: 80 } },
     });
+  });
+
+  it('takes a route as a list of printers, the first and its backups, beside the old single form', () => {
+    expect(
+      parseMachineConfig(
+        file,
+        '{"routes": {"receipts": ["Front-1", "Front-2"], "labels": "Zebra_ZD421"}}',
+      ),
+    ).toEqual({ routes: { receipts: ['Front-1', 'Front-2'], labels: 'Zebra_ZD421' } });
   });
 
   it('lives where IT pushes it on each OS', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PrinterBackendByName } from '../../agent/core/printers/index.ts';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from '../../agent/core/runtime/runtime-context.ts';
-import { isLocalOnlyPrinter } from '../../agent/core/runtime/server-routes.ts';
+import { checkServerRoutes, isLocalOnlyPrinter } from '../../agent/core/runtime/server-routes.ts';
 import type { RuntimeLogLine } from '../../agent/core/status.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -172,5 +172,33 @@ describe('which printers only the agent’s own configuration may name', () => {
     ['HP LaserJet 400 (Copy 1)', false],
   ])('%s → %s', (printer, localOnly) => {
     expect(isLocalOnlyPrinter(printer)).toBe(localOnly);
+  });
+});
+
+describe('backup printers from the server', () => {
+  const route = (printer: string, backup_printers: string[]) => ({
+    name: 'receipts',
+    printer,
+    backup_printers,
+    enabled: true,
+    options: {},
+  });
+
+  it('refuses a route whose backup is a local printer this PC did not map there', () => {
+    const checked = checkServerRoutes(
+      [route('EPSON', ['folder:/etc/cron.d'])],
+      [{ name: 'receipts', printer: 'EPSON' }],
+    );
+    expect(checked.routes).toEqual([]);
+    expect(checked.refused.get('receipts')).toContain('"folder:/etc/cron.d"');
+  });
+
+  it('serves one whose local printers are all among its own for that route, in any order', () => {
+    const checked = checkServerRoutes(
+      [route('socket://10.0.0.5', ['EPSON', 'folder:/srv/r'])],
+      [{ name: 'receipts', printer: 'folder:/srv/r', backup_printers: ['socket://10.0.0.5'] }],
+    );
+    expect(checked.refused.size).toBe(0);
+    expect(checked.routes.map((served) => served.printer)).toEqual(['socket://10.0.0.5']);
   });
 });

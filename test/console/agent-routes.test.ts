@@ -122,4 +122,25 @@ describe.each(databaseKinds)("the console's route editing on %s", (kind) => {
     ]);
     expect(kept.status).toBe(200);
   });
+
+  it('takes backup printers, and refuses a local one among them that the agent did not have', async () => {
+    const saved = await put(manager, agent.uuid, [
+      { name: 'receipts', printer: 'EPSON', backup_printers: ['Zebra'] },
+    ]);
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.routes[0].backup_printers).toEqual(['Zebra']);
+    const local = await put(manager, agent.uuid, [
+      { name: 'receipts', printer: 'EPSON', backup_printers: ['Zebra', 'socket://10.0.0.9'] },
+    ]);
+    expect(local.status).toBe(422);
+    expect(Object.keys(local.body.errors)).toEqual(['routes.0.backup_printers.1']);
+    // One the agent itself saved on the route may stay, moved to another place in the list.
+    await agent.call('PUT', '/printing/routes', {
+      routes: [{ name: 'drop', printer: 'folder:/srv/drop', backup_printers: ['EPSON'] }],
+    });
+    const reordered = await put(manager, agent.uuid, [
+      { name: 'drop', printer: 'EPSON', backup_printers: ['folder:/srv/drop'] },
+    ]);
+    expect(reordered.status).toBe(200);
+  });
 });

@@ -155,16 +155,18 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await form.getByRole('checkbox', { name: 'Enabled' }).uncheck();
     await form.getByRole('button', { name: 'Add a route' }).click();
     await form.getByLabel('Route name').nth(1).fill('labels');
-    await form.getByLabel('Printer').nth(1).selectOption('EPSON');
+    await form.getByLabel('Printer', { exact: true }).nth(1).selectOption('EPSON');
+    await form.getByLabel('Backup printers (optional)').nth(1).fill('Front-2, Office');
     await expectAccessible();
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByText('Saved.', { exact: false }).waitFor();
     const config = await agent.call('GET', '/printing/config');
     expect(config.body.data.routes).toMatchObject([
       { name: 'receipts', printer: 'EPSON', enabled: false },
-      { name: 'labels', printer: 'EPSON', enabled: true },
+      { name: 'labels', printer: 'EPSON', backup_printers: ['Front-2', 'Office'], enabled: true },
     ]);
-    await page.getByText('labels → EPSON').waitFor();
+    expect(config.body.data.routes[0]).not.toHaveProperty('backup_printers');
+    await page.getByText('labels → EPSON, else Front-2, else Office').waitFor();
   });
 
   it('makes a code that re-enrols an agent’s computer, and that computer alone', async () => {

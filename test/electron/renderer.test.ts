@@ -255,12 +255,16 @@ describe('settings window in Chromium with a fake bridge', () => {
     await page
       .getByRole('combobox', { name: 'Printer kind for labels' })
       .selectOption({ label: 'Label 50 mm, ZPL (Zebra…)' });
+    // A backup for the labels: a comma list, blanks and the route's own printer dropped.
+    await page
+      .getByRole('textbox', { name: 'Backup printers for labels, in order, separated by commas' })
+      .fill(' Zebra_ZD421 , Zebra_GK420, ');
     await page.getByRole('button', { name: 'Save printers' }).click();
     await page.getByText('Printers saved.').waitFor();
     expect((await calls()).at(-1)).toEqual([
       'saveSettings',
       {
-        routes: { a4: 'EPSON_TM_T20', labels: 'Zebra_GK420' },
+        routes: { a4: 'EPSON_TM_T20', labels: 'Zebra_GK420,Zebra_ZD421' },
         profiles: { labels: { language: 'zpl', width_mm: 50 } },
       },
     ]);

@@ -117,6 +117,54 @@ describe('print agents', () => {
     expect(after.body.data.routes.map((r: { name: string }) => r.name)).toEqual(['a4']);
   });
 
+  it('routes: backup printers are kept in order; a route without them reads as before', async () => {
+    const agent = await registerAgent(server, company, []);
+    const put = await agent.call('PUT', '/printing/routes', {
+      routes: [
+        { name: 'receipts', printer: 'Front-1', backup_printers: ['Front-2', 'Office'] },
+        { name: 'labels', printer: 'Zebra', backup_printers: [] },
+      ],
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.data.routes).toEqual([
+      {
+        name: 'receipts',
+        printer: 'Front-1',
+        backup_printers: ['Front-2', 'Office'],
+        enabled: true,
+        options: {},
+      },
+      { name: 'labels', printer: 'Zebra', enabled: true, options: {} },
+    ]);
+    const config = await agent.call('GET', '/printing/config');
+    expect(config.body.data.routes).toEqual(put.body.data.routes);
+  });
+
+  it('wait_reason: a route waits only when none of its printers, backups included, can print', async () => {
+    const other = await server.createCompany('Backup Printers Ltd');
+    const agent = await registerAgent(server, other, []);
+    await agent.call('PUT', '/printing/routes', {
+      routes: [{ name: 'receipts', printer: 'Front-1', backup_printers: ['Front-2'] }],
+    });
+    const beat = (front2: string) =>
+      agent.call('POST', '/printing/heartbeat', {
+        printers: [
+          { name: 'Front-1', state: 'stopped', reasons: ['media-empty-error'] },
+          { name: 'Front-2', state: front2 },
+        ],
+      });
+    const integrator = await integratorToken(server, other);
+    await beat('idle');
+    const served = await createJob(server, integrator, { route: 'receipts' });
+    expect(served.wait_reason).toBeNull();
+    await beat('offline');
+    const waits = await createJob(server, integrator, { route: 'receipts' });
+    expect(waits.wait_reason).toEqual({
+      code: 'printer_out_of_paper',
+      message: 'printer Front-1 is out of paper',
+    });
+  });
+
   it('config: route names offer routes with jobs waiting, not every route ever printed on', async () => {
     const other = await server.createCompany('Route Names Ltd');
     const agent = await registerAgent(server, other, ['old']);
@@ -169,6 +217,28 @@ describe('print agents', () => {
       '/printing/routes',
       { routes: [{ name: 'a', printer: 'x', options: { ink: 'red' } }] },
       'routes.0.options.ink',
+    ],
+    [
+      'PUT',
+      '/printing/routes',
+      { routes: [{ name: 'a', printer: 'x', backup_printers: ['y', 'x'] }] },
+      'routes.0.backup_printers.1',
+    ],
+    [
+      'PUT',
+      '/printing/routes',
+      { routes: [{ name: 'a', printer: 'x', backup_printers: ['y', 'y'] }] },
+      'routes.0.backup_printers.1',
+    ],
+    [
+      'PUT',
+      '/printing/routes',
+      {
+        routes: [
+          { name: 'a', printer: 'x', backup_printers: ['1', '2', '3', '4', '5', '6', '7', '8'] },
+        ],
+      },
+      'routes.0.backup_printers',
     ],
     ['POST', '/printing/jobs/next', { wait: 31 }, 'wait'],
     ['POST', '/printing/heartbeat', { held_job_ids: [0] }, 'held_job_ids.0'],

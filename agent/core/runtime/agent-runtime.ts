@@ -1,5 +1,6 @@
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import { type PrinterInfo, type PrintRoute, printRouteSchema } from '../../../shared/printing.ts';
+import { routePrinterNames } from '../../../shared/wait-reasons.ts';
 import { loadOrCreateIdentity } from '../agent-identity.ts';
 import { AgentApiClient } from '../api-client.ts';
 import { backoffDelay, sleep } from '../backoff.ts';
@@ -66,8 +67,9 @@ export class AgentRuntime implements AgentControl {
           tempPrefix: tempCopyPrefixFor(options.stateDir),
           // A direct printer's state is read in its route's language, as the routes are now.
           languageOf: (printer) =>
-            this.context.routes.find((route) => route.printer === printer && route.profile)?.profile
-              ?.language,
+            this.context.routes.find(
+              (route) => route.profile && routePrinterNames(route).includes(printer),
+            )?.profile?.language,
         }),
       journal: new JobJournal(options.stateDir),
       outbox: new ReportOutbox(options.stateDir),
@@ -299,7 +301,8 @@ export class AgentRuntime implements AgentControl {
 
 /**
  * The Electron shell's entry (agent/electron/main/agent-host.ts): routes as the settings
- * window keeps them, route name → printer, and route name → printer profile.
+ * window keeps them, route name → printer (or printers, a comma list in the order tried:
+ * the first, then its backups), and route name → printer profile.
  */
 export function createAgentRuntime(options: {
   serverUrl: string;
@@ -311,10 +314,23 @@ export function createAgentRuntime(options: {
   const { profiles = {}, ...rest } = options;
   return new AgentRuntime({
     ...rest,
-    routes: Object.entries(options.routes).map(([name, printer]) => ({
+    routes: Object.entries(options.routes).map(([name, printers]) => ({
       name,
-      printer,
+      ...splitPrinterList(printers),
       ...(profiles[name] && { profile: profiles[name] }),
     })),
   });
 }
+
+/**
+ * `Front-1, Front-2` → the route's printer and its backups, in order (docs/agent.md, "Backup
+ * printers"). One name reads as it always did; blanks around the commas are dropped.
+ */
+export function splitPrinterList(list: string): { printer: string; backup_printers?: string[] } {
+  const [printer = '', ...backups] = list.split(',').map((name) => name.trim());
+  return backups.length === 0 ? { printer } : { printer, backup_printers: backups };
+}
+
+/** A route's printers as one comma list, the form the tray's settings keep. */
+export const joinPrinterList = (route: Parameters<typeof routePrinterNames>[0]): string =>
+  routePrinterNames(route).join(',');

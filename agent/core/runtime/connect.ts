@@ -1,4 +1,5 @@
 import { hostname as osHostname } from 'node:os';
+import { routePrinterNames } from '../../../shared/wait-reasons.ts';
 import { agentVersion } from '../version.ts';
 import { refreshPrinters } from './printer-watch.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
@@ -48,6 +49,6 @@ export async function connect(context: RuntimeContext, signal: AbortSignal): Pro
   status.noteConnected();
   status.log(
     'info',
-    `connected; routes: ${context.routes.map((route) => `${route.name}=${route.printer}${route.enabled ? '' : ' (disabled)'}`).join(', ') || '(none)'}`,
+    `connected; routes: ${context.routes.map((route) => `${route.name}=${routePrinterNames(route).join(',')}${route.enabled ? '' : ' (disabled)'}`).join(', ') || '(none)'}`,
   );
 }

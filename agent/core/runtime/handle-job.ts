@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { ClaimedJob } from '../../../shared/printing.ts';
-import type { WaitReason } from '../../../shared/wait-reasons.ts';
+import type { ClaimedJob, PrintRoute } from '../../../shared/printing.ts';
+import {
+  printerCanPrint,
+  routePrinterNames,
+  type WaitReason,
+} from '../../../shared/wait-reasons.ts';
 import type { OutboxReport } from '../outbox.ts';
 import type { PrintFailureCode, PrintOutcome } from '../printers/backend.ts';
 import { announceJobResult } from './job-lines.ts';
@@ -30,7 +34,9 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
     await adoptServerRoutes(context, AbortSignal.timeout(10_000)).catch(() => {});
   }
   const route = served();
-  const printer = route?.printer ?? null;
+  // The first of the route's printers that can print by the last reading (backups after it).
+  let printer =
+    route === undefined ? null : (printerToTry(context, route, new Set()) ?? route.printer);
   inHand.add(job.id);
   status.state.printing = inHand.size;
   rememberJob(status, {
@@ -68,14 +74,43 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
       giveBack = waits;
       outcome = refuse('printer_stopped', waits.message);
     } else {
-      const entry = await journal.beginSpooling(
+      const options = { ...route.options, ...job.options };
+      const tried = new Set<string>();
+      let entry = await journal.beginSpooling(
         { job_id: job.id, route: job.route, title: job.title, printer },
         context.now(),
       );
       journalled = true;
-      outcome = await context.backend
-        .print(job, document, printer, { ...route.options, ...job.options })
-        .catch((error: unknown) => refuse('printer_error', (error as Error).message));
+      for (;;) {
+        tried.add(printer);
+        outcome = await context.backend
+          .print(job, document, printer, options)
+          .catch((error: unknown) => refuse('printer_error', (error as Error).message));
+        // Never two copies: only a printer that says nothing came out (`printed: 'no'`) lets
+        // the job go to the next one. `unknown` (bytes sent, never confirmed) fails it for a
+        // person to look at the printer; a spooler's failure says nothing, and stays as it was.
+        if (outcome.ok || outcome.printed !== 'no') break;
+        // A fresh reading: the printer that refused is seen as it is, and the server hears.
+        if (await refreshPrinters(context, true).catch(() => false)) {
+          context.heartbeatWakeup.wake();
+        }
+        const next = printerToTry(context, route, tried);
+        if (next === null) {
+          // Every printer that could take it said nothing came out: it waits on the server
+          // for one, and is claimed again once one can print (nothing printed: no second copy).
+          giveBack = routeWaits(context, route) ?? refusalReason(outcome, printer);
+          break;
+        }
+        status.log(
+          'info',
+          `job ${job.id}: printer ${printer} did not print it (${outcome.code}: ${outcome.message}); trying ${next}`,
+        );
+        printer = next;
+        entry = await journal.beginSpooling(
+          { job_id: job.id, route: job.route, title: job.title, printer },
+          context.now(),
+        );
+      }
       if (!outcome.ok && outcome.code === 'printer_stopped') {
         // The back-end cancelled it unprinted because the printer stopped: it waits for the
         // printer instead of failing. A fresh reading says why, and keeps the next claim off
@@ -138,6 +173,38 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
         : { code: outcome.code, message: outcome.message },
   });
   context.outboxWakeup.wake();
+}
+
+/**
+ * The route's first printer, in its order (the printer, then its backups), that can print by
+ * the last reading and has not been tried for this job; null when none. A printer the reading
+ * does not list counts only while nothing could be read (`routeWaitReason`'s rule).
+ */
+function printerToTry(
+  context: RuntimeContext,
+  route: PrintRoute,
+  tried: ReadonlySet<string>,
+): string | null {
+  const printers = context.status.state.printers;
+  for (const name of routePrinterNames(route)) {
+    if (tried.has(name)) continue;
+    const printer = printers.find((candidate) => candidate.name === name);
+    if (printer === undefined ? printers.length === 0 : printerCanPrint(printer)) return name;
+  }
+  return null;
+}
+
+/**
+ * Why a job waits when its last printer refused it before any byte but the reading since
+ * says the route can print again (a printer that came back meanwhile): the refusal's words.
+ */
+function refusalReason(outcome: PrintOutcome, printer: string): WaitReason {
+  const message = outcome.ok ? `printer ${printer} did not print it` : outcome.message;
+  return {
+    code:
+      !outcome.ok && outcome.code === 'printer_unreachable' ? 'printer_offline' : 'printer_stopped',
+    message,
+  };
 }
 
 function refuse(code: PrintFailureCode, message: string): PrintOutcome {

@@ -1,4 +1,5 @@
 import { type PrinterInfo, printerInfoSchema } from '../../../shared/printing.ts';
+import { routePrinterNames } from '../../../shared/wait-reasons.ts';
 import { sleep } from '../backoff.ts';
 import { describeNotReady, printerReadiness } from '../printer-readiness.ts';
 import { defaultPrinterCheckMs, isFolderPrinter } from '../printers/index.ts';
@@ -13,7 +14,7 @@ const maxPrinters = 500;
  * most 500. The routes' printers are passed on for the folder back-end.
  */
 export async function readPrinters(context: RuntimeContext, fresh = false): Promise<PrinterInfo[]> {
-  const routed = [...new Set(context.routes.map((route) => route.printer))];
+  const routed = [...new Set(context.routes.flatMap(routePrinterNames))];
   const printers: PrinterInfo[] = [];
   for (const listed of await context.backend.listPrinters(routed, fresh)) {
     const parsed = printerInfoSchema.safeParse(listed);
@@ -44,8 +45,9 @@ async function noteSpooler(context: RuntimeContext, printers: PrinterInfo[]): Pr
   const missing = context.routes.some(
     (route) =>
       route.enabled &&
-      !isFolderPrinter(route.printer) &&
-      !printers.some((printer) => printer.name === route.printer),
+      routePrinterNames(route).some(
+        (name) => !isFolderPrinter(name) && !printers.some((printer) => printer.name === name),
+      ),
   );
   const problem = missing ? ((await backend.spoolerProblem?.().catch(() => null)) ?? null) : null;
   if (problem === context.spoolerProblem) return;
@@ -75,7 +77,9 @@ export function notePrinters(context: RuntimeContext, printers: PrinterInfo[]): 
   const routesByPrinter = new Map<string, string[]>();
   for (const route of context.routes) {
     if (!route.enabled) continue;
-    routesByPrinter.set(route.printer, [...(routesByPrinter.get(route.printer) ?? []), route.name]);
+    for (const name of routePrinterNames(route)) {
+      routesByPrinter.set(name, [...(routesByPrinter.get(name) ?? []), route.name]);
+    }
   }
   const before = new Map(status.state.notReady.map((entry) => [entry.printer.name, entry]));
   const now = status.now();

@@ -1,9 +1,10 @@
 import type { PrintRoute } from '../../../shared/printing.ts';
+import { routePrinterNames } from '../../../shared/wait-reasons.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 import { checkServerRoutes } from './server-routes.ts';
 
 const describeRoute = (route: PrintRoute) =>
-  `${route.name}=${route.printer}${route.enabled ? '' : ' (disabled)'}`;
+  `${route.name}=${routePrinterNames(route).join(',')}${route.enabled ? '' : ' (disabled)'}`;
 
 /**
  * Whether the server's routes version (from a heartbeat's answer) says the routes changed

@@ -17,6 +17,8 @@ export interface AgentRuntimeOptions {
   routes: Array<{
     name: string;
     printer: string;
+    /** Printers tried after it, in order, when it cannot print (docs/agent.md, "Backup printers"). */
+    backup_printers?: string[];
     enabled?: boolean;
     options?: PrintOptions;
     /** What the printer understands: the server renders template jobs for it. */

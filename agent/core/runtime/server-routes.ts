@@ -2,6 +2,7 @@ import {
   isLocalOnlyPrinter as namesLocalPlace,
   type PrintRoute,
 } from '../../../shared/printing.ts';
+import { type RoutePrinters, routePrinterNames } from '../../../shared/wait-reasons.ts';
 import { isFolderPrinter } from '../printers/folder.ts';
 
 /**
@@ -37,21 +38,24 @@ export interface CheckedRoutes {
  */
 export function checkServerRoutes(
   fromServer: readonly PrintRoute[],
-  own: ReadonlyArray<{ name: string; printer: string }>,
+  own: ReadonlyArray<RoutePrinters & { name: string }>,
 ): CheckedRoutes {
   const routes: PrintRoute[] = [];
   const refused = new Map<string, string>();
   for (const route of fromServer) {
-    const configured = own.some(
-      (mine) => mine.name === route.name && mine.printer === route.printer,
+    // Each of its printers, backups included: a local one only as this route maps it here.
+    const mine = own.find((candidate) => candidate.name === route.name);
+    const configured = mine === undefined ? [] : routePrinterNames(mine);
+    const foreign = routePrinterNames(route).find(
+      (printer) => isLocalOnlyPrinter(printer) && !configured.includes(printer),
     );
-    if (!isLocalOnlyPrinter(route.printer) || configured) {
+    if (foreign === undefined) {
       routes.push(route);
       continue;
     }
     refused.set(
       route.name,
-      `the server's route ${route.name} names the printer "${route.printer.slice(0, 255)}", which is not a printer of this computer: folder printers come only from this agent's own configuration (--route or "routes" in its configuration file), never from the server; nothing was written`,
+      `the server's route ${route.name} names the printer "${foreign.slice(0, 255)}", which is not a printer of this computer: folder printers come only from this agent's own configuration (--route or "routes" in its configuration file), never from the server; nothing was written`,
     );
   }
   return { routes, refused };

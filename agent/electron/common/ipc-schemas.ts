@@ -31,9 +31,21 @@ export const tokenSchema = z
   .max(4096)
   .regex(/^[\x21-\x7e]+$/, 'The token is one word of printable characters.');
 
-/** The settings' routes: route name → the printer it prints on (`{receipts: 'EPSON_TM_T20'}`). */
+/**
+ * The settings' routes: route name → the printer it prints on (`{receipts: 'EPSON_TM_T20'}`),
+ * or its printers as a comma list, the first then its backups (`'Front-1,Front-2'`).
+ */
+const printerListSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(8 * 256)
+  .refine(
+    (list) => list.split(',').every((name) => printerNameSchema.safeParse(name).success),
+    'Each printer of the list needs a name of 1 to 255 characters.',
+  );
 export const printerByRouteSchema = z
-  .record(routeNameSchema, printerNameSchema)
+  .record(routeNameSchema, printerListSchema)
   .refine((routes) => Object.keys(routes).length <= 100, 'At most 100 routes.');
 export type PrinterByRoute = z.infer<typeof printerByRouteSchema>;
 

@@ -3,6 +3,7 @@ import ElectronStore from 'electron-store';
 import { z } from 'zod';
 import { type PrinterProfile, printerProfileSchema } from '../../../shared/printer-profiles.ts';
 import type { PrintRoute } from '../../../shared/printing.ts';
+import { routePrinterNames } from '../../../shared/wait-reasons.ts';
 import type {
   PrinterByRoute,
   SettingsPatch,
@@ -155,7 +156,7 @@ export class AgentSettings {
     const profiles: Record<string, PrinterProfile> = {};
     for (const route of routes) {
       if (!route.enabled) continue;
-      printers[route.name] = route.printer;
+      printers[route.name] = routePrinterNames(route).join(','); // the first, then its backups
       if (route.profile) profiles[route.name] = route.profile;
     }
     this.apply({ routes: printers, profiles });

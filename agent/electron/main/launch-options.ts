@@ -142,7 +142,15 @@ export function readProvisioningFile(
       ...(server !== undefined && { serverUrl: server }),
       ...(token !== undefined && { token }),
       ...(enrollmentCode !== undefined && { enrollmentCode }),
-      ...(routes !== undefined && { routes }),
+      // The tray keeps a route's printers as one comma list: the first, then its backups.
+      ...(routes !== undefined && {
+        routes: Object.fromEntries(
+          Object.entries(routes).map(([name, printer]) => [
+            name,
+            typeof printer === 'string' ? printer : printer.join(','),
+          ]),
+        ),
+      }),
       ...(startAtLogin !== undefined && { startAtLogin }),
       ...(autoUpdate !== undefined && { autoUpdate }),
       ...(updateChannel !== undefined && { updateChannel }),

@@ -10,7 +10,7 @@ import {
 } from '../common/ipc.ts';
 import { byId, el, formatTime, showMessage } from './dom.ts';
 import { jobsSummary, renderJobRow } from './jobs-view.ts';
-import { type RouteDraft, renderRouteRow } from './routes-view.ts';
+import { printerListOf, type RouteDraft, renderRouteRow, routeDraftOf } from './routes-view.ts';
 
 /**
  * The settings and status window. Everything it does goes through `window.shopdesk`, the
@@ -146,10 +146,7 @@ function renderJobs(): void {
 
 function routesFromSettings(settings: SettingsView): RouteDraft[] {
   return Object.entries(settings.routes)
-    .map(([name, printer]) => {
-      const profile = settings.profiles?.[name];
-      return profile ? { name, printer, profile } : { name, printer };
-    })
+    .map(([name, printers]) => routeDraftOf(name, printers, settings.profiles?.[name]))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -187,6 +184,11 @@ function renderRoutes(): void {
     changePrinter: (name: string, printer: string) => {
       const route = state.routes.find((candidate) => candidate.name === name);
       if (route) route.printer = printer;
+      markRoutesDirty();
+    },
+    changeBackups: (name: string, backups: string) => {
+      const route = state.routes.find((candidate) => candidate.name === name);
+      if (route) route.backups = backups;
       markRoutesDirty();
     },
     remove: (name: string) => {
@@ -335,7 +337,9 @@ function wire(): void {
     if (addRoute(ui.newRouteName.value.trim())) ui.newRouteName.value = '';
   });
   ui.saveRoutes.addEventListener('click', async () => {
-    const routes = Object.fromEntries(state.routes.map((route) => [route.name, route.printer]));
+    const routes = Object.fromEntries(
+      state.routes.map((route) => [route.name, printerListOf(route)]),
+    );
     const profiles = Object.fromEntries(
       state.routes.flatMap((route) => (route.profile ? [[route.name, route.profile]] : [])),
     );

@@ -5,6 +5,11 @@ import { el } from './dom.ts';
 export interface RouteDraft {
   name: string;
   printer: string;
+  /**
+   * Backup printers as typed, a comma list in the order tried when the printer cannot print
+   * (docs/agent.md, "Backup printers"); empty: none.
+   */
+  backups?: string;
   /** What the printer understands (docs/templates.md); none: it prints what it is sent. */
   profile?: PrinterProfile;
 }
@@ -57,6 +62,7 @@ function profileSelect(route: RouteDraft, handlers: RouteRowHandlers): HTMLSelec
 export interface RouteRowHandlers {
   changeProfile(name: string, profile: PrinterProfile | undefined): void;
   changePrinter(name: string, printer: string): void;
+  changeBackups(name: string, backups: string): void;
   remove(name: string): void;
   testPrint(name: string): void;
 }
@@ -107,6 +113,24 @@ export function renderRouteRow(
   });
   remove.addEventListener('click', () => handlers.remove(route.name));
 
+  const backups = el('input', {
+    className: 'route-backups-input',
+    attrs: {
+      type: 'text',
+      'aria-label': `Backup printers for ${route.name}, in order, separated by commas`,
+      'data-route-backups': route.name,
+      placeholder: 'none (e.g. Front-2, Office)',
+      autocomplete: 'off',
+      spellcheck: 'false',
+    },
+  });
+  backups.value = route.backups ?? '';
+  backups.addEventListener('change', () => handlers.changeBackups(route.name, backups.value));
+  const backupRow = el('label', { className: 'route-backups' }, [
+    el('span', { text: 'When it cannot print, use: ' }),
+    backups,
+  ]);
+
   const problem = missing
     ? [
         el('p', {
@@ -121,6 +145,27 @@ export function renderRouteRow(
     profileSelect(route, handlers),
     test,
     remove,
+    backupRow,
     ...problem,
   ]);
+}
+
+/** The settings' comma list → the printer and the backups as the window edits them. */
+export function routeDraftOf(name: string, printers: string, profile?: PrinterProfile): RouteDraft {
+  const [printer = '', ...backups] = printers.split(',').map((part) => part.trim());
+  return {
+    name,
+    printer,
+    ...(backups.length > 0 && { backups: backups.join(', ') }),
+    ...(profile && { profile }),
+  };
+}
+
+/** The route's printers as the settings keep them: one comma list, the first printer first. */
+export function printerListOf(route: RouteDraft): string {
+  const backups = (route.backups ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && part !== route.printer);
+  return [route.printer, ...new Set(backups)].join(',');
 }

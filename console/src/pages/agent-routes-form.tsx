@@ -4,6 +4,8 @@ import { ApiError, api } from '../api.ts';
 export interface AgentRoute {
   name: string;
   printer: string;
+  /** Printers tried after it, in order, when it cannot print (docs/console.md). */
+  backup_printers?: string[];
   enabled: boolean;
   options?: Record<string, unknown>;
   profile?: Record<string, unknown>;
@@ -13,6 +15,8 @@ interface Row {
   key: number;
   name: string;
   printer: string;
+  /** The backup printers as typed: a comma list, in order. */
+  backups: string;
   enabled: boolean;
   /** The route as the server had it (options and printer profile kept on save). */
   was: AgentRoute | null;
@@ -34,7 +38,12 @@ export function AgentRoutesForm(props: {
 }) {
   const { agentId, agentName, printers } = props;
   const [rows, setRows] = useState<Row[]>(() =>
-    props.routes.map((route) => ({ key: ++keys, ...route, was: route })),
+    props.routes.map((route) => ({
+      key: ++keys,
+      ...route,
+      backups: (route.backup_printers ?? []).join(', '),
+      was: route,
+    })),
   );
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
@@ -43,7 +52,7 @@ export function AgentRoutesForm(props: {
   const add = () =>
     setRows((current) => [
       ...current,
-      { key: ++keys, name: '', printer: printers[0] ?? '', enabled: true, was: null },
+      { key: ++keys, name: '', printer: printers[0] ?? '', backups: '', enabled: true, was: null },
     ]);
   const save = async (event: Event) => {
     event.preventDefault();
@@ -54,6 +63,8 @@ export function AgentRoutesForm(props: {
         routes: rows.map((row) => ({
           name: row.name.trim(),
           printer: row.printer,
+          // Sent only when there are some: a route without reads as it always did.
+          ...(backupsOf(row).length > 0 && { backup_printers: backupsOf(row) }),
           enabled: row.enabled,
           ...(row.was?.options && { options: row.was.options }),
           // A printer profile describes one printer: it stays only with that printer.
@@ -105,6 +116,19 @@ export function AgentRoutesForm(props: {
                 </option>
               ))}
             </select>
+            <label for={idOf(row, 'backups')}>Backup printers (optional)</label>
+            <input
+              id={idOf(row, 'backups')}
+              value={row.backups}
+              list={`printers-${agentId}`}
+              placeholder="e.g. Front-2, Office"
+              aria-describedby={idOf(row, 'backups-help')}
+              onInput={(event) => change(row.key, { backups: event.currentTarget.value })}
+            />
+            <small id={idOf(row, 'backups-help')}>
+              Used in this order when the printer cannot print (out of paper, offline). Each job
+              prints once, on one printer. Separate names with commas.
+            </small>
             <label class="check">
               <input
                 type="checkbox"
@@ -122,6 +146,11 @@ export function AgentRoutesForm(props: {
           </fieldset>
         );
       })}
+      <datalist id={`printers-${agentId}`}>
+        {printers.map((printer) => (
+          <option key={printer} value={printer} />
+        ))}
+      </datalist>
       <div class="actions">
         <button type="button" onClick={add} disabled={printers.length === 0}>
           Add a route
@@ -136,4 +165,13 @@ export function AgentRoutesForm(props: {
       <p role="status">{message}</p>
     </form>
   );
+}
+
+/** The backup printers typed in a row: trimmed, blanks and the route's own printer left out. */
+function backupsOf(row: Row): string[] {
+  const names = row.backups
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '' && name !== row.printer);
+  return [...new Set(names)];
 }

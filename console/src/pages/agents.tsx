@@ -68,6 +68,8 @@ export function AgentsPage({ session }: { session: Session }) {
               {agent.routes.map((route) => (
                 <li key={route.name}>
                   {route.name} → {route.printer || 'the default printer'}
+                  {(route.backup_printers ?? []).length > 0 &&
+                    `, else ${(route.backup_printers ?? []).join(', else ')}`}
                   {!route.enabled && ' (off)'}
                 </li>
               ))}

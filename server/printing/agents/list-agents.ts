@@ -11,7 +11,7 @@ export async function routesOf(db: Db, agentRowIds: number[]): Promise<Map<numbe
   if (agentRowIds.length === 0) return byAgent;
   const rows = await db
     .selectFrom('print_routes')
-    .select(['agent_id', 'name', 'printer', 'enabled', 'options', 'profile'])
+    .select(['agent_id', 'name', 'printer', 'backup_printers', 'enabled', 'options', 'profile'])
     .where('agent_id', 'in', agentRowIds)
     .orderBy('agent_id')
     .orderBy('position')

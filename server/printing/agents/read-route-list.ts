@@ -6,7 +6,7 @@ import { toRouteRecord } from './records.ts';
 export async function readRouteList(db: Db, agentRowId: number): Promise<PrintRoute[]> {
   const rows = await db
     .selectFrom('print_routes')
-    .select(['name', 'printer', 'enabled', 'options', 'profile'])
+    .select(['name', 'printer', 'backup_printers', 'enabled', 'options', 'profile'])
     .where('agent_id', '=', agentRowId)
     .orderBy('position')
     .execute();

@@ -13,7 +13,7 @@ import { onlineSince, type Presence } from './presence.ts';
 export type AgentRow = Selectable<PrintingTables['print_agents']>;
 export type RouteRow = Pick<
   Selectable<PrintingTables['print_routes']>,
-  'name' | 'printer' | 'enabled' | 'options' | 'profile'
+  'name' | 'printer' | 'enabled' | 'options' | 'profile' | 'backup_printers'
 >;
 
 /**
@@ -85,11 +85,22 @@ export function toRouteRecord(row: RouteRow): PrintRoute {
   return {
     name: row.name,
     printer: row.printer,
+    // Only when there are some: a route without backups reads as it always did.
+    ...(row.backup_printers !== null && { backup_printers: backupPrintersOf(row.backup_printers) }),
     enabled: Boolean(row.enabled),
     options: JSON.parse(row.options),
     ...(row.profile !== null && { profile: JSON.parse(row.profile) }),
   };
 }
+
+/** A route's backup printers as stored (a JSON array, or null for none). */
+export function backupPrintersOf(stored: string | null): string[] {
+  return stored === null ? [] : (JSON.parse(stored) as string[]);
+}
+
+/** A route's backup printers as stored: none is null, so rows written before read the same. */
+export const storedBackupPrinters = (backups: readonly string[]): string | null =>
+  backups.length === 0 ? null : JSON.stringify(backups);
 
 /** An agent with its routes, as `GET /printing/agents` lists it. */
 export const toAgentListing = (

@@ -12,6 +12,7 @@ const routeRows = prepared((db, p: { companyId: number; route: string }) =>
     .select([
       'r.name as route',
       'r.printer',
+      'r.backup_printers as backupPrinters',
       'r.enabled',
       'a.paused',
       'a.last_seen_at as lastSeenAt',

@@ -2,12 +2,14 @@ import type { JobRecord, PrinterInfo } from '../../../shared/printing.ts';
 import { routeWaitReason, type WaitReason } from '../../../shared/wait-reasons.ts';
 import type { Db } from '../../storage/db.ts';
 import { onlineSince, type Presence } from './presence.ts';
-import { storedPrinters } from './records.ts';
+import { backupPrintersOf, storedPrinters } from './records.ts';
 
 /** One agent's row for a route, as the reasons need it. */
 export interface Server {
   route: string;
   printer: string;
+  /** The route's backup printers as stored (`print_routes.backup_printers`). */
+  backupPrinters: string | null;
   enabled: number;
   paused: number;
   lastSeenAt: string | null;
@@ -38,6 +40,7 @@ export async function routeWaitReasons(
     .select([
       'r.name as route',
       'r.printer',
+      'r.backup_printers as backupPrinters',
       'r.enabled',
       'a.paused',
       'a.last_seen_at as lastSeenAt',
@@ -93,7 +96,8 @@ export function reasonOf(route: string, serving: Server[], since: string): WaitR
   let first: WaitReason | null = null;
   for (const row of active) {
     const printers: PrinterInfo[] = storedPrinters.parse(JSON.parse(row.printers));
-    const reason = routeWaitReason(row, printers);
+    const route = { printer: row.printer, backup_printers: backupPrintersOf(row.backupPrinters) };
+    const reason = routeWaitReason(route, printers);
     if (reason === null) return null;
     first ??= reason;
   }

@@ -5,6 +5,7 @@ import type { Db } from '../../storage/db.ts';
 import { lockRows } from '../../storage/locks.ts';
 import type { AgentRef } from './agent-identities.ts';
 import { readRouteList } from './read-route-list.ts';
+import { storedBackupPrinters } from './records.ts';
 
 /** The routes as saved, and the agent's routes version this change made. */
 export interface SavedRoutes {
@@ -45,6 +46,7 @@ export async function updateRouteList(
             position,
             name: route.name,
             printer: route.printer,
+            backup_printers: storedBackupPrinters(route.backup_printers ?? []),
             enabled: route.enabled ? 1 : 0,
             options: JSON.stringify(route.options),
             profile: route.profile ? JSON.stringify(route.profile) : null,

@@ -40,6 +40,8 @@ export interface PrintingTables {
     options: string;
     /** JSON text of the printer profile (020_templates), or null: print what is sent. */
     profile: string | null;
+    /** JSON array of backup printer names, in order (030_backup_printers), or null: none. */
+    backup_printers: string | null;
   };
   /** Content, stored once per company and sha256: reprints and repeats reuse it. */
   print_documents: {
