@@ -14,6 +14,7 @@ import { bitmapToZpl } from './raster.ts';
 import { receiptToBitmap } from './raster-receipt.ts';
 import { columnsOf, receiptToPrinter, receiptToSvg, receiptToText } from './receipt.ts';
 import { printerContentType, type Rendering } from './rendering.ts';
+import { drawScriptLines } from './script-lines.ts';
 
 const dpiOf = (profile: PrinterProfile) => profile.dpi ?? 203;
 
@@ -65,6 +66,16 @@ export async function receiptAs(
 ): Promise<Rendering> {
   // The same refusal of a barcode's data whatever the document is drawn as.
   checkBarcodes(document);
+  // Lines in scripts the printer (or the previews' monospaced face) lacks, as pictures.
+  const drawn = await drawScriptLines(document, profile, format, columnsOf(profile) * 12);
+  return receiptDrawnAs(drawn, profile, format);
+}
+
+async function receiptDrawnAs(
+  document: string,
+  profile: PrinterProfile,
+  format: PreviewFormat,
+): Promise<Rendering> {
   switch (format) {
     case 'raw':
       return receiptForPrinter(document, profile);

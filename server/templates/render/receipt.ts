@@ -3,10 +3,11 @@ import receiptline from 'receiptline';
 import {
   type Codepage,
   defaultColumns,
+  type Multibyte,
   type PrinterProfile,
 } from '../../../shared/printer-profiles.ts';
 import { checkedCodes } from './barcodes.ts';
-import { toCodepage } from './codepage.ts';
+import { printsAsText, toCodepage } from './codepage.ts';
 import { layOutColumns } from './column-layout.ts';
 import { escapeReceiptLine } from './escape.ts';
 
@@ -34,6 +35,21 @@ export function columnsOf(profile: PrinterProfile): number {
 }
 
 const codepageOf = (profile: PrinterProfile): Codepage => profile.codepage ?? 'cp437';
+
+/**
+ * The encoding a receipt is printed in: the profile's multibyte mode (Kanji, GB18030, Big5,
+ * KS C 5601) when the document holds text that the mode prints and the code page does not,
+ * else the code page, so a Latin receipt prints the same bytes on every profile.
+ */
+function encodingOf(document: string, profile: PrinterProfile): Codepage | Multibyte {
+  const codepage = codepageOf(profile);
+  const multibyte = profile.multibyte;
+  if (multibyte === undefined || /^[\x20-\x7e\r\n\t]*$/.test(document)) return codepage;
+  for (const char of document) {
+    if (!printsAsText(codepage, char) && printsAsText(multibyte, char, false)) return multibyte;
+  }
+  return codepage;
+}
 
 /** A QR code as receiptline gives it to a command set. */
 interface QrSymbol {
@@ -67,13 +83,17 @@ function nativeQrcode(symbol: QrSymbol, encoding: string): string {
 
 /** The printer commands for an ESC/POS or StarPRNT printer, as bytes. */
 export function receiptToPrinter(document: string, profile: PrinterProfile): Buffer {
-  const encoding = codepageOf(profile);
+  const encoding = encodingOf(document, profile);
   const star = profile.language === 'starprnt';
-  const base = receiptline.commands[star ? 'starsbcs' : 'escpos'];
+  const multibyte = encoding !== codepageOf(profile);
+  const base = receiptline.commands[star ? (multibyte ? 'starmbcs' : 'starsbcs') : 'escpos'];
   // Every barcode and QR code checked before its command is made (barcodes.ts).
   const command = checkedCodes({
     ...base,
-    ...(!star && { qrcode: nativeQrcode }),
+    // Images (a template's, and the lines drawn by script-lines.ts) as `GS v 0`, the raster
+    // command every ESC/POS printer has, clones included; receiptline's `escpos` writes
+    // `GS 8 L`, which older and 58 mm printers ignore. Its `generic` set writes `GS v 0`.
+    ...(!star && { qrcode: nativeQrcode, image: receiptline.commands.generic.image }),
     // `cut: false` (a printer without a cutter) drops the template's own cuts (`=`) too.
     ...(profile.cut === false && { cut: () => '' }),
   });
