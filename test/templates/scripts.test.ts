@@ -1,6 +1,8 @@
+import { Resvg } from '@resvg/resvg-js';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { receiptAs } from '../../server/templates/render/draw.ts';
+import { pngToBitmap } from '../../server/templates/render/png.ts';
 import { drawScriptLines } from '../../server/templates/render/script-lines.ts';
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import { darkIn, greyOf } from './png-pixels.ts';
@@ -101,6 +103,41 @@ describe('a line in a script the code page lacks', () => {
     expect(svg).toContain(`data:image/png;base64,${image}`);
     const pdf = (await receiptAs(document, escpos, 'pdf')).bytes.toString('latin1');
     expect(pdf).toMatch(/\/Subtype\s*\/Image/);
+  });
+});
+
+describe('the raster of a drawn line', () => {
+  it('is the drawn pixels, black where darker than mid-grey, as GS v 0', async () => {
+    const document = await drawScriptLines('ありがとう', escpos, 'raw', 576);
+    const png = Buffer.from(/\{image:([^}]+)\}/.exec(document)![1]!, 'base64');
+    const bitmap = pngToBitmap(png)!;
+    expect(bitmap.width).toBe(576);
+    const { bytes } = await receiptAs('ありがとう', escpos, 'raw');
+    const printed = bytes.toString('latin1');
+    const at = printed.indexOf('\x1dv0\x00');
+    expect(bytes.readUInt16LE(at + 4)).toBe(72);
+    expect(bytes.readUInt16LE(at + 6)).toBe(bitmap.height);
+    const data = bytes.subarray(at + 8, at + 8 + 72 * bitmap.height);
+    let dark = 0;
+    for (const byte of data) for (let bit = 0; bit < 8; bit++) dark += (byte >> bit) & 1;
+    expect(dark).toBe(bitmap.pixels.filter((grey) => grey < 128).length);
+  });
+
+  it("a template's own image (any PNG) still prints as GS v 0", async () => {
+    const png = new Resvg(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="8"><rect width="8" height="8"/></svg>',
+      { font: { loadSystemFonts: false } },
+    )
+      .render()
+      .asPng();
+    expect(pngToBitmap(png)).toBeUndefined();
+    const { bytes } = await receiptAs(`{image:${png.toString('base64')}}`, escpos, 'raw');
+    const printed = bytes.toString('latin1');
+    const at = printed.indexOf('\x1dv0');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(bytes.readUInt16LE(at + 4)).toBe(2);
+    expect(bytes[at + 8]).toBe(0xff);
+    expect(bytes[at + 9]).toBe(0x00);
   });
 });
 

@@ -64,25 +64,29 @@ export interface LoadedFont {
 
 export interface ScriptFonts {
   hb: HarfBuzz;
-  fonts: Record<ScriptFont, LoadedFont>;
+  /** The face of a script, read at its first use (a receipt in Thai never reads the CJK face). */
+  face(script: ScriptFont): LoadedFont;
 }
 
 let loading: Promise<ScriptFonts> | undefined;
 
-/** HarfBuzz and the faces, loaded once a thread at their first use. */
+/** HarfBuzz, loaded once a thread at its first use; the faces at theirs. */
 export function scriptFonts(): Promise<ScriptFonts> {
-  loading ??= loadFonts();
+  loading ??= loadHarfBuzz();
   return loading;
 }
 
-async function loadFonts(): Promise<ScriptFonts> {
+async function loadHarfBuzz(): Promise<ScriptFonts> {
   const hb = await import('harfbuzzjs');
-  const load = (file: string): LoadedFont => {
-    const face = new hb.Face(new hb.Blob(readFileSync(file)));
-    return { font: new hb.Font(face), upem: face.upem, paths: new Map() };
+  const faces = new Map<ScriptFont, LoadedFont>();
+  const face = (script: ScriptFont): LoadedFont => {
+    let loaded = faces.get(script);
+    if (!loaded) {
+      const hbFace = new hb.Face(new hb.Blob(readFileSync(fontFiles[script])));
+      loaded = { font: new hb.Font(hbFace), upem: hbFace.upem, paths: new Map() };
+      faces.set(script, loaded);
+    }
+    return loaded;
   };
-  const fonts = Object.fromEntries(
-    Object.entries(fontFiles).map(([script, file]) => [script, load(file)]),
-  ) as Record<ScriptFont, LoadedFont>;
-  return { hb, fonts };
+  return { hb, face };
 }

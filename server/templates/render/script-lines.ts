@@ -174,7 +174,7 @@ function shape(fonts: ScriptFonts, text: string): ShapedText {
   const runs = runsOf(text);
   const advances = new Array<number>(text.length + 1).fill(0);
   const shaped = runs.map((run) => {
-    const loaded = fonts.fonts[run.font];
+    const loaded = fonts.face(run.font);
     const scale = em / loaded.upem;
     const buffer = new hb.Buffer();
     buffer.addText(text.slice(run.start, run.end));
