@@ -55,15 +55,21 @@ export const drawnScript =
 
 type HarfBuzz = typeof import('harfbuzzjs');
 
-/** A loaded face: HarfBuzz's font, its units an em, and its glyphs' outlines as SVG paths. */
+/** A loaded face: HarfBuzz's font, its units an em, and its glyphs drawn (grey, 0 black), once each. */
 export interface LoadedFont {
   font: InstanceType<HarfBuzz['Font']>;
   upem: number;
-  paths: Map<number, string>;
+  glyphs: Map<number, Uint8Array | null>;
 }
 
 export interface ScriptFonts {
   hb: HarfBuzz;
+  /**
+   * The one buffer shaping uses, reset for each run: harfbuzzjs frees a buffer's WebAssembly
+   * memory only when its object is collected, and that memory never shrinks (a new buffer a
+   * run grew a render thread by ~1 MiB a receipt).
+   */
+  buffer: InstanceType<HarfBuzz['Buffer']>;
   /** The face of a script, read at its first use (a receipt in Thai never reads the CJK face). */
   face(script: ScriptFont): LoadedFont;
 }
@@ -83,10 +89,10 @@ async function loadHarfBuzz(): Promise<ScriptFonts> {
     let loaded = faces.get(script);
     if (!loaded) {
       const hbFace = new hb.Face(new hb.Blob(readFileSync(fontFiles[script])));
-      loaded = { font: new hb.Font(hbFace), upem: hbFace.upem, paths: new Map() };
+      loaded = { font: new hb.Font(hbFace), upem: hbFace.upem, glyphs: new Map() };
       faces.set(script, loaded);
     }
     return loaded;
   };
-  return { hb, face };
+  return { hb, face, buffer: new hb.Buffer() };
 }

@@ -176,7 +176,8 @@ function shape(fonts: ScriptFonts, text: string): ShapedText {
   const shaped = runs.map((run) => {
     const loaded = fonts.face(run.font);
     const scale = em / loaded.upem;
-    const buffer = new hb.Buffer();
+    const { buffer } = fonts;
+    buffer.reset();
     buffer.addText(text.slice(run.start, run.end));
     buffer.guessSegmentProperties();
     buffer.setDirection(rtl(run.font) ? hb.Direction.RTL : hb.Direction.LTR);
@@ -270,40 +271,64 @@ function layOut(fonts: ScriptFonts, columns: TextColumn[], width: number): Row[]
   );
 }
 
-/** A glyph's outline as SVG path data, in font units (y up), kept for the next lines. */
-function pathOf(font: LoadedFont, glyph: number): string {
-  let path = font.paths.get(glyph);
-  if (path === undefined) {
-    path = font.font.glyphToPath(glyph);
-    font.paths.set(glyph, path);
-  }
-  return path;
-}
+/**
+ * A glyph drawn once in a box of `box` × `boxHeight` dots, its origin at (`originX`,
+ * `originY`), then copied wherever it is printed (as glyphs.ts does for DejaVu Sans Mono):
+ * one resvg picture a glyph, not one a receipt. A picture a receipt held ~1 MiB of resvg's
+ * memory each until collected (V8 does not see it), ~80 MiB a render thread.
+ */
+const box = 96;
+const boxHeight = 56;
+const originX = 24;
+const originY = 40;
 
-const round = (n: number) => Math.round(n * 100) / 100;
+/** The glyph's pixels in its box (null when it has no outline: a space). */
+function glyphOf(font: LoadedFont, glyph: number): Uint8Array | null {
+  let drawn = font.glyphs.get(glyph);
+  if (drawn === undefined) {
+    const d = font.font.glyphToPath(glyph);
+    drawn = null;
+    if (d !== '') {
+      const scale = em / font.upem;
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${box}" height="${boxHeight}"><path transform="translate(${originX} ${originY}) scale(${scale} -${scale})" d="${d}"/></svg>`;
+      const rgba = new Resvg(svg, {
+        background: 'white',
+        font: { loadSystemFonts: false },
+      }).render().pixels;
+      // Black ink on white: the grey of a pixel is any of its channels.
+      drawn = new Uint8Array(box * boxHeight);
+      for (let i = 0; i < drawn.length; i++) drawn[i] = rgba[i * 4]!;
+    }
+    font.glyphs.set(glyph, drawn);
+  }
+  return drawn;
+}
 
 /** The rows drawn one under another, `width` dots wide, as grey pixels (0 black, 255 white). */
 function drawRows(rows: Row[][], width: number): Uint8Array {
   const height = rows.length * rowHeight;
-  let body = '';
+  const grey = new Uint8Array(width * height).fill(255);
   rows.forEach((row, r) => {
     for (const { shaped, x: left } of row) {
       for (const { font, glyph, x, y } of shaped.glyphs) {
-        const d = pathOf(font, glyph);
-        if (d === '') continue;
-        const scale = em / font.upem;
-        body += `<path transform="translate(${round(left + x)} ${round(r * rowHeight + baseline - y)}) scale(${scale} -${scale})" d="${d}"/>`;
+        const drawn = glyphOf(font, glyph);
+        if (!drawn) continue;
+        const x0 = Math.round(left + x) - originX;
+        const y0 = r * rowHeight + baseline - Math.round(y) - originY;
+        for (let gy = 0; gy < boxHeight; gy++) {
+          const ty = y0 + gy;
+          if (ty < 0 || ty >= height) continue;
+          for (let gx = 0; gx < box; gx++) {
+            const tx = x0 + gx;
+            const value = drawn[gy * box + gx]!;
+            if (value === 255 || tx < 0 || tx >= width) continue;
+            const at = ty * width + tx;
+            // Ink over ink darkens: coverages multiply as resvg's one picture did.
+            grey[at] = Math.round((grey[at]! * value) / 255);
+          }
+        }
       }
     }
   });
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`;
-  const rendered = new Resvg(svg, {
-    background: 'white',
-    font: { loadSystemFonts: false },
-  }).render();
-  // Black ink on white: the grey of a pixel is any of its channels.
-  const rgba = rendered.pixels;
-  const grey = new Uint8Array(width * height);
-  for (let i = 0; i < grey.length; i++) grey[i] = rgba[i * 4]!;
   return grey;
 }
