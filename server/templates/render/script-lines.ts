@@ -85,7 +85,7 @@ export async function drawScriptLines(
     drawn.push({ index, rows: layOut(fonts, columns, widthDots) });
   }
   if (drawn.length === 0) return document;
-  // One picture for every drawn line (resvg's set-up is most of a line's cost), cut in lines.
+  // The drawn lines as one bitmap (their glyphs copied in: glyphOf), cut in lines.
   const picture = drawRows(
     drawn.flatMap(({ rows }) => rows),
     widthDots,
@@ -323,7 +323,7 @@ function drawRows(rows: Row[][], width: number): Uint8Array {
             const value = drawn[gy * box + gx]!;
             if (value === 255 || tx < 0 || tx >= width) continue;
             const at = ty * width + tx;
-            // Ink over ink darkens: coverages multiply as resvg's one picture did.
+            // Ink over ink darkens: coverages multiply.
             grey[at] = Math.round((grey[at]! * value) / 255);
           }
         }
