@@ -31,6 +31,16 @@ export const codepages = [
 ] as const;
 export type Codepage = (typeof codepages)[number];
 
+/**
+ * The double-byte modes of receipt printers sold in East Asia (ESC/POS `FS &`, `FS C`;
+ * StarPRNT's Kanji mode), as ReceiptLine names them: Shift JIS (Japanese), GB18030
+ * (Simplified Chinese), Big5 (Traditional Chinese), KS C 5601 (Korean). A profile that names
+ * one prints the text that mode holds as text; text neither it nor the code page holds is
+ * printed as a picture of its line.
+ */
+export const multibyteModes = ['shiftjis', 'gb18030', 'big5', 'ksc5601'] as const;
+export type Multibyte = (typeof multibyteModes)[number];
+
 /** Characters a line holds at each roll width with the printers' 12-dot font A. */
 export const defaultColumns: Record<(typeof rollWidths)[number], number> = {
   58: 32,
@@ -48,6 +58,7 @@ export const printerProfileSchema = z
     cut: z.boolean().optional(),
     drawer: z.boolean().optional(),
     codepage: z.enum(codepages).optional(),
+    multibyte: z.enum(multibyteModes).optional(),
   })
   .superRefine((profile, ctx) => {
     const { language, width_mm: width } = profile;

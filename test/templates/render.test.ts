@@ -67,6 +67,7 @@ describe('a receipt in each printer language', () => {
     expect(escpos).toContain('\x1d(k\x16\x001P0https://x.example/1'); // 19 bytes + 3
     expect(escpos).toContain('\x1d(k\x03\x001Q0'); // print
     expect(escpos).not.toContain('\x1d8L'); // no raster image
+    expect(escpos).not.toContain('\x1dv0');
   });
 
   it('ESC/POS without a cut, with the drawer kick', async () => {

@@ -1,5 +1,5 @@
 import iconv from 'iconv-lite';
-import type { Codepage } from '../../../shared/printer-profiles.ts';
+import type { Codepage, Multibyte } from '../../../shared/printer-profiles.ts';
 
 /**
  * Text outside the printer's code page is transliterated, or replaced visibly with `?`:
@@ -34,9 +34,9 @@ const spelled: Record<string, string> = {
   '\u00a0': ' ',
 };
 
-const encodable = new Map<Codepage, Map<string, boolean>>();
+const encodable = new Map<string, Map<string, boolean>>();
 
-function canEncode(codepage: Codepage, char: string): boolean {
+function canEncode(codepage: Codepage | Multibyte, char: string): boolean {
   let known = encodable.get(codepage);
   if (!known) {
     known = new Map();
@@ -51,7 +51,7 @@ function canEncode(codepage: Codepage, char: string): boolean {
 }
 
 /** The character as the code page can print it. */
-function transliterate(codepage: Codepage, char: string): string {
+function transliterate(codepage: Codepage | Multibyte, char: string): string {
   const spelledOut = spelled[char];
   if (spelledOut !== undefined && [...spelledOut].every((c) => canEncode(codepage, c))) {
     return spelledOut;
@@ -62,13 +62,26 @@ function transliterate(codepage: Codepage, char: string): string {
 }
 
 /**
+ * Whether the printer prints the character as text in the code page (or multibyte mode):
+ * it holds it, or (with `transliterated`) holds its transliteration; not `?`.
+ */
+export function printsAsText(
+  codepage: Codepage | Multibyte,
+  char: string,
+  transliterated = true,
+): boolean {
+  if (char.charCodeAt(0) < 0x80 || canEncode(codepage, char)) return true;
+  return transliterated && transliterate(codepage, char) !== '?';
+}
+
+/**
  * The text with every character the code page lacks transliterated or replaced with `?`.
  * `escapeReplacement` is applied to what replaces a character: `“` becomes `"`, which ReceiptLine would
  * read as markup unless escaped.
  */
 export function toCodepage(
   text: string,
-  codepage: Codepage,
+  codepage: Codepage | Multibyte,
   escapeReplacement: (replacement: string) => string = (replacement) => replacement,
 ): string {
   // ASCII is in every code page offered: the usual receipt needs no look-up at all.

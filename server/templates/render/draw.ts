@@ -15,6 +15,7 @@ import { bitmapToZpl } from './raster.ts';
 import { receiptToBitmap } from './raster-receipt.ts';
 import { columnsOf, receiptToPrinter, receiptToSvg, receiptToText } from './receipt.ts';
 import { printerContentType, type Rendering } from './rendering.ts';
+import { drawScriptLines } from './script-lines.ts';
 
 const dpiOf = (profile: PrinterProfile) => profile.dpi ?? 203;
 
@@ -66,8 +67,11 @@ export async function receiptAs(
 ): Promise<Rendering> {
   // The same refusal of a barcode's data whatever the document is drawn as.
   checkBarcodes(document);
-  // Every output draws the same dots of an image: scaled to the paper, dithered (images.ts).
-  return receiptWithImages(prepareImages(document, columnsOf(profile) * 12), profile, format);
+  // Every output draws the same dots of an image: scaled to the paper, dithered (images.ts);
+  // lines in scripts the printer (or the previews' monospaced face) lacks, as pictures.
+  const dots = columnsOf(profile) * 12;
+  const drawn = await drawScriptLines(prepareImages(document, dots), profile, format, dots);
+  return receiptWithImages(drawn, profile, format);
 }
 
 async function receiptWithImages(

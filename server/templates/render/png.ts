@@ -1,4 +1,4 @@
-import { constants, crc32, deflateSync } from 'node:zlib';
+import { constants, crc32, deflateSync, inflateSync } from 'node:zlib';
 import type { Bitmap } from './raster.ts';
 
 /** The PNG signature (PNG §5.2). */
@@ -36,4 +36,34 @@ export function bitmapToPng({ width, height, pixels }: Bitmap): Buffer {
     chunk('IDAT', data),
     chunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/**
+ * A PNG as `bitmapToPng` writes it (8-bit grey, no interlace, every row unfiltered) back as
+ * its bitmap; undefined for any other PNG. The printer's path reads the lines it drew itself
+ * (script-lines.ts) this way, without a general PNG decoder.
+ */
+export function pngToBitmap(png: Buffer): Bitmap | undefined {
+  if (png.length < 33 || !png.subarray(0, 8).equals(signature)) return undefined;
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  // Bit depth 8, grey, compression 0, filter method 0, no interlace.
+  if (png.readUInt32BE(24) !== 0x08000000 || png[28] !== 0) return undefined;
+  const data: Buffer[] = [];
+  for (let at = 8; at + 8 <= png.length; ) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') {
+      data.push(png.subarray(at + 8, at + 8 + length));
+    }
+    at += 12 + length;
+  }
+  const rows = inflateSync(Buffer.concat(data));
+  if (rows.length !== (width + 1) * height) return undefined;
+  const pixels = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const start = y * (width + 1);
+    if (rows[start] !== 0) return undefined;
+    pixels.set(rows.subarray(start + 1, start + 1 + width), y * width);
+  }
+  return { width, height, pixels };
 }

@@ -8,6 +8,7 @@ import {
   type GlyphStyle,
   keyOf,
 } from './glyphs.ts';
+import { pngToBitmap } from './png.ts';
 import type { Bitmap } from './raster.ts';
 import { pathSegments } from './receipt-layout.ts';
 
@@ -127,8 +128,10 @@ const scissors = new Map<number, Promise<Sprite>>();
 /** An SVG fragment of `width` × `height` dots rendered by resvg at `scale`, as grey. */
 async function sprite(content: string, width: number, height: number, scale: number) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${content}</svg>`;
+  // No text in a sprite: without loading the host's fonts (~200 ms a sprite otherwise).
   const rendered = await renderAsync(svg, {
     background: 'white',
+    font: { loadSystemFonts: false },
     fitTo: { mode: 'zoom', value: scale },
   });
   const { pixels } = rendered;
@@ -178,8 +181,11 @@ export async function paint(receipt: Receipt, width: number): Promise<Bitmap> {
       needed.set(key, entry);
     } else if (drawing.kind === 'image') {
       const { width: w, height: h } = drawing;
+      // A line drawn by script-lines.ts, at one pixel a dot: its pixels as they are.
+      const own = scale === 1 ? pngToBitmap(Buffer.from(drawing.base64, 'base64')) : undefined;
       const image = `<image href="data:image/png;base64,${drawing.base64}" width="${w}" height="${h}"/>`;
-      if (w > 0 && h > 0) sprites.set(drawing, sprite(image, w, h, scale));
+      if (own) sprites.set(drawing, Promise.resolve({ ...own, grey: own.pixels }));
+      else if (w > 0 && h > 0) sprites.set(drawing, sprite(image, w, h, scale));
     } else if (drawing.kind === 'scissors') {
       if (!scissors.has(scale)) scissors.set(scale, sprite(scissorsSvg, 24, 24, scale));
       sprites.set(drawing, scissors.get(scale)!);

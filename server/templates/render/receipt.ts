@@ -4,12 +4,15 @@ import receiptline from 'receiptline';
 import {
   type Codepage,
   defaultColumns,
+  type Multibyte,
   type PrinterProfile,
 } from '../../../shared/printer-profiles.ts';
 import { checkedCodes } from './barcodes.ts';
-import { toCodepage } from './codepage.ts';
+import { printsAsText, toCodepage } from './codepage.ts';
 import { layOutColumns } from './column-layout.ts';
 import { escapeReceiptLine } from './escape.ts';
+import { pngToBitmap } from './png.ts';
+import { bitmapToEscposRaster } from './raster.ts';
 
 /**
  * A ReceiptLine document (the receipt template, rendered by Liquid) in each printer's
@@ -35,6 +38,21 @@ export function columnsOf(profile: PrinterProfile): number {
 }
 
 const codepageOf = (profile: PrinterProfile): Codepage => profile.codepage ?? 'cp437';
+
+/**
+ * The encoding a receipt is printed in: the profile's multibyte mode (Kanji, GB18030, Big5,
+ * KS C 5601) when the document holds text that the mode prints and the code page does not,
+ * else the code page, so a Latin receipt prints the same bytes on every profile.
+ */
+function encodingOf(document: string, profile: PrinterProfile): Codepage | Multibyte {
+  const codepage = codepageOf(profile);
+  const multibyte = profile.multibyte;
+  if (multibyte === undefined || /^[\x20-\x7e\r\n\t]*$/.test(document)) return codepage;
+  for (const char of document) {
+    if (!printsAsText(codepage, char) && printsAsText(multibyte, char, false)) return multibyte;
+  }
+  return codepage;
+}
 
 /** A QR code as receiptline gives it to a command set. */
 interface QrSymbol {
@@ -91,6 +109,9 @@ const rasterBand = { escpos: 512, starprnt: 2400 };
  * into a pattern; the dots here are those of the previews.
  */
 function escposImage(image: string): string {
+  // A line drawn by script-lines.ts, straight from its pixels (no PNG decoder).
+  const bitmap = pngToBitmap(Buffer.from(image, 'base64'));
+  if (bitmap) return bitmapToEscposRaster(bitmap);
   const { rowBytes, height, rows } = packedRows(image);
   let out = '';
   for (let y = 0; y < height; y += rasterBand.escpos) {
@@ -115,9 +136,10 @@ function starImage(image: string): string {
 
 /** The printer commands for an ESC/POS or StarPRNT printer, as bytes. */
 export function receiptToPrinter(document: string, profile: PrinterProfile): Buffer {
-  const encoding = codepageOf(profile);
+  const encoding = encodingOf(document, profile);
   const star = profile.language === 'starprnt';
-  const base = receiptline.commands[star ? 'starsbcs' : 'escpos'];
+  const multibyte = encoding !== codepageOf(profile);
+  const base = receiptline.commands[star ? (multibyte ? 'starmbcs' : 'starsbcs') : 'escpos'];
   // Every barcode and QR code checked before its command is made (barcodes.ts).
   const command = checkedCodes({
     ...base,

@@ -1,0 +1,334 @@
+import { Resvg } from '@resvg/resvg-js';
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
+import type { PreviewFormat } from '../../../shared/templates.ts';
+import { printsAsText } from './codepage.ts';
+import { bitmapToPng } from './png.ts';
+import { alignOf, splitColumns, tokenize, trim } from './receiptline-markup.ts';
+import {
+  drawnScript,
+  fontFor,
+  type LoadedFont,
+  type ScriptFont,
+  type ScriptFonts,
+  scriptFonts,
+} from './script-fonts.ts';
+
+/**
+ * Lines the printer cannot print as text (Japanese, Chinese, Thai, Arabic, Hebrew, Hindi on a
+ * printer of single-byte code pages) become pictures: each such line of the ReceiptLine
+ * document is replaced by an `{image:…}` line holding the line drawn, shaped by HarfBuzz in
+ * a Noto face (script-fonts.ts). ReceiptLine prints an image as a raster (ESC/POS `GS v 0`,
+ * StarPRNT's raster command), and the previews draw the same picture, so a PNG, SVG or PDF
+ * shows the glyphs the printer prints. Every other line is left as it was: a Latin receipt
+ * costs one test of its text.
+ *
+ * Per line, not per character: a line is drawn whole (its columns where ReceiptLine puts
+ * them: the first left, the last right, a single one centred), wrapped at spaces (or between
+ * any two CJK characters) where wider than the paper. Sizes (`^`) and emphasis are not drawn.
+ * Right-to-left: the line's direction is that of its first strong character, each run of one
+ * script is shaped in its own direction and the runs are ordered by the line's (the
+ * Unicode bidirectional algorithm's outcome for the usual receipt line: words, then numbers).
+ */
+
+/** Dots a drawn row: the em (as DejaVu Sans Mono's 22 dots in ReceiptLine's 24-dot rows) with room for marks. */
+const em = 22;
+const rowHeight = 34;
+const baseline = 25;
+/** Dots between two drawn columns. */
+const gap = 12;
+
+/** A character the profile's printer prints as text (its code page or multibyte mode holds it). */
+type Printable = (char: string) => boolean;
+
+/**
+ * What the printer can hold, for the printer's own bytes (`raw` on ESC/POS and StarPRNT);
+ * undefined where every character of the drawn scripts is drawn (previews, PDF, ZPL).
+ */
+function printableOf(profile: PrinterProfile, format: PreviewFormat): Printable | undefined {
+  if (format !== 'raw' || (profile.language !== 'escpos' && profile.language !== 'starprnt')) {
+    return undefined;
+  }
+  const codepage = profile.codepage ?? 'cp437';
+  const multibyte = profile.multibyte;
+  return (char) =>
+    printsAsText(codepage, char) ||
+    (multibyte !== undefined && printsAsText(multibyte, char, false));
+}
+
+/** Whether the format draws text at all (the plain text keeps every character as UTF-8). */
+const draws = (profile: PrinterProfile, format: PreviewFormat) =>
+  format !== 'text' && !(format === 'raw' && profile.language === 'text');
+
+/**
+ * The document with each line the profile cannot print as text replaced by its picture.
+ * A document without a character of the drawn scripts is returned at once.
+ */
+export async function drawScriptLines(
+  document: string,
+  profile: PrinterProfile,
+  format: PreviewFormat,
+  widthDots: number,
+): Promise<string> {
+  if (!draws(profile, format) || !drawnScript.test(document)) return document;
+  const printable = printableOf(profile, format);
+  const lines = document.split(/\r\n|\n|\r/);
+  const drawn: { index: number; rows: Row[][] }[] = [];
+  let fonts: ScriptFonts | undefined;
+  for (let index = 0; index < lines.length; index++) {
+    const columns = textColumns(lines[index]!);
+    if (!columns) continue;
+    const needed = columns.some(({ text }) =>
+      [...text].some((char) => drawnScript.test(char) && !printable?.(char)),
+    );
+    if (!needed) continue;
+    fonts ??= await scriptFonts();
+    drawn.push({ index, rows: layOut(fonts, columns, widthDots) });
+  }
+  if (drawn.length === 0) return document;
+  // The drawn lines as one bitmap (their glyphs copied in: glyphOf), cut in lines.
+  const picture = drawRows(
+    drawn.flatMap(({ rows }) => rows),
+    widthDots,
+  );
+  let row = 0;
+  for (const { index, rows } of drawn) {
+    const height = rows.length * rowHeight;
+    const start = row * rowHeight * widthDots;
+    const pixels = picture.subarray(start, start + height * widthDots);
+    lines[index] =
+      `{image:${bitmapToPng({ width: widthDots, height, pixels }).toString('base64')}}`;
+    row += rows.length;
+  }
+  return lines.join('\n');
+}
+
+/** A column of a text line: its characters (markup read) and alignment (0 left, 1 centre, 2 right). */
+interface TextColumn {
+  text: string;
+  align: number;
+}
+
+/** A text line's columns; undefined for a property line (`{…}`) or a rule. */
+function textColumns(line: string): TextColumn[] | undefined {
+  const raws = splitColumns(line);
+  const elements = raws.map(trim);
+  if (elements.some((element) => /(?<!\\)[{}]/.test(element))) return undefined;
+  if (raws.length === 1 && /^-+$|^=+$/.test(elements[0]!)) return undefined;
+  return raws.map((raw) => ({
+    text: tokenize(trim(raw))
+      .map((token) => (token.kind === 'char' ? token.value : ''))
+      .join(''),
+    align: alignOf(raw),
+  }));
+}
+
+/** A glyph placed on a row, in dots from the row's left and baseline. */
+interface Placed {
+  font: LoadedFont;
+  glyph: number;
+  x: number;
+  y: number;
+}
+
+interface ShapedText {
+  glyphs: Placed[];
+  width: number;
+  /** Dots up to each UTF-16 offset of the text, in logical order (for wrapping). */
+  advances: number[];
+}
+
+/** A run of one face, shaped in one direction. */
+interface Run {
+  font: ScriptFont;
+  start: number;
+  end: number;
+}
+
+const rtl = (font: ScriptFont) => font === 'arabic' || font === 'hebrew';
+
+/** The text cut into runs of one face; spaces and punctuation join the run before them. */
+function runsOf(text: string): Run[] {
+  const runs: Run[] = [];
+  let offset = 0;
+  for (const char of text) {
+    const font = fontFor(char);
+    const last = runs.at(-1);
+    if (last && (font === undefined || font === last.font)) last.end += char.length;
+    else runs.push({ font: font ?? 'latin', start: offset, end: offset + char.length });
+    offset += char.length;
+  }
+  // Leading neutrals take the face of the run after them.
+  if (runs.length > 1 && fontFor(text.slice(runs[0]!.start, runs[0]!.end)[0]!) === undefined) {
+    const [first, second] = runs;
+    if ([...text.slice(first!.start, first!.end)].every((char) => fontFor(char) === undefined)) {
+      second!.start = first!.start;
+      runs.shift();
+    }
+  }
+  return runs;
+}
+
+/** The text shaped, its runs in the visual order of the line's direction. */
+function shape(fonts: ScriptFonts, text: string): ShapedText {
+  const { hb } = fonts;
+  const runs = runsOf(text);
+  const advances = new Array<number>(text.length + 1).fill(0);
+  const shaped = runs.map((run) => {
+    const loaded = fonts.face(run.font);
+    const scale = em / loaded.upem;
+    const { buffer } = fonts;
+    buffer.reset();
+    buffer.addText(text.slice(run.start, run.end));
+    buffer.guessSegmentProperties();
+    buffer.setDirection(rtl(run.font) ? hb.Direction.RTL : hb.Direction.LTR);
+    hb.shape(loaded.font, buffer);
+    const glyphs = buffer.getGlyphInfosAndPositions().map((info) => {
+      const advance = (info.xAdvance ?? 0) * scale;
+      advances[run.start + info.cluster + 1]! += advance;
+      return {
+        glyph: info.codepoint,
+        advance,
+        dx: (info.xOffset ?? 0) * scale,
+        dy: (info.yOffset ?? 0) * scale,
+      };
+    });
+    return { loaded, glyphs };
+  });
+  for (let i = 1; i < advances.length; i++) advances[i]! += advances[i - 1]!;
+  const firstStrong = runs.find((run) => run.font !== 'latin') ?? runs[0];
+  if (firstStrong && rtl(firstStrong.font)) shaped.reverse();
+  const placed: Placed[] = [];
+  let x = 0;
+  for (const { loaded, glyphs } of shaped) {
+    for (const glyph of glyphs) {
+      placed.push({ font: loaded, glyph: glyph.glyph, x: x + glyph.dx, y: glyph.dy });
+      x += glyph.advance;
+    }
+  }
+  return { glyphs: placed, width: x, advances };
+}
+
+/** Where a row of the text ends when it must fit `width` dots: at a space, else between CJK characters, else anywhere. */
+function breakAt(text: string, advances: number[], width: number): number {
+  let fits = 1;
+  while (fits < text.length && advances[fits + 1]! <= width) fits++;
+  for (let i = fits; i > 0; i--) if (text[i] === ' ') return i;
+  for (let i = fits; i > 0; i--) {
+    if (fontFor(text[i - 1]!) === 'cjk' || fontFor(text[i]!) === 'cjk') return i;
+  }
+  // Not inside a surrogate pair.
+  return /[\udc00-\udfff]/.test(text[fits] ?? '') ? fits - 1 : fits;
+}
+
+/** The text as rows no wider than `width` dots. */
+function wrap(fonts: ScriptFonts, text: string, width: number): ShapedText[] {
+  const rows: ShapedText[] = [];
+  let rest = text;
+  while (rest !== '') {
+    const shaped = shape(fonts, rest);
+    if (shaped.width <= width) {
+      rows.push(shaped);
+      break;
+    }
+    const end = Math.max(1, breakAt(rest, shaped.advances, width));
+    rows.push(shape(fonts, rest.slice(0, end).trimEnd()));
+    rest = rest.slice(end).trimStart();
+  }
+  return rows;
+}
+
+/** A placed row: its glyphs shifted right by `x`. */
+interface Row {
+  shaped: ShapedText;
+  x: number;
+}
+
+/** The line laid out in rows: its columns side by side where they fit, else one after another. */
+function layOut(fonts: ScriptFonts, columns: TextColumn[], width: number): Row[][] {
+  const shaped = columns.map((column) => shape(fonts, column.text));
+  const total = shaped.reduce((sum, { width: w }) => sum + w, 0) + gap * (columns.length - 1);
+  if (total <= width) {
+    // One row: each column in its share of the line, aligned in it as ReceiptLine aligns it.
+    const share = width / columns.length;
+    return [
+      shaped.map((text, i) => {
+        const align =
+          columns.length === 1 ? columns[0]!.align : i === 0 ? 0 : i === columns.length - 1 ? 2 : 1;
+        const start = columns.length === 1 ? 0 : i * share;
+        const room = columns.length === 1 ? width : share;
+        const x =
+          align === 0 ? start : align === 2 ? width - text.width : start + (room - text.width) / 2;
+        return { shaped: text, x: Math.max(0, Math.min(x, width - text.width)) };
+      }),
+    ];
+  }
+  // Too wide: each column on rows of its own, wrapped, aligned as its column.
+  return columns.flatMap((column, i) =>
+    wrap(fonts, column.text, width).map((row) => {
+      const align = columns.length === 1 ? columns[0]!.align : i === columns.length - 1 ? 2 : 0;
+      return [{ shaped: row, x: (align * (width - row.width)) / 2 }];
+    }),
+  );
+}
+
+/**
+ * A glyph drawn once in a box of `box` × `boxHeight` dots, its origin at (`originX`,
+ * `originY`), then copied wherever it is printed (as glyphs.ts does for DejaVu Sans Mono):
+ * one resvg picture a glyph, not one a receipt. A picture a receipt held ~1 MiB of resvg's
+ * memory each until collected (V8 does not see it), ~80 MiB a render thread.
+ */
+const box = 96;
+const boxHeight = 56;
+const originX = 24;
+const originY = 40;
+
+/** The glyph's pixels in its box (null when it has no outline: a space). */
+function glyphOf(font: LoadedFont, glyph: number): Uint8Array | null {
+  let drawn = font.glyphs.get(glyph);
+  if (drawn === undefined) {
+    const d = font.font.glyphToPath(glyph);
+    drawn = null;
+    if (d !== '') {
+      const scale = em / font.upem;
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${box}" height="${boxHeight}"><path transform="translate(${originX} ${originY}) scale(${scale} -${scale})" d="${d}"/></svg>`;
+      const rgba = new Resvg(svg, {
+        background: 'white',
+        font: { loadSystemFonts: false },
+      }).render().pixels;
+      // Black ink on white: the grey of a pixel is any of its channels.
+      drawn = new Uint8Array(box * boxHeight);
+      for (let i = 0; i < drawn.length; i++) drawn[i] = rgba[i * 4]!;
+    }
+    font.glyphs.set(glyph, drawn);
+  }
+  return drawn;
+}
+
+/** The rows drawn one under another, `width` dots wide, as grey pixels (0 black, 255 white). */
+function drawRows(rows: Row[][], width: number): Uint8Array {
+  const height = rows.length * rowHeight;
+  const grey = new Uint8Array(width * height).fill(255);
+  rows.forEach((row, r) => {
+    for (const { shaped, x: left } of row) {
+      for (const { font, glyph, x, y } of shaped.glyphs) {
+        const drawn = glyphOf(font, glyph);
+        if (!drawn) continue;
+        const x0 = Math.round(left + x) - originX;
+        const y0 = r * rowHeight + baseline - Math.round(y) - originY;
+        for (let gy = 0; gy < boxHeight; gy++) {
+          const ty = y0 + gy;
+          if (ty < 0 || ty >= height) continue;
+          for (let gx = 0; gx < box; gx++) {
+            const tx = x0 + gx;
+            const value = drawn[gy * box + gx]!;
+            if (value === 255 || tx < 0 || tx >= width) continue;
+            const at = ty * width + tx;
+            // Ink over ink darkens: coverages multiply.
+            grey[at] = Math.round((grey[at]! * value) / 255);
+          }
+        }
+      }
+    }
+  });
+  return grey;
+}
