@@ -8,12 +8,12 @@ import { PrintJobChanges } from '../../server/printing/jobs/job-changes.ts';
 import { openQueueStore } from '../../server/printing/store/open-queue-store.ts';
 import { RenderPool } from '../../server/templates/render-pool.ts';
 import { WebhookOutbox } from '../../server/webhooks/outbox.ts';
+import { startsAsPdf } from '../../shared/pdf-content.ts';
 import {
   type ContentType,
   contentTypeSchema,
   contentTypes,
   routeNameSchema,
-  startsAsPdf,
 } from '../../shared/printing.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import { positiveInt, print, text, withDatabaseOptions, withStorage } from '../options.ts';

@@ -1,4 +1,5 @@
 import { dataOf, pageOf } from '../../shared/http.ts';
+import { startsAsPdf } from '../../shared/pdf-content.ts';
 import {
   agentParams,
   agentsQuery,
@@ -9,7 +10,6 @@ import {
   jobParams,
   jobRecord,
   queuedJobRecord,
-  startsAsPdf,
 } from '../../shared/printing.ts';
 import { agentListingWithUpdate } from '../../shared/releases.ts';
 import { invalidField } from '../domain-errors.ts';
