@@ -130,4 +130,39 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
       .toBe('All printers are fine.');
     expect(await page.getByTestId('cannot-print').count()).toBe(0);
   });
+
+  it("names a route whose profile its printer cannot print, on the Overview and the agent's page", async () => {
+    const office = await registerAgent(instances.two, companyId, []);
+    await office.call('POST', '/printing/heartbeat', {
+      printers: [
+        {
+          name: 'PDF_Office',
+          state: 'idle',
+          reasons: [],
+          accepting_jobs: true,
+          capabilities: { languages: ['pdf', 'text'] },
+        },
+      ],
+    });
+    const put = await office.call('PUT', '/printing/routes', {
+      routes: [
+        { name: 'office', printer: 'PDF_Office', profile: { language: 'escpos', width_mm: 80 } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    const misfit = 'misconfigured: PDF_Office takes PDF, the profile says ESC/POS';
+    const job = await createJob(instances.two, integrator, { route: 'office' });
+    expect(job.wait_reason).toEqual({ code: 'printer_misconfigured', message: misfit });
+    await page.goto(`${instances.one.url}/console`);
+    await expect
+      .poll(cannotPrint)
+      .toEqual([
+        expect.stringMatching(new RegExp(`^1 job waiting on route office: ${misfit}\\. `)),
+      ]);
+    await page.goto(`${instances.one.url}/console/agents`);
+    await expect
+      .poll(() => page.getByTestId('route-misfit').textContent())
+      .toBe(` — ${misfit}. Give the route a profile this printer prints, or another printer.`);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });
