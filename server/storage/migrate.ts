@@ -23,6 +23,7 @@ import * as jobEventsByCompany from './migrations/026_job_events_by_company.ts';
 import * as consoleUsersPerCompany from './migrations/027_console_users_per_company.ts';
 import * as heldNotices from './migrations/028_held_notices.ts';
 import * as backupPrinters from './migrations/029_backup_printers.ts';
+import * as printerAttention from './migrations/030_printer_attention.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '027_console_users_per_company': consoleUsersPerCompany,
   '028_held_notices': heldNotices,
   '029_backup_printers': backupPrinters,
+  '030_printer_attention': printerAttention,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */
