@@ -86,9 +86,19 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
       ]);
   });
 
+  it('says it on every page in a banner', async () => {
+    await page.goto(`${instances.one.url}/console/jobs`);
+    await expect
+      .poll(() => page.getByTestId('attention-banner').textContent())
+      .toBe(
+        'Needs attention: 1 job waiting on route receipts: printer EPSON is out of paper: Paper out (and 1 more). See the Overview',
+      );
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('with the agent offline: the route first, then the agent, whose printer reads Unknown', async () => {
     expect((await agent.call('POST', '/printing/offline')).status).toBe(204);
-    await page.reload();
+    await page.goto(`${instances.one.url}/console`);
     await expect
       .poll(cannotPrint)
       .toEqual([
@@ -129,6 +139,7 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
       .poll(() => page.getByTestId('all-fine').textContent())
       .toBe('All printers are fine.');
     expect(await page.getByTestId('cannot-print').count()).toBe(0);
+    expect(await page.getByTestId('attention-banner').count()).toBe(0);
   });
 
   it("names a route whose profile its printer cannot print, on the Overview and the agent's page", async () => {
