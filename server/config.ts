@@ -168,6 +168,12 @@ export interface ServerConfig {
    * 0: never (docs/printing.md, "Hold limit").
    */
   heldNoticeSeconds: number;
+  /**
+   * How long a printer must have been unable to print before `printer.attention` is sent
+   * (once per episode; a cover opened to change paper is no alert); 0: never
+   * (docs/webhooks.md, "Printer attention").
+   */
+  printerAttentionSeconds: number;
   heartbeatSeconds: number;
   longPollWaitSeconds: number;
   /** The HTTP listener's limits (docs/security.md). */
@@ -290,6 +296,7 @@ export const defaultServerConfig: Omit<ServerConfig, 'database'> = {
   leaseSeconds: 120,
   holdSeconds: 24 * 3600,
   heldNoticeSeconds: 15 * 60,
+  printerAttentionSeconds: 30,
   heartbeatSeconds: 15,
   longPollWaitSeconds: 25,
   http: defaultHttpLimits,

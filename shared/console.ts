@@ -102,6 +102,26 @@ export const overviewRecord = z.object({
       reasons: z.array(z.string()),
     }),
   ),
+  cannot_print: z
+    .array(
+      z.object({
+        /** `route`: jobs wait on it; `printer`: it cannot print; `agent`: offline, serving routes. */
+        kind: z.enum(['route', 'printer', 'agent']),
+        /** A wait reason code (shared/wait-reason-words.ts); `agent_offline` for an agent. */
+        code: z.string(),
+        /** In words, with the printer's own message where it gave one. */
+        message: z.string(),
+        route: z.string().nullable(),
+        agent_id: z.string().nullable(),
+        agent_name: z.string().nullable(),
+        printer: z.string().nullable(),
+        /** Jobs waiting on the route (kind `route`), else null. */
+        jobs_waiting: z.number().int().nullable(),
+        /** Since when: the oldest waiting job's wait, the agent's last contact; null if unknown. */
+        since: z.string().nullable(),
+      }),
+    )
+    .describe('What cannot print now, most serious first (docs/console.md, "Overview").'),
   jobs_last_24h: z.object({
     queued: z.number().int(),
     printed: z.number().int(),

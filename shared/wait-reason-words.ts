@@ -26,5 +26,6 @@ export const waitReasonAdvice: Record<WaitReasonCode, string> = {
   printer_cover_open: 'Close the cover; the job prints by itself.',
   printer_offline: 'Switch the printer on and check its cable or network.',
   printer_stopped: 'Resume the printer queue (CUPS: cupsenable; Windows: resume the printer).',
-  printer_misconfigured: 'The route names a printer this computer does not have: fix the route.',
+  printer_misconfigured:
+    'Fix the route: name a printer this computer has, with a profile in the language that printer takes.',
 };

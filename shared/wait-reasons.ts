@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { PrinterInfo } from './printer-info.ts';
+import type { PrinterProfile } from './printer-profiles.ts';
+import { profileMisfit } from './profile-fit.ts';
 import { type WaitReasonCode, waitReasonCodes } from './wait-reason-words.ts';
 
 export { type WaitReasonCode, waitReasonAdvice, waitReasonCodes } from './wait-reason-words.ts';
@@ -87,6 +89,8 @@ export function printerWaitReason(
 export interface RoutePrinters {
   printer: string;
   backup_printers?: readonly string[] | undefined;
+  /** The route's profile: a printer that cannot print its language cannot print the route. */
+  profile?: Pick<PrinterProfile, 'language'> | null | undefined;
 }
 
 /**
@@ -111,7 +115,10 @@ export function routeWaitReason(
   for (const name of routePrinterNames(route)) {
     const printer = printers.find((candidate) => candidate.name === name);
     if (printer === undefined && !known) return null;
-    const reason = printerWaitReason(printer, name);
+    const misfit = printer && profileMisfit(route.profile, printer);
+    const reason: WaitReason | null = misfit
+      ? { code: 'printer_misconfigured', message: misfit }
+      : printerWaitReason(printer, name);
     if (reason === null) return null;
     first ??= reason;
   }

@@ -23,6 +23,8 @@ export const webhookEventTypes = [
   'agent.online',
   'agent.offline',
   'printer.state_changed',
+  'printer.attention',
+  'printer.recovered',
   'stock.changed',
   'offer.status_changed',
 ] as const;

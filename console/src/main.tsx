@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, type Session, whenSignedOut } from './api.ts';
+import { AttentionBanner } from './attention-banner.tsx';
 import { closeLive } from './live.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { JobPage, JobsPage } from './pages/jobs.tsx';
@@ -131,6 +132,7 @@ function App() {
         </span>
       </header>
       <main id="main" tabIndex={-1}>
+        <AttentionBanner />
         <View session={session} path={path} />
       </main>
     </>

@@ -18,7 +18,9 @@ import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
 import { refuseUnprintableOptions } from '../printer-capabilities/check-job-options.ts';
 import { withUpdateStatus } from '../releases/agent-update-status.ts';
+import { refuseTemplateTheRouteCannotPrint } from '../templates/check-template-route.ts';
 import { createTemplateJob } from '../templates/create-template-job.ts';
+import { resolveTemplate } from '../templates/resolve-template.ts';
 import {
   type AgentContext,
   agentRoutes,
@@ -86,7 +88,7 @@ const integratorRoutes: AnyRoute[] = [
     access: { permission: 'printing.jobs.create' },
     operationId: 'createPrintJob',
     summary: 'Queue a print job',
-    description: `Extension. Either bytes (\`content_type\`, \`content_base64\`) or data for a template (\`template\`: its name or id, and \`data\`, checked against its \`data_schema\`; rendered when an agent claims it, for the profile of that agent's route: docs/templates.md); both or neither → 422. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires (without it, the server's hold limit, 24 h by default: a job waiting for a printer does not wait forever). Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support. ${routeOnlineNote}`,
+    description: `Extension. Either bytes (\`content_type\`, \`content_base64\`) or data for a template (\`template\`: its name or id, and \`data\`, checked against its \`data_schema\`; rendered when an agent claims it, for the profile of that agent's route: docs/templates.md); both or neither → 422. The content is stored once per company and sha256; priority 9 is printed first; \`expires_in\` seconds after which an unclaimed job expires (without it, the server's hold limit, 24 h by default: a job waiting for a printer does not wait forever). Body up to 16 MiB. \`application/pdf\` content must start with \`%PDF-\` (422 otherwise). Options no printer of the route's online agents supports (their reported \`capabilities\`) → 422 naming what they support; a template no printer of the route can print (a label to a route whose profiles are all receipt printers') → 422 on \`template\` naming what the route prints. ${routeOnlineNote}`,
     tag,
     body: createJobBody,
     bodyLimit: 16 * 1024 * 1024,
@@ -107,6 +109,8 @@ const integratorRoutes: AnyRoute[] = [
           { ...rest, content_type: 'application/pdf' },
           services.printing.presence(),
         );
+        const version = await resolveTemplate(db, caller.companyId, template);
+        await refuseTemplateTheRouteCannotPrint(db, caller.companyId, rest.route, version.kind);
         const job = await createTemplateJob(
           services.printing.queue,
           db,

@@ -10,6 +10,7 @@ import { AgentIdentities, type AgentRef } from './agents/agent-identities.ts';
 import type { Presence } from './agents/presence.ts';
 import { enabledRouteNames } from './agents/read-route-list.ts';
 import { sweepAgents } from './agents/sweep-agents.ts';
+import { sweepPrinterAttention } from './agents/sweep-printer-attention.ts';
 import { claimJob, giveBackClaim } from './jobs/claim-job.ts';
 import { PrintJobChanges } from './jobs/job-changes.ts';
 import type { PrintQueue } from './jobs/print-queue.ts';
@@ -107,6 +108,16 @@ export class PrintingService {
       const now = clock.now();
       const result = await sweepJobs(this.queue, storage.db, now, config.heldNoticeSeconds);
       const offline = await sweepAgents(this.#deps, storage.db, now, config.heartbeatSeconds);
+      const printers = await sweepPrinterAttention(
+        this.#deps,
+        storage.db,
+        now,
+        config.heartbeatSeconds,
+        config.printerAttentionSeconds,
+      );
+      if (printers.attention.length > 0 || printers.recovered.length > 0) {
+        log.info(printers, 'printer attention sweep');
+      }
       if (result.leaseExpired.length > 0 || result.expired.length > 0 || offline.length > 0) {
         log.info(
           { lease_expired: result.leaseExpired, expired: result.expired, offline },

@@ -24,6 +24,7 @@ import * as consoleUsersPerCompany from './migrations/027_console_users_per_comp
 import * as heldNotices from './migrations/028_held_notices.ts';
 import * as templateAssets from './migrations/029_template_assets.ts';
 import * as backupPrinters from './migrations/030_backup_printers.ts';
+import * as printerAttention from './migrations/031_printer_attention.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '028_held_notices': heldNotices,
   '029_template_assets': templateAssets,
   '030_backup_printers': backupPrinters,
+  '031_printer_attention': printerAttention,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

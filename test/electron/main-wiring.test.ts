@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentControl, AgentStatus } from '../../agent/core/status.ts';
 import { contentSecurityPolicy } from '../../agent/electron/common/content-security-policy.ts';
 import { invokeArgumentSchemas } from '../../agent/electron/common/ipc-schemas.ts';
-import { agentStatus, ownModulesUnderMocks, recentJob } from './fixtures.ts';
+import { agentStatus, ownModulesUnderMocks, printer, recentJob } from './fixtures.ts';
 
 /**
  * The whole main process start-up (main/index.ts) against a stand-in of every Electron module
@@ -360,6 +360,37 @@ describe('main process start-up (electron mocked)', () => {
 
     fake.runtimes[0]?.emit(agentStatus({ connection: 'unreachable' }));
     expect(tray?.image.path).toMatch(/tray-unreachable\.png$/);
+  });
+
+  it('shows a desktop notification for a printer unable to print for 30 s, once, and when it prints again', async () => {
+    await startMain(flags);
+    let now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const paperOut = printer('EPSON_TM_T20', {
+      is_default: true,
+      state: 'stopped',
+      reasons: ['paused'],
+      message: 'Paper out',
+    });
+    fake.runtimes[0]?.emit(agentStatus({ printers: [paperOut] }));
+    now += 10_000;
+    fake.runtimes[0]?.emit(agentStatus({ printers: [paperOut] }));
+    expect(fake.electron.Notification.shown).toEqual([]);
+    now += 21_000;
+    fake.runtimes[0]?.emit(agentStatus({ printers: [paperOut] }));
+    fake.runtimes[0]?.emit(agentStatus({ printers: [paperOut] }));
+    expect(fake.electron.Notification.shown).toEqual([
+      {
+        title: 'EPSON_TM_T20 needs attention',
+        body: 'printer EPSON_TM_T20 is out of paper: Paper out.',
+      },
+    ]);
+    fake.runtimes[0]?.emit(agentStatus());
+    expect(fake.electron.Notification.shown).toHaveLength(2);
+    expect(fake.electron.Notification.shown[1]).toMatchObject({
+      title: 'EPSON_TM_T20 prints again',
+    });
+    clock.mockRestore();
   });
 
   it('without settings, runs no core and the tray says it is not set up', async () => {

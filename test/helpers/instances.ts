@@ -17,16 +17,19 @@ export interface Instances {
   close(): Promise<void>;
 }
 
-export async function startInstances(dialect: TestDialect): Promise<Instances> {
+export async function startInstances(
+  dialect: TestDialect,
+  options: Omit<NonNullable<Parameters<typeof startTestServer>[0]>, 'database' | 'dbFile'> = {},
+): Promise<Instances> {
   if (dialect === 'sqlite') {
-    const one = await startTestServer();
+    const one = await startTestServer(options);
     return { one, two: one, close: () => one.close() };
   }
   const database: FreshDatabase = await freshDatabase({ migrated: true });
   const target = { kind: 'postgres', url: database.url } as const;
   const [one, two] = await Promise.all([
-    startTestServer({ database: target }),
-    startTestServer({ database: target }),
+    startTestServer({ ...options, database: target }),
+    startTestServer({ ...options, database: target }),
   ]);
   return {
     one,

@@ -199,11 +199,20 @@ describe.each(databaseKinds)('templates on %s', (kind) => {
       kind: 'label',
       source: '^XA^FO20,20^FD{{ name }}^FS^XZ',
     });
-    const agent = await agentWith('receipt-only', { language: 'escpos', width_mm: 80 });
+    // Queued while the route printed labels; its profile changed to a receipt printer's
+    // before the claim (a label to a receipt-only route is refused at the door).
+    const agent = await agentWith('receipt-only', { language: 'zpl', width_mm: 50 });
     const job = await server.request('POST', '/printing/jobs', {
       token,
       body: { route: 'receipt-only', template: 'shelf-label', data: { name: 'Tea' } },
     });
+    expect(job.status).toBe(201);
+    const put = await agent.call('PUT', '/printing/routes', {
+      routes: [
+        { name: 'receipt-only', printer: 'PRINTER', profile: { language: 'escpos', width_mm: 80 } },
+      ],
+    });
+    expect(put.status).toBe(200);
     const claimed = await agent.next();
     expect(claimed.status).toBe(204);
     const failed = await server.request('GET', `/printing/jobs/${job.body.data.id}`, { token });

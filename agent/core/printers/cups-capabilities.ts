@@ -10,7 +10,38 @@ export const capabilityAttributes = [
   'color-supported',
   'printer-resolution-supported',
   'copies-supported',
+  'document-format-supported',
+  'printer-make-and-model',
+  'device-uri',
 ];
+
+/** CUPS's words for a queue without a driver (`lpadmin -v … ` with no `-m`): bytes pass as sent. */
+const rawQueueModel = /^(Local Raw Printer|Raw Queue)$/i;
+
+/**
+ * A driver for a receipt or label printer may pass raw bytes (`lp -o raw`) on to it: such a
+ * queue's languages are left unknown rather than guessed.
+ */
+const receiptOrLabelModel = /\b(TM-|TSP|Star|Zebra|ZPL|ESC\/?POS|receipt|thermal|label)/i;
+
+/**
+ * What a queue takes, as printer languages (docs/printing.md, "Profiles that fit their
+ * printer"): a raw queue passes bytes to the device as sent, so what it takes is the
+ * device's (unknown here: absent); a queue with a driver takes documents its filters convert,
+ * PDF and text when `document-format-supported` lists them, and not ESC/POS, StarPRNT or ZPL
+ * (sent raw to a cups-pdf queue, ESC/POS comes out as a blank page). A driver for a receipt
+ * or label printer, by its make and model, is left unknown: it may pass raw bytes on.
+ */
+export function languagesFromIpp(attributes: IppAttributes): Array<'pdf' | 'text'> | undefined {
+  const model = strings(attributes['printer-make-and-model'])[0] ?? '';
+  const formats = strings(attributes['document-format-supported']);
+  if (formats.length === 0 || model === '' || rawQueueModel.test(model)) return undefined;
+  if (receiptOrLabelModel.test(model)) return undefined;
+  const languages: Array<'pdf' | 'text'> = [];
+  if (formats.includes('application/pdf')) languages.push('pdf');
+  if (formats.includes('text/plain')) languages.push('text');
+  return languages.length > 0 ? languages : undefined;
+}
 
 const duplexBySides: Record<string, 'none' | 'long-edge' | 'short-edge'> = {
   'one-sided': 'none',
@@ -53,5 +84,7 @@ export function capabilitiesFromIpp(attributes: IppAttributes): PrinterCapabilit
   const copies = strings(attributes['copies-supported'])[0];
   const most = copies ? Number(copies.split('-')[1]) : Number.NaN;
   if (Number.isInteger(most) && most >= 1) capabilities.copies = Math.min(most, 1_000_000);
+  const languages = languagesFromIpp(attributes);
+  if (languages !== undefined) capabilities.languages = languages;
   return capabilities;
 }

@@ -1,7 +1,7 @@
 import type { ClaimedJob } from '../../../shared/printing.ts';
 import { backoffDelay, sleep } from '../backoff.ts';
 import { handleJob } from './handle-job.ts';
-import { printableRoutes } from './printable-routes.ts';
+import { logMisconfiguredRoutes, printableRoutes } from './printable-routes.ts';
 import { rememberJob } from './recent-jobs.ts';
 import { type RuntimeContext, requireClient } from './runtime-context.ts';
 
@@ -26,6 +26,7 @@ export async function pollLoop(context: RuntimeContext, signal: AbortSignal): Pr
       continue;
     }
     const { claimOn, waiting } = printableRoutes(context);
+    logMisconfiguredRoutes(context, waiting);
     if (claimOn !== undefined && claimOn.length === 0) {
       if (!holding) {
         const why = [...waiting].map(([route, reason]) => `${route}: ${reason.message}`);

@@ -29,3 +29,29 @@ export function printableRoutes(context: RuntimeContext): {
 export function routeWaits(context: RuntimeContext, route: PrintRoute): WaitReason | null {
   return routeWaitReason(route, context.status.state.printers);
 }
+
+/** What was last said per route about its profile, so that a misfit is logged once. */
+const misfitsSaid = new WeakMap<RuntimeContext, Map<string, string>>();
+
+/**
+ * Logs each route whose profile its printer cannot print ("route receipts is misconfigured:
+ * PDF_Office takes PDF, the profile says ESC/POS"), once until it changes, and when it is
+ * fixed: the agent does not claim on it, and its jobs wait on the server with that reason.
+ */
+export function logMisconfiguredRoutes(
+  context: RuntimeContext,
+  waiting: ReadonlyMap<string, WaitReason>,
+): void {
+  const said = misfitsSaid.get(context) ?? new Map<string, string>();
+  misfitsSaid.set(context, said);
+  for (const [route, reason] of waiting) {
+    if (reason.code !== 'printer_misconfigured' || said.get(route) === reason.message) continue;
+    said.set(route, reason.message);
+    context.status.log('warn', `route ${route} is ${reason.message}; its jobs wait on the server`);
+  }
+  for (const route of said.keys()) {
+    if (waiting.get(route)?.code === 'printer_misconfigured') continue;
+    said.delete(route);
+    context.status.log('info', `route ${route} fits its printer again`);
+  }
+}

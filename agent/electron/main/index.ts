@@ -26,6 +26,7 @@ import {
 } from './launch-options.ts';
 import { AgentLogFile } from './log-file.ts';
 import { createMainWindow, registerAppScheme, secureSession, showWindow } from './main-window.ts';
+import { PrinterNotices } from './printer-notices.ts';
 import { applyStartAtLogin } from './start-at-login.ts';
 import type { TrayAction } from './tray-menu.ts';
 
@@ -42,6 +43,7 @@ let mainWindow: BrowserWindow | null = null;
 let settings: AgentSettings;
 let supervisor: AgentSupervisor;
 let tray: AgentTray;
+const printerNotices = new PrinterNotices();
 let actions: ReturnType<typeof createAgentActions>;
 /** Set once every setupX() below has run. */
 let started = false;
@@ -277,11 +279,25 @@ function setupEnrollment(): void {
   pendingEnrollment = null;
 }
 
+/**
+ * Desktop notifications about the printers (printer-notices.ts): a printer that has been
+ * unable to print for 30 s, once per episode, and its recovery. Read on every status and every
+ * 5 s, since a state that lasts changes no status.
+ */
+function notifyPrinters(): void {
+  const printers = supervisor.status()?.printers ?? [];
+  for (const notice of printerNotices.update(printers, Date.now())) {
+    if (Notification.isSupported()) new Notification(notice).show();
+  }
+}
+
 function setupAgent(): void {
   supervisor.onStatus((status) => {
     updateTray();
+    notifyPrinters();
     broadcast(ipcChannels.statusChanged, status);
   });
+  setInterval(notifyPrinters, 5_000).unref();
   supervisor.onLog((line) => broadcast(ipcChannels.logAppended, line));
   void supervisor.configure(settings.connectionConfig());
 }

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { profileMisfit } from '../../../shared/profile-fit.ts';
 import { ApiError, api, can, type Page, type Session } from '../api.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
@@ -11,6 +12,8 @@ interface Printer {
   state: string;
   reasons: string[];
   message: string | null;
+  /** What it takes: a route whose profile it cannot print is misconfigured. */
+  capabilities?: Parameters<typeof profileMisfit>[1]['capabilities'];
   /** While its agent is offline: what it last reported, and when (its state reads unknown). */
   last_known?: { state: string; reasons: string[]; message: string | null; at: string | null };
 }
@@ -71,6 +74,7 @@ export function AgentsPage({ session }: { session: Session }) {
                   {(route.backup_printers ?? []).length > 0 &&
                     `, else ${(route.backup_printers ?? []).join(', else ')}`}
                   {!route.enabled && ' (off)'}
+                  <RouteMisfit route={route} printers={agent.printers} />
                 </li>
               ))}
             </ul>
@@ -208,5 +212,19 @@ function EnrolAgent() {
         </p>
       )}
     </div>
+  );
+}
+
+/** "misconfigured: PDF_Office takes PDF, the profile says ESC/POS", beside such a route. */
+function RouteMisfit({ route, printers }: { route: AgentRoute; printers: Printer[] }) {
+  const printer = printers.find((candidate) => candidate.name === route.printer);
+  const misfit =
+    printer && profileMisfit(route.profile as Parameters<typeof profileMisfit>[0], printer);
+  if (!misfit) return null;
+  return (
+    <strong class="misfit" data-testid="route-misfit">
+      {' '}
+      — {misfit}. Give the route a profile this printer prints, or another printer.
+    </strong>
   );
 }

@@ -25,6 +25,11 @@ interface Job {
   printed_at: string | null;
 }
 
+/** When a queued job was last queued (created, retried, given back): its last event to `queued`. */
+function waitingSince(job: JobDetail): string {
+  return job.events.findLast((event) => event.to === 'queued')?.at ?? job.created_at;
+}
+
 interface JobDetail extends Job {
   events: {
     from: string | null;
@@ -221,6 +226,8 @@ export function JobPage({ id, session }: { id: number; session: Session }) {
               {data.wait_reason.message}.{' '}
               {waitReasonAdvice[data.wait_reason.code as WaitReasonCode] ?? ''}
             </dd>
+            <dt>Waiting since</dt>
+            <dd data-testid="job-waiting-since">{when(waitingSince(data))}</dd>
           </>
         )}
         {data.error && (

@@ -1,10 +1,37 @@
+import { type WaitReasonCode, waitReasonAdvice } from '../../../shared/wait-reason-words.ts';
 import { api } from '../api.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { onLinkClick } from '../router.ts';
-import { printerStates, reasonInWords } from '../words.ts';
+import { printerStates, reasonInWords, when } from '../words.ts';
+
+/** What to do for each thing that cannot print: the wait reasons' advice, and an agent's. */
+function adviceFor(item: CannotPrint): string {
+  if (item.code === 'agent_offline') return 'Start the print agent on that computer.';
+  return waitReasonAdvice[item.code as WaitReasonCode] ?? '';
+}
+
+const sinceWords: Record<CannotPrint['kind'], string> = {
+  route: 'waiting since',
+  printer: '',
+  agent: 'last heard from',
+};
+
+/** One thing that cannot print now (docs/console.md, "Overview"). */
+interface CannotPrint {
+  kind: 'route' | 'printer' | 'agent';
+  code: string;
+  message: string;
+  route: string | null;
+  agent_id: string | null;
+  agent_name: string | null;
+  printer: string | null;
+  jobs_waiting: number | null;
+  since: string | null;
+}
 
 interface Overview {
+  cannot_print: CannotPrint[];
   agents: { online: number; offline: number };
   printers_needing_attention: {
     agent_id: string;
@@ -29,6 +56,24 @@ export function OverviewPage() {
       {error && <p role="alert">{error}</p>}
       {data && (
         <>
+          {data.cannot_print.length > 0 && (
+            <section aria-labelledby="o-cannot" class="attention">
+              <h2 id="o-cannot">What cannot print now</h2>
+              <ol data-testid="cannot-print">
+                {data.cannot_print.map((item) => (
+                  <li key={`${item.kind}/${item.route}/${item.agent_id}/${item.printer}`}>
+                    <strong>{item.message}.</strong>{' '}
+                    {item.since && sinceWords[item.kind] && (
+                      <span>
+                        ({sinceWords[item.kind]} {when(item.since)}){' '}
+                      </span>
+                    )}
+                    {adviceFor(item)}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
           <section aria-labelledby="o-agents" class="cards">
             <h2 id="o-agents">Agents</h2>
             <p>
@@ -61,19 +106,35 @@ export function OverviewPage() {
           </section>
           <section aria-labelledby="o-printers">
             <h2 id="o-printers">Printers that need attention</h2>
-            {data.printers_needing_attention.length === 0 ? (
-              <p>All printers are fine.</p>
-            ) : (
-              <ul>
-                {data.printers_needing_attention.map((p) => (
-                  <li key={`${p.agent_id}/${p.printer}`}>
-                    <strong>{p.printer}</strong> on {p.agent_name}:{' '}
-                    {printerStates[p.state] ?? p.state}
-                    {p.reasons.length > 0 && ` (${p.reasons.map(reasonInWords).join(', ')})`}
-                  </li>
-                ))}
-              </ul>
-            )}
+            {(() => {
+              const listed = new Set(
+                data.cannot_print.map((item) => `${item.agent_id}/${item.printer}`),
+              );
+              const others = data.printers_needing_attention.filter(
+                (p) => !listed.has(`${p.agent_id}/${p.printer}`),
+              );
+              if (data.cannot_print.length === 0 && others.length === 0) {
+                return (
+                  <p data-testid="all-fine">
+                    {data.agents.online + data.agents.offline === 0
+                      ? 'No print agent yet: enrol one on the Agents page.'
+                      : 'All printers are fine.'}
+                  </p>
+                );
+              }
+              return (
+                <ul>
+                  {others.map((p) => (
+                    <li key={`${p.agent_id}/${p.printer}`}>
+                      <strong>{p.printer}</strong> on {p.agent_name}:{' '}
+                      {printerStates[p.state] ?? p.state}
+                      {p.reasons.length > 0 && ` (${p.reasons.map(reasonInWords).join(', ')})`}
+                    </li>
+                  ))}
+                  {others.length === 0 && <li>No other printer needs attention.</li>}
+                </ul>
+              );
+            })()}
           </section>
           <section aria-labelledby="o-webhooks">
             <h2 id="o-webhooks">Webhooks</h2>

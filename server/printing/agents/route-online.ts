@@ -12,6 +12,7 @@ const routeRows = prepared((db, p: { companyId: number; route: string }) =>
     .select([
       'r.name as route',
       'r.printer',
+      'r.profile',
       'r.backup_printers as backupPrinters',
       'r.enabled',
       'a.paused',

@@ -1,3 +1,4 @@
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { JobRecord, PrinterInfo } from '../../../shared/printing.ts';
 import { routeWaitReason, type WaitReason } from '../../../shared/wait-reasons.ts';
 import type { Db } from '../../storage/db.ts';
@@ -8,6 +9,8 @@ import { backupPrintersOf, storedPrinters } from './records.ts';
 export interface Server {
   route: string;
   printer: string;
+  /** The route's printer profile as stored (JSON), or null: it prints what it is sent. */
+  profile: string | null;
   /** The route's backup printers as stored (`print_routes.backup_printers`). */
   backupPrinters: string | null;
   enabled: number;
@@ -40,6 +43,7 @@ export async function routeWaitReasons(
     .select([
       'r.name as route',
       'r.printer',
+      'r.profile',
       'r.backup_printers as backupPrinters',
       'r.enabled',
       'a.paused',
@@ -96,7 +100,11 @@ export function reasonOf(route: string, serving: Server[], since: string): WaitR
   let first: WaitReason | null = null;
   for (const row of active) {
     const printers: PrinterInfo[] = storedPrinters.parse(JSON.parse(row.printers));
-    const route = { printer: row.printer, backup_printers: backupPrintersOf(row.backupPrinters) };
+    const route = {
+      printer: row.printer,
+      backup_printers: backupPrintersOf(row.backupPrinters),
+      profile: row.profile === null ? null : (JSON.parse(row.profile) as PrinterProfile),
+    };
     const reason = routeWaitReason(route, printers);
     if (reason === null) return null;
     first ??= reason;

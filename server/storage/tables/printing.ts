@@ -27,6 +27,16 @@ export interface PrintingTables {
     created_at: string;
     updated_at: string;
   };
+  /** A printer that cannot print, while it lasts (031_printer_attention). */
+  printer_attention: {
+    company_id: number;
+    agent_id: number;
+    printer: string;
+    code: string;
+    message: string;
+    since: string;
+    notified_at: string | null;
+  };
   print_routes: {
     id: Generated<number>;
     company_id: number;

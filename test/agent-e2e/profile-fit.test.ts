@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import type { LogLine } from '../../agent/core/status.ts';
+import { makeStateDir } from '../agent/helpers/state-dir.ts';
+import { addPdfQueue, cupsPdfOutDir, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import {
+  type RealAgentTestServer,
+  startRealAgentTestServer,
+} from '../helpers/real-agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+/**
+ * A profile that does not fit its printer, through real CUPS (docs/printing.md, "Profiles
+ * that fit their printer"): a route whose profile is ESC/POS 80 mm mapped to a cups-pdf
+ * queue would "print" a blank page and call it printed. The agent reads what the queue takes
+ * (a driver queue: PDF and text), does not claim on the route, says so in its log, and the
+ * job waits with `printer_misconfigured`; cups-pdf writes nothing.
+ */
+const suffix = randomBytes(3).toString('hex');
+const queue = `shopdesk-e2e-fit-${suffix}`;
+
+let server: RealAgentTestServer;
+let runtime: AgentRuntime;
+let cleanState: () => Promise<void>;
+const lines: LogLine[] = [];
+
+beforeAll(async () => {
+  await startTestCups();
+  await addPdfQueue(queue);
+  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
+  const state = await makeStateDir();
+  cleanState = state.cleanup;
+  runtime = new AgentRuntime({
+    serverUrl: server.url,
+    token: server.token,
+    stateDir: state.dir,
+    routes: [{ name: 'till', printer: queue, profile: { language: 'escpos', width_mm: 80 } }],
+    client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
+    reconnect: { baseMs: 50, maxMs: 300 },
+  });
+  runtime.onLog((line) => lines.push(line));
+  await runtime.start();
+});
+
+afterAll(async () => {
+  await runtime?.stop();
+  await cleanState?.();
+  await server?.close();
+  await deleteQueue(queue);
+});
+
+describe('an ESC/POS profile on a cups-pdf queue', () => {
+  it('reports that the queue takes PDF and text', async () => {
+    const printer = await waitFor(
+      'the queue with its languages on the server',
+      async () => {
+        const answer = await server.request('GET', '/printing/agents');
+        return answer.body.data[0]?.printers.find(
+          (candidate: { name: string; capabilities?: { languages?: string[] } }) =>
+            candidate.name === queue && candidate.capabilities?.languages,
+        );
+      },
+      20_000,
+    );
+    expect(printer.capabilities.languages).toEqual(['pdf', 'text']);
+  });
+
+  it('holds the job with its reason instead of printing a blank page, and says so in its log', async () => {
+    const outDir = cupsPdfOutDir();
+    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const title = `E2E_fit_${suffix}`;
+    const job = await server.createJob({
+      route: 'till',
+      title,
+      content_type: 'application/vnd.escpos',
+      content: Buffer.from('\x1b@Receipt 1\n\n\n\x1dV\x00', 'latin1'),
+    });
+    const misfit = `misconfigured: ${queue} takes PDF, the profile says ESC/POS`;
+    expect(job.wait_reason).toEqual({ code: 'printer_misconfigured', message: misfit });
+    await waitFor(
+      'the agent log naming the route',
+      async () =>
+        lines.some(
+          (line) =>
+            line.level === 'warn' &&
+            line.message === `route till is ${misfit}; its jobs wait on the server`,
+        ),
+      10_000,
+    );
+    // Long enough for a claim and cups-pdf's write, were the agent to take it.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const read = await server.job(job.id);
+    expect(read.status).toBe('queued');
+    expect(read.attempts).toBe(0);
+    expect(read.wait_reason).toEqual({ code: 'printer_misconfigured', message: misfit });
+    const written = (existsSync(outDir) ? await readdir(outDir) : []).filter(
+      (name) => !before.has(name) && name.includes(title),
+    );
+    expect(written).toEqual([]);
+  });
+});
