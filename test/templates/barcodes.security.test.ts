@@ -33,6 +33,8 @@ describe.each(databaseKinds)('barcode data on %s', (kind) => {
     const put = await star.call('PUT', '/printing/routes', {
       routes: [
         { name: 'star', printer: 'TSP100', profile: { language: 'starprnt', width_mm: 80 } },
+        // A label prints on a label printer only: a label job to `star` is refused at once.
+        { name: 'shelf', printer: 'ZD421', profile: { language: 'zpl', width_mm: 50 } },
       ],
     });
     expect(put.status).toBe(200);
@@ -44,8 +46,8 @@ describe.each(databaseKinds)('barcode data on %s', (kind) => {
   });
   afterAll(() => server.close());
 
-  const postJob = (template: string, data: unknown) =>
-    server.request('POST', '/printing/jobs', { token, body: { route: 'star', template, data } });
+  const postJob = (template: string, data: unknown, route = 'star') =>
+    server.request('POST', '/printing/jobs', { token, body: { route, template, data } });
 
   it('a job whose barcode would carry RS BEL ESC d 2 is a 422 naming the path; nothing is queued', async () => {
     const answer = await postJob('pickup', { order: { reference: typed } });
@@ -92,16 +94,25 @@ describe.each(databaseKinds)('barcode data on %s', (kind) => {
       kind: 'label',
       source: '^XA^FO20,20^BY2^B3N,N,80,Y,N^FD{{ bin }}^FS^FO20,120^FD{{ bin }}^FS^XZ',
     });
-    const refused = await postJob('bin-label', { bin: 'BIN-7\x1e' });
+    const refused = await postJob('bin-label', { bin: 'BIN-7\x1e' }, 'shelf');
     expect(refused.status).toBe(422);
     expect(refused.body.errors['data.bin'][0]).toContain('U+001E');
     // é is two bytes in the field (UTF-8): the path is found all the same.
-    const accented = await postJob('bin-label', { shelf: 'A', bin: 'BIN-é' });
+    const accented = await postJob('bin-label', { shelf: 'A', bin: 'BIN-é' }, 'shelf');
     expect(accented.status).toBe(422);
     expect(Object.keys(accented.body.errors)).toEqual(['data.bin']);
-    expect((await postJob('bin-label', { bin: 'BIN-7' })).status).toBe(201);
-    // A label on this receipt printer fails at its claim, as any label does.
-    expect((await star.next()).status).toBe(204);
+    const printed = await postJob('bin-label', { bin: 'BIN-7' }, 'shelf');
+    expect(printed.status).toBe(201);
+    // The label printer takes it, its barcode whole.
+    const claimed = await star.next();
+    expect(claimed.status).toBe(200);
+    expect(
+      Buffer.from(claimed.body.data.document.content_base64, 'base64').toString('latin1'),
+    ).toContain('^FDBIN-7^FS');
+    const confirmed = await star.call('POST', `/printing/jobs/${printed.body.data.id}/confirm`, {
+      printer: 'ZD421',
+    });
+    expect(confirmed.status).toBe(200);
   });
 
   it('a reference the symbology takes prints as one barcode, on StarPRNT', async () => {

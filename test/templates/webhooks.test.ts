@@ -58,10 +58,18 @@ describe.each(databaseKinds)('template job webhooks on %s', (kind) => {
     });
     const claimed = await agent.next();
     await agent.call('POST', `/printing/jobs/${job.body.data.id}/confirm`, { printer: 'P' });
+    // A label to a receipt printer is refused at its creation; one queued while the route
+    // printed labels fails at its claim once the route prints receipts.
+    const routeFor = (language: 'escpos' | 'zpl') =>
+      agent.call('PUT', '/printing/routes', {
+        routes: [{ name: 'till', printer: 'P', profile: { language, width_mm: 80 } }],
+      });
+    await routeFor('zpl');
     const label = await server.request('POST', '/printing/jobs', {
       token,
       body: { route: 'till', template: 'hooked-label', data: { x: 1 } },
     });
+    await routeFor('escpos');
     expect((await agent.next()).status).toBe(204);
     await dispatch(server);
     expect(receiver.unverified).toEqual([]);
