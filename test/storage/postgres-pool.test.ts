@@ -121,7 +121,7 @@ async function throughEveryLimit(send: Send, token: string): Promise<void> {
     Array.from({ length: 40 }, async (_, i) => {
       const created = await send('POST', '/customers', customerBody(`Customer ${i}`), token);
       expect(created.status).toBe(201);
-      expect((await send('GET', '/customers?limit=5', undefined, token)).status).toBe(200);
+      expect((await send('GET', '/customers?per_page=5', undefined, token)).status).toBe(200);
     }),
   );
 }
