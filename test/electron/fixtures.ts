@@ -46,3 +46,17 @@ export function ownModulesUnderMocks(): void {
     vi.resetModules();
   });
 }
+
+/** electron-store on `conf`, its own base, where Electron's app paths are not to be had. */
+export async function electronStoreStandIn() {
+  const { default: Conf } = await import('conf');
+  return class ElectronStoreStandIn extends Conf {
+    constructor(options: { name: string; cwd: string; clearInvalidConfig?: boolean }) {
+      super({
+        cwd: options.cwd,
+        configName: options.name,
+        clearInvalidConfig: options.clearInvalidConfig,
+      });
+    }
+  };
+}

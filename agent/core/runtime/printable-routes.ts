@@ -30,6 +30,10 @@ export function routeWaits(context: RuntimeContext, route: PrintRoute): WaitReas
   return routeWaitReason(route, context.status.state.printers);
 }
 
+/** A route's profile its printer cannot print (profile-fit's "misconfigured: …"). */
+const isProfileMisfit = (reason: WaitReason) =>
+  reason.code === 'printer_misconfigured' && reason.message.startsWith('misconfigured:');
+
 /** What was last said per route about its profile, so that a misfit is logged once. */
 const misfitsSaid = new WeakMap<RuntimeContext, Map<string, string>>();
 
@@ -45,12 +49,15 @@ export function logMisconfiguredRoutes(
   const said = misfitsSaid.get(context) ?? new Map<string, string>();
   misfitsSaid.set(context, said);
   for (const [route, reason] of waiting) {
-    if (reason.code !== 'printer_misconfigured' || said.get(route) === reason.message) continue;
+    // A printer missing from this computer has its own line already (printer-watch: "not
+    // ready: not found on this computer"); here, a profile its printer cannot print.
+    if (!isProfileMisfit(reason) || said.get(route) === reason.message) continue;
     said.set(route, reason.message);
     context.status.log('warn', `route ${route} is ${reason.message}; its jobs wait on the server`);
   }
   for (const route of said.keys()) {
-    if (waiting.get(route)?.code === 'printer_misconfigured') continue;
+    const reason = waiting.get(route);
+    if (reason !== undefined && isProfileMisfit(reason)) continue;
     said.delete(route);
     context.status.log('info', `route ${route} fits its printer again`);
   }
