@@ -25,9 +25,22 @@ interface Decoded {
   data: Uint8Array;
 }
 
+/** A PNG's last chunk (IEND, its length 0 and CRC); a JPEG's end-of-image marker. */
+const pngEnd = Buffer.from([0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
+const jpegEnd = Buffer.from([0xff, 0xd9]);
+
+/** Whether the file ends as its format does (trailing bytes after a JPEG's EOI allowed). */
+function endsWhole(bytes: Buffer, format: 'png' | 'jpeg'): boolean {
+  if (format === 'png') return bytes.subarray(-pngEnd.length).equals(pngEnd);
+  return bytes.lastIndexOf(jpegEnd) > 2;
+}
+
 /** The image decoded to RGBA; throws when it is neither a PNG nor a JPEG, or is broken. */
 export function decodeImage(bytes: Buffer): Decoded {
   const header = imageHeader(bytes);
+  // A file cut short is refused before a decoder reads it: pngjs inflates a truncated
+  // stream into whatever its buffer held, and now and then calls that an image.
+  if (header && !endsWhole(bytes, header.format)) throw new Error('the file is cut short');
   if (header?.format === 'png') return PNG.sync.read(bytes);
   if (header?.format === 'jpeg') {
     // The pixels were bounded from the header; jpeg-js's own caps are a second fence.
