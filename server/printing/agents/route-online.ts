@@ -2,24 +2,14 @@ import type { JobRecord, QueuedJobRecord } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
 import { prepared } from '../../storage/prepared.ts';
 import { onlineSince, type Presence } from './presence.ts';
-import { anyServingNow, reasonOf, type Server } from './route-wait-reasons.ts';
+import { anyServingNow, reasonOf, type Server, serverColumns } from './route-wait-reasons.ts';
 
 // Compiled once (prepared): every POST /printing/jobs runs it.
 const routeRows = prepared((db, p: { companyId: number; route: string }) =>
   db
     .selectFrom('print_routes as r')
     .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select([
-      'r.name as route',
-      'r.printer',
-      'r.profile',
-      'r.backup_printers as backupPrinters',
-      'r.enabled',
-      'a.paused',
-      'a.last_seen_at as lastSeenAt',
-      'a.online_since as onlineSince',
-      'a.printers',
-    ])
+    .select(serverColumns)
     .where('r.company_id', '=', p.companyId)
     .where('r.name', '=', p.route),
 );

@@ -20,6 +20,19 @@ export interface Server {
   printers: string;
 }
 
+/** The columns of a `Server`, from print_routes `r` joined to print_agents `a`. */
+export const serverColumns = [
+  'r.name as route',
+  'r.printer',
+  'r.profile',
+  'r.backup_printers as backupPrinters',
+  'r.enabled',
+  'a.paused',
+  'a.last_seen_at as lastSeenAt',
+  'a.online_since as onlineSince',
+  'a.printers',
+] as const;
+
 /**
  * Why the queued jobs of `routes` wait, per route, from what the server knows now: the
  * agents serving each route (online, paused) and their printers as last reported. Computed
@@ -40,17 +53,7 @@ export async function routeWaitReasons(
   const rows: Server[] = await db
     .selectFrom('print_routes as r')
     .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select([
-      'r.name as route',
-      'r.printer',
-      'r.profile',
-      'r.backup_printers as backupPrinters',
-      'r.enabled',
-      'a.paused',
-      'a.last_seen_at as lastSeenAt',
-      'a.online_since as onlineSince',
-      'a.printers',
-    ])
+    .select(serverColumns)
     .where('r.company_id', '=', companyId)
     .where('r.name', 'in', names)
     .execute();
