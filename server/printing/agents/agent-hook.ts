@@ -8,10 +8,9 @@ import type { AgentRef } from './agent-identities.ts';
 /**
  * The calling print agent, as a route's `agentHeader` declares it (`required` or `checked`;
  * a `hint` is the handler's to read): the same field writes the header into the OpenAPI
- * document. The header's form is checked with the other headers, before the query and the
- * body (400, or 403 for a token bound to another agent); the agent is looked up just before
- * the handler, with the handler's `db` (the transaction of a keyed request): 409 when the
- * company registered no such agent.
+ * document. Checked just before the handler, once the query and the body have passed, with
+ * the handler's `db` (the transaction of a keyed request): missing or not a uuid → 400,
+ * another agent than a bound token's → 403, not registered by the company → 409.
  */
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -64,9 +63,6 @@ export const agentIdentityHook: RouteHookSource = (route) => {
   if (route.agentHeader !== 'required' && route.agentHeader !== 'checked') return undefined;
   const required = route.agentHeader === 'required';
   return {
-    preValidation(request, caller) {
-      if (namesAgent(required, request, caller)) agentIdOf(request, caller);
-    },
     async preHandler(context, _sent, next) {
       const { request, caller, services, db } = context;
       if (namesAgent(required, request, caller)) {
