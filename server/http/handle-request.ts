@@ -266,9 +266,9 @@ function run(
     const context = new HandlerContext(exchange, caller, { params, query: queryValues, body });
     let reply: MaybePromise<Reply>;
     try {
-      reply = !hooks.some(aroundsHandler)
-        ? route.handler(context)
-        : aroundHandler(route, hooks, context, { params: rawParams, query, body: sent });
+      reply = hooks.some(hasPreHandler)
+        ? aroundHandler(route, hooks, context, { params: rawParams, query, body: sent })
+        : route.handler(context);
     } catch (error) {
       context.release();
       throw error;
@@ -297,7 +297,7 @@ function run(
   return readJsonBody(request, limit, sendContinue, route.bodyTimeoutMs).then(answer);
 }
 
-const aroundsHandler = (hook: RouteHook): boolean => hook.preHandler !== undefined;
+const hasPreHandler = (hook: RouteHook): boolean => hook.preHandler !== undefined;
 
 /**
  * The handler inside the route's `preHandler` hooks, the first outermost: each runs the rest

@@ -4,9 +4,9 @@ import { type ImportEdge, importGraph, sourceFiles } from './import-graph.ts';
 /**
  * The layer rule of docs/architecture.md, on the real import graph (type-only imports
  * included: a reader follows them as well). Contracts (`shared/`) at the bottom, storage
- * above them, domain operations above storage, each domain's routes (`routes.ts`, `*-routes.ts`,
- * and its route hooks, `*-hook.ts`) above its
- * operations, and the HTTP core and the wiring on top.
+ * above them, domain operations above storage, each domain's routes (`routes.ts`,
+ * `*-routes.ts`, and its route hooks, `*-hook.ts`) above its operations, and the HTTP core
+ * and the wiring on top.
  */
 
 const files = ['server', 'shared', 'agent', 'cli'].flatMap(sourceFiles);
