@@ -4,13 +4,16 @@ import { LiveEvents } from './console/live-events.ts';
 import { consolePages } from './console/pages.ts';
 import { signInTriesPerAddress, signInTriesPerMinute } from './console/routes.ts';
 import { SessionAuthenticator } from './console/session-caller.ts';
+import { consoleSessionHook } from './console/session-hook.ts';
 import { enrollmentTriesPerMinute } from './enrollments/tries.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import { Router } from './http/router.ts';
 import { bind, type HttpServer } from './http/server.ts';
 import { openRateLimits } from './http/shared-rate-limit.ts';
+import { idempotencyHook } from './idempotency/idempotency-hook.ts';
 import { IdempotencyService } from './idempotency/service.ts';
 import { humanDestination } from './log-format.ts';
+import { agentIdentityHook } from './printing/agents/agent-hook.ts';
 import { PrintingService } from './printing/service.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
@@ -132,15 +135,23 @@ export async function startApp(
     services.tokenCache = authenticator;
     // A change of tokens or companies, whoever made it, drops the tokens kept in memory.
     await authenticator.start(log);
+    const links = { publicUrl: config.publicUrl, trustProxy: config.trustProxy };
+    // The hooks each route's declaration installs, run in this order at every stage: the
+    // console's session first (its CSRF check comes before anything else is read), then the
+    // idempotency key, whose transaction the calling agent is looked up in.
+    const hooks = [
+      consoleSessionHook(new SessionAuthenticator(storage, clock), links),
+      idempotencyHook,
+      agentIdentityHook,
+    ];
     http.serve({
-      router: new Router('/api/v1', allRoutes),
+      router: new Router('/api/v1', allRoutes, hooks),
       authenticator,
       rateLimiter,
       services,
       log,
       corsOrigins: config.corsOrigins,
-      links: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
-      sessions: new SessionAuthenticator(storage, clock),
+      links,
       pages: consolePages(),
     });
     const opened = storage;

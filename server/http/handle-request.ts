@@ -4,7 +4,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pino, { type Logger } from 'pino';
 import type { LingerLimits } from '../config.ts';
-import { type SessionAuthenticator, sessionSecretOf } from '../console/session-caller.ts';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
 import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
@@ -14,14 +13,19 @@ import { BodyTimedOut, RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { type ContextSources, HandlerContext } from './handler-context.ts';
-import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
 import { lingerOnUnreadBody } from './linger.ts';
 import { parsePathParams } from './path-params.ts';
 import { parseQuery, parseRouteQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
-import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
+import {
+  type AnyRoute,
+  defaultBodyLimit,
+  type Reply,
+  type RequestContext,
+  type RouteHook,
+  type SentRequest,
+} from './route.ts';
 import type { Router } from './router.ts';
-import { requireSameOrigin } from './same-origin.ts';
 import { parseOrThrow } from './validation.ts';
 
 export interface Pipeline extends ContextSources {
@@ -31,8 +35,6 @@ export interface Pipeline extends ContextSources {
   corsOrigins?: readonly string[];
   /** How long a body answered before it was read is still read (server/http/linger.ts). */
   linger?: LingerLimits;
-  /** The web console's signed-in people (their session cookie); none: cookies are ignored. */
-  sessions?: SessionAuthenticator;
   /** Answers what is not the API (the console's pages, `/`): true when it did. */
   pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
@@ -40,6 +42,8 @@ export interface Pipeline extends ContextSources {
 const infoLevel = pino.levels.values.info!;
 
 const noCaller = undefined as unknown as Caller;
+
+const noHooks: readonly RouteHook[] = [];
 
 /**
  * What the pipeline knows of one request on its way through: where it came and what was
@@ -55,6 +59,8 @@ class Exchange {
   readonly search: string;
   readonly started: number;
   route: AnyRoute | undefined;
+  /** What the route's declaration installed (router.ts), run stage by stage. */
+  hooks: readonly RouteHook[] = noHooks;
   caller: Caller | undefined;
   /**
    * The client sent `Expect: 100-continue` and waits for `100 Continue` before it sends the
@@ -216,26 +222,12 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   }
   const route = match.route;
   exchange.route = route;
-  // CSRF: a change that carries the console's cookie comes from our pages; so does a
-  // console sign-in from a browser (one without Origin is no browser, and has no cookie to
-  // abuse). Only a bearer token spares the check: a browser attaches any other Authorization
-  // (a proxy's HTTP Basic password) by itself, like the cookie, and such a header is refused
-  // by `authenticate` anyway, never read as the cookie's request. Other public routes stay
-  // open to the browser apps CORS lets in. (A program's request, with neither a cookie nor
-  // an Origin, skips the token's pattern here.)
-  const { cookie, origin } = request.headers;
-  if (
-    pipeline.sessions &&
-    (cookie !== undefined || origin !== undefined) &&
-    bearerOf(request) === undefined
-  ) {
-    if (sessionSecretOf(request) !== undefined) requireSameOrigin(request, pipeline.links);
-    else if (origin !== undefined && route.path.startsWith('/console/')) {
-      requireSameOrigin(request, pipeline.links);
-    }
-  }
+  const hooks = match.hooks;
+  exchange.hooks = hooks;
+  // Before the caller: the checks on headers alone (the console's CSRF rule).
+  for (const hook of hooks) hook.onRequest?.(request);
   if (route.access === 'public') return run(exchange, match.params, query, noCaller, undefined);
-  return andThen(authenticate(pipeline, request), (caller) => {
+  return andThen(authenticate(pipeline, request, hooks), (caller) => {
     exchange.caller = caller;
     const limiter = pipeline.rateLimiter;
     if (!limiter) return run(exchange, match.params, query, caller, undefined);
@@ -262,30 +254,21 @@ function run(
   caller: Caller,
   rateHeaders: Record<string, string> | undefined,
 ): MaybePromise<Reply> {
-  const { pipeline, request } = exchange;
+  const { request, hooks } = exchange;
   const route = exchange.route!;
   authorize(route, caller);
   const params = route.params ? parsePathParams(route, rawParams) : {};
-  const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
+  // Headers the route's hooks read are checked before the query and the body.
+  for (const hook of hooks) hook.preValidation?.(request, caller);
   const queryValues = parseRouteQuery(route.query, query);
   const answer = (sent: unknown): MaybePromise<Reply> => {
     const body = route.body ? parseOrThrow(route.body, sent) : undefined;
     const context = new HandlerContext(exchange, caller, { params, query: queryValues, body });
     let reply: MaybePromise<Reply>;
     try {
-      reply =
-        key === undefined
-          ? route.handler(context)
-          : idempotentReply(
-              pipeline.services.idempotency,
-              { companyId: caller.companyId, operation: `${route.method} ${route.path}`, key },
-              { params: rawParams, query, body: sent },
-              async (trx) => {
-                // The handler's writes go through the transaction that stores its answer.
-                context.db = trx;
-                return route.handler(context);
-              },
-            );
+      reply = hooks.some(hasPreHandler)
+        ? aroundHandler(route, hooks, context, { params: rawParams, query, body: sent })
+        : route.handler(context);
     } catch (error) {
       context.release();
       throw error;
@@ -314,6 +297,28 @@ function run(
   return readJsonBody(request, limit, sendContinue, route.bodyTimeoutMs).then(answer);
 }
 
+const hasPreHandler = (hook: RouteHook): boolean => hook.preHandler !== undefined;
+
+/**
+ * The handler inside the route's `preHandler` hooks, the first outermost: each runs the rest
+ * through `next`, or answers without it.
+ */
+function aroundHandler(
+  route: AnyRoute,
+  hooks: readonly RouteHook[],
+  context: RequestContext<unknown, unknown, unknown>,
+  sent: SentRequest,
+): MaybePromise<Reply> {
+  const from = (index: number): MaybePromise<Reply> => {
+    for (let at = index; at < hooks.length; at++) {
+      const preHandler = hooks[at]!.preHandler;
+      if (preHandler) return preHandler(context, sent, () => from(at + 1));
+    }
+    return route.handler(context);
+  };
+  return from(0);
+}
+
 /** How many Authorization headers came (`headersDistinct` would build every header's list). */
 function authorizationHeaders(request: IncomingMessage): number {
   const raw = request.rawHeaders;
@@ -324,7 +329,11 @@ function authorizationHeaders(request: IncomingMessage): number {
   return count;
 }
 
-function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromise<Caller> {
+function authenticate(
+  pipeline: Pipeline,
+  request: IncomingMessage,
+  hooks: readonly RouteHook[],
+): MaybePromise<Caller> {
   // Node keeps the first of repeated Authorization headers; which one a proxy on the way
   // keeps is anybody's guess, so two are refused rather than one silently chosen.
   if (authorizationHeaders(request) > 1) {
@@ -333,16 +342,16 @@ function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromis
   const bearer = bearerOf(request);
   if (!bearer) {
     // An Authorization header that holds no bearer token (`Basic …`, `Bearer` alone, empty)
-    // is refused, never passed over for the cookie: a browser sends a proxy's Basic password
-    // by itself, so it says nothing of the page that made the request.
+    // is refused, never passed over for another credential (the console's cookie): a browser
+    // sends a proxy's Basic password by itself, so it says nothing of the page that made the
+    // request.
     if (request.headers.authorization !== undefined) return refuseCaller(request);
-    // No Authorization: a person signed in to the console, by the session's cookie.
-    const session = pipeline.sessions ? sessionSecretOf(request) : undefined;
-    if (session === undefined) return refuseCaller(request);
-    return pipeline.sessions!.authenticate(session).then((caller) => {
-      if (caller) return caller;
-      throw new HttpError('unauthenticated', 'The session has ended: sign in again.');
-    });
+    // No Authorization: a credential a hook of the route reads (a console session's cookie).
+    for (const hook of hooks) {
+      const caller = hook.authenticate?.(request);
+      if (caller !== undefined) return caller;
+    }
+    return refuseCaller(request);
   }
   return andThen(
     pipeline.authenticator.authenticate(bearer, { connection: request.socket }),

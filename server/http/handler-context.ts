@@ -47,6 +47,7 @@ export class HandlerContext implements RequestContext<unknown, unknown, unknown>
   #signal: AbortSignal | undefined;
   #release: (() => void) | undefined;
   #baseUrl: string | undefined;
+  #hooked: Record<string, unknown> | undefined;
 
   constructor(
     exchange: RequestFacts,
@@ -104,6 +105,12 @@ export class HandlerContext implements RequestContext<unknown, unknown, unknown>
   get baseUrl(): string {
     this.#baseUrl ??= `${linkOrigin(this.#pipeline.links ?? {}, this.request)}${this.#pathname}`;
     return this.#baseUrl;
+  }
+
+  /** Made on first use: only the routes whose hooks find something use it. */
+  get hooked(): Record<string, unknown> {
+    this.#hooked ??= {};
+    return this.#hooked;
   }
 
   /** Drops the abort signal's listeners once the handler is done. */

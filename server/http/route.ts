@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Permission } from '../../shared/permissions.ts';
+import type { MaybePromise } from '../maybe-promise.ts';
 import type { Services } from '../services.ts';
 import type { Db } from '../storage/db.ts';
 import type { Caller } from '../tokens/authenticate.ts';
@@ -56,6 +57,11 @@ export interface RequestContext<P, Q, B> {
   /** Path of the request without its query string, as Laravel's `meta.path` shows it. */
   baseUrl: string;
   log: Logger;
+  /**
+   * What the route's hooks found for its handler (the calling print agent), each under its
+   * hook's own name and read through that hook's accessor (`callingAgent`).
+   */
+  readonly hooked: Record<string, unknown>;
 }
 
 export interface ResponseSpec {
@@ -96,13 +102,16 @@ export interface RouteSpec<
   /**
    * Takes an `Idempotency-Key` (docs/http.md): the first request with a key runs and its
    * answer is stored with its write; a retry with the same key and payload replays it.
+   * Documented in the OpenAPI document and enforced by the hook it installs
+   * (server/idempotency/idempotency-hook.ts).
    */
   idempotent?: boolean;
   /**
    * Reads `X-Agent-Id`, the calling print agent's uuid, as the OpenAPI document says:
    * `required` (missing or not a uuid → 400, no such agent in the company → 409), `checked`
    * (may be left out; when sent, checked as `required` is), `hint` (may be left out; a value
-   * that is not a uuid is ignored).
+   * that is not a uuid is ignored; the handler reads it). `required` and `checked` install the
+   * hook that checks it (server/printing/agents/agent-hook.ts).
    */
   agentHeader?: 'required' | 'checked' | 'hint';
   responses: Record<number, ResponseSpec>;
@@ -113,6 +122,44 @@ export interface RouteSpec<
 
 // biome-ignore lint/suspicious/noExplicitAny: the table holds routes of every schema type.
 export type AnyRoute = RouteSpec<any, any, any>;
+
+/** The request as it was sent, before the schemas' defaults (an idempotency key's payload). */
+export interface SentRequest {
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  body: unknown;
+}
+
+/**
+ * What a route's declaration installs in the pipeline (Fastify's route hooks): the steps of
+ * a policy (the console's session, the calling agent, the idempotency key) that the route's
+ * own fields ask for. The pipeline runs each stage of a route's hooks in the order the wiring
+ * lists them (server/app.ts); every stage is optional.
+ */
+export interface RouteHook {
+  /** The route is found, before the caller is authenticated: the headers only (CSRF). */
+  onRequest?(request: IncomingMessage): void;
+  /**
+   * The caller of a request that sends no `Authorization`, by a credential of the hook's own
+   * (the console's cookie); undefined when the request carries none.
+   */
+  authenticate?(request: IncomingMessage): Promise<Caller> | undefined;
+  /** The caller admitted and the path read; before the query and the body: headers. */
+  preValidation?(request: IncomingMessage, caller: Caller): void;
+  /** Around the handler, outermost first: runs `next` (the rest, then the handler) or not. */
+  preHandler?(
+    context: RequestContext<unknown, unknown, unknown>,
+    sent: SentRequest,
+    next: () => MaybePromise<Reply>,
+  ): MaybePromise<Reply>;
+}
+
+/**
+ * Reads one route's declaration and returns the hook it installs there, or undefined
+ * (Fastify's `onRoute`). The same fields feed the OpenAPI document (http/openapi.ts), so what
+ * the document says a route checks is what the pipeline runs.
+ */
+export type RouteHookSource = (route: AnyRoute) => RouteHook | undefined;
 
 /** Keeps each route's handler typed by its own schemas while the table holds them all. */
 export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(

@@ -1,5 +1,5 @@
 import { HttpError } from './errors.ts';
-import type { AnyRoute, Method } from './route.ts';
+import type { AnyRoute, Method, RouteHook, RouteHookSource } from './route.ts';
 
 interface CompiledPath {
   pattern: RegExp;
@@ -10,14 +10,25 @@ interface CompiledPath {
   segments: number;
   staticSegments: number;
   routes: Map<Method, AnyRoute>;
+  /** Each route's hooks, installed once from its declaration. */
+  hooks: Map<Method, readonly RouteHook[]>;
 }
 
 export type RouteMatch =
-  | { kind: 'found'; route: AnyRoute; params: Record<string, string> }
+  | {
+      kind: 'found';
+      route: AnyRoute;
+      params: Record<string, string>;
+      /** What the route's declaration installed, in the order of the hook sources. */
+      hooks: readonly RouteHook[];
+    }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
-/** Finds the route of a request: exact paths by map, parameterised ones by pattern. */
+/**
+ * Finds the route of a request: exact paths by map, parameterised ones by pattern; with it,
+ * the hooks its declaration installed (each source asked once per route, here).
+ */
 export class Router {
   private readonly exact = new Map<string, CompiledPath>();
   private readonly patterns: CompiledPath[] = [];
@@ -30,7 +41,11 @@ export class Router {
   private readonly patternsAnyFirst: CompiledPath[][] = [];
   readonly prefix: string;
 
-  constructor(prefix: string, routes: readonly AnyRoute[]) {
+  constructor(
+    prefix: string,
+    routes: readonly AnyRoute[],
+    hookSources: readonly RouteHookSource[] = [],
+  ) {
     this.prefix = prefix;
     const byPath = new Map<string, CompiledPath>();
     for (const route of routes) {
@@ -45,6 +60,10 @@ export class Router {
         throw new Error(`route ${route.method} ${route.path} is declared twice`);
       }
       compiled.routes.set(route.method, route);
+      compiled.hooks.set(
+        route.method,
+        hookSources.flatMap((source) => source(route) ?? []),
+      );
     }
     // `/customers/by-code/{code}` must win over `/customers/{customer}`.
     this.patterns.sort((a, b) => b.staticSegments - a.staticSegments);
@@ -106,7 +125,7 @@ function bySegments(patterns: CompiledPath[]): CompiledPath[][] {
 
 function pick(compiled: CompiledPath, method: Method, params: Record<string, string>): RouteMatch {
   const route = compiled.routes.get(method);
-  if (route) return { kind: 'found', route, params };
+  if (route) return { kind: 'found', route, params, hooks: compiled.hooks.get(method)! };
   const allow: string[] = [...compiled.routes.keys()];
   if (allow.includes('GET')) allow.push('HEAD');
   // Every path answers OPTIONS (handle-request.ts), a preflight included.
@@ -137,6 +156,7 @@ function compile(path: string): CompiledPath {
     segments: path.split('/').length - 1,
     staticSegments,
     routes: new Map(),
+    hooks: new Map(),
   };
 }
 

@@ -1,9 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { dataOf } from '../../shared/http.ts';
 import {
   agentConfig,
-  agentIdHeader,
   agentRecord,
   claimedJob,
   confirmJobBody,
@@ -30,7 +28,7 @@ import {
 } from '../http/route.ts';
 import type { Caller } from '../tokens/authenticate.ts';
 import { heldByAgent, routesBeyondGrant } from './agents/agent-binding.ts';
-import type { AgentRef } from './agents/agent-identities.ts';
+import { callingAgent, refuseOtherAgent } from './agents/agent-hook.ts';
 import { readAgentConfig } from './agents/read-agent-config.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
 import { toAgentRecord } from './agents/records.ts';
@@ -44,8 +42,9 @@ import { releaseJob } from './jobs/release-job.ts';
 
 /**
  * The print agent's own routes (permission `printing.agent`): registration, presence,
- * configuration, its routes, the long-poll and the reports on the jobs it holds; and how a
- * request names its agent (`X-Agent-Id`), which the integrators' routes (routes.ts) use too.
+ * configuration, its routes, the long-poll and the reports on the jobs it holds. The agent a
+ * request names (`X-Agent-Id`) is found by the hook its `agentHeader` installs
+ * (agents/agent-hook.ts), on the integrators' routes (routes.ts) too.
  */
 
 export const tag = 'Print queue';
@@ -53,20 +52,6 @@ const agentOnly: Access = { permission: 'printing.agent' };
 const agentHeaderNote =
   "Needs the header `X-Agent-Id` of an agent registered by the caller's company (a token bound to one agent implies its own when the header is left out): missing or not a UUID → 400; another agent than the one the token is bound to → 403; not registered (or registered by another company) → 409.";
 const oneJob = { 200: { description: 'The job.', schema: dataOf(jobRecord) } };
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * A token bound to one agent (`shopdesk token create --agent`) acts as that agent only:
- * naming another is refused (403), before anything is looked up (docs/security.md).
- */
-export function refuseOtherAgent(caller: Caller, uuid: string): void {
-  if (caller.agentUuid === null || caller.agentUuid === uuid.toLowerCase()) return;
-  throw new HttpError(
-    'forbidden',
-    `This token is bound to the print agent ${caller.agentUuid} and cannot act as agent ${uuid.slice(0, 36)}.`,
-  );
-}
 
 /**
  * Refuses a job another agent held, for a token bound to one agent: it retries, reprints and
@@ -84,45 +69,10 @@ export function boundJobGuard(caller: Caller): JobGuard | undefined {
   };
 }
 
-/**
- * The X-Agent-Id header: missing or not a UUID is the request's fault (400). A bound token
- * implies its agent when the header is left out.
- */
-function agentIdOf(request: IncomingMessage, caller: Caller): string {
-  const header = request.headers[agentIdHeader];
-  const uuid = Array.isArray(header) ? header[0] : header;
-  if (uuid === undefined && caller.agentUuid !== null) return caller.agentUuid;
-  if (!uuid) {
-    throw new HttpError(
-      'bad_request',
-      'The X-Agent-Id header is required: send the UUID the agent registered with POST /printing/register.',
-    );
-  }
-  if (!uuidPattern.test(uuid)) {
-    throw new HttpError('bad_request', 'The X-Agent-Id header must be a UUID.');
-  }
-  refuseOtherAgent(caller, uuid);
-  return uuid;
-}
-
 export type AgentContext = Pick<
   RequestContext<unknown, unknown, unknown>,
   'request' | 'caller' | 'services' | 'db'
 >;
-
-/** The registered agent that X-Agent-Id names, in the caller's company (else 409). */
-export const callingAgent = ({ request, caller, services, db }: AgentContext): Promise<AgentRef> =>
-  services.printing.requireAgent(db, agentIdOf(request, caller), caller.companyId);
-
-/**
- * Routes that also serve integrators: X-Agent-Id may be left out, but if sent it must hold.
- * A bound token always acts as its agent, header or not.
- */
-export async function optionalAgent(context: AgentContext): Promise<AgentRef | undefined> {
-  const implied = context.caller.agentUuid !== null;
-  if (!implied && context.request.headers[agentIdHeader] === undefined) return undefined;
-  return callingAgent(context);
-}
 
 export const agentRoutes: AnyRoute[] = [
   defineRoute({
@@ -172,8 +122,8 @@ export const agentRoutes: AnyRoute[] = [
     tag,
     body: heartbeatBody.default({ held_job_ids: [] }),
     responses: { 200: { description: 'Leases extended.', schema: dataOf(heartbeatResult) } },
-    async handler({ body, caller, services, request, db }) {
-      const agent = await callingAgent({ request, caller, services, db });
+    async handler({ body, services, db, hooked }) {
+      const agent = callingAgent(hooked);
       const result = await recordHeartbeat(
         services.printing.queue,
         db,
@@ -195,8 +145,8 @@ export const agentRoutes: AnyRoute[] = [
     description: `An agent stopped cleanly (SIGTERM, the tray's Quit) calls it last: it is offline from now (\`agent.offline\` once) instead of one online interval later, and its printers read \`unknown\`; its next registration or heartbeat brings it online again. The jobs it holds keep their leases. Extension. ${agentHeaderNote}`,
     tag,
     responses: { 204: { description: 'Offline.' } },
-    async handler({ caller, services, request, db }) {
-      const agent = await callingAgent({ request, caller, services, db });
+    async handler({ services, db, hooked }) {
+      const agent = callingAgent(hooked);
       await signOff(services.printing.queue, db, agent, services.printing.presence());
       return noContent();
     },
@@ -211,8 +161,8 @@ export const agentRoutes: AnyRoute[] = [
     description: `The company, the agent, its saved routes, every route name the company uses, and the intervals (long-poll wait, heartbeat, lease). ${agentHeaderNote}`,
     tag,
     responses: { 200: { description: 'The configuration.', schema: dataOf(agentConfig) } },
-    async handler({ caller, services, request, db }) {
-      const agent = await callingAgent({ request, caller, services, db });
+    async handler({ caller, services, db, hooked }) {
+      const agent = callingAgent(hooked);
       const config = await readAgentConfig(
         services.printing.store,
         db,
@@ -250,8 +200,8 @@ export const agentRoutes: AnyRoute[] = [
         ),
       },
     },
-    async handler({ body, caller, services, request, db }) {
-      const agent = await callingAgent({ request, caller, services, db });
+    async handler({ body, caller, services, db, hooked }) {
+      const agent = callingAgent(hooked);
       if (caller.agentUuid !== null) {
         const names = body.routes.map((route) => route.name);
         const beyond = await routesBeyondGrant(db, caller.tokenId, agent, names);
@@ -283,9 +233,9 @@ export const agentRoutes: AnyRoute[] = [
     },
     async handler(context) {
       // Not `signal` from the context: a claim that needs no wait never makes it.
-      const { body, caller, services, request, db, stillAuthenticated } = context;
+      const { body, services, db, stillAuthenticated, hooked } = context;
       const { printing } = services;
-      const agent = await callingAgent({ request, caller, services, db });
+      const agent = callingAgent(hooked);
       const job = await printing.nextJob(
         db,
         agent,
@@ -318,8 +268,8 @@ export const agentRoutes: AnyRoute[] = [
     params: jobParams,
     body: confirmJobBody.default({}),
     responses: oneJob,
-    async handler({ params, body, caller, services, request, db }) {
-      const agent = await callingAgent({ request, caller, services, db });
+    async handler({ params, body, services, db, hooked }) {
+      const agent = callingAgent(hooked);
       const { queue } = services.printing;
       return ok(await confirmJob(queue, db, agent, params.job, body.printer, services.clock.now()));
     },
@@ -336,8 +286,8 @@ export const agentRoutes: AnyRoute[] = [
     params: jobParams,
     body: reportErrorBody,
     responses: oneJob,
-    async handler({ params, body, caller, services, request, db }) {
-      const agent = await callingAgent({ request, caller, services, db });
+    async handler({ params, body, services, db, hooked }) {
+      const agent = callingAgent(hooked);
       const { queue } = services.printing;
       return ok(await failJob(queue, db, agent, params.job, body, services.clock.now()));
     },
@@ -354,8 +304,8 @@ export const agentRoutes: AnyRoute[] = [
     params: jobParams,
     body: releaseJobBody,
     responses: oneJob,
-    async handler({ params, body, caller, services, request, db }) {
-      const agent = await callingAgent({ request, caller, services, db });
+    async handler({ params, body, services, db, hooked }) {
+      const agent = callingAgent(hooked);
       const { queue } = services.printing;
       return ok(await releaseJob(queue, db, agent, params.job, body, services.clock.now()));
     },

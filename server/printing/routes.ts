@@ -21,13 +21,8 @@ import { withUpdateStatus } from '../releases/agent-update-status.ts';
 import { refuseTemplateTheRouteCannotPrint } from '../templates/check-template-route.ts';
 import { createTemplateJob } from '../templates/create-template-job.ts';
 import { resolveTemplate } from '../templates/resolve-template.ts';
-import {
-  type AgentContext,
-  agentRoutes,
-  boundJobGuard,
-  optionalAgent,
-  tag,
-} from './agent-routes.ts';
+import { type AgentContext, agentRoutes, boundJobGuard, tag } from './agent-routes.ts';
+import { optionalAgent } from './agents/agent-hook.ts';
 import { listAgents } from './agents/list-agents.ts';
 import { readAgent } from './agents/read-agent.ts';
 import { withRouteOnline } from './agents/route-online.ts';
@@ -202,8 +197,7 @@ const integratorRoutes: AnyRoute[] = [
     tag,
     query: historyQuery,
     responses: { 200: { description: 'A page of jobs.', schema: pageOf(jobRecord) } },
-    async handler({ query, caller, services, request, baseUrl, db }) {
-      await optionalAgent({ request, caller, services, db });
+    async handler({ query, caller, services, baseUrl, db }) {
       const { store } = services.printing;
       // A bound token sees its own agent's jobs only (docs/security.md).
       const bound = caller.agentUuid;
@@ -237,8 +231,7 @@ const integratorRoutes: AnyRoute[] = [
     tag,
     params: jobParams,
     responses: { 200: { description: 'The job and its events.', schema: dataOf(jobDetail) } },
-    async handler({ params, caller, services, request, db }) {
-      await optionalAgent({ request, caller, services, db });
+    async handler({ params, caller, services, db }) {
       const { store } = services.printing;
       const job = await readJobDetail(
         store,
@@ -264,8 +257,8 @@ const integratorRoutes: AnyRoute[] = [
     params: jobParams,
     idempotent: true,
     responses: { 200: { description: 'The job, queued again.', schema: dataOf(queuedJobRecord) } },
-    async handler({ params, caller, services, request, db }) {
-      const agent = await optionalAgent({ request, caller, services, db });
+    async handler({ params, caller, services, db, hooked }) {
+      const agent = optionalAgent(hooked);
       const job = await retryJob(
         services.printing.queue,
         db,
@@ -296,8 +289,7 @@ const integratorRoutes: AnyRoute[] = [
         headers: { Location: 'URL of the new job.' },
       },
     },
-    async handler({ params, caller, services, request, baseUrl, db }) {
-      await optionalAgent({ request, caller, services, db });
+    async handler({ params, caller, services, baseUrl, db }) {
       const job = await reprintJob(
         services.printing.queue,
         db,

@@ -4,8 +4,9 @@ import { type ImportEdge, importGraph, sourceFiles } from './import-graph.ts';
 /**
  * The layer rule of docs/architecture.md, on the real import graph (type-only imports
  * included: a reader follows them as well). Contracts (`shared/`) at the bottom, storage
- * above them, domain operations above storage, each domain's routes (`routes.ts`, `*-routes.ts`) above its
- * operations, and the HTTP core and the wiring on top.
+ * above them, domain operations above storage, each domain's routes (`routes.ts`,
+ * `*-routes.ts`, and its route hooks, `*-hook.ts`) above its operations, and the HTTP core
+ * and the wiring on top.
  */
 
 const files = ['server', 'shared', 'agent', 'cli'].flatMap(sourceFiles);
@@ -17,9 +18,13 @@ const domainOf = (file: string) => {
   const folder = /^server\/([^/]+)\//.exec(file)?.[1];
   return folder && !notDomains.has(folder) ? folder : undefined;
 };
-/** A domain's routes: `routes.ts`, and the groups it gathers when it has several (`agent-routes.ts`). */
+/**
+ * A domain's routes: `routes.ts`, the groups it gathers when it has several (`agent-routes.ts`),
+ * and the route hooks it owns (`*-hook.ts`: what a route's declaration installs in the
+ * pipeline, reading the request as routes do).
+ */
 const isRoutes = (file: string) =>
-  domainOf(file) !== undefined && /\/([a-z-]+-)?routes\.ts$/.test(file);
+  domainOf(file) !== undefined && /\/(([a-z-]+-)?routes|[a-z-]+-hook)\.ts$/.test(file);
 const isDomainOperation = (file: string) => domainOf(file) !== undefined && !isRoutes(file);
 /** Modules of server/ that depend on nothing of the server: storage may use them. */
 const leaves = new Set(['server/config.ts', 'server/time.ts']);

@@ -1,14 +1,40 @@
 import type { IncomingMessage } from 'node:http';
 import type { Transaction } from 'kysely';
-import { fingerprintOf, type RequestPayload } from '../idempotency/fingerprint.ts';
-import type { StoredAnswer } from '../idempotency/records.ts';
-import type { IdempotencyService } from '../idempotency/service.ts';
-import type { KeyScope } from '../idempotency/stored-answers.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Reply, RouteHookSource } from '../http/route.ts';
 import type { Database } from '../storage/schema.ts';
-import { HttpError } from './errors.ts';
-import type { Reply } from './route.ts';
+import { fingerprintOf, type RequestPayload } from './fingerprint.ts';
+import type { StoredAnswer } from './records.ts';
+import type { IdempotencyService } from './service.ts';
+import type { KeyScope } from './stored-answers.ts';
 
-export const idempotencyKeyHeader = 'idempotency-key';
+/**
+ * The `Idempotency-Key` step (docs/http.md), installed on the routes that say `idempotent`
+ * (the same field writes the header into the OpenAPI document): the key's form is checked
+ * with the other headers, before the query and the body (400); the handler then runs in the
+ * transaction that stores its answer, and a retry gets that answer back.
+ */
+export const idempotencyHook: RouteHookSource = (route) => {
+  if (!route.idempotent) return undefined;
+  const operation = `${route.method} ${route.path}`;
+  return {
+    preValidation(request) {
+      idempotencyKeyOf(request);
+    },
+    preHandler(context, sent, next) {
+      const key = idempotencyKeyOf(context.request);
+      if (key === undefined) return next();
+      const scope = { companyId: context.caller.companyId, operation, key };
+      return idempotentReply(context.services.idempotency, scope, sent, async (trx) => {
+        // The handler's writes go through the transaction that stores its answer.
+        context.db = trx;
+        return next();
+      });
+    },
+  };
+};
+
+const idempotencyKeyHeader = 'idempotency-key';
 
 /** 1–255 printable ASCII characters (space to tilde). */
 const keyPattern = /^[\x20-\x7e]{1,255}$/;
@@ -18,7 +44,7 @@ const keyPattern = /^[\x20-\x7e]{1,255}$/;
  * (draft-ietf-httpapi-idempotency-key-header-07 §2) writes the key as a structured-field
  * string, `"8e03978e…"`; the bare form (`8e03978e…`) that most clients send is the same key.
  */
-export function idempotencyKeyOf(request: IncomingMessage): string | undefined {
+function idempotencyKeyOf(request: IncomingMessage): string | undefined {
   const header = request.headers[idempotencyKeyHeader];
   if (header === undefined) return undefined;
   const raw = Array.isArray(header) ? header.join(', ') : header;
@@ -66,7 +92,7 @@ function serialized(reply: Reply): { sent: string | Buffer | undefined; stored: 
  * successful answer (2xx) is stored with the write and sent as stored; a failure stores
  * nothing. A replay carries `Idempotent-Replayed: true`.
  */
-export async function idempotentReply(
+async function idempotentReply(
   idempotency: IdempotencyService,
   scope: KeyScope,
   payload: RequestPayload,
