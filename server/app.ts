@@ -12,6 +12,7 @@ import { openRateLimits } from './http/shared-rate-limit.ts';
 import { IdempotencyService } from './idempotency/service.ts';
 import { humanDestination } from './log-format.ts';
 import { PrintingService } from './printing/service.ts';
+import { stockProducts } from './products/index.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
@@ -117,6 +118,7 @@ export async function startApp(
       config,
       log,
       printing,
+      stockProducts,
       idempotency,
       webhooks,
       enrollmentTries,
