@@ -4,11 +4,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pino, { type Logger } from 'pino';
 import type { LingerLimits } from '../config.ts';
-import { type SessionAuthenticator, sessionSecretOf } from '../console/session-caller.ts';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
 import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
-import { bearerOf, type Caller } from '../tokens/authenticate.ts';
+import { bearerOf, type Caller } from '../tokens/index.ts';
 import { loggableError, loggedPath } from './access-log.ts';
 import { BodyTimedOut, RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
@@ -22,6 +21,7 @@ import { type RateLimit, rateLimitKey } from './rate-limit.ts';
 import { type AnyRoute, defaultBodyLimit, type Reply } from './route.ts';
 import type { Router } from './router.ts';
 import { requireSameOrigin } from './same-origin.ts';
+import type { SessionCallers } from './session-callers.ts';
 import { parseOrThrow } from './validation.ts';
 
 export interface Pipeline extends ContextSources {
@@ -32,7 +32,7 @@ export interface Pipeline extends ContextSources {
   /** How long a body answered before it was read is still read (server/http/linger.ts). */
   linger?: LingerLimits;
   /** The web console's signed-in people (their session cookie); none: cookies are ignored. */
-  sessions?: SessionAuthenticator;
+  sessions?: SessionCallers;
   /** Answers what is not the API (the console's pages, `/`): true when it did. */
   pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
@@ -229,7 +229,8 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
     (cookie !== undefined || origin !== undefined) &&
     bearerOf(request) === undefined
   ) {
-    if (sessionSecretOf(request) !== undefined) requireSameOrigin(request, pipeline.links);
+    const session = pipeline.sessions.secretOf(request);
+    if (session !== undefined) requireSameOrigin(request, pipeline.links);
     else if (origin !== undefined && route.path.startsWith('/console/')) {
       requireSameOrigin(request, pipeline.links);
     }
@@ -337,7 +338,7 @@ function authenticate(pipeline: Pipeline, request: IncomingMessage): MaybePromis
     // by itself, so it says nothing of the page that made the request.
     if (request.headers.authorization !== undefined) return refuseCaller(request);
     // No Authorization: a person signed in to the console, by the session's cookie.
-    const session = pipeline.sessions ? sessionSecretOf(request) : undefined;
+    const session = pipeline.sessions?.secretOf(request);
     if (session === undefined) return refuseCaller(request);
     return pipeline.sessions!.authenticate(session).then((caller) => {
       if (caller) return caller;

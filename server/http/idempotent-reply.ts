@@ -1,9 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Transaction } from 'kysely';
-import { fingerprintOf, type RequestPayload } from '../idempotency/fingerprint.ts';
-import type { StoredAnswer } from '../idempotency/records.ts';
-import type { IdempotencyService } from '../idempotency/service.ts';
-import type { KeyScope } from '../idempotency/stored-answers.ts';
+import {
+  fingerprintOf,
+  type IdempotencyService,
+  type KeyScope,
+  type RequestPayload,
+  type StoredAnswer,
+} from '../idempotency/index.ts';
 import type { Database } from '../storage/schema.ts';
 import { HttpError } from './errors.ts';
 import type { Reply } from './route.ts';

@@ -28,7 +28,7 @@ import {
   ok,
   type RequestContext,
 } from '../http/route.ts';
-import type { Caller } from '../tokens/authenticate.ts';
+import type { Caller } from '../tokens/index.ts';
 import { heldByAgent, routesBeyondGrant } from './agents/agent-binding.ts';
 import type { AgentRef } from './agents/agent-identities.ts';
 import { readAgentConfig } from './agents/read-agent-config.ts';
