@@ -83,7 +83,22 @@ export async function readPrintingOverview(
       }
     }
   }
-  const dayAgo = isoNow(new Date(presence.now.getTime() - 86_400_000));
+  const waitingRoutes = await readWaitingRoutes(db, companyId, presence);
+  return {
+    cannot_print: [...waitingRoutes, ...stoppedPrinters, ...offlineAgents],
+    agents: { online, offline: agents.length - online },
+    printers_needing_attention: attention,
+    jobs_last_24h: await countLastDay(db, companyId, presence.now),
+  };
+}
+
+/** The company's jobs created in the last 24 hours, by status. */
+async function countLastDay(
+  db: Db,
+  companyId: number,
+  now: Date,
+): Promise<PrintingOverview['jobs_last_24h']> {
+  const dayAgo = isoNow(new Date(now.getTime() - 86_400_000));
   const counts = await db
     .selectFrom('print_jobs')
     .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
@@ -92,13 +107,7 @@ export async function readPrintingOverview(
     .groupBy('status')
     .execute();
   const count = (status: string) => Number(counts.find((c) => c.status === status)?.count ?? 0);
-  const waitingRoutes = await readWaitingRoutes(db, companyId, presence);
-  return {
-    cannot_print: [...waitingRoutes, ...stoppedPrinters, ...offlineAgents],
-    agents: { online, offline: agents.length - online },
-    printers_needing_attention: attention,
-    jobs_last_24h: { queued: count('queued'), printed: count('printed'), failed: count('failed') },
-  };
+  return { queued: count('queued'), printed: count('printed'), failed: count('failed') };
 }
 
 const nothing = {
