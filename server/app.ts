@@ -15,6 +15,7 @@ import { IdempotencyService } from './idempotency/service.ts';
 import { humanDestination } from './log-format.ts';
 import { agentIdentityHook } from './printing/agents/agent-hook.ts';
 import { PrintingService } from './printing/service.ts';
+import { stockProducts } from './products/index.ts';
 import { allRoutes } from './routes.ts';
 import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
@@ -120,6 +121,7 @@ export async function startApp(
       config,
       log,
       printing,
+      stockProducts,
       idempotency,
       webhooks,
       enrollmentTries,

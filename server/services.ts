@@ -4,6 +4,7 @@ import type { LiveEvents } from './console/live-events.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import type { IdempotencyService } from './idempotency/service.ts';
 import type { PrintingService } from './printing/service.ts';
+import type { StockProducts } from './stock/index.ts';
 import type { Storage } from './storage/database.ts';
 import type { DocumentRenderer } from './templates/render-pool.ts';
 import type { Clock } from './time.ts';
@@ -25,6 +26,8 @@ export interface Services {
   printing: PrintingService;
   /** Where templates are rendered: a pool of threads, started by the first render. */
   renderer: DocumentRenderer;
+  /** Products as stock reads and holds them (server/stock/stock-products.ts), from products. */
+  stockProducts: StockProducts;
   /** Idempotency keys: the stored answers and their sweep. */
   idempotency: IdempotencyService;
   /** Webhook endpoints' policy and secrets, and the dispatcher of deliveries. */

@@ -12,3 +12,13 @@ export async function countCompanies(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The company's name, or undefined when there is no such company. */
+export async function readCompanyName(db: Db, id: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('companies')
+    .select('name')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.name;
+}

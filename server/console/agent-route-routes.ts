@@ -10,9 +10,7 @@ import { routePrinterNames } from '../../shared/wait-reasons.ts';
 import { InvalidFields, NotFound } from '../domain-errors.ts';
 import { HttpError } from '../http/errors.ts';
 import { type AnyRoute, defineRoute, ok } from '../http/route.ts';
-import { findAgentRow } from '../printing/agents/agent-identities.ts';
-import { readRouteList } from '../printing/agents/read-route-list.ts';
-import { updateRouteList } from '../printing/agents/update-route-list.ts';
+import { findAgentRow, readRouteList, updateRouteList } from '../printing/index.ts';
 import { personOf, tag } from './person-routes.ts';
 
 const savedRoutes = z.object({

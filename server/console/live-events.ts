@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PrintingService } from '../printing/service.ts';
+import type { PrintingService } from '../printing/index.ts';
 import type { Storage } from '../storage/database.ts';
 import { readCompanyVersion } from './read-company-version.ts';
 

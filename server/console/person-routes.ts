@@ -4,7 +4,7 @@ import type { ConsoleAbility, ConsoleSessionRecord } from '../../shared/console.
 import { HttpError } from '../http/errors.ts';
 import { linkOrigin } from '../http/public-origin.ts';
 import type { Services } from '../services.ts';
-import type { Caller, ConsoleCaller } from '../tokens/authenticate.ts';
+import type { Caller, ConsoleCaller } from '../tokens/index.ts';
 import { abilitiesOf, grantable, permissionsOf } from './roles.ts';
 import { sessionCookie } from './session-caller.ts';
 

@@ -1,14 +1,13 @@
 import { createHmac } from 'node:crypto';
-import type { Presence } from '../printing/agents/presence.ts';
-import { onlineSince } from '../printing/agents/presence.ts';
+import { type Presence, readPrintingMarks } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
+import { readEndpointMarks } from '../webhooks/index.ts';
 
 /**
  * A short text that changes whenever something the console's live pages show changes:
- * a job's status (the company's newest row of the jobs' trail: one step of the index
- * `print_job_events_company_id`), an agent's presence, pause, printers or routes, a webhook
- * endpoint starting or stopping to fail. The company's own rows only: another company's
- * printing never moves it.
+ * a job's status, an agent's presence, pause, printers or routes (printing's marks), a
+ * webhook endpoint starting or stopping to fail (webhooks' marks). The company's own rows
+ * only: another company's printing never moves it.
  *
  * Opaque, and keyed (an HMAC with the server's key): the trail's ids count every company's
  * job changes, so the newest id in clear, or in a plain hash of rows the company can read
@@ -22,38 +21,9 @@ export async function readCompanyVersion(
   presence: Presence,
   key: Buffer,
 ): Promise<string> {
-  const lastEvent = await db
-    .selectFrom('print_job_events')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const since = onlineSince(presence.now, presence.heartbeatSeconds);
-  const agents = await db
-    .selectFrom('print_agents')
-    .select(['uuid', 'last_seen_at', 'online_since', 'paused', 'printers', 'routes_version'])
-    .where('company_id', '=', companyId)
-    .orderBy('id')
-    .execute();
-  const endpoints = await db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'failing_since', 'enabled'])
-    .where('company_id', '=', companyId)
-    .orderBy('id')
-    .execute();
   const shown = [
-    lastEvent?.id ?? 0,
-    ...agents.map((a) =>
-      [
-        a.uuid,
-        a.last_seen_at !== null && a.online_since !== null && a.last_seen_at >= since,
-        a.paused,
-        a.printers,
-        a.routes_version,
-      ].join(),
-    ),
-    ...endpoints.map((e) => [e.id, e.failing_since, e.enabled].join()),
+    ...(await readPrintingMarks(db, companyId, presence)),
+    ...(await readEndpointMarks(db, companyId)),
   ].join('\n');
   return createHmac('sha256', key).update(shown).digest('base64url').slice(0, 22);
 }

@@ -1,4 +1,5 @@
 import type { ConsoleRole } from '../../shared/console.ts';
+import { readCompanyName } from '../companies/index.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { hashSecret } from './secrets.ts';
@@ -26,7 +27,6 @@ export async function readSession(
   const row = await db
     .selectFrom('console_sessions')
     .innerJoin('console_users', 'console_users.id', 'console_sessions.user_id')
-    .innerJoin('companies', 'companies.id', 'console_sessions.company_id')
     .select([
       'console_sessions.id',
       'console_sessions.user_id',
@@ -35,18 +35,19 @@ export async function readSession(
       'console_users.email',
       'console_users.role',
       'console_sessions.company_id',
-      'companies.name as company_name',
     ])
     .where('console_sessions.hash', '=', hashSecret(secret))
     .executeTakeFirst();
   if (!row || row.expires_at <= isoNow(now)) return null;
+  const companyName = await readCompanyName(db, row.company_id);
+  if (companyName === undefined) return null;
   return {
     id: row.id,
     userId: row.user_id,
     email: row.email,
     role: row.role as ConsoleRole,
     companyId: row.company_id,
-    companyName: row.company_name,
+    companyName,
     createdAt: row.created_at,
   };
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Storage } from '../storage/database.ts';
 import type { Clock } from '../time.ts';
-import type { Caller } from '../tokens/authenticate.ts';
+import type { Caller } from '../tokens/index.ts';
 import { readSession } from './read-session.ts';
 import { permissionsOf } from './roles.ts';
 
@@ -24,7 +24,8 @@ export function sessionSecretOf(request: IncomingMessage): string | undefined {
 
 /**
  * A signed-in person as the request pipeline sees a caller: the permissions of their role,
- * so that every route checks them exactly as it checks a token's.
+ * so that every route checks them exactly as it checks a token's. The console's session hook
+ * (session-hook.ts) asks it for the caller of a request that carries the cookie.
  */
 export class SessionAuthenticator {
   readonly #storage: Storage;
@@ -33,6 +34,10 @@ export class SessionAuthenticator {
   constructor(storage: Storage, clock: Clock) {
     this.#storage = storage;
     this.#clock = clock;
+  }
+
+  secretOf(request: IncomingMessage): string | undefined {
+    return sessionSecretOf(request);
   }
 
   async authenticate(secret: string): Promise<Caller | null> {

@@ -3,7 +3,7 @@ import { HttpError } from '../http/errors.ts';
 import type { LinkPolicy } from '../http/public-origin.ts';
 import type { RouteHookSource } from '../http/route.ts';
 import { requireSameOrigin } from '../http/same-origin.ts';
-import { bearerOf } from '../tokens/authenticate.ts';
+import { bearerOf } from '../tokens/index.ts';
 import { type SessionAuthenticator, sessionSecretOf } from './session-caller.ts';
 
 /**

@@ -7,7 +7,7 @@ import {
 import { dataOf } from '../../shared/http.ts';
 import { HttpError } from '../http/errors.ts';
 import { type AnyRoute, defineRoute, noContent, ok, publicBody } from '../http/route.ts';
-import type { Caller } from '../tokens/authenticate.ts';
+import type { Caller } from '../tokens/index.ts';
 import { changePassword } from './change-password.ts';
 import { deleteSession } from './delete-session.ts';
 import {

@@ -1,4 +1,6 @@
+import { findAgentRow } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
+import { agentTokenIds } from '../tokens/index.ts';
 
 /**
  * Whether the company already knows an agent by this uuid: registered (`print_agents`), or
@@ -17,27 +19,16 @@ export async function agentKnown(
   uuid: string,
   retryOf?: number,
 ): Promise<boolean> {
-  const registered = await db
-    .selectFrom('print_agents')
-    .select('id')
-    .where('uuid', '=', uuid)
-    .where('company_id', '=', companyId)
-    .executeTakeFirst();
-  if (registered) return true;
-  let bound = db
-    .selectFrom('tokens')
-    .select('id')
+  const registered = await findAgentRow(db, uuid);
+  if (registered?.company_id === companyId) return true;
+  const bound = await agentTokenIds(db, companyId, uuid);
+  if (bound.length === 0 || retryOf === undefined) return bound.length > 0;
+  const issuedByRetry = await db
+    .selectFrom('print_enrollment_agents')
+    .select('token_id')
+    .where('enrollment_id', '=', retryOf)
     .where('agent_uuid', '=', uuid)
-    .where('company_id', '=', companyId)
-    .where('revoked_at', 'is', null);
-  if (retryOf !== undefined) {
-    bound = bound.where('id', 'not in', (eb) =>
-      eb
-        .selectFrom('print_enrollment_agents')
-        .select('token_id')
-        .where('enrollment_id', '=', retryOf)
-        .where('agent_uuid', '=', uuid),
-    );
-  }
-  return (await bound.executeTakeFirst()) !== undefined;
+    .execute();
+  const own = new Set(issuedByRetry.map((row) => row.token_id));
+  return bound.some((id) => !own.has(id));
 }

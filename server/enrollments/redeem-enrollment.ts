@@ -3,11 +3,12 @@ import {
   type RedeemEnrollmentBody,
   type RedeemedEnrollment,
 } from '../../shared/enrollments.ts';
-import { permissionSchema } from '../../shared/permissions.ts';
+import { readCompanyName } from '../companies/index.ts';
 import { Conflict, invalidField } from '../domain-errors.ts';
+import { findAgentRow } from '../printing/index.ts';
 import type { Storage } from '../storage/database.ts';
 import { isoNow } from '../time.ts';
-import { hashToken, newTokenSecret } from '../tokens/token-secrets.ts';
+import { createToken, revokeAgentTokens } from '../tokens/index.ts';
 import { agentKnown } from './agent-known.ts';
 import { hashEnrollmentCode } from './enrollment-code.ts';
 import { enrollmentState } from './enrollments.ts';
@@ -79,13 +80,8 @@ export async function redeemEnrollment(
         `The agent ${uuid} is already enrolled in this company, and this code enrols new agents only; nothing was changed. To enrol that computer again, ask IT for a code made for it (the console's "Re-enrol this computer" on the agent, or shopdesk enrollment create --agent ${uuid}).`,
       );
     }
-    const elsewhere = await trx
-      .selectFrom('print_agents')
-      .select('id')
-      .where('uuid', '=', uuid)
-      .where('company_id', '<>', taken.company_id)
-      .executeTakeFirst();
-    if (elsewhere) {
+    const registered = await findAgentRow(trx, uuid);
+    if (registered !== undefined && registered.company_id !== taken.company_id) {
       throw new Conflict(
         `The agent ${uuid} is registered to another company; give this agent a new state directory (it generates a new UUID) and enrol it again.`,
       );
@@ -93,37 +89,22 @@ export async function redeemEnrollment(
     // The agent's old tokens stop here (the cache hears of it: the route): on a re-enrolment
     // all of them; else only what this code issued it before, an answer it never got.
     const granted = JSON.parse(taken.routes) as string[];
-    const old = await trx
-      .updateTable('tokens')
-      .set({ revoked_at: stamp })
-      .where('company_id', '=', taken.company_id)
-      .where('agent_uuid', '=', uuid)
-      .where('revoked_at', 'is', null)
-      .returning('routes')
-      .execute();
-    for (const row of old) {
-      for (const route of row.routes ? (JSON.parse(row.routes) as string[]) : []) {
-        if (!granted.includes(route)) granted.push(route);
-      }
+    for (const route of await revokeAgentTokens(trx, taken.company_id, uuid, now)) {
+      if (!granted.includes(route)) granted.push(route);
     }
-    const secret = newTokenSecret();
     const host = input.hostname ? ` on ${input.hostname.slice(0, 200)}` : '';
-    const token = await trx
-      .insertInto('tokens')
-      .values({
-        company_id: taken.company_id,
+    const token = await createToken(
+      trx,
+      {
+        companyId: taken.company_id,
         name: `agent enrolled${host}`.slice(0, 255),
-        hash: hashToken(secret),
-        permissions: JSON.stringify([permissionSchema.parse('printing.agent')]),
-        created_at: stamp,
-        expires_at: null,
-        revoked_at: null,
-        agent_uuid: uuid,
+        permissions: ['printing.agent'],
+        agentUuid: uuid,
         // What the code grants: the routes its agent may take (agent-binding.ts).
-        routes: JSON.stringify(granted),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+        routes: granted,
+      },
+      now,
+    );
     await trx
       .insertInto('print_enrollment_agents')
       .values({
@@ -134,16 +115,14 @@ export async function redeemEnrollment(
         enrolled_at: stamp,
       })
       .execute();
-    const company = await trx
-      .selectFrom('companies')
-      .select(['id', 'name'])
-      .where('id', '=', taken.company_id)
-      .executeTakeFirstOrThrow();
+    const name = await readCompanyName(trx, taken.company_id);
+    if (name === undefined)
+      throw new Error(`company ${taken.company_id} of an enrolment code is gone`);
     return {
-      token: secret,
+      token: token.secret,
       token_id: token.id,
       agent_id: uuid,
-      company,
+      company: { id: taken.company_id, name },
       routes: JSON.parse(taken.routes) as string[],
     };
   });

@@ -7,7 +7,7 @@ import type { LingerLimits } from '../config.ts';
 import { isDomainError, Unavailable } from '../domain-errors.ts';
 import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
-import { bearerOf, type Caller } from '../tokens/authenticate.ts';
+import { bearerOf, type Caller } from '../tokens/index.ts';
 import { loggableError, loggedPath } from './access-log.ts';
 import { BodyTimedOut, RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
 import type { Db } from '../storage/db.ts';
-import { bearerOf, type Caller, type TokenAuthenticator } from '../tokens/authenticate.ts';
+import { bearerOf, type Caller, type TokenAuthenticator } from '../tokens/index.ts';
 import { type LinkPolicy, linkOrigin } from './public-origin.ts';
 import type { RequestContext } from './route.ts';
 

@@ -1,4 +1,4 @@
-import type { Caller } from '../tokens/authenticate.ts';
+import type { Caller } from '../tokens/index.ts';
 
 /** What one counted request may do, and what the rate-limit headers tell. */
 export interface Quota {

@@ -5,7 +5,7 @@ import type { Permission } from '../../shared/permissions.ts';
 import type { MaybePromise } from '../maybe-promise.ts';
 import type { Services } from '../services.ts';
 import type { Db } from '../storage/db.ts';
-import type { Caller } from '../tokens/authenticate.ts';
+import type { Caller } from '../tokens/index.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -1,10 +1,11 @@
 import { fromCents, maxMoney, toCents } from '../../shared/money.ts';
 import type { OfferInput, QuoteWarning } from '../../shared/offers.ts';
 import { fromMilli, toMilli } from '../../shared/quantity.ts';
+import { customerExists } from '../customers/index.ts';
 import { FieldErrors, invalidField } from '../domain-errors.ts';
-import { readAvailableMilli } from '../stock/read-balances.ts';
+import { findProducts } from '../products/index.ts';
+import { readAvailableMilli } from '../stock/index.ts';
 import type { Db } from '../storage/db.ts';
-import { lockRows } from '../storage/locks.ts';
 import { lineTotalCents, toBasisPoints } from './pricing.ts';
 
 // Totals stay exact doubles (below 2^53) when capped like any money field.
@@ -51,23 +52,16 @@ export async function priceOffer(
   lockProducts = false,
 ): Promise<PricedOffer> {
   const errors = new FieldErrors();
-  const customer = await db
-    .selectFrom('customers')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('id', '=', input.customer_id)
-    .executeTakeFirst();
-  if (!customer) errors.unknown(`${prefix}customer_id`);
+  if (!(await customerExists(db, companyId, input.customer_id))) {
+    errors.unknown(`${prefix}customer_id`);
+  }
   const ids = [...new Set(input.items.map((item) => item.product_id))];
-  const productQuery = db
-    .selectFrom('products')
-    .select(['id', 'code', 'name', 'price_cents', 'manage_stock'])
-    .where('company_id', '=', companyId)
-    .where('id', 'in', ids);
-  const products = await (lockProducts
-    ? lockRows(db, productQuery, 'key share')
-    : productQuery
-  ).execute();
+  const products = await findProducts(
+    db,
+    companyId,
+    { ids },
+    lockProducts ? 'key share' : undefined,
+  );
   const byId = new Map(products.map((p) => [p.id, p]));
   errors.unknownIds(
     input.items.map((item) => item.product_id),

@@ -6,10 +6,11 @@ import {
   type OfferStatus,
   offerTransitions,
 } from '../../shared/offers.ts';
+import { customerExists } from '../customers/index.ts';
 import { Conflict, unknownReference } from '../domain-errors.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import type { OutboxDeps } from '../webhooks/outbox.ts';
+import type { OutboxDeps } from '../webhooks/index.ts';
 import { replaceLines } from './offer-lines.ts';
 import { priceOffer, totalsOf } from './price-offer.ts';
 import { readOffer, readOfferRow } from './read-offer.ts';
@@ -98,11 +99,5 @@ export async function updateOffer(
 }
 
 async function assertCustomer(db: Db, companyId: number, customerId: number) {
-  const found = await db
-    .selectFrom('customers')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('id', '=', customerId)
-    .executeTakeFirst();
-  if (!found) throw unknownReference('customer_id');
+  if (!(await customerExists(db, companyId, customerId))) throw unknownReference('customer_id');
 }

@@ -26,7 +26,7 @@ import {
   ok,
   type RequestContext,
 } from '../http/route.ts';
-import type { Caller } from '../tokens/authenticate.ts';
+import type { Caller } from '../tokens/index.ts';
 import { heldByAgent, routesBeyondGrant } from './agents/agent-binding.ts';
 import { callingAgent, refuseOtherAgent } from './agents/agent-hook.ts';
 import { readAgentConfig } from './agents/read-agent-config.ts';

@@ -5,7 +5,7 @@ import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import type { DocumentRenderer } from '../templates/render-pool.ts';
 import type { Clock } from '../time.ts';
-import type { WebhookOutbox } from '../webhooks/outbox.ts';
+import type { WebhookOutbox } from '../webhooks/index.ts';
 import { AgentIdentities, type AgentRef } from './agents/agent-identities.ts';
 import type { Presence } from './agents/presence.ts';
 import { enabledRouteNames } from './agents/read-route-list.ts';

@@ -1,4 +1,5 @@
 import { Conflict } from '../domain-errors.ts';
+import { deleteProductStock } from '../stock/index.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { lockProductRow } from './lock-product.ts';
@@ -26,9 +27,7 @@ export async function deleteProduct(storage: Storage, db: Db, companyId: number,
         `The product is a component of ${usedBy.map((row) => row.code).join(', ')}; remove it from those assemblies first.`,
       );
     }
-    await trx.deleteFrom('stock_movements').where('product_id', '=', id).execute();
-    await trx.deleteFrom('stock_balances').where('product_id', '=', id).execute();
-    await trx.deleteFrom('stock_lots').where('product_id', '=', id).execute();
+    await deleteProductStock(trx, id);
     await trx
       .deleteFrom('products')
       .where('company_id', '=', companyId)

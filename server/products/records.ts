@@ -2,8 +2,7 @@ import type { Selectable } from 'kysely';
 import { fromCents } from '../../shared/money.ts';
 import type { ImageRecord, ProductRecord } from '../../shared/products.ts';
 import { fromMilli } from '../../shared/quantity.ts';
-import { readBalances } from '../stock/read-balances.ts';
-import { toProductStock } from '../stock/records.ts';
+import { readBalances, toProductStock } from '../stock/index.ts';
 import type { Db } from '../storage/db.ts';
 import type { ProductTables } from '../storage/tables/products.ts';
 

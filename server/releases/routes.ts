@@ -4,7 +4,7 @@ import { type ReleasePlatform, updateFileParams, updateFileQuery } from '../../s
 import { NotFound } from '../domain-errors.ts';
 import { HttpError } from '../http/errors.ts';
 import { type AnyRoute, defineRoute, type Reply } from '../http/route.ts';
-import type { Caller } from '../tokens/authenticate.ts';
+import type { Caller } from '../tokens/index.ts';
 import {
   completeReleases,
   latestYml,

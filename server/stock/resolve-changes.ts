@@ -1,9 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { StockUpdateInput } from '../../shared/stock.ts';
-import { isAnyOf } from '../storage/json-rows.ts';
-import { lockRows } from '../storage/locks.ts';
 import type { Database } from '../storage/schema.ts';
 import { listWarehouses } from './list-warehouses.ts';
+import type { StockProducts } from './stock-products.ts';
 
 /**
  * Which records each stock change names (product, warehouse, location, lot), by id or by
@@ -26,6 +25,7 @@ export interface Refusal {
 type Trx = Transaction<Database>;
 
 export async function resolveProducts(
+  products: StockProducts,
   trx: Trx,
   companyId: number,
   changes: StockChange[],
@@ -33,22 +33,11 @@ export async function resolveProducts(
 ): Promise<(number | undefined)[]> {
   const ids = [...new Set(changes.flatMap((c) => (c.product_id ? [c.product_id] : [])))];
   const codes = [...new Set(changes.flatMap((c) => (c.product_code ? [c.product_code] : [])))];
-  const query = trx
-    .selectFrom('products')
-    .select(['id', 'code', 'manage_stock'])
-    .where('company_id', '=', companyId)
-    .where((eb) => {
-      const any = [];
-      if (ids.length > 0) any.push(isAnyOf(trx, 'id', ids));
-      if (codes.length > 0) any.push(isAnyOf(trx, 'code', codes));
-      return eb.or(any);
-    })
-    .orderBy('id');
   // PostgreSQL: the stock of a product changes one transaction at a time, so each movement's
   // "before" is what the previous one left, even for a balance that does not exist yet (no
   // row to lock). Also, a product deleted meanwhile is either gone before (422) or deleted
   // after, never a foreign-key fault. In id order, like every writer locking several products.
-  const rows = await lockRows(trx, query, 'no key update').execute();
+  const rows = await products.find(trx, companyId, { ids, codes }, 'no key update');
   const byId = new Map(rows.map((row) => [row.id, row]));
   const byCode = new Map(rows.map((row) => [row.code, row]));
   return changes.map((change, index) => {

@@ -1,7 +1,8 @@
 import { fromMilli } from '../../shared/quantity.ts';
 import type { Db } from '../storage/db.ts';
-import type { NewEvent, WebhookOutbox } from '../webhooks/outbox.ts';
+import type { NewEvent, WebhookOutbox } from '../webhooks/index.ts';
 import { readBalances } from './read-balances.ts';
+import type { StockProducts } from './stock-products.ts';
 
 /** A balance an update changed: its slot, what it holds now and held before, in milli. */
 export interface ChangedBalance {
@@ -20,7 +21,7 @@ export interface ChangedBalance {
  * only when some endpoint of the company takes the type.
  */
 export async function recordStockChanges(
-  outbox: WebhookOutbox,
+  { outbox, stockProducts }: { outbox: WebhookOutbox; stockProducts: StockProducts },
   db: Db,
   companyId: number,
   at: string,
@@ -31,14 +32,7 @@ export async function recordStockChanges(
   const productIds = [...new Set(changed.map((c) => c.productId))];
   const balances = await readBalances(db, companyId, productIds);
   const codes = new Map(
-    (
-      await db
-        .selectFrom('products')
-        .select(['id', 'code'])
-        .where('company_id', '=', companyId)
-        .where('id', 'in', productIds)
-        .execute()
-    ).map((row) => [row.id, row.code]),
+    (await stockProducts.find(db, companyId, { ids: productIds })).map((row) => [row.id, row.code]),
   );
   const events: NewEvent[] = changed.map((change) => {
     const balance = balances

@@ -2,12 +2,10 @@ import { sql } from 'kysely';
 import { toMilli } from '../../shared/quantity.ts';
 import type { ProductStockRecord } from '../../shared/stock.ts';
 import { FieldErrors } from '../domain-errors.ts';
-import { readProductRow } from '../products/read-product.ts';
 import type { Db } from '../storage/db.ts';
 import { isAnyOf, jsonTable } from '../storage/json-rows.ts';
 import { lockRows } from '../storage/locks.ts';
 import { isoNow } from '../time.ts';
-import type { OutboxDeps } from '../webhooks/outbox.ts';
 import { createLocations, createLots } from './create-lots-and-locations.ts';
 import { readBalances } from './read-balances.ts';
 import { toProductStock } from './records.ts';
@@ -20,6 +18,7 @@ import {
   type StockChange,
 } from './resolve-changes.ts';
 import { recordStockChanges } from './stock-events.ts';
+import type { StockDeps } from './stock-products.ts';
 
 interface Resolved {
   productId: number;
@@ -42,7 +41,7 @@ interface Resolved {
  * `warehouse_id` for one product).
  */
 export async function updateStock(
-  deps: OutboxDeps,
+  deps: StockDeps,
   db: Db,
   companyId: number,
   tokenId: number | null,
@@ -56,7 +55,7 @@ export async function updateStock(
       unknown: (index, field) => errors.unknown(keyOf(index, field)),
       refuse: (index, field, message) => errors.add(keyOf(index, field), message),
     };
-    const productIds = await resolveProducts(trx, companyId, changes, refusal);
+    const productIds = await resolveProducts(deps.stockProducts, trx, companyId, changes, refusal);
     const warehouseIds = await resolveWarehouses(trx, companyId, changes, refusal);
     const locationIds = await resolveLocationIds(trx, companyId, changes, warehouseIds, refusal);
     const lotIds = await resolveLotIds(trx, companyId, changes, productIds, refusal);
@@ -153,13 +152,7 @@ export async function updateStock(
         ],
         movements,
       )} as j`.execute(trx);
-    await recordStockChanges(
-      deps.outbox,
-      trx,
-      companyId,
-      stamp,
-      changedSlots(stored, finalBalances),
-    );
+    await recordStockChanges(deps, trx, companyId, stamp, changedSlots(stored, finalBalances));
     return distinctProducts;
   });
 }
@@ -198,14 +191,14 @@ function bySlot(a: Resolved, b: Resolved): number {
  * product's stock after it. A product that does not manage stock is keyed `product`.
  */
 export async function updateProductStock(
-  deps: OutboxDeps,
+  deps: StockDeps,
   db: Db,
   caller: { companyId: number; tokenId: number },
   by: { id: number } | { code: string },
   change: StockChange,
   now: Date,
 ): Promise<ProductStockRecord> {
-  const product = await readProductRow(db, caller.companyId, by);
+  const product = await deps.stockProducts.read(db, caller.companyId, by);
   await updateStock(
     deps,
     db,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Permission } from '../../shared/permissions.ts';
+import { readCompanyName } from '../companies/index.ts';
 import type { MaybePromise } from '../maybe-promise.ts';
 import type { ChangeWatch } from '../storage/change-watch.ts';
 import type { Storage } from '../storage/database.ts';
@@ -141,28 +142,22 @@ export class TokenAuthenticator {
   }
 
   private async load(hash: string): Promise<CachedToken> {
-    const row = await this.storage.db
+    const db = this.storage.db;
+    const row = await db
       .selectFrom('tokens')
-      .innerJoin('companies', 'companies.id', 'tokens.company_id')
-      .select([
-        'tokens.id',
-        'tokens.name',
-        'tokens.permissions',
-        'tokens.expires_at',
-        'tokens.revoked_at',
-        'tokens.agent_uuid',
-        'tokens.company_id',
-        'companies.name as company_name',
-      ])
-      .where('tokens.hash', '=', hash)
+      .select(['id', 'name', 'permissions', 'expires_at', 'revoked_at', 'agent_uuid', 'company_id'])
+      .where('hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null) return { caller: null, expiresAtMs: null };
+    // Read once a token, then kept with it: the companies are the companies folder's.
+    const companyName = await readCompanyName(db, row.company_id);
+    if (companyName === undefined) return { caller: null, expiresAtMs: null };
     return {
       caller: {
         tokenId: row.id,
         tokenName: row.name,
         companyId: row.company_id,
-        companyName: row.company_name,
+        companyName,
         permissions: new Set(JSON.parse(row.permissions) as Permission[]),
         expiresAt: row.expires_at,
         agentUuid: row.agent_uuid,

@@ -27,8 +27,9 @@ export interface ImportEdge {
  * are strings too, so they are kept: a quoted text right after `from`, `import` or
  * `import(` survives). Enough of a lexer for the patterns below not to match inside a
  * comment or a string; template literals are treated as strings (no nested `${}` code).
+ * `keepStrings`: only the comments are blanked out (the SQL a file writes is in strings).
  */
-function codeOnly(text: string): string {
+export function codeOnly(text: string, { keepStrings = false } = {}): string {
   let out = '';
   let i = 0;
   while (i < text.length) {
@@ -57,7 +58,8 @@ function codeOnly(text: string): string {
       const before = out.slice(-40);
       // A module specifier: keep it; any other string: blank it out.
       const isSpecifier = c !== '`' && /(\bfrom|\bimport\s*\(?)\s*$/.test(before);
-      out += c + (isSpecifier ? body : body.replace(/[^\n]/g, ' ')) + (text[j] ?? '');
+      const kept = keepStrings || isSpecifier;
+      out += c + (kept ? body : body.replace(/[^\n]/g, ' ')) + (text[j] ?? '');
       i = j + 1;
       continue;
     }

@@ -1,4 +1,5 @@
 import type { Db } from '../../storage/db.ts';
+import { readTokenRoutes } from '../../tokens/index.ts';
 import type { JobRow } from '../store/queue-store.ts';
 import type { AgentRef } from './agent-identities.ts';
 
@@ -14,14 +15,8 @@ export const heldByAgent = (job: Pick<JobRow, 'agent_id'>, agentUuid: string): b
   job.agent_id !== null && job.agent_id.toLowerCase() === agentUuid;
 
 /** The route names the token may add to its agent: its enrolment code's, or `--routes`. */
-export async function grantedRoutes(db: Db, tokenId: number): Promise<string[]> {
-  const row = await db
-    .selectFrom('tokens')
-    .select('routes')
-    .where('id', '=', tokenId)
-    .executeTakeFirst();
-  return row?.routes ? (JSON.parse(row.routes) as string[]) : [];
-}
+export const grantedRoutes = (db: Db, tokenId: number): Promise<string[]> =>
+  readTokenRoutes(db, tokenId);
 
 /**
  * The names among `wanted` that the bound token may not give its agent: neither served by

@@ -2,7 +2,7 @@ import type { AgentRecord, PrinterInfo } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
 import { lockRows } from '../../storage/locks.ts';
 import { prepared } from '../../storage/prepared.ts';
-import type { WebhookOutbox } from '../../webhooks/outbox.ts';
+import type { WebhookOutbox } from '../../webhooks/index.ts';
 import type { AgentRow } from './records.ts';
 
 /** The agent as the API shows it (`toAgentRecord` at a given presence, records.ts). */

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { agentIdHeader } from '../../../shared/printing.ts';
 import { HttpError } from '../../http/errors.ts';
 import type { RouteHookSource } from '../../http/route.ts';
-import type { Caller } from '../../tokens/authenticate.ts';
+import type { Caller } from '../../tokens/index.ts';
 import type { AgentRef } from './agent-identities.ts';
 
 /**

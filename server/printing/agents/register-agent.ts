@@ -2,7 +2,7 @@ import type { RegisterAgentBody } from '../../../shared/printing.ts';
 import { Conflict } from '../../domain-errors.ts';
 import type { Db } from '../../storage/db.ts';
 import { isoNow } from '../../time.ts';
-import type { OutboxDeps } from '../../webhooks/outbox.ts';
+import type { OutboxDeps } from '../../webhooks/index.ts';
 import { afterAgentChange, beforeAgentChange, recordAgentOnline } from './agent-events.ts';
 import { findAgentRow } from './agent-identities.ts';
 import { type AgentRow, justSeen } from './records.ts';

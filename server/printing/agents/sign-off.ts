@@ -1,6 +1,6 @@
 import type { Db } from '../../storage/db.ts';
 import { isoNow } from '../../time.ts';
-import type { OutboxDeps } from '../../webhooks/outbox.ts';
+import type { OutboxDeps } from '../../webhooks/index.ts';
 import type { AgentRef } from './agent-identities.ts';
 import type { Presence } from './presence.ts';
 import { toAgentRecord } from './records.ts';

@@ -2,7 +2,7 @@ import { printerInfoSchema } from '../../../shared/printing.ts';
 import { printerWaitReason, type WaitReason } from '../../../shared/wait-reasons.ts';
 import type { Db } from '../../storage/db.ts';
 import { isoNow } from '../../time.ts';
-import type { OutboxDeps } from '../../webhooks/outbox.ts';
+import type { OutboxDeps } from '../../webhooks/index.ts';
 import { onlineSince } from './presence.ts';
 
 /** What the sweep announced: `agent uuid/printer` of each event sent, in order. */

@@ -1,6 +1,6 @@
 import type { WebhookEventType } from '../../../shared/webhooks.ts';
 import type { Db } from '../../storage/db.ts';
-import type { WebhookOutbox } from '../../webhooks/outbox.ts';
+import type { WebhookOutbox } from '../../webhooks/index.ts';
 import type { JobChange, JobChangeKind, JobChanges } from '../store/queue-store.ts';
 import { toJobRecord } from './records.ts';
 

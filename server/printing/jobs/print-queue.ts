@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/database.ts';
 import type { DocumentRenderer } from '../../templates/render-pool.ts';
-import type { WebhookOutbox } from '../../webhooks/outbox.ts';
+import type { WebhookOutbox } from '../../webhooks/index.ts';
 import type { PrintQueueStore } from '../store/queue-store.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { NotFound } from '../domain-errors.ts';
-import type { Db } from '../storage/db.ts';
+import { NotFound } from '../../domain-errors.ts';
+import type { Db } from '../../storage/db.ts';
 
 /** A job's document, as it will be printed (the console shows it), of the company's job only. */
 export async function readJobDocument(

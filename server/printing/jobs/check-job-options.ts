@@ -2,14 +2,14 @@ import {
   type PrinterCapabilities,
   printerCapabilitiesSchema,
   rollWidthOf,
-} from '../../shared/printer-capabilities.ts';
-import { type ContentType, type PrintOptions, rawContentTypes } from '../../shared/printing.ts';
-import { routePrinterNames } from '../../shared/wait-reasons.ts';
-import { InvalidFields } from '../domain-errors.ts';
-import { onlineSince, type Presence } from '../printing/agents/presence.ts';
-import { backupPrintersOf } from '../printing/agents/records.ts';
-import type { Db } from '../storage/db.ts';
-import { prepared } from '../storage/prepared.ts';
+} from '../../../shared/printer-capabilities.ts';
+import { type ContentType, type PrintOptions, rawContentTypes } from '../../../shared/printing.ts';
+import { routePrinterNames } from '../../../shared/wait-reasons.ts';
+import { InvalidFields } from '../../domain-errors.ts';
+import type { Db } from '../../storage/db.ts';
+import { prepared } from '../../storage/prepared.ts';
+import { onlineSince, type Presence } from '../agents/presence.ts';
+import { backupPrintersOf } from '../agents/records.ts';
 
 /** The options a printer's capabilities answer for, in the order a refusal names them. */
 const checkedOptions = ['paper', 'duplex', 'color'] as const;
