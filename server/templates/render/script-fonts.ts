@@ -55,7 +55,10 @@ export const drawnScript =
 
 type HarfBuzz = typeof import('harfbuzzjs');
 
-/** A loaded face: HarfBuzz's font, its units an em, and its glyphs drawn (grey, 0 black), once each. */
+/**
+ * A loaded face: HarfBuzz's font, its units an em, and its glyphs drawn (grey, 0 black), once
+ * each in each style (keyed by script-lines.ts from the glyph and its style).
+ */
 export interface LoadedFont {
   font: InstanceType<HarfBuzz['Font']>;
   upem: number;

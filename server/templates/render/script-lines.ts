@@ -3,7 +3,7 @@ import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PreviewFormat } from '../../../shared/templates.ts';
 import { printsAsText } from './codepage.ts';
 import { bitmapToPng } from './png.ts';
-import { alignOf, splitColumns, tokenize, trim } from './receiptline-markup.ts';
+import { alignOf, horizontal, splitColumns, tokenize, trim } from './receiptline-markup.ts';
 import {
   drawnScript,
   fontFor,
@@ -24,7 +24,10 @@ import {
  *
  * Per line, not per character: a line is drawn whole (its columns where ReceiptLine puts
  * them: the first left, the last right, a single one centred), wrapped at spaces (or between
- * any two CJK characters) where wider than the paper. Sizes (`^`) and emphasis are not drawn.
+ * any two CJK characters) where wider than the paper. A column is drawn bold (`"`) and at the
+ * size of its first character (`^` double width, `^^` double height, `^^^` both, up to six
+ * times), as the printer prints text; a line too wide at double width is drawn at normal width,
+ * as the layout does for text (column-layout.ts). Underline and inverted text are not drawn.
  * Right-to-left: the line's direction is that of its first strong character, each run of one
  * script is shaped in its own direction and the runs are ordered by the line's (the
  * Unicode bidirectional algorithm's outcome for the usual receipt line: words, then numbers).
@@ -90,22 +93,34 @@ export async function drawScriptLines(
     drawn.flatMap(({ rows }) => rows),
     widthDots,
   );
-  let row = 0;
+  let top = 0;
   for (const { index, rows } of drawn) {
-    const height = rows.length * rowHeight;
-    const start = row * rowHeight * widthDots;
-    const pixels = picture.subarray(start, start + height * widthDots);
+    const height = rows.reduce((sum, row) => sum + heightOf(row), 0);
+    const pixels = picture.subarray(top * widthDots, (top + height) * widthDots);
     lines[index] =
       `{image:${bitmapToPng({ width: widthDots, height, pixels }).toString('base64')}}`;
-    row += rows.length;
+    top += height;
   }
   return lines.join('\n');
 }
 
-/** A column of a text line: its characters (markup read) and alignment (0 left, 1 centre, 2 right). */
+/** How a column is drawn: bold, and its scale across and up (1 to 6), as ReceiptLine's `"` and `^`. */
+interface Style {
+  bold: boolean;
+  wide: number;
+  tall: number;
+}
+
+const plain: Style = { bold: false, wide: 1, tall: 1 };
+
+/** A `^` run's vertical scale, as ReceiptLine computes it (`^` 1, `^^` 2, `^^^` 2, then 3 to 6). */
+const vertical = (wh: number) => (wh < 2 ? 1 : wh < 3 ? 2 : wh - 1);
+
+/** A column of a text line: its characters (markup read), alignment (0 left, 1 centre, 2 right) and style. */
 interface TextColumn {
   text: string;
   align: number;
+  style: Style;
 }
 
 /** A text line's columns; undefined for a property line (`{…}`) or a rule. */
@@ -114,12 +129,24 @@ function textColumns(line: string): TextColumn[] | undefined {
   const elements = raws.map(trim);
   if (elements.some((element) => /(?<!\\)[{}]/.test(element))) return undefined;
   if (raws.length === 1 && /^-+$|^=+$/.test(elements[0]!)) return undefined;
-  return raws.map((raw) => ({
-    text: tokenize(trim(raw))
-      .map((token) => (token.kind === 'char' ? token.value : ''))
-      .join(''),
-    align: alignOf(raw),
-  }));
+  return raws.map(columnOf);
+}
+
+/** A column's characters, and the style of its first (ReceiptLine's decoration starts plain in each column). */
+function columnOf(raw: string): TextColumn {
+  let text = '';
+  let bold = false;
+  let wh = 0;
+  let style: Style | undefined;
+  for (const token of tokenize(trim(raw))) {
+    if (token.kind === 'mark' && token.raw === '"') bold = !bold;
+    else if (token.kind === 'scale') wh = wh === token.level ? 0 : token.level;
+    else if (token.kind === 'char') {
+      style ??= { bold, wide: horizontal(wh), tall: vertical(wh) };
+      text += token.value;
+    }
+  }
+  return { text, align: alignOf(raw), style: style ?? plain };
 }
 
 /** A glyph placed on a row, in dots from the row's left and baseline. */
@@ -132,6 +159,7 @@ interface Placed {
 
 interface ShapedText {
   glyphs: Placed[];
+  style: Style;
   width: number;
   /** Dots up to each UTF-16 offset of the text, in logical order (for wrapping). */
   advances: number[];
@@ -168,14 +196,15 @@ function runsOf(text: string): Run[] {
   return runs;
 }
 
-/** The text shaped, its runs in the visual order of the line's direction. */
-function shape(fonts: ScriptFonts, text: string): ShapedText {
+/** The text shaped in `style`, its runs in the visual order of the line's direction. */
+function shape(fonts: ScriptFonts, text: string, style: Style): ShapedText {
   const { hb } = fonts;
   const runs = runsOf(text);
   const advances = new Array<number>(text.length + 1).fill(0);
   const shaped = runs.map((run) => {
     const loaded = fonts.face(run.font);
     const scale = em / loaded.upem;
+    const [across, up] = [scale * style.wide, scale * style.tall];
     const { buffer } = fonts;
     buffer.reset();
     buffer.addText(text.slice(run.start, run.end));
@@ -183,13 +212,13 @@ function shape(fonts: ScriptFonts, text: string): ShapedText {
     buffer.setDirection(rtl(run.font) ? hb.Direction.RTL : hb.Direction.LTR);
     hb.shape(loaded.font, buffer);
     const glyphs = buffer.getGlyphInfosAndPositions().map((info) => {
-      const advance = (info.xAdvance ?? 0) * scale;
+      const advance = (info.xAdvance ?? 0) * across;
       advances[run.start + info.cluster + 1]! += advance;
       return {
         glyph: info.codepoint,
         advance,
-        dx: (info.xOffset ?? 0) * scale,
-        dy: (info.yOffset ?? 0) * scale,
+        dx: (info.xOffset ?? 0) * across,
+        dy: (info.yOffset ?? 0) * up,
       };
     });
     return { loaded, glyphs };
@@ -205,7 +234,7 @@ function shape(fonts: ScriptFonts, text: string): ShapedText {
       x += glyph.advance;
     }
   }
-  return { glyphs: placed, width: x, advances };
+  return { glyphs: placed, style, width: x, advances };
 }
 
 /** Where a row of the text ends when it must fit `width` dots: at a space, else between CJK characters, else anywhere. */
@@ -221,17 +250,17 @@ function breakAt(text: string, advances: number[], width: number): number {
 }
 
 /** The text as rows no wider than `width` dots. */
-function wrap(fonts: ScriptFonts, text: string, width: number): ShapedText[] {
+function wrap(fonts: ScriptFonts, text: string, style: Style, width: number): ShapedText[] {
   const rows: ShapedText[] = [];
   let rest = text;
   while (rest !== '') {
-    const shaped = shape(fonts, rest);
+    const shaped = shape(fonts, rest, style);
     if (shaped.width <= width) {
       rows.push(shaped);
       break;
     }
     const end = Math.max(1, breakAt(rest, shaped.advances, width));
-    rows.push(shape(fonts, rest.slice(0, end).trimEnd()));
+    rows.push(shape(fonts, rest.slice(0, end).trimEnd(), style));
     rest = rest.slice(end).trimStart();
   }
   return rows;
@@ -243,11 +272,22 @@ interface Row {
   x: number;
 }
 
-/** The line laid out in rows: its columns side by side where they fit, else one after another. */
-function layOut(fonts: ScriptFonts, columns: TextColumn[], width: number): Row[][] {
-  const shaped = columns.map((column) => shape(fonts, column.text));
-  const total = shaped.reduce((sum, { width: w }) => sum + w, 0) + gap * (columns.length - 1);
-  if (total <= width) {
+/** The columns' total width on one row, in dots. */
+const oneRow = (shaped: ShapedText[]) =>
+  shaped.reduce((sum, { width: w }) => sum + w, 0) + gap * (shaped.length - 1);
+
+/**
+ * The line laid out in rows: its columns side by side where they fit (at double width where
+ * that fits too, else at normal width), else one after another.
+ */
+function layOut(fonts: ScriptFonts, line: TextColumn[], width: number): Row[][] {
+  let columns = line;
+  let shaped = columns.map((column) => shape(fonts, column.text, column.style));
+  if (oneRow(shaped) > width && columns.some(({ style }) => style.wide > 1)) {
+    columns = columns.map((column) => ({ ...column, style: { ...column.style, wide: 1 } }));
+    shaped = columns.map((column) => shape(fonts, column.text, column.style));
+  }
+  if (oneRow(shaped) <= width) {
     // One row: each column in its share of the line, aligned in it as ReceiptLine aligns it.
     const share = width / columns.length;
     return [
@@ -264,7 +304,7 @@ function layOut(fonts: ScriptFonts, columns: TextColumn[], width: number): Row[]
   }
   // Too wide: each column on rows of its own, wrapped, aligned as its column.
   return columns.flatMap((column, i) =>
-    wrap(fonts, column.text, width).map((row) => {
+    wrap(fonts, column.text, column.style, width).map((row) => {
       const align = columns.length === 1 ? columns[0]!.align : i === columns.length - 1 ? 2 : 0;
       return [{ shaped: row, x: (align * (width - row.width)) / 2 }];
     }),
@@ -272,63 +312,98 @@ function layOut(fonts: ScriptFonts, columns: TextColumn[], width: number): Row[]
 }
 
 /**
- * A glyph drawn once in a box of `box` × `boxHeight` dots, its origin at (`originX`,
- * `originY`), then copied wherever it is printed (as glyphs.ts does for DejaVu Sans Mono):
- * one resvg picture a glyph, not one a receipt. A picture a receipt held ~1 MiB of resvg's
- * memory each until collected (V8 does not see it), ~80 MiB a render thread.
+ * A glyph drawn once in a box of `box` × `boxHeight` dots (times its style's scale), its
+ * origin at (`originX`, `originY`) (scaled too), then copied wherever it is printed (as
+ * glyphs.ts does for DejaVu Sans Mono): one resvg picture a glyph and style, not one a
+ * receipt. A picture a receipt held ~1 MiB of resvg's memory each until collected (V8 does
+ * not see it), ~80 MiB a render thread.
  */
 const box = 96;
 const boxHeight = 56;
 const originX = 24;
 const originY = 40;
 
+/**
+ * Bold is the outline stroked this many dots wide around its fill (half of it outside), about
+ * what a receipt printer's emphasis adds to its own font's strokes.
+ */
+const boldStroke = 1.4;
+
+/** A row's height in dots: its tallest column's. */
+const heightOf = (row: Row[]) =>
+  rowHeight * Math.max(1, ...row.map(({ shaped }) => shaped.style.tall));
+
 /** The glyph's pixels in its box (null when it has no outline: a space). */
-function glyphOf(font: LoadedFont, glyph: number): Uint8Array | null {
-  let drawn = font.glyphs.get(glyph);
+function glyphOf(font: LoadedFont, glyph: number, style: Style): Uint8Array | null {
+  const { bold, wide, tall } = style;
+  const key = ((glyph * 8 + wide) * 8 + tall) * 2 + Number(bold);
+  let drawn = font.glyphs.get(key);
   if (drawn === undefined) {
     const d = font.font.glyphToPath(glyph);
     drawn = null;
     if (d !== '') {
-      const scale = em / font.upem;
-      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${box}" height="${boxHeight}"><path transform="translate(${originX} ${originY}) scale(${scale} -${scale})" d="${d}"/></svg>`;
+      const [w, h] = [box * wide, boxHeight * tall];
+      const [across, up] = [(em * wide) / font.upem, (em * tall) / font.upem];
+      const stroke = bold
+        ? ` stroke="black" stroke-width="${boldStroke / across}" stroke-linejoin="round"`
+        : '';
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><path transform="translate(${originX * wide} ${originY * tall}) scale(${across} -${up})"${stroke} d="${d}"/></svg>`;
       const rgba = new Resvg(svg, {
         background: 'white',
         font: { loadSystemFonts: false },
       }).render().pixels;
       // Black ink on white: the grey of a pixel is any of its channels.
-      drawn = new Uint8Array(box * boxHeight);
+      drawn = new Uint8Array(w * h);
       for (let i = 0; i < drawn.length; i++) drawn[i] = rgba[i * 4]!;
     }
-    font.glyphs.set(glyph, drawn);
+    font.glyphs.set(key, drawn);
   }
   return drawn;
 }
 
+/** The glyph's pixels copied onto `grey` (`width` dots a row) with its origin at (`left`, `base`). */
+function copyGlyph(
+  grey: Uint8Array,
+  width: number,
+  drawn: Uint8Array,
+  style: Style,
+  left: number,
+  base: number,
+) {
+  const [w, h] = [box * style.wide, boxHeight * style.tall];
+  const height = grey.length / width;
+  const x0 = Math.round(left) - originX * style.wide;
+  const y0 = Math.round(base) - originY * style.tall;
+  for (let gy = 0; gy < h; gy++) {
+    const ty = y0 + gy;
+    if (ty < 0 || ty >= height) continue;
+    for (let gx = 0; gx < w; gx++) {
+      const tx = x0 + gx;
+      const value = drawn[gy * w + gx]!;
+      if (value === 255 || tx < 0 || tx >= width) continue;
+      const at = ty * width + tx;
+      // Ink over ink darkens: coverages multiply.
+      grey[at] = Math.round((grey[at]! * value) / 255);
+    }
+  }
+}
+
 /** The rows drawn one under another, `width` dots wide, as grey pixels (0 black, 255 white). */
 function drawRows(rows: Row[][], width: number): Uint8Array {
-  const height = rows.length * rowHeight;
+  const height = rows.reduce((sum, row) => sum + heightOf(row), 0);
   const grey = new Uint8Array(width * height).fill(255);
-  rows.forEach((row, r) => {
+  let top = 0;
+  for (const row of rows) {
+    const rowTall = heightOf(row) / rowHeight;
+    // Every column of the row on one baseline, as the printer lines up text of two sizes.
+    const base = top + baseline * rowTall;
     for (const { shaped, x: left } of row) {
       for (const { font, glyph, x, y } of shaped.glyphs) {
-        const drawn = glyphOf(font, glyph);
-        if (!drawn) continue;
-        const x0 = Math.round(left + x) - originX;
-        const y0 = r * rowHeight + baseline - Math.round(y) - originY;
-        for (let gy = 0; gy < boxHeight; gy++) {
-          const ty = y0 + gy;
-          if (ty < 0 || ty >= height) continue;
-          for (let gx = 0; gx < box; gx++) {
-            const tx = x0 + gx;
-            const value = drawn[gy * box + gx]!;
-            if (value === 255 || tx < 0 || tx >= width) continue;
-            const at = ty * width + tx;
-            // Ink over ink darkens: coverages multiply.
-            grey[at] = Math.round((grey[at]! * value) / 255);
-          }
-        }
+        const drawn = glyphOf(font, glyph, shaped.style);
+        if (drawn) copyGlyph(grey, width, drawn, shaped.style, left + x, base - Math.round(y));
       }
     }
-  });
+    top += heightOf(row);
+  }
   return grey;
 }
