@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { receiptAs } from '../../server/templates/render/draw.ts';
+import { scriptFonts } from '../../server/templates/render/script-fonts.ts';
 import { drawScriptLines } from '../../server/templates/render/script-lines.ts';
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import { darkIn, type Grey, greyOf } from './png-pixels.ts';
@@ -88,5 +89,15 @@ describe('a drawn line in the style of its markup', () => {
     const at = bytes.toString('latin1').indexOf('\x1dv0\x00');
     expect(at).toBeGreaterThanOrEqual(0);
     expect(bytes.readUInt16LE(at + 6)).toBe(68);
+  });
+
+  it('the glyphs a thread keeps drawn stay within 16 MiB, whatever their sizes', async () => {
+    // 600 different characters six times as tall (32 KiB each) would keep 19 MiB.
+    const many = Array.from({ length: 600 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('');
+    const picture = await drawn(`^^^^^^^${many}`);
+    expect(ink(picture)).toBeGreaterThan(0);
+    const kept = (await scriptFonts()).keptBytes();
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(16 * 1024 * 1024);
   });
 });

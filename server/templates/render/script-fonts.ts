@@ -75,7 +75,22 @@ export interface ScriptFonts {
   buffer: InstanceType<HarfBuzz['Buffer']>;
   /** The face of a script, read at its first use (a receipt in Thai never reads the CJK face). */
   face(script: ScriptFont): LoadedFont;
+  /**
+   * Keeps a drawn glyph in its face's `glyphs`, within `keptGlyphBytes` for every face
+   * together: past it, the glyphs kept so far are dropped, and drawn again when next needed.
+   */
+  keepGlyph(font: LoadedFont, key: number, pixels: Uint8Array | null): void;
+  /** The bytes of the glyphs kept now. */
+  keptBytes(): number;
 }
+
+/**
+ * What the drawn glyphs of a thread may hold: ~3,000 glyphs at normal size (5 KiB each), ~80
+ * at six times (190 KiB). Without a bound, a template with every size and thousands of
+ * different characters would keep hundreds of MiB in a render thread (outside V8's heap, so
+ * outside its memory limit) for as long as it runs.
+ */
+const keptGlyphBytes = 16 * 1024 * 1024;
 
 let loading: Promise<ScriptFonts> | undefined;
 
@@ -99,7 +114,17 @@ async function loadHarfBuzz(): Promise<ScriptFonts> {
     }
     return loaded;
   };
-  return { hb, face, buffer: new hb.Buffer() };
+  let kept = 0;
+  const keepGlyph = (font: LoadedFont, key: number, pixels: Uint8Array | null) => {
+    const size = pixels?.length ?? 0;
+    if (kept + size > keptGlyphBytes) {
+      for (const loaded of faces.values()) loaded.glyphs.clear();
+      kept = 0;
+    }
+    font.glyphs.set(key, pixels);
+    kept += size;
+  };
+  return { hb, face, keepGlyph, keptBytes: () => kept, buffer: new hb.Buffer() };
 }
 
 /**

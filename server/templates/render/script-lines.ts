@@ -87,9 +87,10 @@ export async function drawScriptLines(
     fonts ??= await scriptFonts();
     drawn.push({ index, rows: layOut(fonts, columns, widthDots) });
   }
-  if (drawn.length === 0) return document;
+  if (drawn.length === 0 || !fonts) return document;
   // The drawn lines as one bitmap (their glyphs copied in: glyphOf), cut in lines.
   const picture = drawRows(
+    fonts,
     drawn.flatMap(({ rows }) => rows),
     widthDots,
   );
@@ -334,7 +335,12 @@ const heightOf = (row: Row[]) =>
   rowHeight * Math.max(1, ...row.map(({ shaped }) => shaped.style.tall));
 
 /** The glyph's pixels in its box (null when it has no outline: a space). */
-function glyphOf(font: LoadedFont, glyph: number, style: Style): Uint8Array | null {
+function glyphOf(
+  fonts: ScriptFonts,
+  font: LoadedFont,
+  glyph: number,
+  style: Style,
+): Uint8Array | null {
   const { bold, wide, tall } = style;
   const key = ((glyph * 8 + wide) * 8 + tall) * 2 + Number(bold);
   let drawn = font.glyphs.get(key);
@@ -356,7 +362,7 @@ function glyphOf(font: LoadedFont, glyph: number, style: Style): Uint8Array | nu
       drawn = new Uint8Array(w * h);
       for (let i = 0; i < drawn.length; i++) drawn[i] = rgba[i * 4]!;
     }
-    font.glyphs.set(key, drawn);
+    fonts.keepGlyph(font, key, drawn);
   }
   return drawn;
 }
@@ -389,7 +395,7 @@ function copyGlyph(
 }
 
 /** The rows drawn one under another, `width` dots wide, as grey pixels (0 black, 255 white). */
-function drawRows(rows: Row[][], width: number): Uint8Array {
+function drawRows(fonts: ScriptFonts, rows: Row[][], width: number): Uint8Array {
   const height = rows.reduce((sum, row) => sum + heightOf(row), 0);
   const grey = new Uint8Array(width * height).fill(255);
   let top = 0;
@@ -399,7 +405,7 @@ function drawRows(rows: Row[][], width: number): Uint8Array {
     const base = top + baseline * rowTall;
     for (const { shaped, x: left } of row) {
       for (const { font, glyph, x, y } of shaped.glyphs) {
-        const drawn = glyphOf(font, glyph, shaped.style);
+        const drawn = glyphOf(fonts, font, glyph, shaped.style);
         if (drawn) copyGlyph(grey, width, drawn, shaped.style, left + x, base - Math.round(y));
       }
     }
