@@ -27,6 +27,9 @@ export interface Placed {
 }
 
 export interface ShapedText {
+  /** The text shaped, in logical order, and whether its line reads from the right. */
+  text: string;
+  rtl: boolean;
   glyphs: Placed[];
   style: Style;
   width: number;

@@ -65,15 +65,45 @@ function printableOf(profile: PrinterProfile, format: PreviewFormat): Printable 
 const draws = (profile: PrinterProfile, format: PreviewFormat) =>
   format !== 'text' && !(format === 'raw' && profile.language === 'text');
 
+/** A drawn row's text where it is drawn, in dots from its picture's top left. */
+export interface DrawnText {
+  text: string;
+  rtl: boolean;
+  x: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** Each row's columns as the text drawn there. */
+function drawnTexts(rows: Row[][]): DrawnText[] {
+  let top = 0;
+  return rows.flatMap((row) => {
+    const height = heightOf(row);
+    const texts = row.map(({ shaped, x }) => ({
+      text: shaped.text,
+      rtl: shaped.rtl,
+      x,
+      top,
+      width: shaped.width,
+      height,
+    }));
+    top += height;
+    return texts;
+  });
+}
+
 /**
  * The document with each line the profile cannot print as text replaced by its picture.
- * A document without a character of the drawn scripts is returned at once.
+ * A document without a character of the drawn scripts is returned at once. `texts`, when
+ * given, gets each picture's text by its base64 (a PDF's text layer: pdf-text-layer.ts).
  */
 export async function drawScriptLines(
   document: string,
   profile: PrinterProfile,
   format: PreviewFormat,
   widthDots: number,
+  texts?: Map<string, DrawnText[]>,
 ): Promise<string> {
   if (!draws(profile, format) || !drawnScript.test(document)) return document;
   const printable = printableOf(profile, format);
@@ -101,8 +131,9 @@ export async function drawScriptLines(
   for (const { index, rows } of drawn) {
     const height = rows.reduce((sum, row) => sum + heightOf(row), 0);
     const pixels = picture.subarray(top * widthDots, (top + height) * widthDots);
-    lines[index] =
-      `{image:${bitmapToPng({ width: widthDots, height, pixels }).toString('base64')}}`;
+    const image = bitmapToPng({ width: widthDots, height, pixels }).toString('base64');
+    lines[index] = `{image:${image}}`;
+    texts?.set(image, drawnTexts(rows));
     top += height;
   }
   return lines.join('\n');
@@ -206,7 +237,8 @@ function shape(fonts: ScriptFonts, text: string, style: Style): ShapedText {
   });
   for (let i = 1; i < advances.length; i++) advances[i]! += advances[i - 1]!;
   const firstStrong = runs.find((run) => run.font !== 'latin') ?? runs[0];
-  if (firstStrong && rtl(firstStrong.font)) shaped.reverse();
+  const leftward = firstStrong !== undefined && rtl(firstStrong.font);
+  if (leftward) shaped.reverse();
   const placed: Placed[] = [];
   let x = 0;
   for (const { loaded, glyphs } of shaped) {
@@ -215,7 +247,7 @@ function shape(fonts: ScriptFonts, text: string, style: Style): ShapedText {
       x += glyph.advance;
     }
   }
-  return { glyphs: placed, style, width: x, advances };
+  return { text, rtl: leftward, glyphs: placed, style, width: x, advances };
 }
 
 /** Where a row of the text ends when it must fit `width` dots: at a space, else between CJK characters, else anywhere. */
