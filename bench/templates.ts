@@ -11,9 +11,11 @@
  * - `POST /printing/jobs` from the template against the same job sent as bytes, on the real
  *   server in its own process (`shopdesk serve`, autocannon; target ≥ 0.5× the req/s);
  * - the same receipt as HTML printed to PDF by headless Chromium, what integrators do today
- *   (ShopDesk's PDF ≥ 20× faster; skipped without /usr/bin/chromium).
+ *   (ShopDesk's PDF ≥ 20× faster; skipped without /usr/bin/chromium);
+ * - receipts in scripts the code page lacks, and the memory their fonts take
+ *   (bench/template-scripts.ts).
  * Settings: BENCH_SECONDS (3), BENCH_WARMUP (2), BENCH_CONNECTIONS (10), BENCH_SAMPLES (300),
- * BENCH_ONLY=http or BENCH_ONLY=render (one part alone).
+ * BENCH_ONLY=http, BENCH_ONLY=render or BENCH_ONLY=scripts (one part alone).
  * Run it under `nice` on a shared machine; the load average is printed with the figures.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +28,7 @@ import type { PrinterProfile } from '../shared/printer-profiles.ts';
 import { type LoadSettings, measure } from './lib/load.ts';
 import { fixed, formatTable, ratio } from './lib/table.ts';
 import { startShopDesk } from './servers/index.ts';
+import { scripts } from './template-scripts.ts';
 
 const settings: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
@@ -86,7 +89,7 @@ const logoTemplate = (logo: string) => ({
   source: '{% image "logo" %}\nDemo Shop\n=',
   assets: { logo },
 });
-const load = () =>
+export const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
@@ -100,7 +103,7 @@ const percentile = (sorted: number[], p: number) =>
  * time of this process a run (the steadier figure on a loaded machine: waiting for a core
  * lengthens the wall time, not the work).
  */
-async function timed(run: () => Promise<unknown>, count: number) {
+export async function timed(run: () => Promise<unknown>, count: number) {
   const warmUntil = performance.now() + 1000;
   for (let i = 0; i < Math.max(5, count / 10) || performance.now() < warmUntil; i++) await run();
   const times: number[] = [];
@@ -338,82 +341,6 @@ async function http(): Promise<void> {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The 30-line receipt with 5 lines of Japanese and Chinese, which print as raster lines. */
-const cjkTemplate = {
-  kind: 'receipt' as const,
-  source: [
-    '^^^{{ shop.name }}',
-    '東京都千代田区丸の内一丁目',
-    'ありがとうございました',
-    receiptSource.split('\n').slice(1).join('\n').replace(/\n=$/, ''),
-    '谢谢光临，欢迎再来',
-    '商品の返品は七日以内 | レシートをお持ちください',
-    '又のご来店をお待ちしております',
-    '=',
-  ].join('\n'),
-};
-
-const mib = (bytes: number) => bytes / 1024 / 1024;
-
-/**
- * Receipts in scripts the code page lacks (render/script-lines.ts), on the render threads: a
- * receipt with 5 CJK lines as ESC/POS and as a PNG, and the process's RSS before and after
- * every render thread has loaded HarfBuzz and the Noto faces.
- */
-async function scripts(): Promise<void> {
-  const profile = { language: 'escpos' as const, width_mm: 80 as const };
-  const pool = new RenderPool();
-  const latin = () =>
-    pool.render({ companyId: 1, template, data: receiptData, profile, format: 'raw' });
-  const cjk = (format: 'raw' | 'png') =>
-    pool.render({ companyId: 1, template: cjkTemplate, data: receiptData, profile, format });
-  // Every thread up and warm with Latin receipts first: what RSS the fonts add is measured.
-  for (let i = 0; i < 200; i++) await Promise.all([latin(), latin()]);
-  const before = process.memoryUsage().rss;
-  for (let i = 0; i < 20; i++) await Promise.all([cjk('raw'), cjk('raw')]);
-  const after = process.memoryUsage().rss;
-  const escpos = await timed(() => latin(), samples);
-  const raster = await timed(() => cjk('raw'), samples / 3);
-  const png = await timed(() => cjk('png'), samples / 3);
-  await pool.close();
-  console.log(`\nScripts on the render threads (load average after: ${load()})`);
-  console.log(
-    formatTable(
-      ['rendering', 'p50 ms', 'p95 ms', 'CPU ms a run', 'target'],
-      [
-        [
-          '30-line Latin receipt, ESC/POS',
-          fixed(escpos.p50, 3),
-          fixed(escpos.p95, 3),
-          fixed(escpos.cpu, 3),
-          'p50 ≤ 1 ms',
-        ],
-        [
-          'the same with 5 CJK lines, ESC/POS (5 raster lines)',
-          fixed(raster.p50, 2),
-          fixed(raster.p95, 2),
-          fixed(raster.cpu, 2),
-          'p50 ≤ 15 ms',
-        ],
-        [
-          'the same with 5 CJK lines, PNG preview (80 mm)',
-          fixed(png.p50, 2),
-          fixed(png.p95, 2),
-          fixed(png.cpu, 2),
-          'p50 ≤ 30 ms',
-        ],
-        [
-          `RSS: ${fixed(mib(before), 1)} MiB warm, ${fixed(mib(after), 1)} MiB with the fonts on every thread`,
-          '',
-          '',
-          '',
-          `+${fixed(mib(after - before), 1)} MiB (≤ +60)`,
-        ],
-      ],
-    ),
-  );
 }
 
 // Only when run, not when a script imports the receipt from here.

@@ -206,7 +206,12 @@ export class RenderPool implements DocumentRenderer {
         niceIncrement: this.limits.niceness,
         resourceLimits: {
           maxOldGenerationSizeMb: this.limits.memoryMb,
-          maxYoungGenerationSizeMb: 32,
+          // 16, not 32: receipts with lines drawn in scripts (script-lines.ts) made V8 grow a
+          // thread's young generation to 32 MiB, and the garbage buffers it held until
+          // collected stayed in the thread's allocator: 240 such receipts a thread took the
+          // process +146 MiB at 32, +79 at 16 (a scratch script, 2026-11-28). Other receipts
+          // never grew it past 16.
+          maxYoungGenerationSizeMb: 16,
         },
       });
       pool.on('workerCreate', () => {

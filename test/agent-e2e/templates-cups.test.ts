@@ -11,7 +11,7 @@ import {
   type RealAgentTestServer,
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
-import { pdfText } from '../helpers/system-programs.ts';
+import { pdfImages, pdfText } from '../helpers/system-programs.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
@@ -19,7 +19,9 @@ import { type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
  * A job sent as data, printed through real CUPS by the real agent: on a raw queue whose
  * socket listener (a port of the test's own) stands for an 80 mm ESC/POS printer, the
  * listener receives exactly the bytes the server rendered for that route's profile; on a
- * cups-pdf queue with a `pdf` profile, the PDF holds the order's lines.
+ * cups-pdf queue with a `pdf` profile, the PDF holds the order's lines. Lines in scripts
+ * (Japanese, Arabic) are drawn as pictures in the PDF too, each an image as wide as the
+ * page's lines, with their text over them, which pdftotext reads after the trip through CUPS.
  */
 const suffix = randomBytes(3).toString('hex');
 const rawQueue = `shopdesk-tpl-escpos-${suffix}`;
@@ -56,6 +58,36 @@ afterAll(async () => {
   printer?.server.close();
 });
 
+/** The API as the token `secret` calls it. */
+const caller = (secret: string) => async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${secret}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
+};
+
+/** The PDF cups-pdf writes for a job titled `title`, read and removed. */
+async function newPdf(outDir: string, before: Set<string>, title: string): Promise<Buffer> {
+  const created = await waitFor(
+    `a new PDF in ${outDir}`,
+    async () => {
+      const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
+        (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
+      );
+      return names.length > 0 ? names : null;
+    },
+    10_000,
+  );
+  const pdf = await readFile(join(outDir, created[0]!));
+  await rm(join(outDir, created[0]!));
+  return pdf;
+}
+
 describe('template jobs through the agent and real CUPS', () => {
   it('prints the rendered ESC/POS byte for byte, and a PDF holding the order lines', async () => {
     const { secret } = await server.issueToken([
@@ -63,17 +95,7 @@ describe('template jobs through the agent and real CUPS', () => {
       'printing.jobs.create',
       'printing.jobs.read',
     ]);
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${server.url}/api/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${secret}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
-    };
+    const call = caller(secret);
     const template = await call('POST', '/printing/templates', {
       name: 'till',
       kind: 'receipt',
@@ -130,22 +152,69 @@ describe('template jobs through the agent and real CUPS', () => {
         printer.received.some((bytes) => bytes.equals(rendered.bytes)),
       );
 
-      const created = await waitFor(
-        `a new PDF in ${outDir}`,
-        async () => {
-          const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
-            (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
-          );
-          return names.length > 0 ? names : null;
-        },
-        10_000,
-      );
-      const pdf = await readFile(join(outDir, created[0]!));
-      const text = await pdfText(pdf);
+      const text = await pdfText(await newPdf(outDir, before, title));
       expect(text).toContain(`A-${suffix}`);
       expect(text).toMatch(/Espresso beans\s+12\.90/);
       expect(text).toMatch(/Oat milk\s+2\.20/);
-      await rm(join(outDir, created[0]!));
+    } finally {
+      await runtime.stop();
+      await state.cleanup();
+    }
+  }, 90_000);
+
+  it('prints Japanese and Arabic lines in a PDF as pictures that carry their text', async () => {
+    const { secret } = await server.issueToken([
+      'printing.templates.write',
+      'printing.jobs.create',
+      'printing.jobs.read',
+    ]);
+    const call = caller(secret);
+    const template = await call('POST', '/printing/templates', {
+      name: 'thanks',
+      kind: 'receipt',
+      source: 'Demo Shop\nOrder | {{ number }}\n{{ japanese }}\n{{ arabic }}\nTotal | 3.00\n=',
+    });
+    expect(template.status).toBe(201);
+    const state = await makeStateDir();
+    const runtime = new AgentRuntime({
+      serverUrl: server.url,
+      token: server.token,
+      stateDir: state.dir,
+      routes: [{ name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } }],
+      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
+      reconnect: { baseMs: 50, maxMs: 300 },
+    });
+    const outDir = cupsPdfOutDir();
+    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const title = `Thanks_${suffix}`;
+    try {
+      const created = await call('POST', '/printing/jobs', {
+        route: 'office',
+        title,
+        template: 'thanks',
+        data: {
+          number: `J-${suffix}`,
+          japanese: 'ありがとうございました',
+          arabic: 'شكرا لزيارتكم',
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = JSON.parse(created.bytes.toString()).data.id;
+      await runtime.start();
+      await waitFor(`job ${id} printed`, async () => (await server.job(id)).status === 'printed');
+      const pdf = await newPdf(outDir, before, title);
+      const text = await pdfText(pdf);
+      expect(text).toMatch(/Order\s+J-/);
+      expect(text).toMatch(/Total\s+3\.00/);
+      // Readers may space the characters out; what matters is their order.
+      const letters = text.replace(/[\s\u200e\u200f\u202a-\u202e]/g, '');
+      expect(letters).toContain('ありがとうございました');
+      expect(letters).toContain('شكرالزيارتكم');
+      // A4 holds 64 columns of 12 dots: each drawn line is 768 dots wide, one row of 34.
+      expect((await pdfImages(pdf)).map(({ width, height }) => `${width}x${height}`)).toEqual([
+        '768x34',
+        '768x34',
+      ]);
     } finally {
       await runtime.stop();
       await state.cleanup();

@@ -33,6 +33,26 @@ export async function pdfText(pdf: Buffer): Promise<string> {
   }
 }
 
+/** The images a PDF draws, as poppler's pdfimages lists them, in the order of its pages. */
+export async function pdfImages(pdf: Buffer): Promise<{ width: number; height: number }[]> {
+  await requireProgram('pdftotext');
+  const dir = await mkdtemp(join(tmpdir(), 'shopdesk-pdf-'));
+  try {
+    const file = join(dir, 'document.pdf');
+    await writeFile(file, pdf);
+    const { stdout } = await execFileAsync('pdfimages', ['-list', file]);
+    // Two heading lines, then `page num type width height …` a row.
+    return stdout
+      .split('\n')
+      .slice(2)
+      .map((row) => row.trim().split(/\s+/))
+      .filter((fields) => fields.length > 4 && fields[2] === 'image')
+      .map((fields) => ({ width: Number(fields[3]), height: Number(fields[4]) }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * A PDF's first page as a grey PNG at `dpi`, as poppler's pdftoppm draws it (from
  * poppler-utils, as pdftotext).

@@ -51,4 +51,17 @@ describe('a receipt as PDF', () => {
     );
     expect(await pdfText(bytes)).toContain('Ĉ-9');
   });
+
+  it('lines drawn in scripts carry their text: Japanese, and Arabic in its reading order', async () => {
+    const { bytes } = await renderDocument(
+      { kind: 'receipt', source: 'Order | 7\nありがとうございました\nشكرا لزيارتكم' },
+      {},
+      { language: 'pdf', width_mm: 80 },
+      'raw',
+    );
+    const text = (await pdfText(bytes)).replace(/[\u200e\u200f\u202a-\u202e]/g, '');
+    expect(text).toMatch(/Order\s+7/);
+    expect(text).toContain('ありがとうございました');
+    expect(text).toContain('شكرا لزيارتكم');
+  });
 });

@@ -15,7 +15,7 @@ import { bitmapToZpl } from './raster.ts';
 import { receiptToBitmap } from './raster-receipt.ts';
 import { columnsOf, receiptToPrinter, receiptToSvg, receiptToText } from './receipt.ts';
 import { printerContentType, type Rendering } from './rendering.ts';
-import { drawScriptLines } from './script-lines.ts';
+import { type DrawnText, drawScriptLines } from './script-lines.ts';
 
 const dpiOf = (profile: PrinterProfile) => profile.dpi ?? 203;
 
@@ -37,8 +37,15 @@ const pngWidth = (profile: PrinterProfile) =>
     ? zplDots(profile)
     : Math.round((columnsOf(profile) * 12 * dpiOf(profile)) / 203);
 
+/** The text of the lines drawn as pictures, by picture (a PDF writes it over them). */
+type Texts = Map<string, DrawnText[]>;
+
 /** The receipt as what the profile's printer prints. */
-async function receiptForPrinter(document: string, profile: PrinterProfile): Promise<Rendering> {
+async function receiptForPrinter(
+  document: string,
+  profile: PrinterProfile,
+  texts: Texts,
+): Promise<Rendering> {
   const contentType = printerContentType[profile.language];
   switch (profile.language) {
     case 'escpos':
@@ -49,7 +56,7 @@ async function receiptForPrinter(document: string, profile: PrinterProfile): Pro
     case 'pdf':
       return {
         contentType,
-        bytes: await receiptToPdf(document, profile, pdfPaper(profile)),
+        bytes: await receiptToPdf(document, profile, pdfPaper(profile), texts),
       };
     case 'zpl':
       return {
@@ -70,18 +77,20 @@ export async function receiptAs(
   // Every output draws the same dots of an image: scaled to the paper, dithered (images.ts);
   // lines in scripts the printer (or the previews' monospaced face) lacks, as pictures.
   const dots = columnsOf(profile) * 12;
-  const drawn = await drawScriptLines(prepareImages(document, dots), profile, format, dots);
-  return receiptWithImages(drawn, profile, format);
+  const texts: Texts = new Map();
+  const drawn = await drawScriptLines(prepareImages(document, dots), profile, format, dots, texts);
+  return receiptWithImages(drawn, profile, format, texts);
 }
 
 async function receiptWithImages(
   document: string,
   profile: PrinterProfile,
   format: PreviewFormat,
+  texts: Texts,
 ): Promise<Rendering> {
   switch (format) {
     case 'raw':
-      return receiptForPrinter(document, profile);
+      return receiptForPrinter(document, profile, texts);
     case 'svg':
       return { contentType: 'image/svg+xml', bytes: Buffer.from(receiptToSvg(document, profile)) };
     case 'png':
@@ -92,7 +101,7 @@ async function receiptWithImages(
     case 'pdf':
       return {
         contentType: 'application/pdf',
-        bytes: await receiptToPdf(document, profile, pdfPaper(profile)),
+        bytes: await receiptToPdf(document, profile, pdfPaper(profile), texts),
       };
     case 'text':
       return {

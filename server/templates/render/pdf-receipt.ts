@@ -6,6 +6,7 @@ import { pointsPerMm, sheetHeights, sheetMargin, sheetWidths, svgToPdf } from '.
 import { type PdfDrawing, pdfCommand } from './pdf-command.ts';
 import { pdfNumber as n, type PdfObject, pdfFile } from './pdf-file.ts';
 import { columnsOf, receiptToSvg } from './receipt.ts';
+import type { DrawnText } from './script-lines.ts';
 
 /** The rules' width in dots (the svg command set's stroke-width). */
 const ruleWidth = 2;
@@ -34,12 +35,13 @@ export async function receiptToPdf(
   document: string,
   profile: PrinterProfile,
   paper: number | SheetSize,
+  texts?: Map<string, DrawnText[]>,
 ): Promise<Buffer> {
   const { command, drawing } = pdfCommand();
   const cpl = columnsOf(profile);
   receiptline.transform(layOutColumns(document, cpl), { command, cpl, spacing: true });
   const drawn = drawing();
-  if (drawn.unsupported !== null) return svgToPdf(receiptToSvg(document, profile), paper);
+  if (drawn.unsupported !== null) return svgToPdf(receiptToSvg(document, profile), paper, texts);
   return drawingToPdf(drawn, paper);
 }
 

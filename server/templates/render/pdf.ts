@@ -1,6 +1,8 @@
 import iconv from 'iconv-lite';
 import type { SheetSize } from '../../../shared/printer-profiles.ts';
 import { monoFontFile } from './fonts.ts';
+import { textLayer } from './pdf-text-layer.ts';
+import type { DrawnText } from './script-lines.ts';
 
 /**
  * pdfkit and svg-to-pdfkit, loaded for the first PDF that needs them: loading pdfkit (with
@@ -33,9 +35,14 @@ function svgSize(svg: string): { width: number; height: number } {
  * outside WinAnsi, images (it is about 20x slower: svg-to-pdfkit parses the SVG again). Its
  * text is kept as text (searchable, and what pdftotext reads): on a roll (`paper` in mm) one
  * page as long as the receipt; on a sheet (`a4`…) the receipt scaled to the sheet's width
- * between margins, over as many pages as it takes.
+ * between margins, over as many pages as it takes. The pictures of lines drawn in scripts
+ * (`texts`, by picture) carry their text over them (pdf-text-layer.ts).
  */
-export async function svgToPdf(svg: string, paper: number | SheetSize): Promise<Buffer> {
+export async function svgToPdf(
+  svg: string,
+  paper: number | SheetSize,
+  texts: Map<string, DrawnText[]> = new Map(),
+): Promise<Buffer> {
   const { PDFDocument, SVGtoPDF } = await loadDrawing();
   const size = svgSize(svg);
   const roll = typeof paper === 'number';
@@ -63,6 +70,7 @@ export async function svgToPdf(svg: string, paper: number | SheetSize): Promise<
   const pageHeight = roll ? contentHeight + 2 * margin : (sheetHeights[paper as SheetSize] ?? 842);
   const usable = pageHeight - 2 * margin;
   const pages = roll ? 1 : Math.max(1, Math.ceil(contentHeight / usable));
+  const layer = textLayer(document, svg, texts);
   for (let page = 0; page < pages; page++) {
     document.addPage();
     document.save();
@@ -74,6 +82,9 @@ export async function svgToPdf(svg: string, paper: number | SheetSize): Promise<
       fontCallback: () => font,
     });
     document.restore();
+    const from = roll ? 0 : (page * usable) / scale;
+    const to = roll ? Number.POSITIVE_INFINITY : ((page + 1) * usable) / scale;
+    layer({ x: margin, y: margin - page * usable, scale, from, to });
   }
   document.end();
   return ended;

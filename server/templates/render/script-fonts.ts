@@ -55,7 +55,10 @@ export const drawnScript =
 
 type HarfBuzz = typeof import('harfbuzzjs');
 
-/** A loaded face: HarfBuzz's font, its units an em, and its glyphs drawn (grey, 0 black), once each. */
+/**
+ * A loaded face: HarfBuzz's font, its units an em, and its glyphs drawn (grey, 0 black), once
+ * each in each style (keyed by script-lines.ts from the glyph and its style).
+ */
 export interface LoadedFont {
   font: InstanceType<HarfBuzz['Font']>;
   upem: number;
@@ -72,7 +75,22 @@ export interface ScriptFonts {
   buffer: InstanceType<HarfBuzz['Buffer']>;
   /** The face of a script, read at its first use (a receipt in Thai never reads the CJK face). */
   face(script: ScriptFont): LoadedFont;
+  /**
+   * Keeps a drawn glyph in its face's `glyphs`, within `keptGlyphBytes` for every face
+   * together: past it, the glyphs kept so far are dropped, and drawn again when next needed.
+   */
+  keepGlyph(font: LoadedFont, key: number, pixels: Uint8Array | null): void;
+  /** The bytes of the glyphs kept now. */
+  keptBytes(): number;
 }
+
+/**
+ * What the drawn glyphs of a thread may hold: ~3,000 glyphs at normal size (5 KiB each), ~80
+ * at six times (190 KiB). Without a bound, a template with every size and thousands of
+ * different characters would keep hundreds of MiB in a render thread (outside V8's heap, so
+ * outside its memory limit) for as long as it runs.
+ */
+const keptGlyphBytes = 16 * 1024 * 1024;
 
 let loading: Promise<ScriptFonts> | undefined;
 
@@ -88,11 +106,40 @@ async function loadHarfBuzz(): Promise<ScriptFonts> {
   const face = (script: ScriptFont): LoadedFont => {
     let loaded = faces.get(script);
     if (!loaded) {
-      const hbFace = new hb.Face(new hb.Blob(readFileSync(fontFiles[script])));
+      const file = readFileSync(fontFiles[script]);
+      const hbFace = new hb.Face(new hb.Blob(file));
+      letGo(file);
       loaded = { font: new hb.Font(hbFace), upem: hbFace.upem, glyphs: new Map() };
       faces.set(script, loaded);
     }
     return loaded;
   };
-  return { hb, face, buffer: new hb.Buffer() };
+  let kept = 0;
+  const keepGlyph = (font: LoadedFont, key: number, pixels: Uint8Array | null) => {
+    const size = pixels?.length ?? 0;
+    if (kept + size > keptGlyphBytes) {
+      for (const loaded of faces.values()) loaded.glyphs.clear();
+      kept = 0;
+    }
+    font.glyphs.set(key, pixels);
+    kept += size;
+  };
+  return { hb, face, keepGlyph, keptBytes: () => kept, buffer: new hb.Buffer() };
+}
+
+/**
+ * A font file's bytes freed now: harfbuzzjs copies them into its WebAssembly memory (`Blob`),
+ * and the file's own copy (8 MB for the CJK face) would otherwise stay until the thread's next
+ * collection, tens of receipts later. Detaching the buffer (`ArrayBuffer.transfer`) releases its
+ * memory at once; only a buffer the file has to itself (not a slice of Node's shared pool).
+ */
+function letGo(file: Buffer): void {
+  const { buffer } = file;
+  if (
+    buffer instanceof ArrayBuffer &&
+    file.byteOffset === 0 &&
+    file.byteLength === buffer.byteLength
+  ) {
+    buffer.transfer(0);
+  }
 }

@@ -1,17 +1,24 @@
-import { Resvg } from '@resvg/resvg-js';
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PreviewFormat } from '../../../shared/templates.ts';
 import { printsAsText } from './codepage.ts';
 import { bitmapToPng } from './png.ts';
-import { alignOf, splitColumns, tokenize, trim } from './receiptline-markup.ts';
+import { alignOf, horizontal, splitColumns, tokenize, trim } from './receiptline-markup.ts';
 import {
   drawnScript,
   fontFor,
-  type LoadedFont,
   type ScriptFont,
   type ScriptFonts,
   scriptFonts,
 } from './script-fonts.ts';
+import {
+  drawRows,
+  em,
+  heightOf,
+  type Placed,
+  type Row,
+  type ShapedText,
+  type Style,
+} from './script-glyphs.ts';
 
 /**
  * Lines the printer cannot print as text (Japanese, Chinese, Thai, Arabic, Hebrew, Hindi on a
@@ -24,16 +31,15 @@ import {
  *
  * Per line, not per character: a line is drawn whole (its columns where ReceiptLine puts
  * them: the first left, the last right, a single one centred), wrapped at spaces (or between
- * any two CJK characters) where wider than the paper. Sizes (`^`) and emphasis are not drawn.
+ * any two CJK characters) where wider than the paper. A column is drawn bold (`"`) and at the
+ * size of its first character (`^` double width, `^^` double height, `^^^` both, up to six
+ * times), as the printer prints text; a line too wide at double width is drawn at normal width,
+ * as the layout does for text (column-layout.ts). Underline and inverted text are not drawn.
  * Right-to-left: the line's direction is that of its first strong character, each run of one
  * script is shaped in its own direction and the runs are ordered by the line's (the
  * Unicode bidirectional algorithm's outcome for the usual receipt line: words, then numbers).
  */
 
-/** Dots a drawn row: the em (as DejaVu Sans Mono's 22 dots in ReceiptLine's 24-dot rows) with room for marks. */
-const em = 22;
-const rowHeight = 34;
-const baseline = 25;
 /** Dots between two drawn columns. */
 const gap = 12;
 
@@ -59,15 +65,45 @@ function printableOf(profile: PrinterProfile, format: PreviewFormat): Printable 
 const draws = (profile: PrinterProfile, format: PreviewFormat) =>
   format !== 'text' && !(format === 'raw' && profile.language === 'text');
 
+/** A drawn row's text where it is drawn, in dots from its picture's top left. */
+export interface DrawnText {
+  text: string;
+  rtl: boolean;
+  x: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** Each row's columns as the text drawn there. */
+function drawnTexts(rows: Row[][]): DrawnText[] {
+  let top = 0;
+  return rows.flatMap((row) => {
+    const height = heightOf(row);
+    const texts = row.map(({ shaped, x }) => ({
+      text: shaped.text,
+      rtl: shaped.rtl,
+      x,
+      top,
+      width: shaped.width,
+      height,
+    }));
+    top += height;
+    return texts;
+  });
+}
+
 /**
  * The document with each line the profile cannot print as text replaced by its picture.
- * A document without a character of the drawn scripts is returned at once.
+ * A document without a character of the drawn scripts is returned at once. `texts`, when
+ * given, gets each picture's text by its base64 (a PDF's text layer: pdf-text-layer.ts).
  */
 export async function drawScriptLines(
   document: string,
   profile: PrinterProfile,
   format: PreviewFormat,
   widthDots: number,
+  texts?: Map<string, DrawnText[]>,
 ): Promise<string> {
   if (!draws(profile, format) || !drawnScript.test(document)) return document;
   const printable = printableOf(profile, format);
@@ -84,28 +120,35 @@ export async function drawScriptLines(
     fonts ??= await scriptFonts();
     drawn.push({ index, rows: layOut(fonts, columns, widthDots) });
   }
-  if (drawn.length === 0) return document;
+  if (drawn.length === 0 || !fonts) return document;
   // The drawn lines as one bitmap (their glyphs copied in: glyphOf), cut in lines.
   const picture = drawRows(
+    fonts,
     drawn.flatMap(({ rows }) => rows),
     widthDots,
   );
-  let row = 0;
+  let top = 0;
   for (const { index, rows } of drawn) {
-    const height = rows.length * rowHeight;
-    const start = row * rowHeight * widthDots;
-    const pixels = picture.subarray(start, start + height * widthDots);
-    lines[index] =
-      `{image:${bitmapToPng({ width: widthDots, height, pixels }).toString('base64')}}`;
-    row += rows.length;
+    const height = rows.reduce((sum, row) => sum + heightOf(row), 0);
+    const pixels = picture.subarray(top * widthDots, (top + height) * widthDots);
+    const image = bitmapToPng({ width: widthDots, height, pixels }).toString('base64');
+    lines[index] = `{image:${image}}`;
+    texts?.set(image, drawnTexts(rows));
+    top += height;
   }
   return lines.join('\n');
 }
 
-/** A column of a text line: its characters (markup read) and alignment (0 left, 1 centre, 2 right). */
+const plain: Style = { bold: false, wide: 1, tall: 1 };
+
+/** A `^` run's vertical scale, as ReceiptLine computes it (`^` 1, `^^` 2, `^^^` 2, then 3 to 6). */
+const vertical = (wh: number) => (wh < 2 ? 1 : wh < 3 ? 2 : wh - 1);
+
+/** A column of a text line: its characters (markup read), alignment (0 left, 1 centre, 2 right) and style. */
 interface TextColumn {
   text: string;
   align: number;
+  style: Style;
 }
 
 /** A text line's columns; undefined for a property line (`{…}`) or a rule. */
@@ -114,27 +157,24 @@ function textColumns(line: string): TextColumn[] | undefined {
   const elements = raws.map(trim);
   if (elements.some((element) => /(?<!\\)[{}]/.test(element))) return undefined;
   if (raws.length === 1 && /^-+$|^=+$/.test(elements[0]!)) return undefined;
-  return raws.map((raw) => ({
-    text: tokenize(trim(raw))
-      .map((token) => (token.kind === 'char' ? token.value : ''))
-      .join(''),
-    align: alignOf(raw),
-  }));
+  return raws.map(columnOf);
 }
 
-/** A glyph placed on a row, in dots from the row's left and baseline. */
-interface Placed {
-  font: LoadedFont;
-  glyph: number;
-  x: number;
-  y: number;
-}
-
-interface ShapedText {
-  glyphs: Placed[];
-  width: number;
-  /** Dots up to each UTF-16 offset of the text, in logical order (for wrapping). */
-  advances: number[];
+/** A column's characters, and the style of its first (ReceiptLine's decoration starts plain in each column). */
+function columnOf(raw: string): TextColumn {
+  let text = '';
+  let bold = false;
+  let wh = 0;
+  let style: Style | undefined;
+  for (const token of tokenize(trim(raw))) {
+    if (token.kind === 'mark' && token.raw === '"') bold = !bold;
+    else if (token.kind === 'scale') wh = wh === token.level ? 0 : token.level;
+    else if (token.kind === 'char') {
+      style ??= { bold, wide: horizontal(wh), tall: vertical(wh) };
+      text += token.value;
+    }
+  }
+  return { text, align: alignOf(raw), style: style ?? plain };
 }
 
 /** A run of one face, shaped in one direction. */
@@ -168,14 +208,15 @@ function runsOf(text: string): Run[] {
   return runs;
 }
 
-/** The text shaped, its runs in the visual order of the line's direction. */
-function shape(fonts: ScriptFonts, text: string): ShapedText {
+/** The text shaped in `style`, its runs in the visual order of the line's direction. */
+function shape(fonts: ScriptFonts, text: string, style: Style): ShapedText {
   const { hb } = fonts;
   const runs = runsOf(text);
   const advances = new Array<number>(text.length + 1).fill(0);
   const shaped = runs.map((run) => {
     const loaded = fonts.face(run.font);
     const scale = em / loaded.upem;
+    const [across, up] = [scale * style.wide, scale * style.tall];
     const { buffer } = fonts;
     buffer.reset();
     buffer.addText(text.slice(run.start, run.end));
@@ -183,20 +224,21 @@ function shape(fonts: ScriptFonts, text: string): ShapedText {
     buffer.setDirection(rtl(run.font) ? hb.Direction.RTL : hb.Direction.LTR);
     hb.shape(loaded.font, buffer);
     const glyphs = buffer.getGlyphInfosAndPositions().map((info) => {
-      const advance = (info.xAdvance ?? 0) * scale;
+      const advance = (info.xAdvance ?? 0) * across;
       advances[run.start + info.cluster + 1]! += advance;
       return {
         glyph: info.codepoint,
         advance,
-        dx: (info.xOffset ?? 0) * scale,
-        dy: (info.yOffset ?? 0) * scale,
+        dx: (info.xOffset ?? 0) * across,
+        dy: (info.yOffset ?? 0) * up,
       };
     });
     return { loaded, glyphs };
   });
   for (let i = 1; i < advances.length; i++) advances[i]! += advances[i - 1]!;
   const firstStrong = runs.find((run) => run.font !== 'latin') ?? runs[0];
-  if (firstStrong && rtl(firstStrong.font)) shaped.reverse();
+  const leftward = firstStrong !== undefined && rtl(firstStrong.font);
+  if (leftward) shaped.reverse();
   const placed: Placed[] = [];
   let x = 0;
   for (const { loaded, glyphs } of shaped) {
@@ -205,7 +247,7 @@ function shape(fonts: ScriptFonts, text: string): ShapedText {
       x += glyph.advance;
     }
   }
-  return { glyphs: placed, width: x, advances };
+  return { text, rtl: leftward, glyphs: placed, style, width: x, advances };
 }
 
 /** Where a row of the text ends when it must fit `width` dots: at a space, else between CJK characters, else anywhere. */
@@ -221,33 +263,38 @@ function breakAt(text: string, advances: number[], width: number): number {
 }
 
 /** The text as rows no wider than `width` dots. */
-function wrap(fonts: ScriptFonts, text: string, width: number): ShapedText[] {
+function wrap(fonts: ScriptFonts, text: string, style: Style, width: number): ShapedText[] {
   const rows: ShapedText[] = [];
   let rest = text;
   while (rest !== '') {
-    const shaped = shape(fonts, rest);
+    const shaped = shape(fonts, rest, style);
     if (shaped.width <= width) {
       rows.push(shaped);
       break;
     }
     const end = Math.max(1, breakAt(rest, shaped.advances, width));
-    rows.push(shape(fonts, rest.slice(0, end).trimEnd()));
+    rows.push(shape(fonts, rest.slice(0, end).trimEnd(), style));
     rest = rest.slice(end).trimStart();
   }
   return rows;
 }
 
-/** A placed row: its glyphs shifted right by `x`. */
-interface Row {
-  shaped: ShapedText;
-  x: number;
-}
+/** The columns' total width on one row, in dots. */
+const oneRow = (shaped: ShapedText[]) =>
+  shaped.reduce((sum, { width: w }) => sum + w, 0) + gap * (shaped.length - 1);
 
-/** The line laid out in rows: its columns side by side where they fit, else one after another. */
-function layOut(fonts: ScriptFonts, columns: TextColumn[], width: number): Row[][] {
-  const shaped = columns.map((column) => shape(fonts, column.text));
-  const total = shaped.reduce((sum, { width: w }) => sum + w, 0) + gap * (columns.length - 1);
-  if (total <= width) {
+/**
+ * The line laid out in rows: its columns side by side where they fit (at double width where
+ * that fits too, else at normal width), else one after another.
+ */
+function layOut(fonts: ScriptFonts, line: TextColumn[], width: number): Row[][] {
+  let columns = line;
+  let shaped = columns.map((column) => shape(fonts, column.text, column.style));
+  if (oneRow(shaped) > width && columns.some(({ style }) => style.wide > 1)) {
+    columns = columns.map((column) => ({ ...column, style: { ...column.style, wide: 1 } }));
+    shaped = columns.map((column) => shape(fonts, column.text, column.style));
+  }
+  if (oneRow(shaped) <= width) {
     // One row: each column in its share of the line, aligned in it as ReceiptLine aligns it.
     const share = width / columns.length;
     return [
@@ -264,71 +311,9 @@ function layOut(fonts: ScriptFonts, columns: TextColumn[], width: number): Row[]
   }
   // Too wide: each column on rows of its own, wrapped, aligned as its column.
   return columns.flatMap((column, i) =>
-    wrap(fonts, column.text, width).map((row) => {
+    wrap(fonts, column.text, column.style, width).map((row) => {
       const align = columns.length === 1 ? columns[0]!.align : i === columns.length - 1 ? 2 : 0;
       return [{ shaped: row, x: (align * (width - row.width)) / 2 }];
     }),
   );
-}
-
-/**
- * A glyph drawn once in a box of `box` × `boxHeight` dots, its origin at (`originX`,
- * `originY`), then copied wherever it is printed (as glyphs.ts does for DejaVu Sans Mono):
- * one resvg picture a glyph, not one a receipt. A picture a receipt held ~1 MiB of resvg's
- * memory each until collected (V8 does not see it), ~80 MiB a render thread.
- */
-const box = 96;
-const boxHeight = 56;
-const originX = 24;
-const originY = 40;
-
-/** The glyph's pixels in its box (null when it has no outline: a space). */
-function glyphOf(font: LoadedFont, glyph: number): Uint8Array | null {
-  let drawn = font.glyphs.get(glyph);
-  if (drawn === undefined) {
-    const d = font.font.glyphToPath(glyph);
-    drawn = null;
-    if (d !== '') {
-      const scale = em / font.upem;
-      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${box}" height="${boxHeight}"><path transform="translate(${originX} ${originY}) scale(${scale} -${scale})" d="${d}"/></svg>`;
-      const rgba = new Resvg(svg, {
-        background: 'white',
-        font: { loadSystemFonts: false },
-      }).render().pixels;
-      // Black ink on white: the grey of a pixel is any of its channels.
-      drawn = new Uint8Array(box * boxHeight);
-      for (let i = 0; i < drawn.length; i++) drawn[i] = rgba[i * 4]!;
-    }
-    font.glyphs.set(glyph, drawn);
-  }
-  return drawn;
-}
-
-/** The rows drawn one under another, `width` dots wide, as grey pixels (0 black, 255 white). */
-function drawRows(rows: Row[][], width: number): Uint8Array {
-  const height = rows.length * rowHeight;
-  const grey = new Uint8Array(width * height).fill(255);
-  rows.forEach((row, r) => {
-    for (const { shaped, x: left } of row) {
-      for (const { font, glyph, x, y } of shaped.glyphs) {
-        const drawn = glyphOf(font, glyph);
-        if (!drawn) continue;
-        const x0 = Math.round(left + x) - originX;
-        const y0 = r * rowHeight + baseline - Math.round(y) - originY;
-        for (let gy = 0; gy < boxHeight; gy++) {
-          const ty = y0 + gy;
-          if (ty < 0 || ty >= height) continue;
-          for (let gx = 0; gx < box; gx++) {
-            const tx = x0 + gx;
-            const value = drawn[gy * box + gx]!;
-            if (value === 255 || tx < 0 || tx >= width) continue;
-            const at = ty * width + tx;
-            // Ink over ink darkens: coverages multiply.
-            grey[at] = Math.round((grey[at]! * value) / 255);
-          }
-        }
-      }
-    }
-  });
-  return grey;
 }
