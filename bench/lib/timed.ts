@@ -13,17 +13,11 @@ export interface Timing {
  * the samples: a server renders thousands of receipts, and V8 optimises a function after some
  * hundreds of calls, so a shorter warm-up measured the unoptimised code), and the mean CPU
  * time of this process a run, every thread counted (the steadier figure on a loaded machine:
- * waiting for a core lengthens the wall time, not the work). `between` runs after the
- * warm-up, before the timed runs (to read counters of its own).
+ * waiting for a core lengthens the wall time, not the work).
  */
-export async function timed(
-  run: () => Promise<unknown>,
-  count: number,
-  between?: () => void,
-): Promise<Timing> {
+export async function timed(run: () => Promise<unknown>, count: number): Promise<Timing> {
   const warmUntil = performance.now() + 1000;
   for (let i = 0; i < Math.max(5, count / 10) || performance.now() < warmUntil; i++) await run();
-  between?.();
   const times: number[] = [];
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < count; i++) {
