@@ -11,7 +11,8 @@
  */
 import { RenderPool } from '../server/templates/render-pool.ts';
 import { fixed, formatTable } from './lib/table.ts';
-import { load, receiptData, receiptSource, timed } from './templates.ts';
+import { timed } from './lib/timed.ts';
+import { load, receiptData, receiptSource } from './templates.ts';
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 300);
 

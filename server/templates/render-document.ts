@@ -3,6 +3,7 @@ import type { PreviewFormat, TemplateKind } from '../../shared/templates.ts';
 import { invalidField } from '../domain-errors.ts';
 import { checkDataStrings } from './data-limits.ts';
 import { renderLiquid, type TemplateAssets } from './liquid.ts';
+import type { RefusalField } from './render/barcodes.ts';
 import { checkDocument } from './render/document-limits.ts';
 import { finishZpl } from './render/label.ts';
 import { printerContentType, type Rendering } from './render/rendering.ts';
@@ -45,20 +46,23 @@ const drawnScale = (profile: PrinterProfile, format: PreviewFormat) =>
  * ReceiptLine or a drawing sees them (`data-limits.ts`, `render/document-limits.ts`). A label (ZPL) prints on `zpl` routes only and previews as its ZPL (`raw`, `text`)
  * or as a picture (`png`, drawn from the ZPL: `render/label-png.ts`).
  * Refusals are 422s: on `source` (Liquid syntax, a label that cannot be drawn), `data`
- * (limits), `profile`, `format`.
+ * (limits), `profile`, `format`; a barcode or QR code its symbology cannot hold, on
+ * `codeField` (`data`, or on a render thread the path of the data it came from), checked
+ * before any bytes are made.
  */
 export async function renderDocument(
   template: TemplateSource,
   data: object,
   profile: PrinterProfile,
   format: PreviewFormat,
+  codeField: RefusalField = 'data',
 ): Promise<Rendering> {
   checkDataStrings(data);
   const document = renderLiquid(template.kind, template.source, data, undefined, template.assets);
   if (template.kind === 'receipt') {
     checkDocument(document, 'data', drawnScale(profile, format));
     const { receiptAs } = await draw();
-    return receiptAs(document, profile, format);
+    return receiptAs(document, profile, format, codeField);
   }
   if (format === 'raw' && profile.language !== 'zpl') {
     throw invalidField('profile', 'A label template prints on a zpl printer only.');
@@ -69,7 +73,7 @@ export async function renderDocument(
       'A label template previews as png (its picture), or raw or text (its ZPL).',
     );
   }
-  const bytes = finishZpl(document);
+  const bytes = finishZpl(document, codeField);
   if (format === 'png') {
     const { labelAsPng } = await draw();
     return { contentType: 'image/png', bytes: await labelAsPng(bytes.toString('utf8'), profile) };

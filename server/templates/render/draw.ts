@@ -6,7 +6,7 @@
 
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PreviewFormat } from '../../../shared/templates.ts';
-import { checkBarcodes } from './barcodes.ts';
+import { checkBarcodes, type RefusalField } from './barcodes.ts';
 import { prepareImages } from './images.ts';
 import { dotsOf, labelSize, labelToPng } from './label-png.ts';
 import { receiptToPdf } from './pdf-receipt.ts';
@@ -66,14 +66,15 @@ async function receiptForPrinter(
   }
 }
 
-/** A receipt in a preview format. */
+/** A receipt in a preview format; a code its symbology cannot hold is a 422 on `codeField`. */
 export async function receiptAs(
   document: string,
   profile: PrinterProfile,
   format: PreviewFormat,
+  codeField: RefusalField = 'data',
 ): Promise<Rendering> {
   // The same refusal of a barcode's data whatever the document is drawn as.
-  checkBarcodes(document);
+  checkBarcodes(document, codeField);
   // Every output draws the same dots of an image: scaled to the paper, dithered (images.ts);
   // lines in scripts the printer (or the previews' monospaced face) lacks, as pictures.
   const dots = columnsOf(profile) * 12;
