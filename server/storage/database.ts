@@ -21,7 +21,7 @@ import {
 import { checkpointerWhenWalGrows } from './checkpointer.ts';
 import type { Db, Dialect } from './db.ts';
 import { GroupCommit } from './group-commit.ts';
-import { runNamedStatements } from './pg-named-statements.ts';
+import { namedStatementPool } from './pg-named-statements.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { GroupedSqliteDialect } from './sqlite-driver.ts';
@@ -229,9 +229,10 @@ function openPostgres(url: string, poolSize: number): OpenedStorage {
   // ("not queryable", a connection loss: 503) and the pool drops it when it is released.
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    runNamedStatements(client);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: namedStatementPool(pool) }),
+  });
   let mark = 0;
   return {
     db,
