@@ -15,7 +15,7 @@ import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { type ContextSources, HandlerContext } from './handler-context.ts';
 import { idempotencyKeyOf, idempotentReply } from './idempotent-reply.ts';
-import { lingerOnUnreadBody } from './linger.ts';
+import { type EndAnswer, endAnswerNow, lingerOnUnreadBody } from './linger.ts';
 import { parsePathParams } from './path-params.ts';
 import { parseQuery, parseRouteQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
@@ -142,8 +142,8 @@ function finish(exchange: Exchange, outcome: unknown, failed: boolean): void {
       pipeline.shutdown.aborted ||
       (unread && (exchange.awaitsContinue || largeOrUnknown(request)));
     if (closing) reply.headers = { ...reply.headers, connection: 'close' };
-    if (unread && !cut) lingerOnUnreadBody(request, closing, pipeline.linger);
-    send(response, reply, requestId, request.method === 'HEAD');
+    const end = unread && !cut ? lingerOnUnreadBody(request, closing, pipeline.linger) : undefined;
+    send(response, reply, requestId, request.method === 'HEAD', end);
   }
   // Building the entry costs even when the level drops it: skip it at warn and above.
   // (`levelVal`, not `isLevelEnabled`, which rebuilds pino's level tables on every call.)
@@ -408,12 +408,19 @@ function errorReply(
   return { status: internal.status, body: internal.toBody() };
 }
 
-function send(response: ServerResponse, reply: Reply, requestId: string, headOnly: boolean): void {
+/** `end`: how the answer ends (a body left unread: once it is read, linger.ts). */
+function send(
+  response: ServerResponse,
+  reply: Reply,
+  requestId: string,
+  headOnly: boolean,
+  end: EndAnswer = endAnswerNow,
+): void {
   if (response.headersSent || response.destroyed) return;
   const headers: Record<string, string | number> = { 'x-request-id': requestId, ...reply.headers };
   if (reply.body === undefined || reply.status === 204) {
     response.writeHead(reply.status, headers);
-    response.end();
+    end(response);
     return;
   }
   if (reply.body instanceof Readable) {
@@ -422,8 +429,13 @@ function send(response: ServerResponse, reply: Reply, requestId: string, headOnl
     response.writeHead(reply.status, headers);
     if (headOnly) {
       reply.body.destroy();
-      response.end();
-    } else pipeline(reply.body, response).catch(() => response.destroy());
+      end(response);
+    } else if (end === endAnswerNow) pipeline(reply.body, response).catch(() => response.destroy());
+    else
+      reply.body
+        .on('error', () => response.destroy())
+        .on('end', () => end(response))
+        .pipe(response, { end: false });
     return;
   }
   const raw = typeof reply.body === 'string' || Buffer.isBuffer(reply.body);
@@ -431,5 +443,5 @@ function send(response: ServerResponse, reply: Reply, requestId: string, headOnl
   headers['content-type'] ??= 'application/json; charset=utf-8';
   headers['content-length'] = Buffer.byteLength(text);
   response.writeHead(reply.status, headers);
-  response.end(headOnly ? undefined : text);
+  end(response, headOnly ? undefined : text);
 }
