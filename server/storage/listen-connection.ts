@@ -69,7 +69,7 @@ export class ListenConnection {
     this.#policy = policy;
   }
 
-  /** Whether the connection is up (each part's channel may still be on its way). */
+  /** Whether the connection is up and has sent the LISTENs of the parts it had then. */
   get isListening(): boolean {
     return this.#client !== undefined && this.#opening === undefined;
   }
@@ -94,7 +94,7 @@ export class ListenConnection {
     };
     if (this.#closed) return subscription;
     if (this.#client === undefined && this.#opening === undefined && this.#retry === undefined) {
-      this.#opening = this.#open();
+      this.#startOpening();
     }
     if (this.#opening) await this.#opening;
     // A session opened by another part may have sent its LISTENs before this part came.
@@ -117,6 +117,8 @@ export class ListenConnection {
   async #end(): Promise<void> {
     clearTimeout(this.#retry);
     this.#retry = undefined;
+    // An attempt under way finds its client ended and gives up; a new part opens anew.
+    this.#opening = undefined;
     this.#listened.clear();
     this.#up.clear();
     const client = this.#client;
@@ -132,6 +134,15 @@ export class ListenConnection {
   /** The names of the parts listening, for the log lines. */
   #names(): string {
     return [...new Set([...this.#parts].map((part) => part.name))].join(', ');
+  }
+
+  /** Opens a session; `#opening` while it connects and sends its first LISTENs. */
+  #startOpening(): Promise<void> {
+    const opening = this.#open().finally(() => {
+      if (this.#opening === opening) this.#opening = undefined;
+    });
+    this.#opening = opening;
+    return opening;
   }
 
   async #open(): Promise<void> {
@@ -168,11 +179,9 @@ export class ListenConnection {
     try {
       await client.connect();
     } catch (error) {
-      this.#opening = undefined;
       onLost(error);
       return;
     }
-    this.#opening = undefined;
     if (lost || this.#client !== client) return;
     this.#failures = 0;
     this.sessions += 1;
@@ -221,8 +230,7 @@ export class ListenConnection {
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
       if (this.#closed || this.#parts.size === 0) return;
-      this.#opening = this.#open();
-      this.#opening.catch((error: unknown) =>
+      this.#startOpening().catch((error: unknown) =>
         this.#log()?.error({ err: error }, 'LISTEN reconnect failed'),
       );
     }, delay);
