@@ -18,14 +18,14 @@ export interface WatchedCache {
  *   the whole cache is dropped. This process's own changes drop what they touch after
  *   their commit. Always trusted.
  * - PostgreSQL: the writers send a NOTIFY on `channel` with their commit (a trigger, or
- *   `notify`), and a LISTEN session of this instance hears it a few milliseconds later.
- *   Trusted only while that session is up: without it (lost, not started, the CLI) nothing
- *   may be cached, and every check reads the rows.
+ *   `notify`), and the instance's LISTEN connection hears it a few milliseconds later.
+ *   Trusted only while that connection listens to the channel: without it (lost, not
+ *   started, the CLI) nothing may be cached, and every check reads the rows.
  */
 export interface ChangeWatch {
   /** Whether the cache may answer from memory now (SQLite: drops it first when another process wrote). */
   trusted(): boolean;
-  /** PostgreSQL: the LISTEN session is up (from now on every change is heard) or lost. */
+  /** PostgreSQL: the channel is listened to (from now on every change is heard) or lost. */
   setListening(listening: boolean): void;
   /** PostgreSQL: the instance's LISTEN connection (tests cut it); undefined on SQLite. */
   readonly listener: ListenConnection | undefined;
