@@ -148,7 +148,7 @@ export interface ServerConfig {
   rateLimitStoreTimeoutMs?: number | undefined;
   /**
    * PostgreSQL: connections the instance's one pool opens at most, shared by the store and
-   * the rate limits (the LISTEN sessions come beside it; docs/deploy.md). Unused on SQLite.
+   * the rate limits (one LISTEN connection comes beside it; docs/deploy.md). Unused on SQLite.
    */
   pgPoolSize: number;
   /** Origins whose browser apps may call the API (CORS); empty: off. `['*']`: any. */

@@ -1,4 +1,3 @@
-import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { z } from 'zod';
 import { errorBody } from '../../shared/http.ts';
 import {
@@ -19,6 +18,13 @@ import {
   type RegisterAgentBody,
 } from '../../shared/printing.ts';
 import { type BackoffPolicy, backoffDelay, parseRetryAfter, sleep } from './backoff.ts';
+import {
+  type Connections,
+  ConnectTimeoutError,
+  type HttpAnswer,
+  httpCall,
+  keptAliveConnections,
+} from './http-request.ts';
 
 /** The server answered with an error status; `code` comes from shared/errors.ts. */
 export class ApiError extends Error {
@@ -110,7 +116,7 @@ export class AgentApiClient {
   private readonly baseUrl: string;
   private readonly origin: string;
   private readonly pathPrefix: string;
-  private readonly dispatcher: Agent;
+  private readonly connections: Connections;
   private readonly headers: Record<string, string>;
   private readonly requestTimeoutMs: number;
   private readonly attempts: number;
@@ -127,9 +133,9 @@ export class AgentApiClient {
     this.origin = parsed.origin;
     this.pathPrefix = parsed.pathname;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-    this.dispatcher = new Agent({
-      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-      keepAliveTimeout: 60_000,
+    this.connections = keptAliveConnections(this.baseUrl, {
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      keepAliveMs: 60_000,
       // The agent talks to one server; a handful of sockets covers heartbeat, long-poll and reports.
       connections: 8,
     });
@@ -280,7 +286,7 @@ export class AgentApiClient {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await this.connections.close();
   }
 
   private jobCall(
@@ -343,31 +349,24 @@ export class AgentApiClient {
 
   private async once<T>(options: CallOptions<T>): Promise<T | null> {
     const timeout = this.requestTimeoutMs + (options.extraTimeoutMs ?? 0);
-    let response: Dispatcher.ResponseData;
+    let response: HttpAnswer;
     try {
-      response = await this.dispatcher.request({
-        origin: this.origin,
-        path: this.pathPrefix + options.path,
+      response = await httpCall(this.origin + this.pathPrefix + options.path, {
         method: options.method,
         headers:
           options.body === undefined
             ? this.headers
             : { ...this.headers, 'content-type': 'application/json' },
         body: options.body === undefined ? null : JSON.stringify(options.body),
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
+        timeoutMs: timeout,
         signal: options.signal,
+        connections: this.connections,
       });
     } catch (error) {
       throw this.networkError(error, options);
     }
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw this.networkError(error, options);
-    }
-    const status = response.statusCode;
+    const text = response.body.toString('utf8');
+    const status = response.status;
     if (status === 204 && options.allowNoContent) return null;
     if (status < 200 || status >= 300) {
       throw this.apiError(status, text, response.headers['retry-after']);
@@ -424,7 +423,7 @@ export class AgentApiClient {
     if (options.signal?.aborted) return error as Error;
     const code = (error as { code?: string }).code ?? '';
     const notSent =
-      error instanceof undiciErrors.ConnectTimeoutError ||
+      error instanceof ConnectTimeoutError ||
       ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
     // The message names the server but never carries headers, so never the token.
     return new ServerUnreachableError(

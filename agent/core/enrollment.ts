@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
 import {
   normalizeEnrollmentCode,
   type RedeemedEnrollment,
@@ -10,6 +9,7 @@ import { errorBody } from '../../shared/http.ts';
 import { loadOrCreateIdentity } from './agent-identity.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 import { type BackoffPolicy, backoffDelay, parseRetryAfter, sleep } from './backoff.ts';
+import { httpCall } from './http-request.ts';
 
 /**
  * Enrolment (docs/it-guide.md, "Enrol a PC"): the agent trades a code from IT, once, for a
@@ -70,17 +70,16 @@ export async function redeemEnrollmentCode(options: EnrollOptions): Promise<Rede
     let text: string;
     let retryAfter: string | string[] | undefined;
     try {
-      const answer = await request(url, {
+      const answer = await httpCall(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
-        headersTimeout: 30_000,
-        bodyTimeout: 30_000,
+        timeoutMs: 30_000,
         ...(options.signal && { signal: options.signal }),
       });
-      status = answer.statusCode;
+      status = answer.status;
       retryAfter = answer.headers['retry-after'];
-      text = await answer.body.text();
+      text = answer.body.toString('utf8');
     } catch (error) {
       if (options.signal?.aborted) throw error;
       status = 0;

@@ -1,5 +1,5 @@
-import { request } from 'undici';
 import { compareVersions, releasePlatformOf } from '../../shared/releases.ts';
+import { httpCall } from './http-request.ts';
 import { agentVersion } from './version.ts';
 
 /**
@@ -36,13 +36,12 @@ export function watchForUpdates(options: {
     if (file === null || agentId === null) return null;
     const url = `${options.serverUrl.replace(/\/+$/, '')}/api/v1/printing/updates/${options.channel ?? 'stable'}/${file}`;
     try {
-      const answer = await request(url, {
+      const answer = await httpCall(url, {
         headers: { authorization: `Bearer ${options.token}`, 'x-agent-id': agentId },
-        headersTimeout: 30_000,
-        bodyTimeout: 30_000,
+        timeoutMs: 30_000,
       });
-      const text = await answer.body.text();
-      if (answer.statusCode !== 200) return null;
+      const text = answer.body.toString('utf8');
+      if (answer.status !== 200) return null;
       const version = feedVersionOf(text);
       if (version === null || compareVersions(version, agentVersion) <= 0) return null;
       if (!said.has(version)) {

@@ -1,12 +1,12 @@
 import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, version as esbuildVersion, type Plugin } from 'esbuild';
+import { build, version as esbuildVersion } from 'esbuild';
 
 /**
  * Bundles the headless agent (`shopdesk agent`) into one ES module, `agent.mjs`, that plain
- * Node runs: no type stripping, no loader hooks, none of the server's code, and only the parts
- * of undici the agent uses (undici-lite.ts). bin/shopdesk.js builds it on first use and again
+ * Node runs: no type stripping, no loader hooks, none of the server's code (its HTTP client is
+ * Node's own: agent/core/http-request.ts). bin/shopdesk.js builds it on first use and again
  * whenever one of its inputs changed (docs/agent.md, "Footprint"); `agent.inputs.json` beside
  * it lists the inputs with their size and modification time for that check:
  *   {"esbuild": "0.28.2", "inputs": {"/abs/path.ts": [size, mtimeMs], …}}
@@ -25,24 +25,6 @@ export const inputsFile = 'agent.inputs.json';
  */
 const externals = ['pdf-to-printer'];
 
-/**
- * `undici` → undici-lite.ts (the parts the agent uses), and undici's HTTP/2 client →
- * no-http2.cjs (node:http2 costs ~10 MiB loaded, and the agent talks HTTP/1.1).
- */
-const undiciLite: Plugin = {
-  name: 'undici-lite',
-  setup(bundler) {
-    bundler.onResolve({ filter: /^undici$/ }, () => ({
-      path: join(headlessDir, 'undici-lite.ts'),
-    }));
-    bundler.onResolve({ filter: /^\.\/client-h2\.js$/ }, ({ importer }) =>
-      importer.includes(`undici${sep}lib${sep}dispatcher`)
-        ? { path: join(headlessDir, 'no-http2.cjs') }
-        : undefined,
-    );
-  },
-};
-
 /** Builds `agent.mjs` and its inputs list into `outDir`; returns the bundle's path. */
 export async function bundleHeadlessAgent(outDir: string = defaultOutDir): Promise<string> {
   const result = await build({
@@ -56,7 +38,6 @@ export async function bundleHeadlessAgent(outDir: string = defaultOutDir): Promi
     format: 'esm',
     target: 'node22',
     external: externals,
-    plugins: [undiciLite],
     legalComments: 'none',
     // No comments and no indentation: a smaller source, and an ASCII one (a single "—" in a
     // comment makes V8 keep the whole source as UTF-16, twice the memory). Names stay as

@@ -70,7 +70,7 @@ export function registerServe(program: Command): void {
       )
       .option(
         '--pg-pool-size <n>',
-        'PostgreSQL connections the instance pools at most, shared by queries and rate limits; 3 LISTEN sessions come beside them (env SHOPDESK_PG_POOL_SIZE; default 10)',
+        'PostgreSQL connections the instance pools at most, shared by queries and rate limits; one LISTEN connection comes beside them (env SHOPDESK_PG_POOL_SIZE; default 10)',
         pgPoolSize,
       )
       .option(

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { HttpError } from '../http/errors.ts';
 import { buildOpenApi } from '../http/openapi.ts';
@@ -8,8 +8,9 @@ import { type AnyRoute, defineRoute, type Reply } from '../http/route.ts';
 
 const require = createRequire(import.meta.url);
 // The package's main module evaluates the whole 1.4 MB viewer bundle in Node (hundreds of
-// milliseconds on every start, CLI commands included); only its folder is needed here.
-const swaggerUiDir: string = require('swagger-ui-dist/absolute-path.js')();
+// milliseconds on every start, CLI commands included); only its folder is needed here, the
+// folder of that main module, found without running it.
+const swaggerUiDir = dirname(require.resolve('swagger-ui-dist'));
 const { version } = require('../../package.json') as { version: string };
 
 /** Files of the viewer, served from node_modules: the docs page needs no CDN. */

@@ -13,7 +13,13 @@ import { BodyTimedOut, RequestAborted, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { type ContextSources, HandlerContext } from './handler-context.ts';
-import { lingerOnUnreadBody } from './linger.ts';
+import {
+  bodyUnread,
+  type EndAnswer,
+  endAnswerNow,
+  largeOrUnknown,
+  lingerOnUnreadBody,
+} from './linger.ts';
 import { parsePathParams } from './path-params.ts';
 import { parseQuery, parseRouteQuery } from './query.ts';
 import { type RateLimit, rateLimitKey } from './rate-limit.ts';
@@ -148,8 +154,8 @@ function finish(exchange: Exchange, outcome: unknown, failed: boolean): void {
       pipeline.shutdown.aborted ||
       (unread && (exchange.awaitsContinue || largeOrUnknown(request)));
     if (closing) reply.headers = { ...reply.headers, connection: 'close' };
-    if (unread && !cut) lingerOnUnreadBody(request, closing, pipeline.linger);
-    send(response, reply, requestId, request.method === 'HEAD');
+    const end = unread && !cut ? lingerOnUnreadBody(request, closing, pipeline.linger) : undefined;
+    send(response, reply, requestId, request.method === 'HEAD', end);
   }
   // Building the entry costs even when the level drops it: skip it at warn and above.
   // (`levelVal`, not `isLevelEnabled`, which rebuilds pino's level tables on every call.)
@@ -166,30 +172,6 @@ function finish(exchange: Exchange, outcome: unknown, failed: boolean): void {
   // A client gone mid-body gets no answer: one line that says so, no status.
   if (reply) pipeline.log.info({ ...entry, status: reply.status }, 'request');
   else pipeline.log.info({ ...entry, aborted: true }, 'request aborted by the client');
-}
-
-/** Up to this much, a body left unread is read and dropped by Node to keep the connection. */
-const smallUnreadBody = 64 * 1024;
-
-/** The answer goes out before the request's body has all come in (a refusal, mostly). */
-function bodyUnread(request: IncomingMessage): boolean {
-  if (request.complete) return false;
-  const declared = request.headers['content-length'];
-  if (declared === undefined) return 'transfer-encoding' in request.headers;
-  return declared !== '0';
-}
-
-/**
- * A body refused before it was read (401, 404, 413, 415, …) of over 64 KiB, or of a length
- * nobody said (chunked), closes the connection after the answer: reading all of it could cost
- * gigabytes (`Content-Length: 10000000000`). It is still read for a short while (linger.ts),
- * so that the client sees the answer. A small declared body is drained by Node to keep the
- * connection, within the same bounds.
- */
-function largeOrUnknown(request: IncomingMessage): boolean {
-  const declared = request.headers['content-length'];
-  if (declared === undefined) return true;
-  return Number(declared) > smallUnreadBody;
 }
 
 /** The route, then its caller (token, rate limit): the first steps, for every request. */
@@ -417,12 +399,19 @@ function errorReply(
   return { status: internal.status, body: internal.toBody() };
 }
 
-function send(response: ServerResponse, reply: Reply, requestId: string, headOnly: boolean): void {
+/** `end`: how the answer ends (a body left unread: once it is read, linger.ts). */
+function send(
+  response: ServerResponse,
+  reply: Reply,
+  requestId: string,
+  headOnly: boolean,
+  end: EndAnswer = endAnswerNow,
+): void {
   if (response.headersSent || response.destroyed) return;
   const headers: Record<string, string | number> = { 'x-request-id': requestId, ...reply.headers };
   if (reply.body === undefined || reply.status === 204) {
     response.writeHead(reply.status, headers);
-    response.end();
+    end(response);
     return;
   }
   if (reply.body instanceof Readable) {
@@ -431,8 +420,13 @@ function send(response: ServerResponse, reply: Reply, requestId: string, headOnl
     response.writeHead(reply.status, headers);
     if (headOnly) {
       reply.body.destroy();
-      response.end();
-    } else pipeline(reply.body, response).catch(() => response.destroy());
+      end(response);
+    } else if (end === endAnswerNow) pipeline(reply.body, response).catch(() => response.destroy());
+    else
+      reply.body
+        .on('error', () => response.destroy())
+        .on('end', () => end(response))
+        .pipe(response, { end: false });
     return;
   }
   const raw = typeof reply.body === 'string' || Buffer.isBuffer(reply.body);
@@ -440,5 +434,5 @@ function send(response: ServerResponse, reply: Reply, requestId: string, headOnl
   headers['content-type'] ??= 'application/json; charset=utf-8';
   headers['content-length'] = Buffer.byteLength(text);
   response.writeHead(reply.status, headers);
-  response.end(headOnly ? undefined : text);
+  end(response, headOnly ? undefined : text);
 }

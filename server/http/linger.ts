@@ -1,20 +1,30 @@
-import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultLingerLimits, type LingerLimits } from '../config.ts';
 
+/** Ends an answer whose status, headers and body are written: `last` is its last piece. */
+export type EndAnswer = (response: ServerResponse, last?: string | Buffer) => void;
+
+/** The ordinary end: the answer ends now. */
+export const endAnswerNow: EndAnswer = (response, last) => {
+  response.end(last);
+};
+
 /**
- * An answer has gone (or is going) out before the request's body was read: a refusal, or a
- * route that reads no body. Closing the socket at once would lose the answer: the client is
- * still writing, the kernel answers its bytes with a reset, and the reset throws away the
- * answer the client had not read yet (`EPIPE`, `ECONNRESET`, curl's exit 55). So the rest of
- * the body is read and thrown away, within `limits`:
+ * An answer is going out before the request's body was read: a refusal, or a route that
+ * reads no body. Closing the socket at once would lose the answer: the client is still
+ * writing, the kernel answers its bytes with a reset, and the reset throws away the answer
+ * the client had not read yet (`EPIPE`, `ECONNRESET`, curl's exit 55). So the rest of the
+ * body is read and thrown away, within `limits`:
  *
- * - `closing` (the answer says `Connection: close`): when Node would close the socket after
- *   the answer, it only half-closes it (FIN: the client learns the answer is complete) and
- *   the socket closes once the body has ended or the client has closed its side;
+ * - `closing` (the answer says `Connection: close`): the answer's bytes go out at once, then
+ *   the server half-closes the socket (`socket.end()`: its FIN tells the client the answer
+ *   is complete), and the answer is ended (the returned `EndAnswer`) only once the body has
+ *   ended or the client has closed its side. Node closes a `Connection: close` socket
+ *   outright when its answer ends; ending it after the body keeps the socket open for
+ *   reading meanwhile, through the public API of `http` and `net` alone;
  * - otherwise (a small declared body that Node drains to keep the connection), the same
  *   bounds apply to the drain: a body that trickles in is cut, not waited for until the
- *   request timeout.
+ *   request timeout. The answer ends at once.
  *
  * Past `idleMs` without a byte, `totalMs` in all or `maxBytes` read, the socket is destroyed.
  */
@@ -22,12 +32,13 @@ export function lingerOnUnreadBody(
   request: IncomingMessage,
   closing: boolean,
   limits: LingerLimits = defaultLingerLimits,
-): void {
-  const socket = request.socket as Socket & { destroySoon?: () => void };
-  if (!socket || socket.destroyed) return;
+): EndAnswer {
+  const socket = request.socket;
+  if (!socket || socket.destroyed) return endAnswerNow;
   let read = 0;
   let bodyDone = false;
-  let answered = false;
+  /** The answer written and waiting for the body's end to be ended. */
+  let held: ServerResponse | undefined;
   const close = () => {
     if (!socket.destroyed) socket.destroy();
   };
@@ -53,18 +64,9 @@ export function lingerOnUnreadBody(
   const onBodyDone = () => {
     bodyDone = true;
     stop();
-    if (closing && answered) originalDestroySoon.call(socket);
+    held?.end();
+    held = undefined;
   };
-  const originalDestroySoon = socket.destroySoon ?? (() => socket.end());
-  if (closing) {
-    // Node calls this once the answer is written (`res._last`, Connection: close).
-    socket.destroySoon = () => {
-      socket.destroySoon = originalDestroySoon;
-      answered = true;
-      if (bodyDone) originalDestroySoon.call(socket);
-      else socket.end();
-    };
-  }
   request.on('data', onData);
   request.once('end', onBodyDone);
   request.once('close', onBodyDone);
@@ -72,4 +74,40 @@ export function lingerOnUnreadBody(
   socket.once('close', stop);
   // The body reader may have paused the request when it stopped at the size limit.
   request.resume();
+  if (!closing) return endAnswerNow;
+  return (response, last) => {
+    if (bodyDone || socket.destroyed) {
+      response.end(last);
+      return;
+    }
+    if (last !== undefined) response.write(last);
+    else response.flushHeaders();
+    // After the answer's bytes, in order: the client reads the whole answer, then the FIN.
+    socket.end();
+    held = response;
+  };
+}
+
+/** Up to this much, a body left unread is read and dropped by Node to keep the connection. */
+const smallUnreadBody = 64 * 1024;
+
+/** The answer goes out before the request's body has all come in (a refusal, mostly). */
+export function bodyUnread(request: IncomingMessage): boolean {
+  if (request.complete) return false;
+  const declared = request.headers['content-length'];
+  if (declared === undefined) return 'transfer-encoding' in request.headers;
+  return declared !== '0';
+}
+
+/**
+ * A body refused before it was read (401, 404, 413, 415, …) of over 64 KiB, or of a length
+ * nobody said (chunked), closes the connection after the answer: reading all of it could cost
+ * gigabytes (`Content-Length: 10000000000`). It is still read for a short while (linger.ts),
+ * so that the client sees the answer. A small declared body is drained by Node to keep the
+ * connection, within the same bounds.
+ */
+export function largeOrUnknown(request: IncomingMessage): boolean {
+  const declared = request.headers['content-length'];
+  if (declared === undefined) return true;
+  return Number(declared) > smallUnreadBody;
 }

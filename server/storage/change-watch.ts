@@ -1,6 +1,5 @@
-import type PgModule from 'pg';
 import type { Logger } from 'pino';
-import { ListenConnection } from './listen-connection.ts';
+import type { ListenConnection, ListenSubscription } from './listen-connection.ts';
 
 /** A cache of rows that other processes may change (tokens, webhook subscriptions). */
 export interface WatchedCache {
@@ -19,18 +18,18 @@ export interface WatchedCache {
  *   the whole cache is dropped. This process's own changes drop what they touch after
  *   their commit. Always trusted.
  * - PostgreSQL: the writers send a NOTIFY on `channel` with their commit (a trigger, or
- *   `notify`), and a LISTEN session of this instance hears it a few milliseconds later.
- *   Trusted only while that session is up: without it (lost, not started, the CLI) nothing
- *   may be cached, and every check reads the rows.
+ *   `notify`), and the instance's LISTEN connection hears it a few milliseconds later.
+ *   Trusted only while that connection listens to the channel: without it (lost, not
+ *   started, the CLI) nothing may be cached, and every check reads the rows.
  */
 export interface ChangeWatch {
   /** Whether the cache may answer from memory now (SQLite: drops it first when another process wrote). */
   trusted(): boolean;
-  /** PostgreSQL: the LISTEN session is up (from now on every change is heard) or lost. */
+  /** PostgreSQL: the channel is listened to (from now on every change is heard) or lost. */
   setListening(listening: boolean): void;
-  /** PostgreSQL: the LISTEN session (tests cut it); undefined on SQLite. */
+  /** PostgreSQL: the instance's LISTEN connection (tests cut it); undefined on SQLite. */
   readonly listener: ListenConnection | undefined;
-  /** Starts hearing changes (PostgreSQL: opens the LISTEN session). */
+  /** Starts hearing changes (PostgreSQL: its channel on the instance's LISTEN connection). */
   start(log: Logger): Promise<void>;
   close(): Promise<void>;
 }
@@ -91,19 +90,15 @@ export class SqliteChangeWatch implements ChangeWatch {
 
 export class PostgresChangeWatch implements ChangeWatch {
   readonly #cache: WatchedCache;
-  readonly #connect: () => PgModule.Client;
+  readonly listener: ListenConnection;
   readonly #options: WatchOptions;
   #listening = false;
-  #listener: ListenConnection | undefined;
+  #subscription: ListenSubscription | undefined;
 
-  constructor(cache: WatchedCache, connect: () => PgModule.Client, options: WatchOptions) {
+  constructor(cache: WatchedCache, listener: ListenConnection, options: WatchOptions) {
     this.#cache = cache;
-    this.#connect = connect;
+    this.listener = listener;
     this.#options = options;
-  }
-
-  get listener(): ListenConnection | undefined {
-    return this.#listener;
   }
 
   trusted(): boolean {
@@ -116,8 +111,7 @@ export class PostgresChangeWatch implements ChangeWatch {
   }
 
   async start(log: Logger): Promise<void> {
-    this.#listener = new ListenConnection({
-      connect: this.#connect,
+    this.#subscription = await this.listener.subscribe({
       channel: this.#options.channel,
       name: this.#options.name,
       log,
@@ -125,12 +119,13 @@ export class PostgresChangeWatch implements ChangeWatch {
       up: () => this.setListening(true),
       down: () => this.setListening(false),
     });
-    await this.#listener.start();
   }
 
   async close(): Promise<void> {
-    await this.#listener?.close();
+    const subscription = this.#subscription;
+    this.#subscription = undefined;
+    await subscription?.close();
     // Nothing keeps the cache in step any more: every check reads the rows again.
-    if (this.#listener) this.setListening(false);
+    if (subscription) this.setListening(false);
   }
 }

@@ -21,7 +21,8 @@ import {
 import { checkpointerWhenWalGrows } from './checkpointer.ts';
 import type { Db, Dialect } from './db.ts';
 import { GroupCommit } from './group-commit.ts';
-import { runNamedStatements } from './pg-named-statements.ts';
+import { ListenConnection } from './listen-connection.ts';
+import { namedStatementPool } from './pg-named-statements.ts';
 import { type DirectSqlite, runPreparedDirectly } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { GroupedSqliteDialect } from './sqlite-driver.ts';
@@ -68,9 +69,15 @@ export interface Storage {
   watchChanges(cache: WatchedCache, options: WatchOptions): ChangeWatch;
   /**
    * PostgreSQL only: a new connection outside the pool, not yet connected, for a session
-   * that must stay open on its own (LISTEN).
+   * that must stay open on its own (the LISTEN connection; tests).
    */
   dedicatedClient?: () => PgModule.Client;
+  /**
+   * PostgreSQL only: the instance's one LISTEN connection, which every part that hears
+   * notices subscribes to with its channel (the print queue, webhooks, tokens). Opened by
+   * the first subscriber, ended by the last one or by `close`.
+   */
+  listener?: ListenConnection;
   /**
    * PostgreSQL only: the instance's one pool, which the queries run on, for a part that
    * works through a library of its own (the rate limits' counters, docs/scale-out.md). It
@@ -85,7 +92,10 @@ export interface StorageOptions {
   pgPoolSize?: number;
 }
 
-type OpenedStorage = Omit<Storage, 'transaction' | 'afterCommit' | 'byDialect' | 'watchChanges'>;
+type OpenedStorage = Omit<
+  Storage,
+  'transaction' | 'afterCommit' | 'byDialect' | 'watchChanges' | 'listener'
+>;
 
 export function openStorage(target: DatabaseTarget, options: StorageOptions = {}): Storage {
   const opened =
@@ -93,16 +103,20 @@ export function openStorage(target: DatabaseTarget, options: StorageOptions = {}
       ? openSqlite(target.file)
       : openPostgres(target.url, options.pgPoolSize ?? defaultPgPoolSize);
   const transactions = new Transactions(opened.db);
+  const listener = opened.dedicatedClient && new ListenConnection(opened.dedicatedClient);
   return {
     ...opened,
+    listener,
     transaction: (db, work) => transactions.run(db, work),
     afterCommit: (db, hook) => transactions.afterCommit(db, hook),
     byDialect: (implementations) => implementations[opened.dialect](),
-    watchChanges: (cache, options) => {
-      const connect = opened.dedicatedClient;
-      return connect
-        ? new PostgresChangeWatch(cache, connect, options)
-        : new SqliteChangeWatch(cache, opened.externalChangeMark, options.markEveryMs);
+    watchChanges: (cache, options) =>
+      listener
+        ? new PostgresChangeWatch(cache, listener, options)
+        : new SqliteChangeWatch(cache, opened.externalChangeMark, options.markEveryMs),
+    close: async () => {
+      await listener?.close();
+      await opened.close();
     },
   };
 }
@@ -189,13 +203,13 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
 
 /**
  * Connections each instance's one pool opens at most unless `--pg-pool-size` says otherwise,
- * shared by the queries and the rate limits; beside it, the LISTEN sessions of the print
- * queue, the webhook dispatcher and the token cache: N instances need N × 13 of
- * PostgreSQL's `max_connections` (100 by default), docs/deploy.md.
+ * shared by the queries and the rate limits; beside it, one LISTEN connection (`listener`)
+ * for the print queue, the webhook dispatcher and the token cache: N instances need
+ * N × 11 of PostgreSQL's `max_connections` (100 by default), docs/deploy.md.
  */
 export const defaultPgPoolSize = 10;
 
-/** How the pool's connections and the LISTEN sessions are named in `pg_stat_activity`. */
+/** How the pool's connections and the LISTEN connection are named in `pg_stat_activity`. */
 export const pooledApplicationName = 'shopdesk';
 export const listenApplicationName = 'shopdesk listen';
 
@@ -206,7 +220,7 @@ function openPostgres(url: string, poolSize: number): OpenedStorage {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    // Named in `pg_stat_activity`, apart from the LISTEN sessions (an `application_name` in
+    // Named in `pg_stat_activity`, apart from the LISTEN connection (an `application_name` in
     // the URL wins): what an operator counts against `max_connections` (docs/deploy.md).
     application_name: pooledApplicationName,
     // A database that does not answer a connect (down, or its host unreachable) fails the
@@ -229,9 +243,10 @@ function openPostgres(url: string, poolSize: number): OpenedStorage {
   // ("not queryable", a connection loss: 503) and the pool drops it when it is released.
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    runNamedStatements(client);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: namedStatementPool(pool) }),
+  });
   let mark = 0;
   return {
     db,

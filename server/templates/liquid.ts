@@ -22,50 +22,20 @@ import { escapeReceiptLine, escapeZplField } from './render/escape.ts';
 /** Largest rendered document, in characters (a receipt is a few KB). */
 export const maxRenderedLength = 8 * 1024 * 1024;
 /**
- * Steps one render may take: liquidjs checks its render limit before each tag, output and
- * piece of text, and `RenderBudget` counts those checks. Nested loops of 10^4 × 10^4 turns
- * stop here, a 422 in tens of milliseconds whatever the machine's load (a count, not a
- * clock). A 30-line receipt takes about 230 steps; a 2,000-line delivery note about 14,000 (seven a line).
- */
-const stepLimit = 100_000;
-/**
- * Milliseconds one render may take, wall time: the backstop behind the count. Not lower: on a
- * loaded machine a render of a few milliseconds of CPU was measured taking over 100 ms, and a
- * good template must not fail because the server was busy.
+ * Milliseconds one render may take, wall time: liquidjs's own `renderLimit`, which it checks
+ * before each tag, output and piece of text. Nested loops of 10^4 × 10^4 turns stop here, a
+ * 422. Not lower: on a loaded machine a render of a few milliseconds of CPU was measured
+ * taking over 100 ms, and a good template must not fail because the server was busy.
+ * (liquidjs declares a count of steps, `templateLimit`, that would stop such loops in tens of
+ * milliseconds whatever the load, but does not enforce it: docs/internals.md, "Libraries".)
  */
 const renderLimitMs = 1000;
 /** Elements or characters one render may create (liquidjs counts ranges, joins, strings). */
 const memoryLimit = 16 * 1024 * 1024;
 
-/** A render stopped by `RenderBudget`. */
-class RenderStopped extends Error {}
-
-/**
- * The render limit liquidjs checks before every step (it passes the clock): stops the render
- * after `stepLimit` steps or `renderLimitMs` ms. liquidjs's own limit has the clock only.
- */
-class RenderBudget {
-  readonly message = 'template render limit exceeded';
-  base = 0;
-  readonly limit: number;
-  #steps = 0;
-
-  constructor(now: number) {
-    this.limit = now + renderLimitMs;
-  }
-
-  use(): void {}
-
-  check(now: number): void {
-    this.#steps += 1;
-    if (this.#steps > stepLimit) {
-      throw new RenderStopped(`it passed its limit of ${stepLimit} steps (tags, outputs and text)`);
-    }
-    if (now > this.limit) {
-      throw new RenderStopped(`it passed its limit of ${renderLimitMs} ms`);
-    }
-  }
-}
+/** liquidjs's words when a render passes `renderLimit`, and ours for a person. */
+const renderLimitWords = 'template render limit exceeded';
+const renderLimitSaid = `it passed its limit of ${renderLimitMs} ms`;
 
 /**
  * `money`: a number (major units) with two decimals, or as many as asked, and an optional
@@ -208,28 +178,20 @@ export function renderLiquid(
 ): string {
   const templates = parsedTemplate(kind, source);
   const engine = engineOf(kind);
-  const context = new Context(
-    data,
-    engine.options,
-    { sync: true },
-    {
-      liquid: engine,
-      renderLimit: new RenderBudget(performance.now()) as unknown as Context['renderLimit'],
-    },
-  );
+  // A context of this render's own (liquidjs's public constructor, as its `render` makes
+  // one), so that `{% image %}` finds this render's assets; its limits are the engine's
+  // options, the clock counted from now.
+  const context = new Context(data, engine.options, { sync: true }, { liquid: engine });
   assetsOf.set(context, assets);
   let text: string;
   try {
     text = engine.renderSync(templates, context) as string;
   } catch (error) {
-    if (
-      error instanceof LiquidError ||
-      error instanceof RenderStopped ||
-      error instanceof RangeError
-    ) {
+    if (error instanceof LiquidError || error instanceof RangeError) {
+      const said = messageOf(error);
       throw invalidField(
         refusal.field,
-        `The template could not be rendered ${refusal.withWhat}: ${messageOf(error)}.`,
+        `The template could not be rendered ${refusal.withWhat}: ${said === renderLimitWords ? renderLimitSaid : said}.`,
       );
     }
     throw error;

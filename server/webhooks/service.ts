@@ -75,7 +75,7 @@ export class WebhookService {
     });
   }
 
-  /** PostgreSQL: the LISTEN session that keeps the endpoints' cache in step (tests cut it). */
+  /** PostgreSQL: the instance's LISTEN connection, which keeps the endpoints' cache in step (tests cut it). */
   get listener(): ListenConnection | undefined {
     return this.deps.outbox.subscriptions.watch.listener;
   }

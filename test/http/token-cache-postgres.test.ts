@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../../server/storage/database.ts';
+import { listenApplicationName, openStorage, type Storage } from '../../server/storage/database.ts';
 import { migrateToLatest } from '../../server/storage/migrate.ts';
 import { systemClock } from '../../server/time.ts';
-import { TokenAuthenticator, tokensChannel } from '../../server/tokens/authenticate.ts';
+import { TokenAuthenticator } from '../../server/tokens/authenticate.ts';
 import { createToken } from '../../server/tokens/create-token.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -43,13 +43,17 @@ const silentlyNarrow = (url: string, companyId: number) =>
     [[], [companyId]],
   );
 
-/** The backend pids of the instances' LISTEN sessions on the tokens channel. */
+/** The backend pids of the instances' LISTEN connections (one an instance, every channel). */
 const listenerPids = async (url: string) =>
   (
-    await psql(url, [
-      `select pid from pg_stat_activity
-       where datname = current_database() and query = 'LISTEN ${tokensChannel}'`,
-    ])
+    await psql(
+      url,
+      [
+        `select pid from pg_stat_activity
+         where datname = current_database() and application_name = $1`,
+      ],
+      [[listenApplicationName]],
+    )
   ).map((row) => row.pid as number);
 
 describe('the token cache on two PostgreSQL instances', () => {
@@ -107,10 +111,14 @@ describe('the token cache on two PostgreSQL instances', () => {
   it('a LISTEN session lost and opened again drops the cache: a change made meanwhile is seen', async () => {
     const { companyId, token } = await cachedToken();
     const before = await listenerPids(url);
-    await psql(url, [
-      `select pg_terminate_backend(pid) from pg_stat_activity
-      where datname = current_database() and query = 'LISTEN ${tokensChannel}'`,
-    ]);
+    await psql(
+      url,
+      [
+        `select pg_terminate_backend(pid) from pg_stat_activity
+         where datname = current_database() and application_name = $1`,
+      ],
+      [[listenApplicationName]],
+    );
     await silentlyNarrow(url, companyId);
     await waitFor('both sessions opened again', async () => {
       const after = await listenerPids(url);

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJobNotifier } from '../../server/printing/store/postgres/postgres-job-notifier.ts';
+import { listenApplicationName } from '../../server/storage/database.ts';
 import type { JobRecord } from '../../shared/printing.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -59,10 +60,11 @@ describe('print queue on PostgreSQL, two instances', () => {
   });
 
   it('each instance holds one LISTEN connection of its own, closed with the app', async () => {
+    // Every channel of an instance (jobs, webhooks, tokens) is on that one connection.
     const listeners = async () =>
       (
         await sql<{ pid: number }>`select pid from pg_stat_activity
-          where datname = current_database() and query = 'LISTEN shopdesk_jobs'`.execute(
+          where datname = current_database() and application_name = ${listenApplicationName}`.execute(
           one.app.services.storage.db,
         )
       ).rows.map((row) => row.pid);

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { httpCall } from '../http-request.ts';
 
 /**
  * Just enough IPP/1.1 (RFC 8010 encoding, RFC 8011 operations) to read a job's and a
@@ -178,20 +178,17 @@ export class IppClient {
     path: string,
   ): Promise<IppResponse> {
     const body = encodeIppRequest(operation, this.requestId++, target, requested);
-    const response = await request(new URL(path, this.baseUrl), {
+    // One connection per request (no kept-alive connections): a kept-alive socket that cupsd
+    // closed meanwhile would fail the next poll. A poll every 250 ms does not need keep-alive.
+    const response = await httpCall(new URL(path, this.baseUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/ipp' },
       body,
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
-      // One connection per request: a kept-alive socket that cupsd closed meanwhile would
-      // fail the next poll. A poll every 250 ms does not need keep-alive.
-      reset: true,
+      timeoutMs: 10_000,
     });
-    const bytes = Buffer.from(await response.body.arrayBuffer());
-    if (response.statusCode !== 200) {
-      throw new Error(`CUPS answered HTTP ${response.statusCode} to an IPP request`);
+    if (response.status !== 200) {
+      throw new Error(`CUPS answered HTTP ${response.status} to an IPP request`);
     }
-    return decodeIppResponse(bytes);
+    return decodeIppResponse(response.body);
   }
 }

@@ -1,12 +1,11 @@
-import type PgModule from 'pg';
 import type { Logger } from 'pino';
-import { ListenConnection } from '../../../storage/listen-connection.ts';
+import type { ListenConnection, ListenSubscription } from '../../../storage/listen-connection.ts';
 import { InProcessJobNotifier, type JobNotifier } from '../../long-poll/job-notifier.ts';
 import { jobsChannel, noticeOf, parseNotice, type WaitersHere } from '../queue-notices.ts';
 
 /**
- * The notifier of several server instances on one PostgreSQL. Each instance keeps one
- * connection of its own, outside the pool, in `LISTEN shopdesk_jobs`, and hands each notice
+ * The notifier of several server instances on one PostgreSQL. Each instance listens to
+ * `shopdesk_jobs` on its one LISTEN connection (`storage.listener`), and hands each notice
  * to its local waiters exactly as the in-process notifier does: one waiter per notice,
  * passed on when unused.
  *
@@ -36,36 +35,28 @@ import { jobsChannel, noticeOf, parseNotice, type WaitersHere } from '../queue-n
 export class PostgresJobNotifier implements JobNotifier, WaitersHere {
   private readonly local = new InProcessJobNotifier();
   private readonly connection: ListenConnection;
+  #subscription: ListenSubscription | undefined;
   readonly #notifyAll: (payload: string) => Promise<void>;
   readonly #log: Logger;
   #closed = false;
 
-  /** `notifyAll`: a NOTIFY on the jobs' channel, on its own (after the job committed). */
+  /**
+   * `connection`: the instance's LISTEN connection; `notifyAll`: a NOTIFY on the jobs'
+   * channel, on its own (after the job committed).
+   */
   constructor(
-    connect: () => PgModule.Client,
+    connection: ListenConnection,
     notifyAll: (payload: string) => Promise<void>,
     log: Logger,
   ) {
+    this.connection = connection;
     this.#notifyAll = notifyAll;
     this.#log = log;
-    this.connection = new ListenConnection({
-      connect,
-      channel: jobsChannel,
-      name: 'print queue',
-      log,
-      notice: (payload) => {
-        const notice = parseNotice(payload);
-        if (notice) this.local.jobQueued(notice.companyId, notice.route);
-      },
-      // Notices sent while nobody listened are lost: every waiter tries a claim once.
-      up: () => this.local.wakeAll(),
-      down: () => undefined,
-    });
   }
 
-  /** Whether the LISTEN connection is up, so that notices arrive. */
+  /** Whether the jobs' channel is listened to, so that notices arrive. */
   get isListening(): boolean {
-    return this.connection.isListening;
+    return this.#subscription?.isListening ?? false;
   }
 
   /** How many times a LISTEN session was established (tests read it). */
@@ -79,22 +70,34 @@ export class PostgresJobNotifier implements JobNotifier, WaitersHere {
   }
 
   /**
-   * Opens the LISTEN connection. A first attempt that fails is logged and retried in the
-   * background: the server still serves, its waiters wake at the end of their wait.
+   * Listens to the jobs' channel (opening the LISTEN connection if no other part has). A
+   * first attempt that fails is logged and retried in the background: the server still
+   * serves, its waiters wake at the end of their wait.
    */
   async start(): Promise<void> {
-    await this.connection.start();
+    this.#subscription = await this.connection.subscribe({
+      channel: jobsChannel,
+      name: 'print queue',
+      log: this.#log,
+      notice: (payload) => {
+        const notice = parseNotice(payload);
+        if (notice) this.local.jobQueued(notice.companyId, notice.route);
+      },
+      // Notices sent while nobody listened are lost: every waiter tries a claim once.
+      up: () => this.local.wakeAll(),
+      down: () => undefined,
+    });
   }
 
   jobQueued(companyId: number, route: string): void {
     // The transaction announced it: the notice comes back through LISTEN, here as on every
     // other instance. Without a LISTEN connection it cannot, so this instance's waiters
     // are woken directly (after the commit, since the caller calls once it returned).
-    if (!this.connection.isListening) this.local.jobQueued(companyId, route);
+    if (!this.isListening) this.local.jobQueued(companyId, route);
   }
 
   takesHere(companyId: number, route: string): boolean {
-    return this.connection.isListening && this.local.hasWaiter(companyId, route);
+    return this.isListening && this.local.hasWaiter(companyId, route);
   }
 
   queuedHere(companyId: number, route: string): void {
@@ -140,7 +143,7 @@ export class PostgresJobNotifier implements JobNotifier, WaitersHere {
 
   async close(): Promise<void> {
     this.#closed = true;
-    await this.connection.close();
+    await this.#subscription?.close();
     await this.local.close();
   }
 }

@@ -22,10 +22,10 @@ export class PostgresQueueStore extends CommonQueueStore {
   /** The notifier of this instance's waiting agents (docs/printing.md, "Notifier"). */
   openNotifier(log: Logger): PostgresJobNotifier {
     const { storage } = this.context;
-    const connect = storage.dedicatedClient;
-    if (!connect) throw new Error('a PostgreSQL storage opens dedicated connections');
+    const listener = storage.listener;
+    if (!listener) throw new Error('a PostgreSQL storage has a LISTEN connection');
     const notifier = new PostgresJobNotifier(
-      connect,
+      listener,
       (payload) => notify(storage.db, jobsChannel, payload),
       log,
     );
