@@ -6,6 +6,7 @@ import {
 import { permissionSchema } from '../../shared/permissions.ts';
 import { Conflict, invalidField } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { hashToken, newTokenSecret } from '../tokens/token-secrets.ts';
 import { agentKnown } from './agent-known.ts';
@@ -30,7 +31,8 @@ const unknownCode =
  * instances racing for the last use cannot both pass (PostgreSQL re-reads the row the first
  * one changed, once it commits, and finds it used up), and the token, its record, the count
  * and the revocations commit together or not at all; a refusal spends nothing. A code that
- * cannot enrol is refused as an invalid `code` field, saying why.
+ * cannot enrol is refused as an invalid `code` field, saying why; an agent that asks for a
+ * route the code does not grant (`routes`), as an invalid `routes` field naming what it grants.
  */
 export async function redeemEnrollment(
   storage: Storage,
@@ -106,6 +108,8 @@ export async function redeemEnrollment(
         if (!granted.includes(route)) granted.push(route);
       }
     }
+    // Before anything is kept: a refusal here rolls the use and the revocations back.
+    await refuseRoutesBeyond(trx, taken.company_id, uuid, granted, input.routes ?? []);
     const secret = newTokenSecret();
     const host = input.hostname ? ` on ${input.hostname.slice(0, 200)}` : '';
     const token = await trx
@@ -147,4 +151,38 @@ export async function redeemEnrollment(
       routes: JSON.parse(taken.routes) as string[],
     };
   });
+}
+
+/**
+ * Refuses an agent that would serve a route its token could not add (agent-binding.ts): the
+ * server would answer its `PUT /printing/routes` 403 once the code was spent, and the code
+ * could never serve it again. The routes it already serves (a re-enrolment) stay allowed.
+ */
+async function refuseRoutesBeyond(
+  trx: Db,
+  companyId: number,
+  uuid: string,
+  granted: readonly string[],
+  wanted: readonly string[],
+): Promise<void> {
+  if (wanted.length === 0) return;
+  const served = await trx
+    .selectFrom('print_routes')
+    .innerJoin('print_agents', 'print_agents.id', 'print_routes.agent_id')
+    .select('print_routes.name')
+    .where('print_agents.uuid', '=', uuid)
+    .where('print_agents.company_id', '=', companyId)
+    .execute();
+  const allowed = new Set([...granted, ...served.map((route) => route.name)]);
+  const beyond = [...new Set(wanted)].filter((name) => !allowed.has(name));
+  if (beyond.length === 0) return;
+  const grants =
+    granted.length === 0
+      ? 'grants no routes'
+      : `grants the ${granted.length === 1 ? 'route' : 'routes'} ${granted.join(', ')}`;
+  const asked = `${beyond.length === 1 ? 'route' : 'routes'} ${beyond.join(', ')}`;
+  throw invalidField(
+    'routes',
+    `This enrolment code ${grants}, and this agent asks for the ${asked}; nothing was used, the code still works. Start the agent with --route for the granted routes only, or ask IT for a code that grants ${beyond.join(', ')} (in the console: Agents, Enrol an agent).`,
+  );
 }

@@ -256,9 +256,33 @@ describe('runAgentCommand against the real server', () => {
     expect(tokenRefusedExitCode).toBe(77);
     expect(logged).toMatch(/ error the server refused the agent's token \(401\)/);
     expect(logged).toMatch(
-      / error exiting with code 77 \(token refused\): give the agent a valid token/,
+      / error exiting with code 77 \(token refused\): the server does not accept this token \(unknown, expired or revoked\)/,
     );
     expect(logged).not.toContain('sd_not-the-token');
+  });
+
+  it('on a 403 says the token is valid and gives the server’s reason, not "give a valid token"', async () => {
+    let logged = '';
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk) => {
+      logged += chunk;
+    });
+    const reader = await server.server.issueToken(['printing.jobs.read']);
+    const code = await runAgentCommand({
+      server: server.url,
+      token: reader.secret,
+      route: [`receipts=folder:${join(state.dir, 'out')}`],
+      stateDir: join(state.dir, 'state'),
+      stdout: new PassThrough(),
+      stderr,
+      handleSignals: false,
+    });
+    expect(code).toBe(tokenRefusedExitCode);
+    expect(logged).toMatch(/ error the server refused a request of the agent \(403\): .*printing\.agent/);
+    expect(logged).toMatch(
+      / error exiting with code 77 \(request refused\): the token is valid, but the server refused what the agent asked: .*printing\.agent/,
+    );
+    expect(logged).not.toContain('give the agent a valid token');
   });
 
   it('runs as a process and stops cleanly on SIGTERM', async () => {
