@@ -6,8 +6,8 @@ import type { Db } from '../storage/db.ts';
 /**
  * A short text that changes whenever something the console's live pages show changes:
  * a job's status (the company's newest row of the jobs' trail: one step of the index
- * `print_job_events_company_id`), an agent's presence, pause, printers or routes, a webhook
- * endpoint starting or stopping to fail. The company's own rows only: another company's
+ * `print_job_events_company_id`), an agent's name, presence, pause, printers or routes, an
+ * agent removed, a webhook endpoint added, changed, removed, or starting or stopping to fail. The company's own rows only: another company's
  * printing never moves it.
  *
  * Opaque, and keyed (an HMAC with the server's key): the trail's ids count every company's
@@ -32,13 +32,21 @@ export async function readCompanyVersion(
   const since = onlineSince(presence.now, presence.heartbeatSeconds);
   const agents = await db
     .selectFrom('print_agents')
-    .select(['uuid', 'last_seen_at', 'online_since', 'paused', 'printers', 'routes_version'])
+    .select([
+      'uuid',
+      'name',
+      'last_seen_at',
+      'online_since',
+      'paused',
+      'printers',
+      'routes_version',
+    ])
     .where('company_id', '=', companyId)
     .orderBy('id')
     .execute();
   const endpoints = await db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'failing_since', 'enabled'])
+    .select(['id', 'url', 'events', 'failing_since', 'enabled'])
     .where('company_id', '=', companyId)
     .orderBy('id')
     .execute();
@@ -47,13 +55,14 @@ export async function readCompanyVersion(
     ...agents.map((a) =>
       [
         a.uuid,
+        a.name,
         a.last_seen_at !== null && a.online_since !== null && a.last_seen_at >= since,
         a.paused,
         a.printers,
         a.routes_version,
       ].join(),
     ),
-    ...endpoints.map((e) => [e.id, e.failing_since, e.enabled].join()),
+    ...endpoints.map((e) => [e.id, e.url, e.events, e.failing_since, e.enabled].join()),
   ].join('\n');
   return createHmac('sha256', key).update(shown).digest('base64url').slice(0, 22);
 }
