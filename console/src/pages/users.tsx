@@ -128,7 +128,7 @@ export function UsersPage({ session }: { session: Session }) {
                         type="button"
                         class="secondary"
                         onClick={() => reset(user)}
-                        aria-label={`Reset the password of ${user.email}`}
+                        aria-label={`Reset password of ${user.email}`}
                       >
                         Reset password
                       </button>

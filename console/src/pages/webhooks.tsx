@@ -192,7 +192,7 @@ function EndpointView(props: {
           type="button"
           class="secondary"
           onClick={rotate}
-          aria-label={`Rotate the secret of ${label}`}
+          aria-label={`Rotate secret of ${label}`}
         >
           Rotate secret
         </button>
