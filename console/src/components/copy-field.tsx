@@ -1,4 +1,4 @@
-import { useId, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 
 /**
  * A value to copy (a secret shown once, a link, a code): read-only, selected when focused,
@@ -13,6 +13,11 @@ export function CopyField(props: {
 }) {
   const id = useId();
   const [copied, setCopied] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  // Also when it replaces a form in a dialog already open (the dialog focuses only on opening).
+  useEffect(() => {
+    if (props.focus) input.current?.focus();
+  }, [props.value]);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(props.value);
@@ -26,6 +31,7 @@ export function CopyField(props: {
       <label for={id}>{props.label}</label>
       <div class="copy-row">
         <input
+          ref={input}
           id={id}
           readOnly
           value={props.value}
