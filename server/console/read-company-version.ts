@@ -42,6 +42,7 @@ export async function readCompanyVersion(
       'routes_version',
     ])
     .where('company_id', '=', companyId)
+    .where('removed_at', 'is', null)
     .orderBy('id')
     .execute();
   const endpoints = await db

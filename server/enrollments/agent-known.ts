@@ -1,7 +1,8 @@
 import type { Db } from '../storage/db.ts';
 
 /**
- * Whether the company already knows an agent by this uuid: registered (`print_agents`), or
+ * Whether the company already knows an agent by this uuid: registered (`print_agents`, not
+ * removed in the console), or
  * bound to one of its tokens that is not revoked (enrolled, not registered yet). Such an
  * agent has routes, history, reprints or queued jobs, or a token of its own: an ordinary
  * enrolment code must not hand a new token for it to whoever redeems the code with its uuid
@@ -22,6 +23,8 @@ export async function agentKnown(
     .select('id')
     .where('uuid', '=', uuid)
     .where('company_id', '=', companyId)
+    // A removed agent (its tokens revoked) is enrolled again like a new one.
+    .where('removed_at', 'is', null)
     .executeTakeFirst();
   if (registered) return true;
   let bound = db

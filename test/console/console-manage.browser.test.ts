@@ -161,6 +161,34 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(read.status).toBe(404);
     });
 
+    it('lists a removed agent again, under its id, when it comes back with a company-wide token', async () => {
+      const shared = await registerAgent(instances.two, companyId, []);
+      const name = `Till ${shared.uuid.slice(0, 4)}`;
+      expect((await shared.call('POST', '/printing/offline')).status).toBe(204);
+      const card = page.locator(`section[data-agent="${shared.uuid}"]`);
+      await card.getByRole('button', { name: `Remove ${name}` }).click();
+      await expect.poll(() => card.count()).toBe(0);
+      const again = await shared.call('POST', '/printing/register', {
+        uuid: shared.uuid,
+        name,
+        hostname: 'till-1',
+        platform: 'linux',
+        version: '0.1.0',
+        printers: [{ name: 'EPSON', is_default: true }],
+      });
+      expect(again.status).toBe(200);
+      // Both instances know it as the same agent: its heartbeat and its routes work on either.
+      for (const server of [instances.one, instances.two]) {
+        const beat = await server.request('POST', '/printing/heartbeat', {
+          token: shared.token,
+          headers: { 'x-agent-id': shared.uuid },
+          body: { held_job_ids: [] },
+        });
+        expect(beat.status).toBe(200);
+      }
+      await card.getByTestId('agent-presence').waitFor();
+    });
+
     async function registerAgentAs(uuid: string, token: string) {
       const call = (method: string, path: string, body?: unknown) =>
         instances.two.request(method, path, { token, body, headers: { 'x-agent-id': uuid } });

@@ -6,11 +6,14 @@ import type { Presence } from './presence.ts';
 import { isOnlineRow } from './records.ts';
 
 /**
- * Removes an agent that is offline (a PC replaced, a test machine): its routes, its printers'
- * attention rows and the agent go, and every token bound to it is revoked in the same
- * transaction, so the old PC cannot come back with it. Its jobs keep their history (they name
- * the agent by uuid). An online agent is refused: it would register again at its next
- * heartbeat's failure, and a person should stop it first. Returns how many tokens it revoked.
+ * Removes an agent that is offline (a PC replaced, a test machine): its routes and its
+ * printers' attention rows go, every token bound to it is revoked in the same transaction (so
+ * the old PC cannot come back with it), and it is no longer listed. Its jobs keep their
+ * history (they name the agent by uuid). The row itself stays, hidden (`removed_at`), so the
+ * agent keeps its id: every instance caches an agent's uuid → row id (agent-identities.ts),
+ * and an agent that comes back with a company-wide token registers onto the same row and is
+ * listed again. An online agent is refused: a person stops it first. Returns how many tokens
+ * it revoked.
  */
 export async function removeAgent(
   storage: Storage,
@@ -26,6 +29,7 @@ export async function removeAgent(
       .selectAll()
       .where('uuid', '=', uuid)
       .where('company_id', '=', companyId)
+      .where('removed_at', 'is', null)
       .executeTakeFirst();
     if (!row) throw new NotFound('Print agent');
     if (isOnlineRow(row, presence)) {
@@ -33,16 +37,26 @@ export async function removeAgent(
         `The agent ${row.name} is online: stop it on its computer first (or wait until it shows offline), then remove it.`,
       );
     }
+    const stamp = isoNow(now);
     const revoked = await trx
       .updateTable('tokens')
-      .set({ revoked_at: isoNow(now) })
+      .set({ revoked_at: stamp })
       .where('company_id', '=', companyId)
       .where('agent_uuid', '=', uuid)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     await trx.deleteFrom('print_routes').where('agent_id', '=', row.id).execute();
     await trx.deleteFrom('printer_attention').where('agent_id', '=', row.id).execute();
-    await trx.deleteFrom('print_agents').where('id', '=', row.id).execute();
+    await trx
+      .updateTable('print_agents')
+      .set((eb) => ({
+        removed_at: stamp,
+        online_since: null,
+        updated_at: stamp,
+        routes_version: eb('routes_version', '+', 1),
+      }))
+      .where('id', '=', row.id)
+      .execute();
     return { tokensRevoked: Number(revoked.numUpdatedRows) };
   });
 }

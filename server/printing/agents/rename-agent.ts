@@ -18,6 +18,7 @@ export async function renameAgent(
     .set({ name, named_in_console: 1, updated_at: isoNow(now) })
     .where('uuid', '=', uuid)
     .where('company_id', '=', companyId)
+    .where('removed_at', 'is', null)
     .executeTakeFirst();
   if (Number(renamed.numUpdatedRows) === 0) throw new NotFound('Print agent');
 }
