@@ -132,3 +132,15 @@ export const overviewRecord = z.object({
   ),
 });
 export type OverviewRecord = z.infer<typeof overviewRecord>;
+
+/** A name a person gives an agent in the console ("Front till"). */
+export const renameAgentBody = z.object({ name: z.string().trim().min(1).max(100) });
+
+/** What removing an agent did: its bound tokens revoked. */
+export const removedAgentRecord = z.object({ tokens_revoked: z.number().int() });
+
+export const changeRoleBody = z.object({ role: consoleRoleSchema });
+
+/** A password reset: the one-time link that sets a new one (the old one no longer works). */
+export const passwordResetRecord = z.object({ setup_url: z.string(), expires_at: z.string() });
+export type PasswordResetRecord = z.infer<typeof passwordResetRecord>;

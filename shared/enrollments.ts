@@ -70,6 +70,11 @@ export const redeemEnrollmentBody = z.object({
   code: z.string().min(1).max(32),
   uuid: z.uuid(),
   hostname: z.string().min(1).max(255).optional(),
+  /**
+   * The routes the agent will serve (its `--route` names): checked against what the code
+   * grants before the code is spent, so a mismatch is refused and leaves the code usable.
+   */
+  routes: z.array(routeNameSchema).max(100).optional(),
 });
 export type RedeemEnrollmentBody = z.infer<typeof redeemEnrollmentBody>;
 

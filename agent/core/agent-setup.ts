@@ -49,6 +49,12 @@ export interface AgentSetup {
   enrolled: boolean;
 }
 
+/** What the agent would run with, as known before the enrolment trades its code. */
+export type EnrollingSetup = Pick<
+  AgentSetup,
+  'server' | 'routes' | 'profiles' | 'stateDir' | 'name' | 'notes'
+>;
+
 /** A problem of the config file, as a usage error of one line per problem. */
 function configUsage(error: MachineConfigError): UsageError {
   // Each problem names the file, the field and the fix: --help knows none of them.
@@ -79,6 +85,11 @@ export async function resolveAgentSetup(
     hostname: string;
     say: (level: string, message: string) => void;
     signal?: AbortSignal;
+    /**
+     * Checks what the agent would run with, before a code is traded: a usage error (a bad
+     * route, no printer for the code's routes) must leave the code unspent.
+     */
+    checkBeforeEnroll?: (setup: EnrollingSetup) => Promise<void>;
   },
 ): Promise<AgentSetup> {
   const { platform, env } = options;
@@ -167,11 +178,14 @@ export async function resolveAgentSetup(
         enrolledRoutes: [],
         enrolled: true,
       };
+    await options.checkBeforeEnroll?.(base);
     const redeemed = await redeemEnrollmentCode({
       serverUrl: server,
       code,
       stateDir,
       hostname: options.hostname,
+      // The names of `NAME=PRINTER`, checked by checkBeforeEnroll (the CLI's parseRouteArgument).
+      routes: routes.map((route) => route.slice(0, route.indexOf('='))),
       onWait: (message) => options.say('warn', message),
       ...(options.signal && { signal: options.signal }),
     });

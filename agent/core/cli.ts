@@ -6,6 +6,7 @@ import { maxBackupPrinters, routeNameSchema } from '../../shared/printing.ts';
 import { UsageError } from '../../shared/usage-error.ts';
 import {
   type AgentSetup,
+  type EnrollingSetup,
   EnrollmentRefused,
   resolveAgentSetup,
   routesOnDefaultPrinter,
@@ -20,7 +21,7 @@ import { isValidWindowsPrinterName } from './printers/windows.ts';
 import { AgentRuntime } from './runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from './runtime/runtime-context.ts';
 import { StateDirectoryInUse } from './state-lock.ts';
-import type { RuntimeLogLine } from './status.ts';
+import type { AgentStatus, RuntimeLogLine } from './status.ts';
 import { watchForUpdates } from './update-notice.ts';
 
 /**
@@ -265,6 +266,7 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
         hostname: osHostname(),
         say,
         ...(options.signal && { signal: options.signal }),
+        checkBeforeEnroll: (enrolling) => checkBeforeEnroll(options, enrolling, platform),
       },
     );
   } catch (error) {
@@ -331,10 +333,10 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
       listeners.push([name, onSignal]);
     }
   }
-  let refused = false;
+  let refused: AgentStatus['refusal'] = null;
   runtime.onStatus((status) => {
     if (status.connection !== 'unauthorized' || refused) return;
-    refused = true;
+    refused = status.refusal ?? { status: 401, message: status.lastError ?? '' };
     requestStop('token refused');
   });
 
@@ -361,11 +363,50 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
     for (const [name, listener] of listeners) process.off(name, listener);
   }
   if (!refused) return 0;
-  say(
-    'error',
-    `exiting with code ${tokenRefusedExitCode} (token refused): give the agent a valid token with the printing.agent permission, then start it again`,
-  );
+  say('error', refusalAdvice(refused));
   return tokenRefusedExitCode;
+}
+
+/**
+ * What to do about a refusal, by its kind: a 401 is the token itself (unknown, expired,
+ * revoked); a 403 is a valid token refused one thing (a route its enrolment code does not
+ * grant, a missing permission), in the server's words, which name it.
+ */
+function refusalAdvice(refusal: NonNullable<AgentStatus['refusal']>): string {
+  if (refusal.status === 401) {
+    return `exiting with code ${tokenRefusedExitCode} (token refused): the server does not accept this token (unknown, expired or revoked); give the agent a valid token with the printing.agent permission, or enrol it with a new code, then start it again`;
+  }
+  return `exiting with code ${tokenRefusedExitCode} (request refused): the token is valid, but the server refused what the agent asked: ${refusal.message}`;
+}
+
+/**
+ * The usage checks of a run that trades an enrolment code, made before the trade: a mistake
+ * here must not spend the code. The token is not known yet; a stand-in takes its place.
+ */
+async function checkBeforeEnroll(
+  options: AgentCommandOptions,
+  enrolling: EnrollingSetup,
+  platform: NodeJS.Platform,
+): Promise<void> {
+  agentRuntimeOptionsFrom(
+    {
+      ...options,
+      server: enrolling.server,
+      route: enrolling.routes,
+      profile: [...enrolling.profiles, ...(options.profile ?? [])],
+      stateDir: enrolling.stateDir,
+      token: 'enrolling',
+    },
+    { routesOptional: true },
+  );
+  if (enrolling.routes.length > 0) return;
+  const backend = options.backend ?? createPrinterBackend(platform, {});
+  const printers = await backend.listPrinters().catch(() => []);
+  if (!printers.some((printer) => printer.is_default)) {
+    throw new UsageError(
+      'no --route given, and this computer has no default printer for the routes the enrolment code names: map them with --route NAME=PRINTER (or "routes" in the config file); the code was not used',
+    );
+  }
 }
 
 function refuseSharedState(

@@ -42,6 +42,8 @@ export interface EnrollOptions {
   code: string;
   stateDir: string;
   hostname: string;
+  /** The route names the agent will serve: the server refuses, unspent, what the code lacks. */
+  routes?: string[];
   signal?: AbortSignal;
   /** Said while the server cannot be reached (it is retried until it answers). */
   onWait?: (message: string) => void;
@@ -62,7 +64,12 @@ export async function redeemEnrollmentCode(options: EnrollOptions): Promise<Rede
   }
   const identity = await loadOrCreateIdentity(options.stateDir, new Date());
   const url = `${options.serverUrl.replace(/\/+$/, '')}/api/v1/printing/enroll`;
-  const body = JSON.stringify({ code, uuid: identity.uuid, hostname: options.hostname });
+  const body = JSON.stringify({
+    code,
+    uuid: identity.uuid,
+    hostname: options.hostname,
+    ...(options.routes && options.routes.length > 0 && { routes: options.routes }),
+  });
   const retry = options.retry ?? { baseMs: 1000, maxMs: 30_000 };
   let waited = false;
   for (let attempt = 0; ; attempt++) {
@@ -107,7 +114,7 @@ export async function redeemEnrollmentCode(options: EnrollOptions): Promise<Rede
 function refusalOf(status: number, text: string): string {
   try {
     const body = errorBody.parse(JSON.parse(text));
-    return body.errors?.['code']?.[0] ?? body.message;
+    return body.errors?.['code']?.[0] ?? body.errors?.['routes']?.[0] ?? body.message;
   } catch {
     return `the server answered HTTP ${status} to the enrolment`;
   }

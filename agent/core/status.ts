@@ -44,6 +44,8 @@ export interface AgentStatus {
   /** The printers of enabled routes that are not ready, in route order. */
   notReady: NotReadyPrinter[];
   lastError: string | null;
+  /** The server's last refusal (401: the token; 403: something a valid token asked), if any. */
+  refusal?: { status: 401 | 403; message: string } | null;
 }
 
 export interface LogLine {

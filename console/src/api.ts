@@ -41,6 +41,14 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   return answer as T;
 }
 
+/** What went wrong, in the server's words (each field's message where it named fields). */
+export function failureMessage(failure: unknown): string {
+  if (failure instanceof ApiError && failure.errors) {
+    return Object.values(failure.errors).flat().join(' ');
+  }
+  return failure instanceof ApiError ? failure.message : String(failure);
+}
+
 export interface Page<T> {
   data: T[];
   meta: { current_page: number; last_page: number; total: number; per_page: number };

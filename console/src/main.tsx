@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, can, type Session, whenSignedOut } from './api.ts';
 import { AttentionBanner } from './attention-banner.tsx';
 import { closeLive } from './live.ts';
+import { AccountPage } from './pages/account.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { JobPage, JobsPage } from './pages/jobs.tsx';
 import { OverviewPage } from './pages/overview.tsx';
@@ -34,7 +35,15 @@ function section(path: string): string {
   return path.replace(/^\/console\/?/, '').split(/[/?]/)[0] ?? '';
 }
 
-function View({ session, path }: { session: Session; path: string }) {
+function View({
+  session,
+  path,
+  onSignedOut,
+}: {
+  session: Session;
+  path: string;
+  onSignedOut: () => void;
+}) {
   const [, view, id] = path
     .split('?')[0]!
     .replace(/^\/console/, '')
@@ -56,6 +65,8 @@ function View({ session, path }: { session: Session; path: string }) {
       return <WebhooksPage />;
     case 'users':
       return <UsersPage session={session} />;
+    case 'account':
+      return <AccountPage session={session} onSignedOut={onSignedOut} />;
     default:
       return <p>There is no such page.</p>;
   }
@@ -126,14 +137,28 @@ function App() {
         </nav>
         <span class="who">
           {session.user.email} ({session.user.role}){' '}
-          <button type="button" onClick={signOut}>
+          <a
+            href="/console/account"
+            onClick={onLinkClick}
+            aria-current={current === 'account' ? 'page' : undefined}
+          >
+            Account
+          </a>{' '}
+          <button type="button" class="secondary" onClick={signOut}>
             Sign out
           </button>
         </span>
       </header>
       <main id="main" tabIndex={-1}>
         <AttentionBanner />
-        <View session={session} path={path} />
+        <View
+          session={session}
+          path={path}
+          onSignedOut={() => {
+            closeLive();
+            setSession(remember(null));
+          }}
+        />
       </main>
     </>
   );

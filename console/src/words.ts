@@ -44,3 +44,7 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString();
 }
+
+/** `1 computer`, `3 computers`: a count with its noun (regular plurals only). */
+export const plural = (count: number, word: string): string =>
+  `${count} ${count === 1 ? word : `${word}s`}`;

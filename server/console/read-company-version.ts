@@ -5,8 +5,9 @@ import { readEndpointMarks } from '../webhooks/index.ts';
 
 /**
  * A short text that changes whenever something the console's live pages show changes:
- * a job's status, an agent's presence, pause, printers or routes (printing's marks), a
- * webhook endpoint starting or stopping to fail (webhooks' marks). The company's own rows
+ * a job's status, an agent's name, presence, pause, printers or routes, an agent removed
+ * (printing's marks), a webhook endpoint added, changed, removed, or starting or stopping to
+ * fail (webhooks' marks). The company's own rows
  * only: another company's printing never moves it.
  *
  * Opaque, and keyed (an HMAC with the server's key): the trail's ids count every company's

@@ -1,8 +1,9 @@
 import type { AnyRoute } from '../http/route.ts';
+import { agentAdminRoutes } from './agent-admin-routes.ts';
 import { agentRouteRoutes } from './agent-route-routes.ts';
 import { documentRoute, overviewRoute, streamRoute } from './page-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
-import { tokenRoutes, userRoutes } from './team-routes.ts';
+import { tokenRoutes, userAdminRoutes, userRoutes } from './team-routes.ts';
 
 export { signInTriesPerAddress, signInTriesPerMinute } from './person-routes.ts';
 
@@ -13,8 +14,10 @@ export { signInTriesPerAddress, signInTriesPerMinute } from './person-routes.ts'
 export const consoleRoutes: AnyRoute[] = [
   ...sessionRoutes,
   ...userRoutes,
+  ...userAdminRoutes,
   ...tokenRoutes,
   ...agentRouteRoutes,
+  ...agentAdminRoutes,
   overviewRoute,
   documentRoute,
   streamRoute,

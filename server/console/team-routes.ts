@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import {
   type ConsoleRole,
+  changeRoleBody,
   consoleTokenRecord,
   consoleUserRecord,
   createConsoleTokenBody,
   invitationRecord,
   inviteUserBody,
   issuedConsoleToken,
+  passwordResetRecord,
   tokenParams,
   userParams,
 } from '../../shared/console.ts';
@@ -17,10 +19,12 @@ import { HttpError } from '../http/errors.ts';
 import { linkOrigin } from '../http/public-origin.ts';
 import { type AnyRoute, created, defineRoute, noContent, ok } from '../http/route.ts';
 import { createToken, listTokens, revokeToken } from '../tokens/index.ts';
+import { changeRole } from './change-role.ts';
 import { createUser } from './create-user.ts';
 import { deleteUser } from './delete-user.ts';
 import { listUsers } from './list-users.ts';
 import { personOf, tag } from './person-routes.ts';
+import { resetPassword } from './reset-password.ts';
 import { grantable } from './roles.ts';
 
 /** The company's console users (owners) and API tokens (owners and managers). */
@@ -56,13 +60,12 @@ export const userRoutes: AnyRoute[] = [
         { companyId: caller.companyId, email: body.email, role: body.role as ConsoleRole },
         services.clock.now(),
       );
-      const links = {
-        publicUrl: services.config.publicUrl,
-        trustProxy: services.config.trustProxy,
-      };
-      const setupUrl = `${linkOrigin(links, request)}/console/set-password#code=${made.setupCode}`;
       return created(
-        { user: made.user, setup_url: setupUrl, expires_at: made.expiresAt },
+        {
+          user: made.user,
+          setup_url: setupUrl(services, request, made.setupCode),
+          expires_at: made.expiresAt,
+        },
         `${baseUrl}/${made.user.id}`,
       );
     },
@@ -81,6 +84,60 @@ export const userRoutes: AnyRoute[] = [
       personOf(caller, 'users.manage');
       await deleteUser(services.storage, db, caller.companyId, params.user);
       return noContent();
+    },
+  }),
+];
+
+function setupUrl(
+  services: { config: { publicUrl?: string | undefined; trustProxy?: boolean | undefined } },
+  request: Parameters<typeof linkOrigin>[1],
+  code: string,
+): string {
+  const links = { publicUrl: services.config.publicUrl, trustProxy: services.config.trustProxy };
+  return `${linkOrigin(links, request)}/console/set-password#code=${code}`;
+}
+
+/** An owner changes someone's role, or resets their password with a one-time link. */
+export const userAdminRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'PATCH',
+    path: '/console/users/{user}',
+    access: 'session',
+    hidden: true,
+    operationId: 'consoleChangeRole',
+    summary: "Change a console user's role",
+    tag,
+    params: userParams,
+    body: changeRoleBody,
+    responses: { 200: { description: 'The user.', schema: dataOf(consoleUserRecord) } },
+    async handler({ params, body, caller, services, db }) {
+      personOf(caller, 'users.manage');
+      return ok(await changeRole(services.storage, db, caller.companyId, params.user, body.role));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/console/users/{user}/password-reset',
+    access: 'session',
+    hidden: true,
+    operationId: 'consoleResetPassword',
+    summary: "Reset a user's password: a one-time link sets a new one",
+    tag,
+    params: userParams,
+    responses: { 200: { description: 'The link.', schema: dataOf(passwordResetRecord) } },
+    async handler({ params, caller, services, db, request }) {
+      personOf(caller, 'users.manage');
+      const reset = await resetPassword(
+        services.storage,
+        db,
+        caller.companyId,
+        params.user,
+        services.clock.now(),
+      );
+      return ok({
+        setup_url: setupUrl(services, request, reset.setupCode),
+        expires_at: reset.expiresAt,
+      });
     },
   }),
 ];

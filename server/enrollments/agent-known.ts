@@ -3,7 +3,8 @@ import type { Db } from '../storage/db.ts';
 import { agentTokenIds } from '../tokens/index.ts';
 
 /**
- * Whether the company already knows an agent by this uuid: registered (`print_agents`), or
+ * Whether the company already knows an agent by this uuid: registered (`print_agents`, not
+ * removed in the console), or
  * bound to one of its tokens that is not revoked (enrolled, not registered yet). Such an
  * agent has routes, history, reprints or queued jobs, or a token of its own: an ordinary
  * enrolment code must not hand a new token for it to whoever redeems the code with its uuid
@@ -20,7 +21,8 @@ export async function agentKnown(
   retryOf?: number,
 ): Promise<boolean> {
   const registered = await findAgentRow(db, uuid);
-  if (registered?.company_id === companyId) return true;
+  // A removed agent (its tokens revoked) is enrolled again like a new one.
+  if (registered?.company_id === companyId && registered.removed_at === null) return true;
   const bound = await agentTokenIds(db, companyId, uuid);
   if (bound.length === 0 || retryOf === undefined) return bound.length > 0;
   const issuedByRetry = await db

@@ -5,8 +5,9 @@ import {
 } from '../../shared/enrollments.ts';
 import { readCompanyName } from '../companies/index.ts';
 import { Conflict, invalidField } from '../domain-errors.ts';
-import { findAgentRow } from '../printing/index.ts';
+import { findAgentRow, servedRouteNames } from '../printing/index.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { createToken, revokeAgentTokens } from '../tokens/index.ts';
 import { agentKnown } from './agent-known.ts';
@@ -31,7 +32,8 @@ const unknownCode =
  * instances racing for the last use cannot both pass (PostgreSQL re-reads the row the first
  * one changed, once it commits, and finds it used up), and the token, its record, the count
  * and the revocations commit together or not at all; a refusal spends nothing. A code that
- * cannot enrol is refused as an invalid `code` field, saying why.
+ * cannot enrol is refused as an invalid `code` field, saying why; an agent that asks for a
+ * route the code does not grant (`routes`), as an invalid `routes` field naming what it grants.
  */
 export async function redeemEnrollment(
   storage: Storage,
@@ -89,9 +91,12 @@ export async function redeemEnrollment(
     // The agent's old tokens stop here (the cache hears of it: the route): on a re-enrolment
     // all of them; else only what this code issued it before, an answer it never got.
     const granted = JSON.parse(taken.routes) as string[];
-    for (const route of await revokeAgentTokens(trx, taken.company_id, uuid, now)) {
+    const { routes: before } = await revokeAgentTokens(trx, taken.company_id, uuid, now);
+    for (const route of before) {
       if (!granted.includes(route)) granted.push(route);
     }
+    // Before anything is kept: a refusal here rolls the use and the revocations back.
+    await refuseRoutesBeyond(trx, taken.company_id, uuid, granted, input.routes ?? []);
     const host = input.hostname ? ` on ${input.hostname.slice(0, 200)}` : '';
     const token = await createToken(
       trx,
@@ -126,4 +131,32 @@ export async function redeemEnrollment(
       routes: JSON.parse(taken.routes) as string[],
     };
   });
+}
+
+/**
+ * Refuses an agent that would serve a route its token could not add (agent-binding.ts): the
+ * server would answer its `PUT /printing/routes` 403 once the code was spent, and the code
+ * could never serve it again. The routes it already serves (a re-enrolment) stay allowed.
+ */
+async function refuseRoutesBeyond(
+  trx: Db,
+  companyId: number,
+  uuid: string,
+  granted: readonly string[],
+  wanted: readonly string[],
+): Promise<void> {
+  if (wanted.length === 0) return;
+  const served = await servedRouteNames(trx, companyId, uuid);
+  const allowed = new Set([...granted, ...served]);
+  const beyond = [...new Set(wanted)].filter((name) => !allowed.has(name));
+  if (beyond.length === 0) return;
+  const grants =
+    granted.length === 0
+      ? 'grants no routes'
+      : `grants the ${granted.length === 1 ? 'route' : 'routes'} ${granted.join(', ')}`;
+  const asked = `${beyond.length === 1 ? 'route' : 'routes'} ${beyond.join(', ')}`;
+  throw invalidField(
+    'routes',
+    `This enrolment code ${grants}, and this agent asks for the ${asked}; nothing was used, the code still works. Start the agent with --route for the granted routes only, or ask IT for a code that grants ${beyond.join(', ')} (in the console: Agents, Enrol an agent).`,
+  );
 }

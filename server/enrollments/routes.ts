@@ -107,7 +107,7 @@ export const enrollmentRoutes: AnyRoute[] = [
     access: 'public',
     operationId: 'redeemEnrollment',
     summary: 'Trade an enrolment code for an agent token',
-    description: `Extension, no token. Answers a token with \`printing.agent\` bound to \`uuid\` (it acts as that agent only), shown this once. A code that is unknown, used up, expired or revoked, or that re-enrols another agent → 422 on \`code\` saying which; a uuid this company already knows, with a code that enrols new agents only → 409 (nothing changed); a uuid registered to another company → 409. A code made to re-enrol \`uuid\` revokes that agent's old tokens. ${enrollmentTriesPerMinute} tries a minute per address (429 with Retry-After).`,
+    description: `Extension, no token. Answers a token with \`printing.agent\` bound to \`uuid\` (it acts as that agent only), shown this once. A code that is unknown, used up, expired or revoked, or that re-enrols another agent → 422 on \`code\` saying which; \`routes\` (the routes the agent will serve) that the code does not grant → 422 on \`routes\` naming what it grants, checked before the code is spent; a uuid this company already knows, with a code that enrols new agents only → 409 (nothing changed); a uuid registered to another company → 409. No refusal spends a use. A code made to re-enrol \`uuid\` revokes that agent's old tokens. ${enrollmentTriesPerMinute} tries a minute per address (429 with Retry-After).`,
     tag,
     body: redeemEnrollmentBody,
     ...publicBody,

@@ -6,6 +6,9 @@
 export { findAgentRow } from './agents/agent-identities.ts';
 export { onlineSince, type Presence } from './agents/presence.ts';
 export { readRouteList } from './agents/read-route-list.ts';
+export { removeAgent } from './agents/remove-agent.ts';
+export { renameAgent } from './agents/rename-agent.ts';
+export { servedRouteNames } from './agents/served-route-names.ts';
 export { updateRouteList } from './agents/update-route-list.ts';
 export { readJobDocument } from './jobs/read-job-document.ts';
 export { readPrintingMarks } from './read-change-marks.ts';

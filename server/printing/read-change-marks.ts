@@ -22,8 +22,17 @@ export async function readPrintingMarks(
   const since = onlineSince(presence.now, presence.heartbeatSeconds);
   const agents = await db
     .selectFrom('print_agents')
-    .select(['uuid', 'last_seen_at', 'online_since', 'paused', 'printers', 'routes_version'])
+    .select([
+      'uuid',
+      'name',
+      'last_seen_at',
+      'online_since',
+      'paused',
+      'printers',
+      'routes_version',
+    ])
     .where('company_id', '=', companyId)
+    .where('removed_at', 'is', null)
     .orderBy('id')
     .execute();
   return [
@@ -31,6 +40,7 @@ export async function readPrintingMarks(
     ...agents.map((a) =>
       [
         a.uuid,
+        a.name,
         a.last_seen_at !== null && a.online_since !== null && a.last_seen_at >= since,
         a.paused,
         a.printers,

@@ -29,6 +29,7 @@ export async function readPrintingOverview(
     .selectFrom('print_agents')
     .select(['uuid', 'name', 'hostname', 'last_seen_at', 'online_since', 'printers'])
     .where('company_id', '=', companyId)
+    .where('removed_at', 'is', null)
     .orderBy('name')
     .execute();
   let online = 0;

@@ -15,8 +15,8 @@ export async function agentTokenIds(db: Db, companyId: number, uuid: string): Pr
 }
 
 /**
- * Revokes the company's tokens bound to this agent and
- * answers the routes they granted (each once). The server's token cache notices the write
+ * Revokes the company's tokens bound to this agent and answers how many there were and the
+ * routes they granted (each once). The server's token cache notices the write
  * (authenticate.ts).
  */
 export async function revokeAgentTokens(
@@ -24,7 +24,7 @@ export async function revokeAgentTokens(
   companyId: number,
   uuid: string,
   now: Date,
-): Promise<string[]> {
+): Promise<{ revoked: number; routes: string[] }> {
   const revoked = await db
     .updateTable('tokens')
     .set({ revoked_at: isoNow(now) })
@@ -34,7 +34,7 @@ export async function revokeAgentTokens(
     .returning('routes')
     .execute();
   const routes = revoked.flatMap((row) => (row.routes ? (JSON.parse(row.routes) as string[]) : []));
-  return [...new Set(routes)];
+  return { revoked: revoked.length, routes: [...new Set(routes)] };
 }
 
 /** The route names a token may add to its agent: its enrolment code's, or `--routes`. */

@@ -17,15 +17,15 @@ export async function listFailingEndpoints(
 }
 
 /**
- * One line per endpoint of the company, which changes when the endpoint starts or stops
- * failing or is switched on or off (the console's live pages: server/console/read-company-version.ts).
+ * One line per endpoint of the company, which changes when the endpoint is added, changed
+ * (its address, its events), removed, starts or stops failing, or is switched on or off (the console's live pages: server/console/read-company-version.ts).
  */
 export async function readEndpointMarks(db: Db, companyId: number): Promise<string[]> {
   const endpoints = await db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'failing_since', 'enabled'])
+    .select(['id', 'url', 'events', 'failing_since', 'enabled'])
     .where('company_id', '=', companyId)
     .orderBy('id')
     .execute();
-  return endpoints.map((e) => [e.id, e.failing_since, e.enabled].join());
+  return endpoints.map((e) => [e.id, e.url, e.events, e.failing_since, e.enabled].join());
 }

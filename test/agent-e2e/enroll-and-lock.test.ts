@@ -99,7 +99,7 @@ describe('enrolment', () => {
   });
 
   it('exits 77 with the reason when the code is used up', async () => {
-    const code = await newCode();
+    const code = await newCode('--routes', 'receipts');
     const a = fresh();
     const first = startAgent(['--enroll', code], a.stateDir, a.out);
     await waitFor('enrolled', () => first.stderr().includes('enrolled as agent'), 20_000);
@@ -109,6 +109,65 @@ describe('enrolment', () => {
     expect(second.stderr()).toContain(
       'the server refused the enrolment: This enrolment code has been used up (1 of 1 agent enrolled); ask IT for a new code.',
     );
+  });
+});
+
+/** The state and uses of the newest code (`shopdesk enrollment list`, newest first): `active 0/1`. */
+async function newestCodeState(): Promise<string> {
+  const lines = (
+    await ok('enrollment', 'list', '--company', String(server.companyId), '--db', server.dbFile)
+  ).split('\n');
+  return lines[0]!.split('\t').slice(1, 3).join(' ');
+}
+
+describe('enrolment that cannot lock anyone out', () => {
+  it('refuses an agent asking for a route the code does not grant, naming what it grants, and the code still enrols a matching agent', async () => {
+    const code = await newCode('--routes', 'receipts');
+    const wrong = fresh();
+    const refused = spawnShopdesk([
+      'agent',
+      '--server',
+      server.url,
+      '--route',
+      `labels=folder:${wrong.out}`,
+      '--state-dir',
+      wrong.stateDir,
+      '--enroll',
+      code,
+    ]);
+    cleanups.push(() => refused.kill('SIGKILL'));
+    expect(await refused.exited).toBe(77);
+    expect(refused.stderr()).toContain(
+      'the server refused the enrolment: This enrolment code grants the route receipts, and this agent asks for the route labels; nothing was used, the code still works.',
+    );
+    expect(await newestCodeState()).toBe('active 0/1');
+    const right = fresh();
+    const agent = startAgent(['--enroll', code], right.stateDir, right.out);
+    await waitFor('enrolled', () => agent.stderr().includes('enrolled as agent'), 20_000);
+    await printsAJob(right.out, 'granted-route');
+    expect(await newestCodeState()).toBe('used_up 1/1');
+  });
+
+  it('a usage error found before the trade leaves the code unspent', async () => {
+    const code = await newCode('--routes', 'receipts');
+    const { stateDir, out } = fresh();
+    const agent = spawnShopdesk([
+      'agent',
+      '--server',
+      server.url,
+      '--route',
+      `receipts=folder:${out}`,
+      '--profile',
+      'receipts=not json',
+      '--state-dir',
+      stateDir,
+      '--enroll',
+      code,
+    ]);
+    cleanups.push(() => agent.kill('SIGKILL'));
+    expect(await agent.exited).toBe(2);
+    expect(agent.stderr()).toContain('--profile receipts: not JSON');
+    expect(await newestCodeState()).toBe('active 0/1');
   });
 });
 

@@ -130,7 +130,7 @@ describe('shopdesk agent: a refused token ends it with exit code 77', () => {
       expect.stringMatching(/ error the server refused the agent's token \(401\): /),
     ]);
     expect(lines.at(-1)).toMatch(
-      / error exiting with code 77 \(token refused\): give the agent a valid token with the printing\.agent permission, then start it again$/,
+      / error exiting with code 77 \(token refused\): the server does not accept this token \(unknown, expired or revoked\); give the agent a valid token with the printing\.agent permission, or enrol it with a new code, then start it again$/,
     );
     expect(agent.stderr()).not.toContain('sd_no-such-token');
     // Asked once: register, refused; nothing else.

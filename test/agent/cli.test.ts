@@ -14,6 +14,7 @@ import {
 import { UsageError } from '../../shared/usage-error.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
+import { HeldPrinterBackend } from './helpers/fake-backend.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
 
 let server: AgentTestServer;
@@ -256,9 +257,68 @@ describe('runAgentCommand against the real server', () => {
     expect(tokenRefusedExitCode).toBe(77);
     expect(logged).toMatch(/ error the server refused the agent's token \(401\)/);
     expect(logged).toMatch(
-      / error exiting with code 77 \(token refused\): give the agent a valid token/,
+      / error exiting with code 77 \(token refused\): the server does not accept this token \(unknown, expired or revoked\)/,
     );
     expect(logged).not.toContain('sd_not-the-token');
+  });
+
+  it('on a 403 says the token is valid and gives the server’s reason, not "give a valid token"', async () => {
+    let logged = '';
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk) => {
+      logged += chunk;
+    });
+    const reader = await server.server.issueToken(['printing.jobs.read']);
+    const code = await runAgentCommand({
+      server: server.url,
+      token: reader.secret,
+      route: [`receipts=folder:${join(state.dir, 'out')}`],
+      stateDir: join(state.dir, 'state'),
+      stdout: new PassThrough(),
+      stderr,
+      handleSignals: false,
+    });
+    expect(code).toBe(tokenRefusedExitCode);
+    expect(logged).toMatch(
+      / error the server refused a request of the agent \(403\): .*printing\.agent/,
+    );
+    expect(logged).toMatch(
+      / error exiting with code 77 \(request refused\): the token is valid, but the server refused what the agent asked: .*printing\.agent/,
+    );
+    expect(logged).not.toContain('give the agent a valid token');
+  });
+
+  it('with no --route and no default printer, stops on a usage error before trading the enrolment code', async () => {
+    const it_ = await server.server.issueToken(['printing.agents.write']);
+    const codes = (method: string, body?: unknown) =>
+      fetch(`${server.server.url}/api/v1/printing/enrollments`, {
+        method,
+        headers: {
+          authorization: `Bearer ${it_.secret}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      }).then((answer) => answer.json());
+    const made = await codes('POST', { routes: ['receipts'] });
+    const backend = new HeldPrinterBackend();
+    backend.printers = [];
+    const running = runAgentCommand({
+      server: server.url,
+      enroll: made.data.code,
+      route: [],
+      stateDir: join(state.dir, 'state'),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      handleSignals: false,
+      backend,
+      env: {},
+    });
+    await expect(running).rejects.toThrow(UsageError);
+    await expect(running).rejects.toThrow(
+      'no --route given, and this computer has no default printer for the routes the enrolment code names',
+    );
+    const listed = await codes('GET');
+    expect(listed.data[0]).toMatchObject({ id: made.data.id, state: 'active', used: 0 });
   });
 
   it('runs as a process and stops cleanly on SIGTERM', async () => {

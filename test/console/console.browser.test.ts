@@ -143,9 +143,16 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
     expect(await page.getByTestId('agent-presence').first().textContent()).toBe('Online');
     await page.getByRole('button', { name: 'Enrol an agent' }).click();
-    const code = await page.getByTestId('enrolment-code').textContent();
+    const dialog = page.getByRole('dialog', { name: 'Enrol an agent' });
+    await dialog.getByRole('checkbox', { name: 'receipts' }).check();
+    await dialog.getByRole('button', { name: 'Make the code' }).click();
+    const code = await page
+      .getByRole('dialog')
+      .getByRole('textbox', { name: 'Enrolment code' })
+      .inputValue();
     expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
     await expectAccessible();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
   });
 
   it("edits an agent's routes; the agent's configuration has them at once", async () => {
@@ -157,27 +164,39 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await form.getByLabel('Route name').nth(1).fill('labels');
     await form.getByLabel('Printer', { exact: true }).nth(1).selectOption('EPSON');
     await form.getByLabel('Backup printers (optional)').nth(1).fill('Front-2, Office');
+    await form.getByLabel('Printer profile').nth(1).selectOption('4×6 in label, ZPL 203 dpi');
     await expectAccessible();
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByText('Saved.', { exact: false }).waitFor();
     const config = await agent.call('GET', '/printing/config');
     expect(config.body.data.routes).toMatchObject([
       { name: 'receipts', printer: 'EPSON', enabled: false },
-      { name: 'labels', printer: 'EPSON', backup_printers: ['Front-2', 'Office'], enabled: true },
+      {
+        name: 'labels',
+        printer: 'EPSON',
+        backup_printers: ['Front-2', 'Office'],
+        enabled: true,
+        profile: { language: 'zpl', width_mm: 102, dpi: 203 },
+      },
     ]);
     expect(config.body.data.routes[0]).not.toHaveProperty('backup_printers');
-    await page.getByText('labels → EPSON, else Front-2, else Office').waitFor();
+    await page
+      .getByText('labels → EPSON, else Front-2, else Office · profile: 4×6 in label, ZPL 203 dpi')
+      .waitFor();
   });
 
   it('makes a code that re-enrols an agent’s computer, and that computer alone', async () => {
     const name = `Till ${agent.uuid.slice(0, 4)}`;
     await page.getByRole('button', { name: `Re-enrol this computer: ${name}` }).click();
-    const status = page.getByRole('status').filter({ hasText: `Re-enrolment code for ${name}` });
-    await status.waitFor();
-    expect(await status.textContent()).toContain("the computer's old token stops working");
-    const code = (await page.getByTestId('re-enrolment-code').textContent())!;
+    const dialog = page.getByRole('dialog', { name: `Re-enrolment code for ${name}` });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain("the computer's old token stops working");
+    const field = dialog.getByRole('textbox', { name: 'Re-enrolment code' });
+    const code = await field.inputValue();
     expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    expect(await field.evaluate((input) => input === document.activeElement)).toBe(true);
     await expectAccessible();
+    await dialog.getByRole('button', { name: 'Close' }).click();
     const redeem = (uuid: string) =>
       instances.two.request('POST', '/printing/enroll', { body: { code, uuid } });
     const elsewhere = await redeem(crypto.randomUUID());
@@ -198,12 +217,25 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await nav('Tokens').click();
     await page.getByRole('heading', { name: 'New token' }).waitFor();
     await page.getByLabel('Name').fill('Till system');
-    await page.getByRole('checkbox', { name: 'printing.jobs.create' }).check();
+    await page.getByRole('button', { name: 'Till: create and read print jobs' }).click();
+    expect(await page.getByRole('checkbox', { name: 'Send print jobs' }).isChecked()).toBe(true);
+    expect(
+      await page.getByRole('checkbox', { name: 'See print jobs and agents' }).isChecked(),
+    ).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'See customers' }).isChecked()).toBe(false);
     await page.getByRole('button', { name: 'Create token' }).click();
-    const secret = (await page.getByTestId('token-secret').textContent())!;
+    const dialog = page.getByRole('dialog', { name: 'New token' });
+    const field = dialog.getByRole('textbox', { name: 'Token' });
+    const secret = await field.inputValue();
     expect(secret).toMatch(/^sd_/);
-    expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(1);
+    // The secret has the keyboard, and a Copy button beside it.
+    expect(await field.evaluate((input) => input === document.activeElement)).toBe(true);
+    expect(await dialog.getByRole('button', { name: 'Copy Token' }).count()).toBe(1);
     await expectAccessible();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    expect(await page.locator('tr[data-token="Till system"]').textContent()).toContain(
+      'Printing: Send print jobs, See print jobs and agents',
+    );
     // The token works, until revoked here.
     expect((await instances.two.request('GET', '/me', { token: secret })).status).toBe(200);
     await page.getByRole('button', { name: 'Revoke Till system' }).click();

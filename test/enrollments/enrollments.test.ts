@@ -220,6 +220,29 @@ describe.each(dialects)('enrolment codes (%s)', (dialect) => {
       expect(put.status).toBe(403);
     });
 
+    it('refuses an agent asking for a route the code does not grant, and leaves the code unspent', async () => {
+      const made = await create({ routes: ['receipts'] });
+      const { storage, clock } = instances.one.app.services;
+      const trade = (routes: string[]) =>
+        redeemEnrollment(storage, { code: made.code, uuid: randomUUID(), routes }, clock.now());
+      await expect(trade(['receipts', 'labels'])).rejects.toMatchObject({
+        errors: {
+          routes: [
+            'This enrolment code grants the route receipts, and this agent asks for the route labels; nothing was used, the code still works. Start the agent with --route for the granted routes only, or ask IT for a code that grants labels (in the console: Agents, Enrol an agent).',
+          ],
+        },
+      });
+      const listed = await instances.two.request('GET', '/printing/enrollments', { token: it_ });
+      const record = listed.body.data.find((row: { id: number }) => row.id === made.id);
+      expect(record).toMatchObject({ state: 'active', used: 0, agents: [] });
+      expect((await trade(['receipts'])).routes).toEqual(['receipts']);
+      const after = await instances.two.request('GET', '/printing/enrollments', { token: it_ });
+      expect(after.body.data.find((row: { id: number }) => row.id === made.id)).toMatchObject({
+        state: 'used_up',
+        used: 1,
+      });
+    });
+
     it('migration 023 gives the tokens enrolled before it the routes of their code', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'shopdesk-grants-'));
       const scratch = dialect === 'postgres' ? await freshDatabase() : null;

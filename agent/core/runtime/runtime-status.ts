@@ -78,6 +78,7 @@ export class RuntimeStatus {
     }
     this.unreachableSince = null;
     this.state.lastError = null;
+    this.state.refusal = null;
     this.setConnection('connected');
   }
 
@@ -88,8 +89,14 @@ export class RuntimeStatus {
     let next: ConnectionState = this.state.connection;
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       next = 'unauthorized';
+      this.state.refusal = { status: error.status === 401 ? 401 : 403, message };
       if (this.state.connection !== next) {
-        this.log('error', `the server refused the agent's token (${error.status}): ${message}`);
+        this.log(
+          'error',
+          error.status === 401
+            ? `the server refused the agent's token (401): ${message}`
+            : `the server refused a request of the agent (403): ${message}`,
+        );
       }
     } else if (
       error instanceof ServerUnreachableError ||

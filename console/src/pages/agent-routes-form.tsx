@@ -1,15 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api } from '../api.ts';
+import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
+import type { PrintRoute } from '../../../shared/printing.ts';
+import { api, failureMessage } from '../api.ts';
+import { ProfilePicker } from '../components/profile-picker.tsx';
 
-export interface AgentRoute {
-  name: string;
-  printer: string;
-  /** Printers tried after it, in order, when it cannot print (docs/console.md). */
-  backup_printers?: string[];
-  enabled: boolean;
-  options?: Record<string, unknown>;
-  profile?: Record<string, unknown>;
-}
+export type AgentRoute = PrintRoute;
 
 interface Row {
   key: number;
@@ -18,15 +13,18 @@ interface Row {
   /** The backup printers as typed: a comma list, in order. */
   backups: string;
   enabled: boolean;
-  /** The route as the server had it (options and printer profile kept on save). */
+  /** What its printer understands: none, a preset or in detail (ProfilePicker). */
+  profile: PrinterProfile | undefined;
+  /** The route as the server had it (its options kept on save). */
   was: AgentRoute | null;
 }
 
 let keys = 0;
 
 /**
- * Edits an agent's routes: each route's name, its printer (one the agent reported), and
- * whether it is on. The agent takes the change at its next heartbeat (docs/console.md).
+ * Edits an agent's routes: each route's name, its printer (one the agent reported), its
+ * printer profile and whether it is on. The agent takes the change at its next heartbeat
+ * (docs/console.md).
  */
 export function AgentRoutesForm(props: {
   agentId: string;
@@ -40,7 +38,10 @@ export function AgentRoutesForm(props: {
   const [rows, setRows] = useState<Row[]>(() =>
     props.routes.map((route) => ({
       key: ++keys,
-      ...route,
+      name: route.name,
+      printer: route.printer,
+      enabled: route.enabled,
+      profile: route.profile,
       backups: (route.backup_printers ?? []).join(', '),
       was: route,
     })),
@@ -52,7 +53,15 @@ export function AgentRoutesForm(props: {
   const add = () =>
     setRows((current) => [
       ...current,
-      { key: ++keys, name: '', printer: printers[0] ?? '', backups: '', enabled: true, was: null },
+      {
+        key: ++keys,
+        name: '',
+        printer: printers[0] ?? '',
+        backups: '',
+        enabled: true,
+        profile: undefined,
+        was: null,
+      },
     ]);
   const save = async (event: Event) => {
     event.preventDefault();
@@ -67,18 +76,13 @@ export function AgentRoutesForm(props: {
           ...(backupsOf(row).length > 0 && { backup_printers: backupsOf(row) }),
           enabled: row.enabled,
           ...(row.was?.options && { options: row.was.options }),
-          // A printer profile describes one printer: it stays only with that printer.
-          ...(row.was?.profile && row.was.printer === row.printer && { profile: row.was.profile }),
+          ...(row.profile && { profile: row.profile }),
         })),
       });
       setMessage('Saved. The agent takes the new routes within a few seconds.');
       props.onSaved();
     } catch (failure) {
-      if (failure instanceof ApiError && failure.errors) {
-        setMessage(Object.values(failure.errors).flat().join(' '));
-      } else {
-        setMessage(failure instanceof ApiError ? failure.message : String(failure));
-      }
+      setMessage(failureMessage(failure));
     } finally {
       setBusy(false);
     }
@@ -129,6 +133,11 @@ export function AgentRoutesForm(props: {
               Used in this order when the printer cannot print (out of paper, offline). Each job
               prints once, on one printer. Separate names with commas.
             </small>
+            <ProfilePicker
+              idBase={idOf(row, 'p')}
+              profile={row.profile}
+              onChange={(profile) => change(row.key, { profile })}
+            />
             <label class="check">
               <input
                 type="checkbox"
@@ -139,6 +148,7 @@ export function AgentRoutesForm(props: {
             </label>
             <button
               type="button"
+              class="danger"
               onClick={() => setRows((current) => current.filter((r) => r.key !== row.key))}
             >
               Remove route {index + 1}
@@ -152,13 +162,13 @@ export function AgentRoutesForm(props: {
         ))}
       </datalist>
       <div class="actions">
-        <button type="button" onClick={add} disabled={printers.length === 0}>
+        <button type="button" class="secondary" onClick={add} disabled={printers.length === 0}>
           Add a route
         </button>{' '}
         <button type="submit" disabled={busy}>
           Save
         </button>{' '}
-        <button type="button" onClick={props.onClose}>
+        <button type="button" class="secondary" onClick={props.onClose}>
           Close
         </button>
       </div>

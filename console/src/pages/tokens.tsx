@@ -1,17 +1,40 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, type Session } from '../api.ts';
+import { permissionGroups, permissionPresets } from '../../../shared/permission-groups.ts';
+import type { Permission } from '../../../shared/permissions.ts';
+import { api, failureMessage, type Session } from '../api.ts';
+import { CopyField } from '../components/copy-field.tsx';
+import { Dialog } from '../components/dialog.tsx';
 import { useLoad } from '../load.ts';
-import { when } from '../words.ts';
+import { plural, when } from '../words.ts';
 
 interface Token {
   id: number;
   name: string;
-  permissions: string[];
+  permissions: Permission[];
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  agent_uuid: string | null;
 }
 
+/** `Printing: Send print jobs, See print jobs and agents`, area by area. */
+function permissionsInWords(granted: readonly Permission[]): string {
+  return permissionGroups
+    .map((group) => {
+      const words = group.permissions
+        .filter((entry) => granted.includes(entry.permission))
+        .map((entry) => entry.words);
+      return words.length > 0 ? `${group.area}: ${words.join(', ')}` : null;
+    })
+    .filter(Boolean)
+    .join('; ');
+}
+
+/**
+ * API tokens: the list with Revoke, and a new token made from a preset (Till, Read only,
+ * Everything) or permissions chosen by area; its secret is shown once, in a dialog with Copy
+ * and the keyboard on it.
+ */
 export function TokensPage({ session }: { session: Session }) {
   const { data, error, reload } = useLoad(
     () => api<{ data: Token[] }>('GET', '/console/tokens').then((a) => a.data),
@@ -19,31 +42,41 @@ export function TokensPage({ session }: { session: Session }) {
   );
   const [issued, setIssued] = useState<{ name: string; secret: string } | null>(null);
   const [message, setMessage] = useState('');
-  const offered = session.grantable ?? [];
+  const offered = (session.grantable ?? []) as Permission[];
+  const [chosen, setChosen] = useState<Permission[]>([]);
   // As the server rules: a token is revoked only by a role that could have made it.
   const mayRevoke = (token: Token) => token.permissions.every((p) => offered.includes(p));
+  const toggle = (permission: Permission, on: boolean) =>
+    setChosen((current) =>
+      on ? [...current, permission] : current.filter((entry) => entry !== permission),
+    );
   const create = async (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
     setMessage('');
+    if (chosen.length === 0) {
+      setMessage('Choose what the token may do: a preset, or permissions below.');
+      return;
+    }
     try {
       const answer = await api<{ data: Token & { secret: string } }>('POST', '/console/tokens', {
         name: form.get('name'),
-        permissions: form.getAll('permissions'),
+        permissions: chosen,
       });
       setIssued({ name: answer.data.name, secret: answer.data.secret });
       formElement.reset();
+      setChosen([]);
       reload();
     } catch (failure) {
-      setMessage(failure instanceof ApiError ? failure.message : String(failure));
+      setMessage(failureMessage(failure));
     }
   };
   const revoke = async (token: Token) => {
     if (!confirm(`Revoke the token "${token.name}"? Programs using it stop working at once.`))
       return;
     await api('POST', `/console/tokens/${token.id}/revoke`).catch((failure: unknown) =>
-      setMessage(failure instanceof ApiError ? failure.message : String(failure)),
+      setMessage(failureMessage(failure)),
     );
     reload();
   };
@@ -52,12 +85,15 @@ export function TokensPage({ session }: { session: Session }) {
       <h1>Tokens</h1>
       <p>API tokens let your shop system and other programs use ShopDesk.</p>
       {error && <p role="alert">{error}</p>}
-      {data && (
+      {data && data.length === 0 && (
+        <p class="empty">No token yet: make one below for your till or shop system.</p>
+      )}
+      {data && data.length > 0 && (
         <table>
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">Permissions</th>
+              <th scope="col">May</th>
               <th scope="col">Created</th>
               <th scope="col">State</th>
               <th scope="col">
@@ -69,13 +105,14 @@ export function TokensPage({ session }: { session: Session }) {
             {data.map((token) => (
               <tr key={token.id} data-token={token.name}>
                 <td>{token.name}</td>
-                <td>{token.permissions.join(', ')}</td>
+                <td>{permissionsInWords(token.permissions)}</td>
                 <td>{when(token.created_at)}</td>
                 <td>{token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}</td>
                 <td>
                   {!token.revoked_at && mayRevoke(token) && (
                     <button
                       type="button"
+                      class="danger"
                       onClick={() => revoke(token)}
                       aria-label={`Revoke ${token.name}`}
                     >
@@ -93,27 +130,60 @@ export function TokensPage({ session }: { session: Session }) {
         <label for="token-name">Name</label>
         <input id="token-name" name="name" required maxLength={255} />
         <fieldset>
-          <legend>Permissions</legend>
-          {offered.map((permission) => (
-            <label key={permission} class="check">
-              <input type="checkbox" name="permissions" value={permission} /> {permission}
-            </label>
-          ))}
+          <legend>Start from</legend>
+          <div class="actions">
+            {permissionPresets.map((preset) => (
+              <button
+                key={preset.name}
+                type="button"
+                class="secondary"
+                onClick={() => setChosen(preset.pick(offered))}
+              >
+                {preset.name}
+              </button>
+            ))}
+          </div>
         </fieldset>
+        {permissionGroups.map((group) => {
+          const entries = group.permissions.filter((entry) => offered.includes(entry.permission));
+          if (entries.length === 0) return null;
+          return (
+            <fieldset key={group.area}>
+              <legend>{group.area}</legend>
+              {entries.map((entry) => (
+                <label key={entry.permission} class="check" title={entry.permission}>
+                  <input
+                    type="checkbox"
+                    name="permissions"
+                    value={entry.permission}
+                    checked={chosen.includes(entry.permission)}
+                    onChange={(event) => toggle(entry.permission, event.currentTarget.checked)}
+                  />{' '}
+                  {entry.words}
+                </label>
+              ))}
+            </fieldset>
+          );
+        })}
+        <p>
+          {chosen.length === 0
+            ? 'Nothing chosen yet.'
+            : `${plural(chosen.length, 'permission')} chosen.`}
+        </p>
         <button type="submit">Create token</button>
       </form>
       <p role="status">{message}</p>
-      {issued && (
-        <section class="secret" aria-label="New token">
-          <p>
-            The token <strong>{issued.name}</strong>. Copy it now: it is not shown again.
-          </p>
-          <code data-testid="token-secret">{issued.secret}</code>{' '}
-          <button type="button" onClick={() => navigator.clipboard?.writeText(issued.secret)}>
-            Copy
-          </button>
-        </section>
-      )}
+      <Dialog open={issued !== null} title="New token" onClose={() => setIssued(null)}>
+        {issued && (
+          <>
+            <p>
+              The token <strong>{issued.name}</strong>. Copy it now into the program that uses it:
+              it is not shown again.
+            </p>
+            <CopyField label="Token" value={issued.secret} focus />
+          </>
+        )}
+      </Dialog>
     </>
   );
 }

@@ -1,20 +1,32 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, type Session } from '../api.ts';
+import type {
+  ConsoleRole,
+  ConsoleUserRecord,
+  PasswordResetRecord,
+} from '../../../shared/console.ts';
+import { api, failureMessage, type Session } from '../api.ts';
+import { CopyField } from '../components/copy-field.tsx';
+import { Dialog } from '../components/dialog.tsx';
 import { useLoad } from '../load.ts';
 
-interface User {
-  id: number;
-  email: string;
-  role: string;
-  active: boolean;
-}
+const roleWords: Record<ConsoleRole, string> = {
+  staff: 'Staff: jobs and printers',
+  manager: 'Manager: also agents, tokens and webhooks',
+  owner: 'Owner: everything, and users',
+};
+const roles = Object.keys(roleWords) as ConsoleRole[];
 
+/**
+ * The company's console users (owners): invite someone, change a role, reset a password
+ * (a one-time link, shown in a dialog with Copy), remove someone.
+ */
 export function UsersPage({ session }: { session: Session }) {
   const { data, error, reload } = useLoad(
-    () => api<{ data: User[] }>('GET', '/console/users').then((a) => a.data),
+    () => api<{ data: ConsoleUserRecord[] }>('GET', '/console/users').then((a) => a.data),
     [],
   );
   const [message, setMessage] = useState('');
+  const [link, setLink] = useState<{ title: string; text: string; url: string } | null>(null);
   const invite = async (event: Event) => {
     event.preventDefault();
     const formElement = event.currentTarget as HTMLFormElement;
@@ -24,55 +36,141 @@ export function UsersPage({ session }: { session: Session }) {
         email: form.get('email'),
         role: form.get('role'),
       });
-      setMessage(
-        `Send this link to the person; it sets their password once: ${answer.data.setup_url}`,
-      );
+      setLink({
+        title: `Invitation for ${String(form.get('email'))}`,
+        text: 'Send this link to the person: it sets their password, once, within 72 hours.',
+        url: answer.data.setup_url,
+      });
       formElement.reset();
       reload();
     } catch (failure) {
-      setMessage(failure instanceof ApiError ? failure.message : String(failure));
+      setMessage(failureMessage(failure));
     }
   };
-  const remove = async (user: User) => {
+  const act = async (what: () => Promise<unknown>) => {
+    setMessage('');
+    try {
+      await what();
+      reload();
+    } catch (failure) {
+      setMessage(failureMessage(failure));
+    }
+  };
+  const remove = (user: ConsoleUserRecord) => {
     if (!confirm(`Remove ${user.email}? They are signed out at once.`)) return;
-    await api('DELETE', `/console/users/${user.id}`).catch((failure: unknown) =>
-      setMessage(failure instanceof ApiError ? failure.message : String(failure)),
-    );
-    reload();
+    void act(() => api('DELETE', `/console/users/${user.id}`));
+  };
+  const changeRole = (user: ConsoleUserRecord, role: ConsoleRole) =>
+    act(async () => {
+      await api('PATCH', `/console/users/${user.id}`, { role });
+      setMessage(`${user.email} is now ${role}.`);
+    });
+  const reset = (user: ConsoleUserRecord) => {
+    if (
+      !confirm(
+        `Reset the password of ${user.email}? Their password stops working and they are signed out; a link sets a new one.`,
+      )
+    )
+      return;
+    void act(async () => {
+      const answer = await api<{ data: PasswordResetRecord }>(
+        'POST',
+        `/console/users/${user.id}/password-reset`,
+      );
+      setLink({
+        title: `Password reset for ${user.email}`,
+        text: 'Send this link to the person: it sets their new password, once, within 72 hours.',
+        url: answer.data.setup_url,
+      });
+    });
   };
   return (
     <>
       <h1>Users</h1>
+      <p>The people who sign in to this console, and what each may do.</p>
       {error && <p role="alert">{error}</p>}
-      <ul>
-        {data?.map((user) => (
-          <li key={user.id}>
-            {user.email} ({user.role}){!user.active && ', has not set a password yet'}{' '}
-            {user.id !== session.user.id && (
-              <button
-                type="button"
-                onClick={() => remove(user)}
-                aria-label={`Remove ${user.email}`}
-              >
-                Remove
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
+      {data && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Role</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((user) => (
+              <tr key={user.id} data-user={user.email}>
+                <td>
+                  {user.email}
+                  {user.id === session.user.id && ' (you)'}
+                  {!user.active && ', has not set a password yet'}
+                </td>
+                <td>
+                  <select
+                    aria-label={`Role of ${user.email}`}
+                    value={user.role}
+                    onChange={(event) => changeRole(user, event.currentTarget.value as ConsoleRole)}
+                  >
+                    {roles.map((role) => (
+                      <option key={role} value={role}>
+                        {roleWords[role]}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  {user.id !== session.user.id && (
+                    <div class="actions">
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() => reset(user)}
+                        aria-label={`Reset password of ${user.email}`}
+                      >
+                        Reset password
+                      </button>
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => remove(user)}
+                        aria-label={`Remove ${user.email}`}
+                      >
+                        Remove
+                      </button>
+                    </div>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p role="status">{message}</p>
       <h2>Invite someone</h2>
       <form onSubmit={invite}>
         <label for="invite-email">E-mail</label>
         <input id="invite-email" name="email" type="email" required />
         <label for="invite-role">Role</label>
         <select id="invite-role" name="role">
-          <option value="staff">Staff: jobs and printers</option>
-          <option value="manager">Manager: also agents, tokens and webhooks</option>
-          <option value="owner">Owner: everything, and users</option>
+          {roles.map((role) => (
+            <option key={role} value={role}>
+              {roleWords[role]}
+            </option>
+          ))}
         </select>
         <button type="submit">Invite</button>
       </form>
-      <p role="status">{message}</p>
+      <Dialog open={link !== null} title={link?.title ?? ''} onClose={() => setLink(null)}>
+        {link && (
+          <>
+            <p>{link.text} It is not shown again.</p>
+            <CopyField label="One-time link" value={link.url} focus />
+          </>
+        )}
+      </Dialog>
     </>
   );
 }

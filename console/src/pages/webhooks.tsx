@@ -1,17 +1,13 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, type Page } from '../api.ts';
+import { webhookEventWords } from '../../../shared/webhook-event-words.ts';
+import type { EndpointRecord } from '../../../shared/webhooks.ts';
+import { api, failureMessage, type Page } from '../api.ts';
+import { CopyField } from '../components/copy-field.tsx';
+import { Dialog } from '../components/dialog.tsx';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
-import { when } from '../words.ts';
-
-interface Endpoint {
-  id: number;
-  url: string;
-  description: string | null;
-  events: string[];
-  enabled: boolean;
-  failing_since: string | null;
-}
+import { plural, when } from '../words.ts';
+import { WebhookForm } from './webhook-form.tsx';
 
 interface Delivery {
   id: number;
@@ -23,28 +19,86 @@ interface Delivery {
   created_at: string;
 }
 
+/** A signing secret, shown once in a dialog with Copy. */
+type Secret = { title: string; secret: string } | null;
+
+/**
+ * The company's webhook endpoints: add one, change its address and events, disable or
+ * enable it, send a test event, rotate its secret, delete it; each with its latest deliveries.
+ */
 export function WebhooksPage() {
   const live = useLiveVersion();
-  const { data, error } = useLoad(
+  const { data, error, reload } = useLoad(
     // Every endpoint at once (at most 20 a company): the list takes no paging.
-    () => api<{ data: Endpoint[] }>('GET', '/webhooks'),
+    () => api<{ data: EndpointRecord[] }>('GET', '/webhooks'),
     [live],
   );
+  const [adding, setAdding] = useState(false);
+  const [secret, setSecret] = useState<Secret>(null);
   return (
     <>
       <h1>Webhooks</h1>
       <p>Webhook endpoints are addresses of your systems that ShopDesk tells about changes.</p>
+      <button type="button" onClick={() => setAdding(true)}>
+        Add an endpoint
+      </button>
       {error && <p role="alert">{error}</p>}
-      {data && data.data.length === 0 && <p>No webhook endpoint yet.</p>}
+      {data && data.data.length === 0 && (
+        <p class="empty">
+          No webhook endpoint yet. "Add an endpoint" gives the address of your system that should
+          hear of printed jobs, stock changes and more.
+        </p>
+      )}
       {data?.data.map((endpoint) => (
-        <EndpointView key={endpoint.id} endpoint={endpoint} live={live} />
+        <EndpointView
+          key={endpoint.id}
+          endpoint={endpoint}
+          live={live}
+          onChanged={reload}
+          showSecret={setSecret}
+        />
       ))}
+      <Dialog open={adding} title="Add an endpoint" onClose={() => setAdding(false)}>
+        <WebhookForm
+          onSaved={(saved) => {
+            setAdding(false);
+            reload();
+            if (saved.secret)
+              setSecret({ title: `Signing secret of ${saved.url}`, secret: saved.secret });
+          }}
+        />
+      </Dialog>
+      <Dialog open={secret !== null} title={secret?.title ?? ''} onClose={() => setSecret(null)}>
+        {secret && (
+          <>
+            <p>
+              Your system checks each delivery's signature with this secret. Copy it now: it is not
+              shown again.
+            </p>
+            <CopyField label="Signing secret" value={secret.secret} focus />
+          </>
+        )}
+      </Dialog>
     </>
   );
 }
 
-function EndpointView({ endpoint, live }: { endpoint: Endpoint; live: string }) {
+function eventsInWords(events: string[]): string {
+  if (events.includes('*')) return 'all events';
+  return events
+    .map((type) => webhookEventWords[type as keyof typeof webhookEventWords] ?? type)
+    .join(', ');
+}
+
+function EndpointView(props: {
+  endpoint: EndpointRecord;
+  live: string;
+  onChanged: () => void;
+  showSecret: (secret: Secret) => void;
+}) {
+  const { endpoint, live, onChanged } = props;
   const [message, setMessage] = useState('');
+  const [editing, setEditing] = useState(false);
   const { data, reload } = useLoad(
     () => api<Page<Delivery>>('GET', `/webhooks/${endpoint.id}/deliveries?per_page=10`),
     [endpoint.id, live],
@@ -54,8 +108,9 @@ function EndpointView({ endpoint, live }: { endpoint: Endpoint; live: string }) 
     try {
       setMessage(await what());
       reload();
+      onChanged();
     } catch (failure) {
-      setMessage(failure instanceof ApiError ? failure.message : String(failure));
+      setMessage(failureMessage(failure));
     }
   };
   const rotate = () =>
@@ -64,60 +119,146 @@ function EndpointView({ endpoint, live }: { endpoint: Endpoint; live: string }) 
         'POST',
         `/webhooks/${endpoint.id}/rotate-secret`,
       );
-      return `New signing secret (shown once): ${answer.data.secret}`;
+      props.showSecret({
+        title: `New signing secret of ${endpoint.url}`,
+        secret: answer.data.secret,
+      });
+      return 'A new signing secret is made; the old one keeps signing beside it for 24 hours.';
     });
-  const redeliver = (delivery: Delivery) =>
+  const toggle = () =>
     run(async () => {
-      await api('POST', `/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`);
-      return `Delivery ${delivery.id} will be sent again.`;
+      await api('PATCH', `/webhooks/${endpoint.id}`, { enabled: !endpoint.enabled });
+      return endpoint.enabled
+        ? 'Disabled: nothing is sent to it until it is enabled again.'
+        : 'Enabled: events are sent to it again.';
     });
+  const test = () =>
+    run(async () => {
+      await api('POST', `/webhooks/${endpoint.id}/test`);
+      return 'A test event is on its way; it shows in the deliveries below.';
+    });
+  const remove = () => {
+    if (
+      !confirm(
+        `Delete the endpoint ${endpoint.url}? It hears of nothing more, and its deliveries are deleted.`,
+      )
+    )
+      return;
+    void run(async () => {
+      await api('DELETE', `/webhooks/${endpoint.id}`);
+      return 'Deleted.';
+    });
+  };
+  const label = endpoint.description ?? endpoint.url;
   return (
-    <section aria-labelledby={`endpoint-${endpoint.id}`}>
+    <section class="card" aria-labelledby={`endpoint-${endpoint.id}`} data-endpoint={endpoint.url}>
       <h2 id={`endpoint-${endpoint.id}`}>{endpoint.url}</h2>
       <p>
-        {endpoint.enabled ? 'Enabled' : 'Disabled'}
-        {endpoint.failing_since && `, failing since ${when(endpoint.failing_since)}`} · events:{' '}
-        {endpoint.events.join(', ')}
+        {endpoint.description && `${endpoint.description} · `}
+        <span class={endpoint.enabled ? 'badge ok' : 'badge off'}>
+          {endpoint.enabled ? 'Enabled' : 'Disabled'}
+        </span>
+        {!endpoint.enabled && endpoint.disabled_reason && ` (${endpoint.disabled_reason})`}
+        {endpoint.failing_since && `, failing since ${when(endpoint.failing_since)}`} · sends{' '}
+        {eventsInWords(endpoint.events)}
       </p>
-      <button type="button" onClick={rotate}>
-        Rotate secret
-      </button>
+      <div class="actions">
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => setEditing(true)}
+          aria-label={`Edit ${label}`}
+        >
+          Edit
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={test}
+          disabled={!endpoint.enabled}
+          aria-label={`Send test event to ${label}`}
+        >
+          Send test event
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={toggle}
+          aria-label={`${endpoint.enabled ? 'Disable' : 'Enable'} ${label}`}
+        >
+          {endpoint.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={rotate}
+          aria-label={`Rotate secret of ${label}`}
+        >
+          Rotate secret
+        </button>
+        <button type="button" class="danger" onClick={remove} aria-label={`Delete ${label}`}>
+          Delete
+        </button>
+      </div>
       <p role="status">{message}</p>
-      <table>
-        <caption>Latest deliveries</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Response</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {data?.data.map((delivery) => (
-            <tr key={delivery.id}>
-              <td>{delivery.type}</td>
-              <td>
-                {delivery.status} ({delivery.attempts} attempts)
-              </td>
-              <td>{delivery.last_response_status ?? delivery.last_error ?? '—'}</td>
-              <td>{when(delivery.created_at)}</td>
-              <td>
-                <button
-                  type="button"
-                  onClick={() => redeliver(delivery)}
-                  aria-label={`Redeliver ${delivery.id}`}
-                >
-                  Redeliver
-                </button>
-              </td>
+      <Dialog open={editing} title={`Edit ${endpoint.url}`} onClose={() => setEditing(false)}>
+        <WebhookForm
+          endpoint={endpoint}
+          onSaved={() => {
+            setEditing(false);
+            setMessage('Saved.');
+            onChanged();
+          }}
+        />
+      </Dialog>
+      {data && data.data.length === 0 ? (
+        <p>No delivery yet: "Send test event" makes one.</p>
+      ) : (
+        <table>
+          <caption>Latest deliveries</caption>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Status</th>
+              <th scope="col">Response</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {data?.data.map((delivery) => (
+              <tr key={delivery.id}>
+                <td>{delivery.type}</td>
+                <td>
+                  {delivery.status} ({plural(delivery.attempts, 'attempt')})
+                </td>
+                <td>{delivery.last_response_status ?? delivery.last_error ?? '—'}</td>
+                <td>{when(delivery.created_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() =>
+                      run(async () => {
+                        await api(
+                          'POST',
+                          `/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`,
+                        );
+                        return `Delivery ${delivery.id} will be sent again.`;
+                      })
+                    }
+                    aria-label={`Redeliver ${delivery.id}`}
+                  >
+                    Redeliver
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }

@@ -27,7 +27,11 @@ export async function listAgents(
   page: PageQuery,
   presence: Presence,
 ): Promise<{ rows: AgentListing[]; total: number }> {
-  const base = db.selectFrom('print_agents').where('company_id', '=', companyId);
+  const base = db
+    .selectFrom('print_agents')
+    .where('company_id', '=', companyId)
+    // Removed in the console (remove-agent.ts): hidden until it registers again.
+    .where('removed_at', 'is', null);
   const total = await totalOf(base);
   const rows = await base
     .selectAll()

@@ -17,6 +17,7 @@ export async function readAgent(
     .selectAll()
     .where('uuid', '=', uuid.toLowerCase())
     .where('company_id', '=', companyId)
+    .where('removed_at', 'is', null)
     .executeTakeFirst();
   if (!row) throw new NotFound('Print agent');
   const routes = await routesOf(db, [row.id]);

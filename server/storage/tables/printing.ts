@@ -24,6 +24,10 @@ export interface PrintingTables {
     online_since: string | null;
     /** Bumped at every change of the agent's routes (024_routes_version). */
     routes_version: Generated<number>;
+    /** 1 when a person named it in the console: its registrations keep that name (035). */
+    named_in_console: Generated<number>;
+    /** When a person removed it in the console; null while listed (035). */
+    removed_at: Generated<string | null>;
     created_at: string;
     updated_at: string;
   };
