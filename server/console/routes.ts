@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../http/route.ts';
 import { agentRouteRoutes } from './agent-route-routes.ts';
+import { jobRoutes } from './job-routes.ts';
 import { documentRoute, overviewRoute, streamRoute } from './page-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { tokenRoutes, userRoutes } from './team-routes.ts';
@@ -15,6 +16,7 @@ export const consoleRoutes: AnyRoute[] = [
   ...userRoutes,
   ...tokenRoutes,
   ...agentRouteRoutes,
+  ...jobRoutes,
   overviewRoute,
   documentRoute,
   streamRoute,
