@@ -4,7 +4,8 @@ import { api, can, type Session, whenSignedOut } from './api.ts';
 import { AttentionBanner } from './attention-banner.tsx';
 import { closeLive } from './live.ts';
 import { AgentsPage } from './pages/agents.tsx';
-import { JobPage, JobsPage } from './pages/jobs.tsx';
+import { JobPage } from './pages/job.tsx';
+import { JobsPage } from './pages/jobs.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { SetPasswordPage, SignInPage } from './pages/sign-in.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
@@ -45,7 +46,7 @@ function View({ session, path }: { session: Session; path: string }) {
     case '':
       return <OverviewPage />;
     case 'jobs':
-      return id ? <JobPage id={Number(id)} session={session} /> : <JobsPage />;
+      return id ? <JobPage id={Number(id)} session={session} /> : <JobsPage session={session} />;
     case 'agents':
       return <AgentsPage session={session} />;
     case 'templates':
@@ -93,7 +94,6 @@ function App() {
   if (path.startsWith('/console/set-password')) return <SetPasswordPage />;
   if (session === undefined) return <p class="loading">Loading…</p>;
   if (session === null) return <SignInPage onSignedIn={(made) => setSession(remember(made))} />;
-  const current = section(path);
   const signOut = async () => {
     await api('DELETE', '/console/session').catch(() => {});
     closeLive();
@@ -105,37 +105,64 @@ function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
-        <span class="brand">ShopDesk · {session.company.name}</span>
-        <nav aria-label="Console">
-          <ul>
-            {navItems
-              .filter((item) => can(session, item.needs))
-              .map((item) => (
-                <li key={item.href}>
-                  <a
-                    href={item.href}
-                    onClick={onLinkClick}
-                    aria-current={section(item.href) === current ? 'page' : undefined}
-                  >
-                    {item.label}
-                  </a>
-                </li>
-              ))}
-          </ul>
-        </nav>
-        <span class="who">
-          {session.user.email} ({session.user.role}){' '}
-          <button type="button" onClick={signOut}>
-            Sign out
-          </button>
-        </span>
-      </header>
+      <TopBar session={session} current={section(path)} onSignOut={signOut} />
       <main id="main" tabIndex={-1}>
         <AttentionBanner />
         <View session={session} path={path} />
       </main>
     </>
+  );
+}
+
+/**
+ * The bar above every page: the company, the pages this person may see, who is signed in.
+ * Under 600 px the pages fold behind a "Menu" button (styles.css), so the bar is one row.
+ */
+function TopBar(props: { session: Session; current: string; onSignOut: () => void }) {
+  const { session, current } = props;
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [current]);
+  return (
+    <header class="top">
+      <span class="brand">
+        <span class="brand-mark" aria-hidden="true" />
+        ShopDesk <span class="company">· {session.company.name}</span>
+      </span>
+      <button
+        type="button"
+        class="menu-toggle secondary"
+        aria-expanded={open}
+        aria-controls="console-nav"
+        onClick={() => setOpen(!open)}
+      >
+        Menu
+      </button>
+      <nav aria-label="Console" id="console-nav" class={open ? 'open' : undefined}>
+        <ul>
+          {navItems
+            .filter((item) => can(session, item.needs))
+            .map((item) => (
+              <li key={item.href}>
+                <a
+                  href={item.href}
+                  onClick={onLinkClick}
+                  aria-current={section(item.href) === current ? 'page' : undefined}
+                >
+                  {item.label}
+                </a>
+              </li>
+            ))}
+        </ul>
+      </nav>
+      <span class="who">
+        <span class="who-name">
+          {session.user.email} ({session.user.role})
+        </span>{' '}
+        <button type="button" class="secondary" onClick={props.onSignOut}>
+          Sign out
+        </button>
+      </span>
+    </header>
   );
 }
 

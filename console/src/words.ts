@@ -44,3 +44,8 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString();
 }
+
+/** A count with its noun: `count(1, 'job')` → "1 job", `count(3, 'job')` → "3 jobs". */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { profileMisfit } from '../../../shared/profile-fit.ts';
 import { ApiError, api, can, type Page, type Session } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { printerStates, reasonInWords, when } from '../words.ts';
@@ -32,6 +33,7 @@ interface Agent {
 }
 
 export function AgentsPage({ session }: { session: Session }) {
+  usePageTitle('Agents');
   const live = useLiveVersion();
   const { data, error, reload } = useLoad(
     () => api<Page<Agent>>('GET', '/printing/agents?per_page=100'),

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, can, type Page, type Session } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
 import { navigate, onLinkClick } from '../router.ts';
 import { when } from '../words.ts';
@@ -83,6 +84,7 @@ const messageOf = (failure: unknown) =>
 
 /** `/console/templates` (the list) and `/console/templates/{id}` (the editor). */
 export function TemplatesPage({ session, id }: { session: Session; id: number | undefined }) {
+  usePageTitle('Templates');
   return id ? <TemplateEditor id={id} session={session} /> : <TemplateList session={session} />;
 }
 

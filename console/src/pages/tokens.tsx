@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Session } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
 import { when } from '../words.ts';
 
@@ -13,6 +14,7 @@ interface Token {
 }
 
 export function TokensPage({ session }: { session: Session }) {
+  usePageTitle('Tokens');
   const { data, error, reload } = useLoad(
     () => api<{ data: Token[] }>('GET', '/console/tokens').then((a) => a.data),
     [],

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Session } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
 
 interface User {
@@ -10,6 +11,7 @@ interface User {
 }
 
 export function UsersPage({ session }: { session: Session }) {
+  usePageTitle('Users');
   const { data, error, reload } = useLoad(
     () => api<{ data: User[] }>('GET', '/console/users').then((a) => a.data),
     [],

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Page } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { when } from '../words.ts';
@@ -24,6 +25,7 @@ interface Delivery {
 }
 
 export function WebhooksPage() {
+  usePageTitle('Webhooks');
   const live = useLiveVersion();
   const { data, error } = useLoad(
     // Every endpoint at once (at most 20 a company): the list takes no paging.

@@ -1,0 +1,55 @@
+import { useState } from 'preact/hooks';
+import type { RetryFailedRecord } from '../../../shared/console-jobs.ts';
+import { ApiError, api } from '../api.ts';
+import { count } from '../words.ts';
+
+/** "route receipts, printer EPSON": where the failed jobs are, in words. */
+function whereWords(route?: string, printer?: string): string {
+  return [route && `route ${route}`, printer && `printer ${printer}`].filter(Boolean).join(', ');
+}
+
+/**
+ * "Retry all failed on route receipts": once the cause is fixed (paper loaded, printer
+ * switched on), queues again every failed job there that a retry can help
+ * (`POST /console/jobs/retry-failed`), and says how many, and how many it left and why.
+ */
+export function RetryAllButton({ route, printer }: { route?: string; printer?: string }) {
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const where = whereWords(route, printer);
+  const retry = async () => {
+    setBusy(true);
+    setMessage('');
+    let retried = 0;
+    try {
+      let answer: RetryFailedRecord;
+      do {
+        answer = (
+          await api<{ data: RetryFailedRecord }>('POST', '/console/jobs/retry-failed', {
+            ...(route && { route }),
+            ...(printer && { printer }),
+          })
+        ).data;
+        retried += answer.retried;
+      } while (answer.more && answer.retried > 0);
+      const left =
+        answer.left > 0
+          ? ` ${count(answer.left, 'failed job')} left as ${answer.left === 1 ? 'it is' : 'they are'}: a retry cannot help (each job's page says why).`
+          : '';
+      setMessage(`${count(retried, 'job')} queued again on ${where}.${left}`);
+    } catch (failure) {
+      setMessage(failure instanceof ApiError ? failure.message : String(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="retry-all">
+      <button type="button" class="secondary" onClick={retry} disabled={busy}>
+        Retry all failed on {where}
+      </button>
+      <p class="hint">Once the cause is fixed: every failed job there that a retry can help.</p>
+      <p role="status">{message}</p>
+    </div>
+  );
+}
