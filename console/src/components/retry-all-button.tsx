@@ -11,15 +11,20 @@ function whereWords(route?: string, printer?: string): string {
 /**
  * "Retry all failed on route receipts": once the cause is fixed (paper loaded, printer
  * switched on), queues again every failed job there that a retry can help
- * (`POST /console/jobs/retry-failed`), and says how many, and how many it left and why.
+ * (`POST /console/jobs/retry-failed`), and tells `onDone` how many, and how many it left and
+ * why (the page says it: the button itself goes once no failed job is left).
  */
-export function RetryAllButton({ route, printer }: { route?: string; printer?: string }) {
-  const [message, setMessage] = useState('');
+export function RetryAllButton(props: {
+  route?: string | undefined;
+  printer?: string | undefined;
+  onDone: (message: string) => void;
+}) {
+  const { route, printer, onDone } = props;
   const [busy, setBusy] = useState(false);
   const where = whereWords(route, printer);
   const retry = async () => {
     setBusy(true);
-    setMessage('');
+    onDone('');
     let retried = 0;
     try {
       let answer: RetryFailedRecord;
@@ -36,9 +41,9 @@ export function RetryAllButton({ route, printer }: { route?: string; printer?: s
         answer.left > 0
           ? ` ${count(answer.left, 'failed job')} left as ${answer.left === 1 ? 'it is' : 'they are'}: a retry cannot help (each job's page says why).`
           : '';
-      setMessage(`${count(retried, 'job')} queued again on ${where}.${left}`);
+      onDone(`${count(retried, 'job')} queued again on ${where}.${left}`);
     } catch (failure) {
-      setMessage(failure instanceof ApiError ? failure.message : String(failure));
+      onDone(failure instanceof ApiError ? failure.message : String(failure));
     } finally {
       setBusy(false);
     }
@@ -49,7 +54,6 @@ export function RetryAllButton({ route, printer }: { route?: string; printer?: s
         Retry all failed on {where}
       </button>
       <p class="hint">Once the cause is fixed: every failed job there that a retry can help.</p>
-      <p role="status">{message}</p>
     </div>
   );
 }

@@ -82,7 +82,11 @@ export function JobPage({ id, session }: { id: number; session: Session }) {
       {data.status === 'failed' &&
         failure?.retry !== 'never' &&
         can(session, 'printing.jobs.create') && (
-          <RetryAllButton route={data.route} printer={data.printer_name ?? undefined} />
+          <RetryAllButton
+            route={data.route}
+            printer={data.printer_name ?? undefined}
+            onDone={setMessage}
+          />
         )}
       <h2>History</h2>
       <ol class="timeline">

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import type {
   ConsoleJobPage,
   ConsoleJobRecord,
@@ -45,6 +46,7 @@ export function JobsPage({ session }: { session: Session }) {
     if (value) query.set(name, name === 'since' ? new Date(value).toISOString() : value);
   }
   query.set('per_page', String(perPage));
+  const [retried, setRetried] = useState('');
   const { data, error } = useLoad(
     () => api<ConsoleJobPage>('GET', `/console/jobs?${query}`),
     [location.search, live],
@@ -62,7 +64,8 @@ export function JobsPage({ session }: { session: Session }) {
       <h1>Jobs</h1>
       <JobFilters params={params} />
       {error && <p role="alert">{error}</p>}
-      {offerRetryAll && <RetryAllButton route={route} printer={printer} />}
+      {offerRetryAll && <RetryAllButton route={route} printer={printer} onDone={setRetried} />}
+      <p role="status">{retried}</p>
       {data && data.data.length === 0 && page === 1 && <NoJobs filtered={filtered} />}
       {data && data.data.length > 0 && (
         <>
