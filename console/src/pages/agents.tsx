@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { profileMisfit } from '../../../shared/profile-fit.ts';
 import { ApiError, api, can, type Page, type Session } from '../api.ts';
+import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
@@ -46,7 +47,14 @@ export function AgentsPage({ session }: { session: Session }) {
       <h1>Agents</h1>
       {can(session, 'printing.agents.write') && <EnrolAgent />}
       {error && <p role="alert">{error}</p>}
-      {data && data.data.length === 0 && <p>No agent has connected yet.</p>}
+      {data && data.data.length === 0 && (
+        <EmptyState title="No agent has connected yet.">
+          <p>
+            The print agent runs on the computer your printers are connected to. Enrol your first
+            computer: make an enrolment code here and type it into the agent's setup there.
+          </p>
+        </EmptyState>
+      )}
       {data?.data.map((agent) => (
         <section
           key={agent.id}
@@ -84,6 +92,7 @@ export function AgentsPage({ session }: { session: Session }) {
           {mayEdit && editing !== agent.id && (
             <button
               type="button"
+              class="secondary"
               aria-label={`Edit routes of ${agent.name}`}
               onClick={() => setEditing(agent.id)}
             >
@@ -102,7 +111,7 @@ export function AgentsPage({ session }: { session: Session }) {
             />
           )}
           <h3>Printers</h3>
-          <table>
+          <table class="list">
             <thead>
               <tr>
                 <th scope="col">Printer</th>
@@ -113,12 +122,12 @@ export function AgentsPage({ session }: { session: Session }) {
             <tbody>
               {agent.printers.map((printer) => (
                 <tr key={printer.name}>
-                  <td>
+                  <td data-label="Printer">
                     {printer.name}
                     {printer.is_default && ' (default)'}
                   </td>
-                  <td>{printerStates[printer.state] ?? printer.state}</td>
-                  <td>
+                  <td data-label="State">{printerStates[printer.state] ?? printer.state}</td>
+                  <td data-label="Details">
                     {printer.last_known
                       ? `The agent is offline; last seen ${(
                           printerStates[printer.last_known.state] ?? printer.last_known.state
@@ -167,7 +176,12 @@ function ReEnrolAgent({ agentId, agentName }: { agentId: string; agentName: stri
   };
   return (
     <div class="enrol">
-      <button type="button" aria-label={`Re-enrol this computer: ${agentName}`} onClick={make}>
+      <button
+        type="button"
+        class="secondary"
+        aria-label={`Re-enrol this computer: ${agentName}`}
+        onClick={make}
+      >
         Re-enrol this computer
       </button>
       {error && <p role="alert">{error}</p>}

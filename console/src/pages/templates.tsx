@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, can, type Page, type Session } from '../api.ts';
+import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
 import { navigate, onLinkClick } from '../router.ts';
@@ -120,10 +121,17 @@ function TemplateList({ session }: { session: Session }) {
         that prints it.
       </p>
       {error && <p role="alert">{error}</p>}
-      {data && data.data.length === 0 && <p>No template yet.</p>}
+      {data && data.data.length === 0 && (
+        <EmptyState title="No template yet.">
+          <p>
+            A template lays out a receipt or a label once; your shop software then sends only the
+            data. Make one under New template below.
+          </p>
+        </EmptyState>
+      )}
       {data && data.data.length > 0 && (
         <>
-          <table>
+          <table class="list">
             <caption>{data.meta.total} templates, by name</caption>
             <thead>
               <tr>
@@ -136,14 +144,14 @@ function TemplateList({ session }: { session: Session }) {
             <tbody>
               {data.data.map((template) => (
                 <tr key={template.id} data-template={template.name}>
-                  <td>
+                  <td data-label="Name">
                     <a href={`/console/templates/${template.id}`} onClick={onLinkClick}>
                       {template.name}
                     </a>
                   </td>
-                  <td>{kindWords[template.kind]}</td>
-                  <td>{template.version}</td>
-                  <td>{when(template.updated_at)}</td>
+                  <td data-label="Kind">{kindWords[template.kind]}</td>
+                  <td data-label="Version">{template.version}</td>
+                  <td data-label="Updated">{when(template.updated_at)}</td>
                 </tr>
               ))}
             </tbody>

@@ -55,7 +55,7 @@ export function TokensPage({ session }: { session: Session }) {
       <p>API tokens let your shop system and other programs use ShopDesk.</p>
       {error && <p role="alert">{error}</p>}
       {data && (
-        <table>
+        <table class="list">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -70,14 +70,17 @@ export function TokensPage({ session }: { session: Session }) {
           <tbody>
             {data.map((token) => (
               <tr key={token.id} data-token={token.name}>
-                <td>{token.name}</td>
-                <td>{token.permissions.join(', ')}</td>
-                <td>{when(token.created_at)}</td>
-                <td>{token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}</td>
-                <td>
+                <td data-label="Name">{token.name}</td>
+                <td data-label="Permissions">{token.permissions.join(', ')}</td>
+                <td data-label="Created">{when(token.created_at)}</td>
+                <td data-label="State">
+                  {token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}
+                </td>
+                <td data-label="Actions">
                   {!token.revoked_at && mayRevoke(token) && (
                     <button
                       type="button"
+                      class="danger"
                       onClick={() => revoke(token)}
                       aria-label={`Revoke ${token.name}`}
                     >

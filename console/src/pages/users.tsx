@@ -53,6 +53,7 @@ export function UsersPage({ session }: { session: Session }) {
             {user.id !== session.user.id && (
               <button
                 type="button"
+                class="danger"
                 onClick={() => remove(user)}
                 aria-label={`Remove ${user.email}`}
               >

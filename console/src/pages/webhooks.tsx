@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Page } from '../api.ts';
+import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
@@ -37,7 +38,14 @@ export function WebhooksPage() {
       <h1>Webhooks</h1>
       <p>Webhook endpoints are addresses of your systems that ShopDesk tells about changes.</p>
       {error && <p role="alert">{error}</p>}
-      {data && data.data.length === 0 && <p>No webhook endpoint yet.</p>}
+      {data && data.data.length === 0 && (
+        <EmptyState title="No webhook endpoint yet.">
+          <p>
+            A webhook tells your other systems when a job prints or fails, or a printer needs
+            attention. Add an endpoint with the API (docs/webhooks.md) and it shows here.
+          </p>
+        </EmptyState>
+      )}
       {data?.data.map((endpoint) => (
         <EndpointView key={endpoint.id} endpoint={endpoint} live={live} />
       ))}
@@ -81,11 +89,11 @@ function EndpointView({ endpoint, live }: { endpoint: Endpoint; live: string }) 
         {endpoint.failing_since && `, failing since ${when(endpoint.failing_since)}`} · events:{' '}
         {endpoint.events.join(', ')}
       </p>
-      <button type="button" onClick={rotate}>
+      <button type="button" class="secondary" onClick={rotate}>
         Rotate secret
       </button>
       <p role="status">{message}</p>
-      <table>
+      <table class="list">
         <caption>Latest deliveries</caption>
         <thead>
           <tr>
@@ -101,15 +109,18 @@ function EndpointView({ endpoint, live }: { endpoint: Endpoint; live: string }) 
         <tbody>
           {data?.data.map((delivery) => (
             <tr key={delivery.id}>
-              <td>{delivery.type}</td>
-              <td>
+              <td data-label="Event">{delivery.type}</td>
+              <td data-label="Status">
                 {delivery.status} ({delivery.attempts} attempts)
               </td>
-              <td>{delivery.last_response_status ?? delivery.last_error ?? '—'}</td>
-              <td>{when(delivery.created_at)}</td>
-              <td>
+              <td data-label="Response">
+                {delivery.last_response_status ?? delivery.last_error ?? '—'}
+              </td>
+              <td data-label="Created">{when(delivery.created_at)}</td>
+              <td data-label="Actions">
                 <button
                   type="button"
+                  class="secondary"
                   onClick={() => redeliver(delivery)}
                   aria-label={`Redeliver ${delivery.id}`}
                 >
