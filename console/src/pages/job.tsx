@@ -88,16 +88,7 @@ export function JobPage({ id, session }: { id: number; session: Session }) {
             onDone={setMessage}
           />
         )}
-      <h2>History</h2>
-      <ol class="timeline">
-        {data.events.map((event, index) => (
-          <li key={index}>
-            <time dateTime={event.at}>{when(event.at)}</time>: {jobStates[event.to] ?? event.to}
-            {event.agent_id && ` (agent ${event.agent_id.slice(0, 8)})`}
-            {event.message && ` — ${event.message}`}
-          </li>
-        ))}
-      </ol>
+      <History events={data.events} />
       <Rendering job={data} />
       <h2>Document</h2>
       <DocumentView job={data} />
@@ -192,5 +183,23 @@ function JobFacts({ job }: { job: ConsoleJobDetail }) {
         </>
       )}
     </dl>
+  );
+}
+
+/** The job's trail, oldest first: each state with when, which agent and its message. */
+function History({ events }: { events: ConsoleJobDetail['events'] }) {
+  return (
+    <>
+      <h2>History</h2>
+      <ol class="timeline">
+        {events.map((event, index) => (
+          <li key={index}>
+            <time dateTime={event.at}>{when(event.at)}</time>: {jobStates[event.to] ?? event.to}
+            {event.agent_id && ` (agent ${event.agent_id.slice(0, 8)})`}
+            {event.message && ` — ${event.message}`}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }

@@ -59,24 +59,7 @@ export function OverviewPage() {
       {error && <p role="alert">{error}</p>}
       {data && (
         <>
-          {data.cannot_print.length > 0 && (
-            <section aria-labelledby="o-cannot" class="attention">
-              <h2 id="o-cannot">What cannot print now</h2>
-              <ol data-testid="cannot-print">
-                {data.cannot_print.map((item) => (
-                  <li key={`${item.kind}/${item.route}/${item.agent_id}/${item.printer}`}>
-                    <strong>{item.message}.</strong>{' '}
-                    {item.since && sinceWords[item.kind] && (
-                      <span>
-                        ({sinceWords[item.kind]} {when(item.since)}){' '}
-                      </span>
-                    )}
-                    {adviceFor(item)}
-                  </li>
-                ))}
-              </ol>
-            </section>
-          )}
+          <CannotPrintList items={data.cannot_print} />
           <section aria-labelledby="o-summary">
             <h2 id="o-summary" class="visually-hidden">
               At a glance
@@ -119,38 +102,7 @@ export function OverviewPage() {
               </a>
             </EmptyState>
           )}
-          <section aria-labelledby="o-printers" class="card">
-            <h2 id="o-printers">Printers that need attention</h2>
-            {(() => {
-              const listed = new Set(
-                data.cannot_print.map((item) => `${item.agent_id}/${item.printer}`),
-              );
-              const others = data.printers_needing_attention.filter(
-                (p) => !listed.has(`${p.agent_id}/${p.printer}`),
-              );
-              if (data.cannot_print.length === 0 && others.length === 0) {
-                return (
-                  <p data-testid="all-fine">
-                    {data.agents.online + data.agents.offline === 0
-                      ? 'No print agent yet.'
-                      : 'All printers are fine.'}
-                  </p>
-                );
-              }
-              return (
-                <ul>
-                  {others.map((p) => (
-                    <li key={`${p.agent_id}/${p.printer}`}>
-                      <strong>{p.printer}</strong> on {p.agent_name}:{' '}
-                      {printerStates[p.state] ?? p.state}
-                      {p.reasons.length > 0 && ` (${p.reasons.map(reasonInWords).join(', ')})`}
-                    </li>
-                  ))}
-                  {others.length === 0 && <li>No other printer needs attention.</li>}
-                </ul>
-              );
-            })()}
-          </section>
+          <PrintersSection overview={data} />
           <section aria-labelledby="o-webhooks" class="card">
             <h2 id="o-webhooks">Webhooks</h2>
             {data.failing_webhooks.length === 0 ? (
@@ -188,5 +140,63 @@ function Tile(props: {
         <span class="label">{props.children}</span>
       </a>
     </li>
+  );
+}
+
+/** What cannot print now, most serious first, each with since when and what to do. */
+function CannotPrintList({ items }: { items: CannotPrint[] }) {
+  if (items.length === 0) return null;
+  return (
+    <section aria-labelledby="o-cannot" class="attention">
+      <h2 id="o-cannot">What cannot print now</h2>
+      <ol data-testid="cannot-print">
+        {items.map((item) => (
+          <li key={`${item.kind}/${item.route}/${item.agent_id}/${item.printer}`}>
+            <strong>{item.message}.</strong>{' '}
+            {item.since && sinceWords[item.kind] && (
+              <span>
+                ({sinceWords[item.kind]} {when(item.since)}){' '}
+              </span>
+            )}
+            {adviceFor(item)}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** The printers that need attention beyond those that cannot print; or that all are fine. */
+function PrintersSection({ overview: data }: { overview: Overview }) {
+  return (
+    <section aria-labelledby="o-printers" class="card">
+      <h2 id="o-printers">Printers that need attention</h2>
+      {(() => {
+        const listed = new Set(data.cannot_print.map((item) => `${item.agent_id}/${item.printer}`));
+        const others = data.printers_needing_attention.filter(
+          (p) => !listed.has(`${p.agent_id}/${p.printer}`),
+        );
+        if (data.cannot_print.length === 0 && others.length === 0) {
+          return (
+            <p data-testid="all-fine">
+              {data.agents.online + data.agents.offline === 0
+                ? 'No print agent yet.'
+                : 'All printers are fine.'}
+            </p>
+          );
+        }
+        return (
+          <ul>
+            {others.map((p) => (
+              <li key={`${p.agent_id}/${p.printer}`}>
+                <strong>{p.printer}</strong> on {p.agent_name}: {printerStates[p.state] ?? p.state}
+                {p.reasons.length > 0 && ` (${p.reasons.map(reasonInWords).join(', ')})`}
+              </li>
+            ))}
+            {others.length === 0 && <li>No other printer needs attention.</li>}
+          </ul>
+        );
+      })()}
+    </section>
   );
 }
