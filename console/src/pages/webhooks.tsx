@@ -4,7 +4,7 @@ import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
-import { when } from '../words.ts';
+import { count, when } from '../words.ts';
 
 interface Endpoint {
   id: number;
@@ -111,7 +111,7 @@ function EndpointView({ endpoint, live }: { endpoint: Endpoint; live: string }) 
             <tr key={delivery.id}>
               <td data-label="Event">{delivery.type}</td>
               <td data-label="Status">
-                {delivery.status} ({delivery.attempts} attempts)
+                {delivery.status} ({count(delivery.attempts, 'attempt')})
               </td>
               <td data-label="Response">
                 {delivery.last_response_status ?? delivery.last_error ?? '—'}
