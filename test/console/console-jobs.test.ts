@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRequest, consoleUser, signIn } from '../helpers/console.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
@@ -117,6 +118,30 @@ describe.each(databaseKinds)("the console's jobs routes on %s", (kind) => {
     });
     expect(anonymous.status).toBe(401);
   });
+
+  it.runIf(kind === 'postgres')(
+    'searches titles through a trigram index on PostgreSQL',
+    async () => {
+      const { db } = server.app.services.storage;
+      const index = await sql<{ indexdef: string }>`
+      select indexdef from pg_indexes where indexname = 'print_jobs_title_search'`.execute(db);
+      expect(index.rows[0]?.indexdef).toContain('gin_trgm_ops');
+      // It serves the search's own expression (the planner may still prefer another index
+      // for a company with few jobs; told not to read the table whole, it takes this one).
+      const plan = await db.connection().execute(async (connection) => {
+        await sql`set enable_seqscan = off`.execute(connection);
+        try {
+          return await sql<{ 'QUERY PLAN': string }>`explain select id from print_jobs
+          where lower(title) like '%a-1043%'`.execute(connection);
+        } finally {
+          await sql`set enable_seqscan = on`.execute(connection);
+        }
+      });
+      expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain(
+        'print_jobs_title_search',
+      );
+    },
+  );
 
   it("answers 404 for another company's job and lists none of its jobs", async () => {
     const other = await server.createCompany('Other Co');
