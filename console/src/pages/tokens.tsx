@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Session } from '../api.ts';
+import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
 import { when } from '../words.ts';
@@ -54,7 +55,15 @@ export function TokensPage({ session }: { session: Session }) {
       <h1>Tokens</h1>
       <p>API tokens let your shop system and other programs use ShopDesk.</p>
       {error && <p role="alert">{error}</p>}
-      {data && (
+      {data && data.length === 0 && (
+        <EmptyState title="No API token yet.">
+          <p>
+            Your till or shop software needs a token to send print jobs. Make one under New token
+            below, with the permissions it needs.
+          </p>
+        </EmptyState>
+      )}
+      {data && data.length > 0 && (
         <table class="list">
           <thead>
             <tr>
