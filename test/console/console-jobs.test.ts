@@ -143,6 +143,23 @@ describe.each(databaseKinds)("the console's jobs routes on %s", (kind) => {
     },
   );
 
+  it("reads the Overview's jobs of a day from an index of creation times", async () => {
+    const { db } = server.app.services.storage;
+    const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
+    if (kind === 'sqlite') {
+      const plan = await sql<{ detail: string }>`explain query plan
+        select status, count(*) from print_jobs where company_id = ${company}
+        and created_at >= ${dayAgo} group by status`.execute(db);
+      expect(plan.rows.map((row) => row.detail).join('\n')).toContain(
+        'COVERING INDEX print_jobs_company_created',
+      );
+    } else {
+      const index = await sql<{ indexdef: string }>`
+        select indexdef from pg_indexes where indexname = 'print_jobs_company_created'`.execute(db);
+      expect(index.rows[0]?.indexdef).toContain('(company_id, created_at, status)');
+    }
+  });
+
   it("answers 404 for another company's job and lists none of its jobs", async () => {
     const other = await server.createCompany('Other Co');
     const theirs = await createJob(server, await integratorToken(server, other), {
