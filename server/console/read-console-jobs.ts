@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { ConsoleJobsQuery, JobChoicesRecord } from '../../shared/console-jobs.ts';
 import type { JobRecord } from '../../shared/printing.ts';
+import { backupPrintersOf } from '../printing/agents/records.ts';
 import { toJobRecord } from '../printing/jobs/records.ts';
 import type { Db } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
@@ -114,13 +115,14 @@ export async function withWhere<T extends JobRecord>(
 }
 
 /**
- * The routes and printers the filters offer: those the company's agents have, and the routes
+ * The routes and printers the filters offer: those the company's agents have (backup printers
+ * too: a job may have printed on one), and the routes
  * jobs wait on that no agent has (the queue's partial index holds those: a short read).
  */
 export async function readJobChoices(db: Db, companyId: number): Promise<JobChoicesRecord> {
   const rows = await db
     .selectFrom('print_routes')
-    .select(['name', 'printer'])
+    .select(['name', 'printer', 'backup_printers'])
     .where('company_id', '=', companyId)
     .execute();
   const waiting = await db
@@ -133,6 +135,8 @@ export async function readJobChoices(db: Db, companyId: number): Promise<JobChoi
   const sorted = (values: string[]) => [...new Set(values)].sort((a, b) => a.localeCompare(b));
   return {
     routes: sorted([...rows.map((row) => row.name), ...waiting.map((row) => row.route)]),
-    printers: sorted(rows.map((row) => row.printer)),
+    printers: sorted(
+      rows.flatMap((row) => [row.printer, ...backupPrintersOf(row.backup_printers)]),
+    ),
   };
 }

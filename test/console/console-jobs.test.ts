@@ -75,12 +75,19 @@ describe.each(databaseKinds)("the console's jobs routes on %s", (kind) => {
     expect(otherPrinter.body.data).toEqual([]);
   });
 
-  it("offers the company's routes and printers as the filters' choices", async () => {
+  it("offers the company's routes and printers, backups too, as the filters' choices", async () => {
     await createJob(server, integrator, { route: 'nobody-serves-this' });
+    const routes = await agent.call('PUT', '/printing/routes', {
+      routes: [
+        { name: 'receipts', printer: 'EPSON', backup_printers: ['Front-2'] },
+        { name: 'kitchen', printer: 'EPSON' },
+      ],
+    });
+    expect(routes.status).toBe(200);
     const choices = await get('/console/jobs/choices');
     expect(choices.body.data).toEqual({
       routes: ['counter', 'kitchen', 'nobody-serves-this', 'receipts'],
-      printers: ['EPSON'],
+      printers: ['EPSON', 'Front-2'],
     });
   });
 

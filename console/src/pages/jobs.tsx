@@ -47,6 +47,15 @@ export function JobsPage({ session }: { session: Session }) {
   }
   query.set('per_page', String(perPage));
   const [retried, setRetried] = useState('');
+  // Read once when the page opens: the form is made anew for each search, these are not.
+  const { data: agents } = useLoad(
+    () => api<Page<{ id: string; name: string }>>('GET', '/printing/agents?per_page=100'),
+    [],
+  );
+  const { data: choices } = useLoad(
+    () => api<{ data: JobChoicesRecord }>('GET', '/console/jobs/choices').then((a) => a.data),
+    [],
+  );
   const { data, error } = useLoad(
     () => api<ConsoleJobPage>('GET', `/console/jobs?${query}`),
     [location.search, live],
@@ -62,7 +71,7 @@ export function JobsPage({ session }: { session: Session }) {
   return (
     <>
       <h1>Jobs</h1>
-      <JobFilters params={params} />
+      <JobFilters params={params} agents={agents?.data} choices={choices} />
       {error && <p role="alert">{error}</p>}
       {offerRetryAll && <RetryAllButton route={route} printer={printer} onDone={setRetried} />}
       <p role="status">{retried}</p>
@@ -113,15 +122,12 @@ function NoJobs({ filtered }: { filtered: boolean }) {
 }
 
 /** Search and filters; the values offered are those that exist (routes, printers, agents). */
-function JobFilters({ params }: { params: URLSearchParams }) {
-  const { data: agents } = useLoad(
-    () => api<Page<{ id: string; name: string }>>('GET', '/printing/agents?per_page=100'),
-    [],
-  );
-  const { data: choices } = useLoad(
-    () => api<{ data: JobChoicesRecord }>('GET', '/console/jobs/choices').then((a) => a.data),
-    [],
-  );
+function JobFilters(props: {
+  params: URLSearchParams;
+  agents: { id: string; name: string }[] | undefined;
+  choices: JobChoicesRecord | undefined;
+}) {
+  const { params, agents, choices } = props;
   const apply = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -169,7 +175,7 @@ function JobFilters({ params }: { params: URLSearchParams }) {
         Agent
         <select name="agent_id" defaultValue={current('agent_id')}>
           <option value="">Any</option>
-          {agents?.data.map((agent) => (
+          {agents?.map((agent) => (
             <option key={agent.id} value={agent.id}>
               {agent.name} ({agent.id.slice(0, 8)})
             </option>
