@@ -17,7 +17,7 @@ import { isPostgres, type MigrationDb } from './helpers.ts';
  *    instead). `pg_trgm` ships with PostgreSQL and is a trusted extension from 13 on: anyone
  *    who may create objects in the database may create it. Where it cannot be created, the
  *    index is left out (in a savepoint, so the rest of the migration stands) and search reads
- *    the titles as on SQLite, whose scan of 100,000 titles measured 33–39 ms at p50 on the
+ *    the titles as on SQLite, whose scan of 100,000 titles measured 22–39 ms at p50 on the
  *    loaded bench machine (docs/benchmarks.md); an FTS5 table there would need its own query.
  *
  * Each is one more index entry for every job created.
