@@ -9,6 +9,8 @@ import { isoNow } from '../time.ts';
 
 type Jobs = ExpressionBuilder<Database, 'print_jobs'>;
 
+const maxId = 2 ** 31 - 1;
+
 /** `%`, `_` and `\` taken as themselves in a LIKE pattern (with `escape '\'`). */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -21,11 +23,13 @@ const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  */
 function matchesSearch(search: string) {
   const pattern = `%${likeLiteral(search.toLowerCase())}%`;
-  const number = /^#?([0-9]{1,15})$/.exec(search)?.[1];
+  const digits = /^#?([0-9]{1,10})$/.exec(search)?.[1];
+  // Ids are 32-bit integers: a longer number is no job's (and PostgreSQL refuses to compare).
+  const number = digits === undefined || Number(digits) > maxId ? undefined : Number(digits);
   return (eb: Jobs) =>
     eb.or([
       eb(sql`lower(print_jobs.title)`, 'like', sql`${pattern} escape '\\'`),
-      ...(number === undefined ? [] : [eb('print_jobs.id', '=', Number(number))]),
+      ...(number === undefined ? [] : [eb('print_jobs.id', '=', number)]),
     ]);
 }
 
