@@ -112,6 +112,34 @@ describe('every console page at laptop and phone size', () => {
     );
   });
 
+  it.each(sizes)(
+    'the sign-in and set-password pages at $name size, before signing in',
+    async (size) => {
+      const outside = await chromium.browser.newContext({ viewport: size });
+      try {
+        const fresh = await outside.newPage();
+        for (const [name, path, heading] of [
+          ['sign-in', '/console/', 'Sign in to ShopDesk'],
+          ['set-password', '/console/set-password#code=not-a-real-code', 'Choose your password'],
+        ] as const) {
+          await fresh.emulateMedia({ colorScheme: 'light' });
+          await fresh.goto(server.url + path);
+          await fresh.getByRole('heading', { name: heading }).waitFor();
+          await fresh.screenshot({ path: join(shots, `${name}-${size.name}.png`) });
+          expect(await seriousViolations(fresh), `${name} light`).toEqual([]);
+          const sideways = await fresh.evaluate(
+            () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          );
+          expect(sideways, `${name}: pixels of sideways scrolling`).toBeLessThanOrEqual(0);
+          await fresh.emulateMedia({ colorScheme: 'dark' });
+          expect(await seriousViolations(fresh), `${name} dark`).toEqual([]);
+        }
+      } finally {
+        await outside.close();
+      }
+    },
+  );
+
   it('folds the navigation behind one Menu button on a phone, and opens a page from it', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: 'light' });
