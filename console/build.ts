@@ -10,10 +10,11 @@ import {
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { faviconIco } from './favicon.ts';
 
 /**
  * Builds the web console into console/dist/ (git-ignored): app.js (Preact and the pages, one
- * minified bundle), app.css and index.html. `shopdesk serve` (so `npm start`) and the
+ * minified bundle), app.css, index.html and favicon.ico. `shopdesk serve` (so `npm start`) and the
  * tests' helper run it when dist/ is missing or older than the sources;
  * `npm run console:build` runs it by hand. Not an npm `postinstall`: npx runs the package's
  * install scripts on every `npx shopdesk …` (measured: 6.6 s instead of ~1 s a command).
@@ -23,6 +24,9 @@ import { gzipSync } from 'node:zlib';
 const consoleDir = dirname(fileURLToPath(import.meta.url));
 export const distDir = join(consoleDir, 'dist');
 
+/** What a build writes into dist/ (the server serves them: server/console/pages.ts). */
+const builtFiles = ['app.js', 'app.css', 'index.html', 'favicon.ico'];
+
 /** When a file was last changed, or 0 when it is missing. */
 const changedAt = (file: string): number => statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
 
@@ -31,13 +35,12 @@ const changedAt = (file: string): number => statSync(file, { throwIfNoEntry: fal
  * it does not: after a fresh clone, and after a pull that changed the pages).
  */
 export function isConsoleBuilt(outDir: string = distDir): boolean {
-  const built = Math.min(
-    ...['app.js', 'app.css', 'index.html'].map((name) => changedAt(join(outDir, name))),
-  );
+  const built = Math.min(...builtFiles.map((name) => changedAt(join(outDir, name))));
   if (built === 0) return false;
   const sources = readdirSync(join(consoleDir, 'src'), { recursive: true, encoding: 'utf8' });
   const newest = Math.max(
     changedAt(join(consoleDir, 'build.ts')),
+    changedAt(join(consoleDir, 'favicon.ts')),
     ...sources.map((name) => changedAt(join(consoleDir, 'src', name))),
   );
   return built >= newest;
@@ -70,7 +73,8 @@ export async function buildConsole(outDir: string = distDir): Promise<BuiltConso
   });
   writeFileSync(join(staging, 'app.css'), readFileSync(join(consoleDir, 'src', 'styles.css')));
   writeFileSync(join(staging, 'index.html'), readFileSync(join(consoleDir, 'src', 'index.html')));
-  for (const name of ['app.js', 'app.css', 'index.html']) {
+  writeFileSync(join(staging, 'favicon.ico'), faviconIco());
+  for (const name of builtFiles) {
     renameSync(join(staging, name), join(outDir, name));
   }
   rmSync(staging, { recursive: true, force: true });

@@ -112,6 +112,7 @@ try {
       if (i === 3)
         await call('POST', `/printing/jobs/${job.data.id}/error`, {
           message: 'The printer is out of paper.',
+          code: 'printer_not_ready',
         });
       else await call('POST', `/printing/jobs/${job.data.id}/confirm`, { printer: 'EPSON TM-T20' });
     }
@@ -139,7 +140,7 @@ try {
     await page.getByLabel('Password').fill('screenshot password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await page.getByText('Zebra labels').waitFor();
+    await page.getByText('Zebra labels').first().waitFor();
     await page.screenshot({ path: join(out, 'overview.png') });
     for (const [link, file, ready] of [
       ['Jobs', 'jobs.png', 'tr[data-job]'],
@@ -154,7 +155,7 @@ try {
       await page.screenshot({ path: join(out, file) });
     }
     await page.goto(`${app.url}/console/jobs/3`);
-    await page.getByRole('heading', { name: 'History' }).waitFor();
+    await page.getByRole('heading', { name: 'What went wrong' }).waitFor();
     await page.screenshot({ path: join(out, 'job.png'), fullPage: true });
     await page.goto(`${app.url}/console/templates/${template.data.id}`);
     await page.getByTestId('template-preview').waitFor();

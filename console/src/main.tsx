@@ -5,7 +5,8 @@ import { AttentionBanner } from './attention-banner.tsx';
 import { closeLive } from './live.ts';
 import { AccountPage } from './pages/account.tsx';
 import { AgentsPage } from './pages/agents.tsx';
-import { JobPage, JobsPage } from './pages/jobs.tsx';
+import { JobPage } from './pages/job.tsx';
+import { JobsPage } from './pages/jobs.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { SetPasswordPage, SignInPage } from './pages/sign-in.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
@@ -54,7 +55,7 @@ function View({
     case '':
       return <OverviewPage />;
     case 'jobs':
-      return id ? <JobPage id={Number(id)} session={session} /> : <JobsPage />;
+      return id ? <JobPage id={Number(id)} session={session} /> : <JobsPage session={session} />;
     case 'agents':
       return <AgentsPage session={session} />;
     case 'templates':
@@ -104,7 +105,6 @@ function App() {
   if (path.startsWith('/console/set-password')) return <SetPasswordPage />;
   if (session === undefined) return <p class="loading">Loading…</p>;
   if (session === null) return <SignInPage onSignedIn={(made) => setSession(remember(made))} />;
-  const current = section(path);
   const signOut = async () => {
     await api('DELETE', '/console/session').catch(() => {});
     closeLive();
@@ -116,39 +116,7 @@ function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
-        <span class="brand">ShopDesk · {session.company.name}</span>
-        <nav aria-label="Console">
-          <ul>
-            {navItems
-              .filter((item) => can(session, item.needs))
-              .map((item) => (
-                <li key={item.href}>
-                  <a
-                    href={item.href}
-                    onClick={onLinkClick}
-                    aria-current={section(item.href) === current ? 'page' : undefined}
-                  >
-                    {item.label}
-                  </a>
-                </li>
-              ))}
-          </ul>
-        </nav>
-        <span class="who">
-          {session.user.email} ({session.user.role}){' '}
-          <a
-            href="/console/account"
-            onClick={onLinkClick}
-            aria-current={current === 'account' ? 'page' : undefined}
-          >
-            Account
-          </a>{' '}
-          <button type="button" class="secondary" onClick={signOut}>
-            Sign out
-          </button>
-        </span>
-      </header>
+      <TopBar session={session} current={section(path)} onSignOut={signOut} />
       <main id="main" tabIndex={-1}>
         <AttentionBanner />
         <View
@@ -161,6 +129,65 @@ function App() {
         />
       </main>
     </>
+  );
+}
+
+/**
+ * The bar above every page: the company, the pages this person may see, who is signed in.
+ * Under 600 px the pages fold behind a "Menu" button (styles.css), so the bar is one row.
+ */
+function TopBar(props: { session: Session; current: string; onSignOut: () => void }) {
+  const { session, current } = props;
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [current]);
+  return (
+    <header class="top">
+      <span class="brand">
+        <span class="brand-mark" aria-hidden="true" />
+        ShopDesk <span class="company">· {session.company.name}</span>
+      </span>
+      <button
+        type="button"
+        class="menu-toggle secondary"
+        aria-expanded={open}
+        aria-controls="console-nav"
+        onClick={() => setOpen(!open)}
+      >
+        Menu
+      </button>
+      <nav aria-label="Console" id="console-nav" class={open ? 'open' : undefined}>
+        <ul>
+          {navItems
+            .filter((item) => can(session, item.needs))
+            .map((item) => (
+              <li key={item.href}>
+                <a
+                  href={item.href}
+                  onClick={onLinkClick}
+                  aria-current={section(item.href) === current ? 'page' : undefined}
+                >
+                  {item.label}
+                </a>
+              </li>
+            ))}
+        </ul>
+      </nav>
+      <span class="who">
+        <span class="who-name">
+          {session.user.email} ({session.user.role})
+        </span>{' '}
+        <a
+          href="/console/account"
+          onClick={onLinkClick}
+          aria-current={current === 'account' ? 'page' : undefined}
+        >
+          Account
+        </a>{' '}
+        <button type="button" class="secondary" onClick={props.onSignOut}>
+          Sign out
+        </button>
+      </span>
+    </header>
   );
 }
 

@@ -45,6 +45,7 @@ export function when(iso: string | null | undefined): string {
   return new Date(iso).toLocaleString();
 }
 
-/** `1 computer`, `3 computers`: a count with its noun (regular plurals only). */
-export const plural = (count: number, word: string): string =>
-  `${count} ${count === 1 ? word : `${word}s`}`;
+/** A count with its noun: `count(1, 'job')` → "1 job", `count(3, 'job')` → "3 jobs". */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}

@@ -33,6 +33,7 @@ const securityHeaders = {
 const assetTypes: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'favicon.ico': 'image/x-icon',
 };
 
 interface Asset {
@@ -42,7 +43,7 @@ interface Asset {
 
 /**
  * Serves the console: `GET /` redirects to `/console/`; `/console/assets/app.js` and
- * `app.css` are the bundle; every other path under `/console` is the one page (the
+ * `app.css` are the bundle; `/favicon.ico` its icon; every other path under `/console` is the one page (the
  * browser's address picks the view). Files are read once and kept: the bundle changes only
  * with a new build, which comes with a restart. Answers true when the path was the
  * console's, false to leave it to the API.
@@ -67,9 +68,19 @@ export function consolePages(
   return (request, response) => {
     const url = request.url ?? '/';
     // Every API request passes here first: it leaves on one prefix check, with no split.
-    if (!url.startsWith('/console') && url !== '/' && !url.startsWith('/?')) return false;
+    if (
+      !url.startsWith('/console') &&
+      url !== '/' &&
+      !url.startsWith('/?') &&
+      !url.startsWith('/favicon.ico')
+    ) {
+      return false;
+    }
     const path = url.split('?')[0]!;
-    if (path !== '/' && path !== '/console' && !path.startsWith('/console/')) return false;
+    const favicon = path === '/favicon.ico';
+    if (path !== '/' && path !== '/console' && !path.startsWith('/console/') && !favicon) {
+      return false;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { allow: 'GET, HEAD', ...securityHeaders });
       response.end();
@@ -80,9 +91,12 @@ export function consolePages(
       response.end();
       return true;
     }
-    const assetName = path.startsWith('/console/assets/')
-      ? path.slice('/console/assets/'.length)
-      : undefined;
+    // The icon browsers ask for at the site's root, whatever page they are on.
+    const assetName = favicon
+      ? 'favicon.ico'
+      : path.startsWith('/console/assets/')
+        ? path.slice('/console/assets/'.length)
+        : undefined;
     const name = assetName ?? 'index.html';
     const type = assetName ? assetTypes[assetName] : 'text/html; charset=utf-8';
     const asset = type ? load(name) : null;

@@ -1,6 +1,7 @@
 import type { AnyRoute } from '../http/route.ts';
 import { agentAdminRoutes } from './agent-admin-routes.ts';
 import { agentRouteRoutes } from './agent-route-routes.ts';
+import { jobRoutes } from './job-routes.ts';
 import { documentRoute, overviewRoute, streamRoute } from './page-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { tokenRoutes, userAdminRoutes, userRoutes } from './team-routes.ts';
@@ -18,6 +19,7 @@ export const consoleRoutes: AnyRoute[] = [
   ...tokenRoutes,
   ...agentRouteRoutes,
   ...agentAdminRoutes,
+  ...jobRoutes,
   overviewRoute,
   documentRoute,
   streamRoute,

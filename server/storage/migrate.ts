@@ -25,7 +25,8 @@ import * as heldNotices from './migrations/028_held_notices.ts';
 import * as templateAssets from './migrations/029_template_assets.ts';
 import * as backupPrinters from './migrations/030_backup_printers.ts';
 import * as printerAttention from './migrations/031_printer_attention.ts';
-import * as agentNames from './migrations/035_agent_names.ts';
+import * as agentNames from './migrations/032_agent_names.ts';
+import * as consoleJobReads from './migrations/033_console_job_reads.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -54,7 +55,8 @@ const migrations: Record<string, Migration> = {
   '029_template_assets': templateAssets,
   '030_backup_printers': backupPrinters,
   '031_printer_attention': printerAttention,
-  '035_agent_names': agentNames,
+  '032_agent_names': agentNames,
+  '033_console_job_reads': consoleJobReads,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

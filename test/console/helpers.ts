@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { launchChromium } from '../helpers/chromium.ts';
 import { ensureConsoleBuilt } from '../helpers/console.ts';
@@ -24,4 +24,17 @@ export function chromiumForFile(): { readonly browser: Browser } {
       return browser;
     },
   };
+}
+
+/** Signs in on the console's own form, as a person does; waits for the Overview. */
+export async function signInOnPage(
+  page: Page,
+  url: string,
+  user: { email: string; password: string },
+): Promise<void> {
+  await page.goto(`${url}/console/`);
+  await page.getByLabel('E-mail').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
 }

@@ -6,7 +6,7 @@ import { capabilitiesInWords, profileInWords } from '../../../shared/profile-pre
 import { api, failureMessage } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
-import { plural, printerStates, reasonInWords, when } from '../words.ts';
+import { count, printerStates, reasonInWords, when } from '../words.ts';
 import { AgentRoutesForm } from './agent-routes-form.tsx';
 
 export type Agent = AgentListing;
@@ -238,7 +238,7 @@ function ReEnrolAgent({ agent }: { agent: Agent }) {
             <CopyField label="Re-enrolment code" value={code.code} focus large />
             <p>
               On that computer, type it where the agent asks for its token, before{' '}
-              {when(code.expires_at)}. It works once ({plural(1, 'use')}), on that computer only;
+              {when(code.expires_at)}. It works once ({count(1, 'use')}), on that computer only;
               when it is used, the computer's old token stops working.
             </p>
           </>

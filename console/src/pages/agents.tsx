@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, can, type Page, type Session } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { type Agent, AgentCard } from './agent-card.tsx';
@@ -11,6 +12,7 @@ import { EnrolAgent, EnrolmentCodes } from './enrolment.tsx';
  * "Agents").
  */
 export function AgentsPage({ session }: { session: Session }) {
+  usePageTitle('Agents');
   const live = useLiveVersion();
   const [codes, setCodes] = useState(0);
   const { data, error, reload } = useLoad(

@@ -4,7 +4,7 @@ import { api, failureMessage, type Page } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
 import { useLoad } from '../load.ts';
-import { plural, when } from '../words.ts';
+import { count, when } from '../words.ts';
 
 /** How long a code lasts, as offered: a roll-out of a few PCs takes an hour or a day. */
 const lifetimes: Array<[seconds: number, words: string]> = [
@@ -145,7 +145,7 @@ function MadeCode({ code, agentName }: { code: CreatedEnrollment; agentName: str
     <div class="made-code">
       <CopyField label="Enrolment code" value={code.code} focus large />
       <p>
-        Grants {code.routes.join(', ')} · enrols {plural(code.uses, 'computer')} · valid until{' '}
+        Grants {code.routes.join(', ')} · enrols {count(code.uses, 'computer')} · valid until{' '}
         {when(code.expires_at)}. It is not shown again; an agent that asks for another route is
         refused and the code stays usable.
       </p>
@@ -214,7 +214,7 @@ export function EnrolmentCodes({ version }: { version: number }) {
                 </td>
                 <td>{code.routes.join(', ') || 'none'}</td>
                 <td>
-                  {code.used} of {plural(code.uses, 'computer')}
+                  {code.used} of {count(code.uses, 'computer')}
                 </td>
                 <td>{when(code.expires_at)}</td>
                 <td>

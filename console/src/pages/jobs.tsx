@@ -1,48 +1,42 @@
 import { useState } from 'preact/hooks';
-import { type WaitReasonCode, waitReasonAdvice } from '../../../shared/wait-reason-words.ts';
-import { ApiError, api, can, type Page, type Session } from '../api.ts';
+import type {
+  ConsoleJobPage,
+  ConsoleJobRecord,
+  JobChoicesRecord,
+} from '../../../shared/console-jobs.ts';
+import { jobErrorWords } from '../../../shared/job-error-words.ts';
+import { api, can, type Page, type Session } from '../api.ts';
+import { EmptyState } from '../components/empty-state.tsx';
+import { usePageTitle } from '../components/page-title.ts';
+import { RetryAllButton } from '../components/retry-all-button.tsx';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { navigate, onLinkClick } from '../router.ts';
-import { jobStates, when } from '../words.ts';
+import { count, jobStates, when } from '../words.ts';
 
-interface Job {
-  id: number;
-  route: string;
-  title: string | null;
-  status: string;
-  content_type: string;
-  size: number;
-  copies: number;
-  attempts: number;
-  agent_id: string | null;
-  printer: string | null;
-  error: { message: string; code: string | null } | null;
-  /** Why a queued job is not printing now (docs/printing.md, "Why a job waits"). */
-  wait_reason: { code: string; message: string } | null;
-  reprint_of: number | null;
-  created_at: string;
-  printed_at: string | null;
+const filterNames = ['search', 'status', 'route', 'printer', 'agent_id', 'since'] as const;
+const perPage = 25;
+
+/** What is wrong with a job, in words: why it waits, or its error from the catalogue. */
+export function jobProblem(job: ConsoleJobRecord): string {
+  if (job.wait_reason) return job.wait_reason.message;
+  if (!job.error) return '';
+  return jobErrorWords(job.error.code)?.words ?? job.error.message;
 }
 
-/** When a queued job was last queued (created, retried, given back): its last event to `queued`. */
-function waitingSince(job: JobDetail): string {
-  return job.events.findLast((event) => event.to === 'queued')?.at ?? job.created_at;
+/** The jobs page's address with `changes` applied (a filter, the page). */
+function jobsLink(changes: Record<string, string | null>): string {
+  const next = new URLSearchParams(location.search);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value) next.set(name, value);
+    else next.delete(name);
+  }
+  const query = next.toString();
+  return `/console/jobs${query ? `?${query}` : ''}`;
 }
 
-interface JobDetail extends Job {
-  events: {
-    from: string | null;
-    to: string;
-    agent_id: string | null;
-    message: string | null;
-    at: string;
-  }[];
-}
-
-const filterNames = ['status', 'route', 'agent_id', 'since'] as const;
-
-export function JobsPage() {
+export function JobsPage({ session }: { session: Session }) {
+  usePageTitle('Jobs');
   const live = useLiveVersion();
   const params = new URLSearchParams(location.search);
   const page = Number(params.get('page') ?? '1');
@@ -51,111 +45,49 @@ export function JobsPage() {
     const value = params.get(name);
     if (value) query.set(name, name === 'since' ? new Date(value).toISOString() : value);
   }
-  query.set('per_page', '25');
-  const search = location.search;
-  const { data, error } = useLoad(
-    () => api<Page<Job>>('GET', `/printing/history?${query}`),
-    [search, live],
-  );
+  query.set('per_page', String(perPage));
+  const [retried, setRetried] = useState('');
+  // Read once when the page opens: the form is made anew for each search, these are not.
   const { data: agents } = useLoad(
     () => api<Page<{ id: string; name: string }>>('GET', '/printing/agents?per_page=100'),
     [],
   );
-  const apply = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget as HTMLFormElement);
-    const next = new URLSearchParams();
-    for (const name of filterNames) {
-      const value = String(form.get(name) ?? '').trim();
-      if (value) next.set(name, value);
-    }
-    navigate(`/console/jobs?${next}`);
-  };
-  const pageLink = (to: number) => {
-    const next = new URLSearchParams(location.search);
-    next.set('page', String(to));
-    return `/console/jobs?${next}`;
-  };
+  const { data: choices } = useLoad(
+    () => api<{ data: JobChoicesRecord }>('GET', '/console/jobs/choices').then((a) => a.data),
+    [],
+  );
+  const { data, error } = useLoad(
+    () => api<ConsoleJobPage>('GET', `/console/jobs?${query}`),
+    [location.search, live],
+  );
+  const filtered = filterNames.some((name) => params.get(name));
+  const route = params.get('route') ?? undefined;
+  const printer = params.get('printer') ?? undefined;
+  const offerRetryAll =
+    params.get('status') === 'failed' &&
+    (route || printer) &&
+    can(session, 'printing.jobs.create') &&
+    (data?.data.length ?? 0) > 0;
   return (
     <>
       <h1>Jobs</h1>
-      <form class="filters" onSubmit={apply} aria-label="Filter jobs">
-        <label>
-          State
-          <select name="status" defaultValue={params.get('status') ?? ''}>
-            <option value="">Any</option>
-            {Object.entries(jobStates).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Route
-          <input name="route" defaultValue={params.get('route') ?? ''} />
-        </label>
-        <label>
-          Agent
-          <select name="agent_id" defaultValue={params.get('agent_id') ?? ''}>
-            <option value="">Any</option>
-            {agents?.data.map((agent) => (
-              <option key={agent.id} value={agent.id}>
-                {agent.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Created since
-          <input type="datetime-local" name="since" defaultValue={params.get('since') ?? ''} />
-        </label>
-        <button type="submit">Filter</button>
-      </form>
+      <JobFilters params={params} agents={agents?.data} choices={choices} />
       {error && <p role="alert">{error}</p>}
-      {data && (
+      {offerRetryAll && <RetryAllButton route={route} printer={printer} onDone={setRetried} />}
+      <p role="status">{retried}</p>
+      {data && data.data.length === 0 && page === 1 && <NoJobs filtered={filtered} />}
+      {data && data.data.length > 0 && (
         <>
-          <table>
-            <caption>{data.meta.total} jobs, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">Title</th>
-                <th scope="col">Route</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.data.map((job) => (
-                <tr key={job.id} data-job={job.id}>
-                  <td>
-                    <a href={`/console/jobs/${job.id}`} onClick={onLinkClick}>
-                      #{job.id}
-                    </a>
-                  </td>
-                  <td>{job.title ?? '—'}</td>
-                  <td>{job.route}</td>
-                  <td class={`state-${job.status}`}>
-                    {jobStates[job.status] ?? job.status}
-                    {job.wait_reason && <small>: {job.wait_reason.message}</small>}
-                  </td>
-                  <td>{when(job.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <JobTable jobs={data.data} page={page} />
           <nav aria-label="Pages" class="pages">
             {page > 1 && (
-              <a href={pageLink(page - 1)} onClick={onLinkClick}>
+              <a href={jobsLink({ page: String(page - 1) })} onClick={onLinkClick}>
                 Newer
               </a>
             )}
-            <span>
-              Page {data.meta.current_page} of {Math.max(1, data.meta.last_page)}
-            </span>
-            {page < data.meta.last_page && (
-              <a href={pageLink(page + 1)} onClick={onLinkClick}>
+            <span>Page {page}</span>
+            {data.meta.has_more && (
+              <a href={jobsLink({ page: String(page + 1) })} onClick={onLinkClick}>
                 Older
               </a>
             )}
@@ -166,190 +98,176 @@ export function JobsPage() {
   );
 }
 
-/** Which actions the API allows in each state (docs/printing.md): shown only then. */
-const actions = {
-  cancel: ['queued'],
-  retry: ['failed', 'expired', 'cancelled'],
-  reprint: ['printed', 'failed'],
-};
-
-export function JobPage({ id, session }: { id: number; session: Session }) {
-  const live = useLiveVersion();
-  const [message, setMessage] = useState('');
-  const { data, error, reload } = useLoad(
-    () => api<{ data: JobDetail }>('GET', `/printing/jobs/${id}`).then((a) => a.data),
-    [id, live],
+function NoJobs({ filtered }: { filtered: boolean }) {
+  if (filtered) {
+    return (
+      <EmptyState title="No job matches this search.">
+        <a href="/console/jobs" onClick={onLinkClick}>
+          Show all jobs
+        </a>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState title="No print jobs yet.">
+      <p>
+        Jobs appear here as soon as your till or shop software sends one. To print them, enrol the
+        computer the printers are connected to.
+      </p>
+      <a href="/console/agents" onClick={onLinkClick}>
+        Enrol your first computer
+      </a>
+    </EmptyState>
   );
-  const act = async (action: 'cancel' | 'retry' | 'reprint') => {
-    setMessage('');
-    try {
-      const answer = await api<{ data: Job }>('POST', `/printing/jobs/${id}/${action}`);
-      if (action === 'reprint') {
-        setMessage(`Reprint queued as job #${answer.data.id}.`);
-        navigate(`/console/jobs/${answer.data.id}`);
-      } else {
-        setMessage(action === 'cancel' ? 'The job is cancelled.' : 'The job is queued again.');
-        reload();
-      }
-    } catch (failure) {
-      setMessage(failure instanceof ApiError ? failure.message : String(failure));
+}
+
+/** Search and filters; the values offered are those that exist (routes, printers, agents). */
+function JobFilters(props: {
+  params: URLSearchParams;
+  agents: { id: string; name: string }[] | undefined;
+  choices: JobChoicesRecord | undefined;
+}) {
+  const { params, agents, choices } = props;
+  const apply = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const next = new URLSearchParams();
+    for (const name of filterNames) {
+      const value = String(form.get(name) ?? '').trim();
+      if (value) next.set(name, value);
+    }
+    navigate(`/console/jobs${next.size > 0 ? `?${next}` : ''}`);
+  };
+  const current = (name: string) => params.get(name) ?? '';
+  // Keyed by the address: going back or following a link shows that search's values.
+  return (
+    <form class="filters" aria-label="Search jobs" onSubmit={apply} key={location.search}>
+      <label class="grow">
+        Search
+        <input
+          type="search"
+          name="search"
+          defaultValue={current('search')}
+          placeholder="Order A-1043, 1043"
+          aria-describedby="search-hint"
+        />
+        <small id="search-hint">A job's title or number</small>
+      </label>
+      <label>
+        State
+        <select name="status" defaultValue={current('status')}>
+          <option value="">Any</option>
+          {Object.entries(jobStates).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <Choice label="Route" name="route" value={current('route')} values={choices?.routes} />
+      <Choice
+        label="Printer"
+        name="printer"
+        value={current('printer')}
+        values={choices?.printers}
+      />
+      <label>
+        Agent
+        <select name="agent_id" defaultValue={current('agent_id')}>
+          <option value="">Any</option>
+          {agents?.map((agent) => (
+            <option key={agent.id} value={agent.id}>
+              {agent.name} ({agent.id.slice(0, 8)})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Created since
+        <input type="datetime-local" name="since" defaultValue={current('since')} />
+      </label>
+      <button type="submit">Search</button>
+    </form>
+  );
+}
+
+/** A filter offering the values that exist (and the one in the address, if gone since). */
+function Choice(props: { label: string; name: string; value: string; values?: string[] }) {
+  const values = props.values ?? [];
+  const offered = props.value && !values.includes(props.value) ? [props.value, ...values] : values;
+  return (
+    <label>
+      {props.label}
+      <select name={props.name} defaultValue={props.value} key={offered.join('\n')}>
+        <option value="">Any</option>
+        {offered.map((value) => (
+          <option key={value} value={value}>
+            {value}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function JobTable({ jobs, page }: { jobs: ConsoleJobRecord[]; page: number }) {
+  const open = (job: ConsoleJobRecord) => navigate(`/console/jobs/${job.id}`);
+  const onKey = (event: KeyboardEvent, job: ConsoleJobRecord) => {
+    if (event.target !== event.currentTarget) return;
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      open(job);
     }
   };
-  if (error) return <p role="alert">{error}</p>;
-  if (!data) return <p>Loading…</p>;
-  const mayAct = can(session, 'printing.jobs.create');
   return (
-    <>
-      <h1>
-        Job #{data.id} {data.title ? `· ${data.title}` : ''}
-      </h1>
-      <p>
-        <a href="/console/jobs" onClick={onLinkClick}>
-          All jobs
-        </a>
-      </p>
-      <dl class="facts">
-        <dt>State</dt>
-        <dd data-testid="job-state">{jobStates[data.status] ?? data.status}</dd>
-        <dt>Route</dt>
-        <dd>{data.route}</dd>
-        <dt>Printer</dt>
-        <dd>{data.printer ?? '—'}</dd>
-        <dt>Document</dt>
-        <dd>
-          {data.content_type}, {data.size} bytes, {data.copies} cop{data.copies === 1 ? 'y' : 'ies'}
-        </dd>
-        {data.wait_reason && (
-          <>
-            <dt>Why it waits</dt>
-            <dd data-testid="job-wait-reason">
-              {data.wait_reason.message}.{' '}
-              {waitReasonAdvice[data.wait_reason.code as WaitReasonCode] ?? ''}
-            </dd>
-            <dt>Waiting since</dt>
-            <dd data-testid="job-waiting-since">{when(waitingSince(data))}</dd>
-          </>
-        )}
-        {data.error && (
-          <>
-            <dt>Error</dt>
-            <dd>{data.error.message}</dd>
-          </>
-        )}
-        {data.reprint_of && (
-          <>
-            <dt>Reprint of</dt>
-            <dd>
-              <a href={`/console/jobs/${data.reprint_of}`} onClick={onLinkClick}>
-                #{data.reprint_of}
+    <table class="list">
+      <caption>
+        {count(jobs.length, 'job')} {page > 1 ? `on page ${page}` : 'shown'}, newest first. Choose a
+        row to open its job.
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Job</th>
+          <th scope="col">Title</th>
+          <th scope="col">Route</th>
+          <th scope="col">Printer</th>
+          <th scope="col">Agent</th>
+          <th scope="col">State</th>
+          <th scope="col">Problem</th>
+          <th scope="col">Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        {jobs.map((job) => (
+          <tr
+            key={job.id}
+            data-job={job.id}
+            class="row-link"
+            tabIndex={0}
+            aria-label={`Job ${job.id}${job.title ? `, ${job.title}` : ''}: ${jobStates[job.status] ?? job.status}`}
+            onClick={(event) => {
+              if ((event.target as HTMLElement).closest('a')) return;
+              open(job);
+            }}
+            onKeyDown={(event) => onKey(event, job)}
+          >
+            <td data-label="Job">
+              <a href={`/console/jobs/${job.id}`} onClick={onLinkClick} tabIndex={-1}>
+                #{job.id}
               </a>
-            </dd>
-          </>
-        )}
-      </dl>
-      {mayAct && (
-        <div class="actions">
-          {actions.cancel.includes(data.status) && (
-            <button type="button" onClick={() => act('cancel')}>
-              Cancel
-            </button>
-          )}
-          {actions.retry.includes(data.status) && (
-            <button type="button" onClick={() => act('retry')}>
-              Retry
-            </button>
-          )}
-          {actions.reprint.includes(data.status) && (
-            <button type="button" onClick={() => act('reprint')}>
-              Reprint
-            </button>
-          )}
-        </div>
-      )}
-      <p role="status">{message}</p>
-      <h2>History</h2>
-      <ol class="timeline">
-        {data.events.map((event, index) => (
-          <li key={index}>
-            <time dateTime={event.at}>{when(event.at)}</time>: {jobStates[event.to] ?? event.to}
-            {event.agent_id && ` (agent ${event.agent_id.slice(0, 8)})`}
-            {event.message && ` — ${event.message}`}
-          </li>
+            </td>
+            <td data-label="Title">{job.title ?? '—'}</td>
+            <td data-label="Route">{job.route}</td>
+            <td data-label="Printer">{job.printer_name ?? '—'}</td>
+            <td data-label="Agent">{job.agent_name ?? '—'}</td>
+            <td data-label="State" class={`state state-${job.status}`}>
+              {jobStates[job.status] ?? job.status}
+            </td>
+            <td data-label="Problem">{jobProblem(job) || '—'}</td>
+            <td data-label="Created">{when(job.created_at)}</td>
+          </tr>
         ))}
-      </ol>
-      <Rendering job={data} />
-      <h2>Document</h2>
-      <DocumentView job={data} />
-    </>
-  );
-}
-
-function DocumentView({ job }: { job: Job }) {
-  const src = `/api/v1/console/jobs/${job.id}/document`;
-  if (job.content_type === 'application/pdf') {
-    return <iframe class="document" title={`Document of job ${job.id}`} src={src} />;
-  }
-  const { data, error } = useLoad(
-    () =>
-      fetch(src, { credentials: 'same-origin' }).then(async (r) => {
-        if (!r.ok) throw new Error(`The document cannot be shown (${r.status}).`);
-        return new Uint8Array(await r.arrayBuffer());
-      }),
-    [job.id],
-  );
-  if (error) return <p>{error}</p>;
-  if (!data) return <p>Loading…</p>;
-  // A template job's data, before an agent claims it, is JSON: shown as text too.
-  const text = job.content_type.startsWith('text/') || job.content_type.endsWith('+json');
-  const shown = text
-    ? new TextDecoder().decode(data.slice(0, 64 * 1024))
-    : Array.from(data.slice(0, 4096), (b) => b.toString(16).padStart(2, '0'))
-        .join(' ')
-        .replace(/((?:\S+ ){16})/g, '$1\n');
-  return (
-    <section aria-label={text ? 'Document text' : 'Document bytes in hexadecimal'}>
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box must take focus to scroll by keyboard (WCAG 2.1.1). */}
-      <pre class="document" tabIndex={0}>
-        {shown}
-      </pre>
-    </section>
-  );
-}
-
-/** Content types a template job can have: its data before the claim, a printer's bytes after. */
-const maybeTemplate = (type: string) =>
-  type === 'application/vnd.shopdesk.template-data+json' || type.startsWith('application/vnd.');
-
-/**
- * A job made from a template, as it prints (`GET /printing/jobs/{job}/preview`, PNG: a
- * receipt, or a label's ZPL drawn by the server): the server answers 422 for a job sent as
- * bytes, which then shows nothing here; its bytes show below as the document.
- */
-function Rendering({ job }: { job: Job }) {
-  const { data } = useLoad(async () => {
-    if (!maybeTemplate(job.content_type)) return null;
-    const response = await fetch(`/api/v1/printing/jobs/${job.id}/preview?format=png`, {
-      credentials: 'same-origin',
-    });
-    if (!response.ok || !response.headers.get('content-type')?.startsWith('image/')) return null;
-    const blob = await response.blob();
-    return new Promise<string>((resolve, reject) => {
-      const reader = new FileReader();
-      reader.onload = () => resolve(String(reader.result));
-      reader.onerror = () => reject(reader.error);
-      reader.readAsDataURL(blob);
-    });
-  }, [job.id, job.content_type]);
-  if (!data) return null;
-  return (
-    <>
-      <h2>As printed</h2>
-      <img
-        class="rendering"
-        data-testid="job-rendering"
-        src={data}
-        alt={`Job ${job.id} as printed`}
-      />
-    </>
+      </tbody>
+    </table>
   );
 }

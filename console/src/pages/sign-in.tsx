@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Session } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 import { navigate } from '../router.ts';
 
 export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+  usePageTitle('Sign in');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -50,6 +52,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => v
 }
 
 export function SetPasswordPage() {
+  usePageTitle('Choose your password');
   const code = new URLSearchParams(location.hash.slice(1)).get('code') ?? '';
   const [message, setMessage] = useState('');
   const [done, setDone] = useState(false);

@@ -4,8 +4,10 @@ import type { Permission } from '../../../shared/permissions.ts';
 import { api, failureMessage, type Session } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
-import { plural, when } from '../words.ts';
+import { count, when } from '../words.ts';
 
 interface Token {
   id: number;
@@ -36,6 +38,7 @@ function permissionsInWords(granted: readonly Permission[]): string {
  * and the keyboard on it.
  */
 export function TokensPage({ session }: { session: Session }) {
+  usePageTitle('Tokens');
   const { data, error, reload } = useLoad(
     () => api<{ data: Token[] }>('GET', '/console/tokens').then((a) => a.data),
     [],
@@ -86,10 +89,15 @@ export function TokensPage({ session }: { session: Session }) {
       <p>API tokens let your shop system and other programs use ShopDesk.</p>
       {error && <p role="alert">{error}</p>}
       {data && data.length === 0 && (
-        <p class="empty">No token yet: make one below for your till or shop system.</p>
+        <EmptyState title="No API token yet.">
+          <p>
+            Your till or shop software needs a token to send print jobs. Make one under New token
+            below, with the permissions it needs.
+          </p>
+        </EmptyState>
       )}
       {data && data.length > 0 && (
-        <table>
+        <table class="list">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -104,11 +112,13 @@ export function TokensPage({ session }: { session: Session }) {
           <tbody>
             {data.map((token) => (
               <tr key={token.id} data-token={token.name}>
-                <td>{token.name}</td>
-                <td>{permissionsInWords(token.permissions)}</td>
-                <td>{when(token.created_at)}</td>
-                <td>{token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}</td>
-                <td>
+                <td data-label="Name">{token.name}</td>
+                <td data-label="Permissions">{permissionsInWords(token.permissions)}</td>
+                <td data-label="Created">{when(token.created_at)}</td>
+                <td data-label="State">
+                  {token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}
+                </td>
+                <td data-label="Actions">
                   {!token.revoked_at && mayRevoke(token) && (
                     <button
                       type="button"
@@ -168,7 +178,7 @@ export function TokensPage({ session }: { session: Session }) {
         <p>
           {chosen.length === 0
             ? 'Nothing chosen yet.'
-            : `${plural(chosen.length, 'permission')} chosen.`}
+            : `${count(chosen.length, 'permission')} chosen.`}
         </p>
         <button type="submit">Create token</button>
       </form>

@@ -7,6 +7,7 @@ import type {
 import { api, failureMessage, type Session } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
 
 const roleWords: Record<ConsoleRole, string> = {
@@ -21,6 +22,7 @@ const roles = Object.keys(roleWords) as ConsoleRole[];
  * (a one-time link, shown in a dialog with Copy), remove someone.
  */
 export function UsersPage({ session }: { session: Session }) {
+  usePageTitle('Users');
   const { data, error, reload } = useLoad(
     () => api<{ data: ConsoleUserRecord[] }>('GET', '/console/users').then((a) => a.data),
     [],
@@ -90,7 +92,7 @@ export function UsersPage({ session }: { session: Session }) {
       <p>The people who sign in to this console, and what each may do.</p>
       {error && <p role="alert">{error}</p>}
       {data && (
-        <table>
+        <table class="list">
           <thead>
             <tr>
               <th scope="col">E-mail</th>
@@ -103,12 +105,12 @@ export function UsersPage({ session }: { session: Session }) {
           <tbody>
             {data.map((user) => (
               <tr key={user.id} data-user={user.email}>
-                <td>
+                <td data-label="E-mail">
                   {user.email}
                   {user.id === session.user.id && ' (you)'}
                   {!user.active && ', has not set a password yet'}
                 </td>
-                <td>
+                <td data-label="Role">
                   <select
                     aria-label={`Role of ${user.email}`}
                     value={user.role}
@@ -121,7 +123,7 @@ export function UsersPage({ session }: { session: Session }) {
                     ))}
                   </select>
                 </td>
-                <td>
+                <td data-label="Actions">
                   {user.id !== session.user.id && (
                     <div class="actions">
                       <button

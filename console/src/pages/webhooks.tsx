@@ -4,9 +4,11 @@ import type { EndpointRecord } from '../../../shared/webhooks.ts';
 import { api, failureMessage, type Page } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
+import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
-import { plural, when } from '../words.ts';
+import { count, when } from '../words.ts';
 import { WebhookForm } from './webhook-form.tsx';
 
 interface Delivery {
@@ -27,6 +29,7 @@ type Secret = { title: string; secret: string } | null;
  * enable it, send a test event, rotate its secret, delete it; each with its latest deliveries.
  */
 export function WebhooksPage() {
+  usePageTitle('Webhooks');
   const live = useLiveVersion();
   const { data, error, reload } = useLoad(
     // Every endpoint at once (at most 20 a company): the list takes no paging.
@@ -44,10 +47,12 @@ export function WebhooksPage() {
       </button>
       {error && <p role="alert">{error}</p>}
       {data && data.data.length === 0 && (
-        <p class="empty">
-          No webhook endpoint yet. "Add an endpoint" gives the address of your system that should
-          hear of printed jobs, stock changes and more.
-        </p>
+        <EmptyState title="No webhook endpoint yet.">
+          <p>
+            A webhook tells your other systems when a job prints or fails, or a printer needs
+            attention. "Add an endpoint" takes the address of your system that should hear of it.
+          </p>
+        </EmptyState>
       )}
       {data?.data.map((endpoint) => (
         <EndpointView
@@ -214,7 +219,7 @@ function EndpointView(props: {
       {data && data.data.length === 0 ? (
         <p>No delivery yet: "Send test event" makes one.</p>
       ) : (
-        <table>
+        <table class="list">
           <caption>Latest deliveries</caption>
           <thead>
             <tr>
@@ -232,7 +237,7 @@ function EndpointView(props: {
               <tr key={delivery.id}>
                 <td>{delivery.type}</td>
                 <td>
-                  {delivery.status} ({plural(delivery.attempts, 'attempt')})
+                  {delivery.status} ({count(delivery.attempts, 'attempt')})
                 </td>
                 <td>{delivery.last_response_status ?? delivery.last_error ?? '—'}</td>
                 <td>{when(delivery.created_at)}</td>

@@ -53,7 +53,7 @@ export async function registerAgent(
     const row = await trx
       .updateTable('print_agents')
       .set({
-        // A name a person chose in the console stays (035_agent_names).
+        // A name a person chose in the console stays (032_agent_names).
         name: existing.named_in_console === 1 ? existing.name : input.name,
         // A removed agent that registers again is listed again, under its old id.
         removed_at: null,

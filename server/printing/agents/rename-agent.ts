@@ -4,7 +4,7 @@ import { isoNow } from '../../time.ts';
 
 /**
  * A person names an agent ("Front till" instead of two agents both called "vm"): the name
- * stays when the agent registers again (035_agent_names). Another company's agent: 404.
+ * stays when the agent registers again (032_agent_names). Another company's agent: 404.
  */
 export async function renameAgent(
   db: Db,
