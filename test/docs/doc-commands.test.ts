@@ -34,7 +34,7 @@ function codeOf(markdown: string): string[] {
 }
 
 const starts =
-  /(?:^|\$ |&& |; |\$\(|\()\s*(npx shopdesk|node bin\/shopdesk\.js|shopdesk|npm run|npm start|npm test|npx tsx|tsx|npx vitest)(?=\s|$)([^;&|)#]*)/g;
+  /(?:^|\$ |&& |; |\$\(|\()\s*(?:[A-Z_]+=\S*\s+)*(?:nice(?: -n \d+)?\s+|taskset -c \S+\s+)?(npx shopdesk|node bin\/shopdesk\.js|shopdesk|npm run|npm start|npm test|npx tsx|tsx|npx vitest)(?=\s|$)([^;&|)#]*)/g;
 
 /** The commands a piece of code runs: the program and its words, placeholders left out. */
 function commandsIn(code: string): { program: string; words: string[] }[] {
@@ -196,7 +196,7 @@ describe('the check itself', () => {
 
   it('reads the commands of code blocks, continued lines and code spans', () => {
     const markdown = [
-      'Run `npm run bench -- --postgres` once.',
+      'Run `npm run bench -- --postgres` once, `BENCH_ONLY=render nice -n 5 npx tsx bench/templates.ts` alone.',
       '```sh',
       'shopdesk token create --company 1 \\',
       '  --permissions LIST && npx vitest run test/docs',
@@ -209,6 +209,7 @@ describe('the check itself', () => {
       },
       { program: 'npx vitest', words: ['run', 'test/docs'] },
       { program: 'npm run', words: ['bench', '--', '--postgres'] },
+      { program: 'npx tsx', words: ['bench/templates.ts'] },
     ]);
   });
 });
