@@ -1,7 +1,7 @@
 /**
  * The scripts part of `npm run bench:templates` (`BENCH_ONLY=scripts npx tsx
  * bench/templates.ts`): receipts in scripts the code page lacks (render/script-lines.ts), on
- * the render threads, against their targets (docs/benchmarks.md, "Scripts on receipts"):
+ * the render threads, against their targets (docs/benchmarks.md, "Current figures"):
  * - a 30-line Latin receipt as ESC/POS (p50 ≤ 1 ms), the same with 5 CJK lines as ESC/POS
  *   (p50 ≤ 15 ms) and as a PNG preview (p50 ≤ 30 ms);
  * - the RSS the fonts add (≤ +60 MiB): this process (the server's render pool in it), its

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:templates`: what templates cost, side by side in one run, against the
- * figures they must meet (docs/benchmarks.md, "Templates"):
+ * figures they must meet (docs/benchmarks.md, "Current figures"):
  * - the ESC/POS rendering of a 30-line receipt, Liquid included, as the server renders it:
  *   through the render pool, the hop there and back included (target p50 ≤ 1 ms), with the
  *   hop taken apart (`lib/render-hop.ts`): the pool's threads at nice 19 and at 0, the same

@@ -26,6 +26,14 @@ async function requireCompany(storage: Storage, id: number): Promise<void> {
 
 /** `company`, `token`, `warehouse` and `category`: what an operator sets up by hand. */
 export function registerRecordCommands(program: Command): void {
+  registerCompanyCommands(program);
+  registerTokenCommands(program);
+  registerWarehouseCommands(program);
+  registerCategoryCommands(program);
+}
+
+/** `company create`. */
+function registerCompanyCommands(program: Command): void {
   const company = program.command('company').description('companies');
   withDatabaseOptions(
     company
@@ -36,8 +44,17 @@ export function registerRecordCommands(program: Command): void {
   ).action(async (options) => {
     print(String(await withStorage(options, (storage) => createCompany(storage.db, options.name))));
   });
+}
 
+/** `token create`, `token list` and `token revoke`. */
+function registerTokenCommands(program: Command): void {
   const token = program.command('token').description('integration tokens');
+  registerTokenCreate(token);
+  registerTokenList(token);
+  registerTokenRevoke(token);
+}
+
+function registerTokenCreate(token: Command): void {
   withDatabaseOptions(
     token
       .command('create')
@@ -90,6 +107,9 @@ export function registerRecordCommands(program: Command): void {
     );
     print(issued.secret);
   });
+}
+
+function registerTokenList(token: Command): void {
   withDatabaseOptions(
     token
       .command('list')
@@ -118,6 +138,9 @@ export function registerRecordCommands(program: Command): void {
       );
     }
   });
+}
+
+function registerTokenRevoke(token: Command): void {
   withDatabaseOptions(
     token
       .command('revoke')
@@ -130,7 +153,10 @@ export function registerRecordCommands(program: Command): void {
     if (!revoked) throw new UsageError(`no active token with id ${id}`, { pointsToHelp: false });
     print(`revoked token ${id}`);
   });
+}
 
+/** `warehouse create`. */
+function registerWarehouseCommands(program: Command): void {
   withDatabaseOptions(
     program
       .command('warehouse')
@@ -159,7 +185,10 @@ export function registerRecordCommands(program: Command): void {
     );
     print(String(id));
   });
+}
 
+/** `category create`. */
+function registerCategoryCommands(program: Command): void {
   withDatabaseOptions(
     program
       .command('category')

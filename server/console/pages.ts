@@ -2,7 +2,10 @@ import { readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
-/** Where `npm install` / `npm start` put the built console (console/build.ts). */
+/**
+ * Where console/build.ts puts the built console: `shopdesk serve` (so `npm start`) builds it
+ * when it is missing or older than its sources, `npm run console:build` by hand.
+ */
 export const consoleDist = fileURLToPath(new URL('../../console/dist/', import.meta.url));
 
 /**
@@ -103,7 +106,7 @@ export function consolePages(
     if (!asset || !type) {
       const missing = assetName
         ? 'Not found.'
-        : 'The console is not built: run `npm install` or `npm run console:build`.';
+        : 'The console is not built: run `npm run console:build` (esbuild, a dev dependency, must be installed), or restart `shopdesk serve`, which builds it.';
       response.writeHead(assetName ? 404 : 503, {
         'content-type': 'text/plain; charset=utf-8',
         ...securityHeaders,

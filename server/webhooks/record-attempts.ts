@@ -70,109 +70,150 @@ export async function recordAttempts(
   random: () => number,
 ): Promise<void> {
   const stamp = isoNow(now);
-  /** Per endpoint, what its last attempt here came to. */
-  const health = new Map<number, { companyId: number; failed: AttemptResult | undefined }>();
-  await storage.transaction(storage.db, async (trx) => {
-    for (const result of results) {
-      const { delivery } = result;
-      if (result.kind === 'orphaned') {
-        await trx.deleteFrom('webhook_deliveries').where('id', '=', delivery.id).execute();
-        continue;
-      }
-      if (result.kind === 'released') {
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: stamp })
-          .where('id', '=', delivery.id)
-          .where('status', '=', 'pending')
-          .execute();
-        continue;
-      }
-      if (result.kind === 'endpoint_disabled') {
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ status: 'failed', next_attempt_at: null, last_error: endpointDisabledError })
-          .where('id', '=', delivery.id)
-          .where('status', '=', 'pending')
-          .execute();
-        continue;
-      }
-      const { outcome } = result;
-      const attempts = delivery.attempts + 1;
-      const at = isoNow(result.at);
-      const delay = outcome.delivered
-        ? undefined
-        : nextDelayMs(attempts - delivery.queued_attempts, random);
-      const status: DeliveryStatus = outcome.delivered
-        ? 'delivered'
-        : delay === undefined
-          ? 'failed'
-          : 'pending';
-      await saveAttempt(trx, {
-        id: delivery.id,
-        status,
-        attempts,
-        next: delay === undefined ? null : isoNow(new Date(result.at.getTime() + delay)),
-        at,
-        responseStatus: outcome.status,
-        responseBody: outcome.body,
-        error: outcome.error,
-        deliveredAt: outcome.delivered ? at : null,
-      });
-      // A success of an endpoint that was not failing changes nothing of its health: in the
-      // common case no second transaction at all.
-      if (outcome.delivered && !result.endpointFailing && !health.has(delivery.endpoint_id)) {
-        continue;
-      }
-      health.set(delivery.endpoint_id, {
-        companyId: delivery.company_id,
-        failed: outcome.delivered ? undefined : result,
-      });
-    }
-  });
+  const health = await storage.transaction(storage.db, (trx) =>
+    recordDeliveries(trx, results, stamp, random),
+  );
   if (health.size === 0) return;
   await storage.transaction(storage.db, async (trx) => {
-    for (const [endpointId, { companyId, failed }] of [...health].sort(([a], [b]) => a - b)) {
-      if (!failed) {
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ failing_since: null })
-          .where('id', '=', endpointId)
-          .where('failing_since', 'is not', null)
-          .execute();
-        continue;
-      }
-      const since = isoNow(failed.kind === 'attempted' ? failed.at : now);
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: since })
-        .where('id', '=', endpointId)
-        .where('failing_since', 'is', null)
-        .execute();
-      const row = await trx
-        .selectFrom('webhook_endpoints')
-        .select(['enabled', 'failing_since'])
-        .where('id', '=', endpointId)
-        .executeTakeFirst();
-      const cutoff = isoNow(new Date(now.getTime() - disableAfterMs));
-      if (!row?.enabled || row.failing_since === null || row.failing_since > cutoff) continue;
-      const error = failed.kind === 'attempted' ? failed.outcome.error : null;
-      const disabled = await trx
-        .updateTable('webhook_endpoints')
-        .set({
-          enabled: 0,
-          disabled_at: stamp,
-          disabled_reason: `Disabled by the server: every attempt failed for 5 days, since ${row.failing_since}. Last error: ${error ?? 'unknown'}`,
-          updated_at: stamp,
-        })
-        .where('id', '=', endpointId)
-        .where('enabled', '=', 1)
-        .executeTakeFirst();
-      if (Number(disabled.numUpdatedRows) > 0) {
-        await failPendingDeliveries(outbox, trx, companyId, endpointId);
-      }
+    for (const [endpointId, endpoint] of [...health].sort(([a], [b]) => a - b)) {
+      await recordEndpointHealth(outbox, trx, endpointId, endpoint, now, stamp);
     }
   });
+}
+
+/** Per endpoint, what its last attempt here came to (`failed` unset: it succeeded). */
+type EndpointHealth = Map<number, { companyId: number; failed: AttemptResult | undefined }>;
+
+/**
+ * Writes each delivery's result; answers the endpoints whose health the results change: a
+ * success of an endpoint that was not failing changes nothing, so in the common case there
+ * is no second transaction at all.
+ */
+async function recordDeliveries(
+  trx: Db,
+  results: readonly AttemptResult[],
+  stamp: string,
+  random: () => number,
+): Promise<EndpointHealth> {
+  const health: EndpointHealth = new Map();
+  for (const result of results) {
+    const { delivery } = result;
+    if (result.kind === 'orphaned') {
+      await trx.deleteFrom('webhook_deliveries').where('id', '=', delivery.id).execute();
+      continue;
+    }
+    if (result.kind === 'released') {
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: stamp })
+        .where('id', '=', delivery.id)
+        .where('status', '=', 'pending')
+        .execute();
+      continue;
+    }
+    if (result.kind === 'endpoint_disabled') {
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: null, last_error: endpointDisabledError })
+        .where('id', '=', delivery.id)
+        .where('status', '=', 'pending')
+        .execute();
+      continue;
+    }
+    await saveAttemptResult(trx, result, random);
+    const { outcome } = result;
+    if (outcome.delivered && !result.endpointFailing && !health.has(delivery.endpoint_id)) {
+      continue;
+    }
+    health.set(delivery.endpoint_id, {
+      companyId: delivery.company_id,
+      failed: outcome.delivered ? undefined : result,
+    });
+  }
+  return health;
+}
+
+/** An attempt's delivery: delivered, due again after its retry delay, or failed for good. */
+async function saveAttemptResult(
+  trx: Db,
+  result: Extract<AttemptResult, { kind: 'attempted' }>,
+  random: () => number,
+): Promise<void> {
+  const { delivery, outcome } = result;
+  const attempts = delivery.attempts + 1;
+  const at = isoNow(result.at);
+  const delay = outcome.delivered
+    ? undefined
+    : nextDelayMs(attempts - delivery.queued_attempts, random);
+  const status: DeliveryStatus = outcome.delivered
+    ? 'delivered'
+    : delay === undefined
+      ? 'failed'
+      : 'pending';
+  await saveAttempt(trx, {
+    id: delivery.id,
+    status,
+    attempts,
+    next: delay === undefined ? null : isoNow(new Date(result.at.getTime() + delay)),
+    at,
+    responseStatus: outcome.status,
+    responseBody: outcome.body,
+    error: outcome.error,
+    deliveredAt: outcome.delivered ? at : null,
+  });
+}
+
+/**
+ * One endpoint's health: a success ends its run of failures; a failure starts one, and an
+ * endpoint whose every attempt failed for `disableAfterMs` is disabled, its pending
+ * deliveries failed.
+ */
+async function recordEndpointHealth(
+  outbox: WebhookOutbox,
+  trx: Db,
+  endpointId: number,
+  { companyId, failed }: { companyId: number; failed: AttemptResult | undefined },
+  now: Date,
+  stamp: string,
+): Promise<void> {
+  if (!failed) {
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: null })
+      .where('id', '=', endpointId)
+      .where('failing_since', 'is not', null)
+      .execute();
+    return;
+  }
+  const since = isoNow(failed.kind === 'attempted' ? failed.at : now);
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: since })
+    .where('id', '=', endpointId)
+    .where('failing_since', 'is', null)
+    .execute();
+  const row = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['enabled', 'failing_since'])
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  const cutoff = isoNow(new Date(now.getTime() - disableAfterMs));
+  if (!row?.enabled || row.failing_since === null || row.failing_since > cutoff) return;
+  const error = failed.kind === 'attempted' ? failed.outcome.error : null;
+  const disabled = await trx
+    .updateTable('webhook_endpoints')
+    .set({
+      enabled: 0,
+      disabled_at: stamp,
+      disabled_reason: `Disabled by the server: every attempt failed for 5 days, since ${row.failing_since}. Last error: ${error ?? 'unknown'}`,
+      updated_at: stamp,
+    })
+    .where('id', '=', endpointId)
+    .where('enabled', '=', 1)
+    .executeTakeFirst();
+  if (Number(disabled.numUpdatedRows) > 0) {
+    await failPendingDeliveries(outbox, trx, companyId, endpointId);
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { writePassword } from '../../server/console/set-password.ts';
 import type { ConsoleRole } from '../../shared/console.ts';
 import type { Answer, TestServer } from './server.ts';
 
-/** The console as `npm install` builds it: built here when a fresh clone has not yet. */
+/** The console as `shopdesk serve` builds it: built here when missing or older than its sources. */
 export async function ensureConsoleBuilt(): Promise<void> {
   if (!isConsoleBuilt()) await buildConsole();
 }

@@ -24,16 +24,9 @@ import type { RuntimeContext } from './runtime-context.ts';
  * and never to print it again.
  */
 export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promise<void> {
-  const { status, inHand, journal, outbox } = context;
+  const { status, inHand, outbox } = context;
   const started = performance.now();
-  const served = () =>
-    context.routes.find((candidate) => candidate.name === job.route && candidate.enabled);
-  if (served() === undefined && !context.refusedRoutes.has(job.route)) {
-    // A route added in the console reaches the agent's long-poll at once, its next heartbeat
-    // a little later: read the routes now rather than fail the job (route-sync.ts).
-    await adoptServerRoutes(context, AbortSignal.timeout(10_000)).catch(() => {});
-  }
-  const route = served();
+  const route = await servedRoute(context, job);
   // The first of the route's printers that can print by the last reading (backups after it).
   let printer =
     route === undefined ? null : (printerToTry(context, route, new Set()) ?? route.printer);
@@ -74,75 +67,11 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
       giveBack = waits;
       outcome = refuse('printer_stopped', waits.message);
     } else {
-      const options = { ...route.options, ...job.options };
-      const tried = new Set<string>();
-      let entry = await journal.beginSpooling(
-        { job_id: job.id, route: job.route, title: job.title, printer },
-        context.now(),
-      );
+      ({ outcome, printer, giveBack } = await printOnRoute(context, job, document, route, printer));
       journalled = true;
-      for (;;) {
-        tried.add(printer);
-        outcome = await context.backend
-          .print(job, document, printer, options)
-          .catch((error: unknown) => refuse('printer_error', (error as Error).message));
-        // Never two copies: only a printer that says nothing came out (`printed: 'no'`) lets
-        // the job go to the next one. `unknown` (bytes sent, never confirmed) fails it for a
-        // person to look at the printer; a spooler's failure says nothing, and stays as it was.
-        if (outcome.ok || outcome.printed !== 'no') break;
-        // A fresh reading: the printer that refused is seen as it is, and the server hears.
-        if (await refreshPrinters(context, true).catch(() => false)) {
-          context.heartbeatWakeup.wake();
-        }
-        const next = printerToTry(context, route, tried);
-        if (next === null) {
-          // Every printer that could take it said nothing came out: it waits on the server
-          // for one, and is claimed again once one can print (nothing printed: no second copy).
-          giveBack = routeWaits(context, route) ?? refusalReason(outcome, printer);
-          break;
-        }
-        status.log(
-          'info',
-          `job ${job.id}: printer ${printer} did not print it (${outcome.code}: ${outcome.message}); trying ${next}`,
-        );
-        printer = next;
-        entry = await journal.beginSpooling(
-          { job_id: job.id, route: job.route, title: job.title, printer },
-          context.now(),
-        );
-      }
-      if (!outcome.ok && outcome.code === 'printer_stopped') {
-        // The back-end cancelled it unprinted because the printer stopped: it waits for the
-        // printer instead of failing. A fresh reading says why, and keeps the next claim off
-        // the route until the printer can print again; a reading that still says it can print
-        // leaves the failure as it is (giving back would claim it again at once).
-        if (await refreshPrinters(context, true).catch(() => false)) {
-          context.heartbeatWakeup.wake(); // The server says why the job waits.
-        }
-        giveBack = routeWaits(context, route);
-      }
-      await journal.finish(
-        entry,
-        outcome.ok
-          ? { state: 'printed' }
-          : { state: 'failed', error: { code: outcome.code, message: outcome.message } },
-        context.now(),
-      );
     }
-    const at = context.now().toISOString();
-    const report: OutboxReport = outcome.ok
-      ? { kind: 'confirm', job_id: job.id, printer: outcome.printer, queued_at: at }
-      : giveBack !== null
-        ? { kind: 'release', job_id: job.id, ...giveBack, queued_at: at }
-        : {
-            kind: 'error',
-            job_id: job.id,
-            code: outcome.code,
-            message: outcome.message,
-            queued_at: at,
-          };
-    await outbox.add(report);
-    if (journalled) await journal.remove(job.id);
+    await outbox.add(jobReport(job, outcome, giveBack, context.now().toISOString()));
+    if (journalled) await context.journal.remove(job.id);
   } catch (error) {
     // The disk refused the journal or the outbox. If the journal says spooling, the next
     // start reports the job; if nothing was spooled, the lease expiry reports it.
@@ -173,6 +102,119 @@ export async function handleJob(context: RuntimeContext, job: ClaimedJob): Promi
         : { code: outcome.code, message: outcome.message },
   });
   context.outboxWakeup.wake();
+}
+
+/** The enabled route the job names, read again from the server when the agent lacks it. */
+async function servedRoute(
+  context: RuntimeContext,
+  job: ClaimedJob,
+): Promise<PrintRoute | undefined> {
+  const served = () =>
+    context.routes.find((candidate) => candidate.name === job.route && candidate.enabled);
+  if (served() === undefined && !context.refusedRoutes.has(job.route)) {
+    // A route added in the console reaches the agent's long-poll at once, its next heartbeat
+    // a little later: read the routes now rather than fail the job (route-sync.ts).
+    await adoptServerRoutes(context, AbortSignal.timeout(10_000)).catch(() => {});
+  }
+  return served();
+}
+
+/** What printing on a route came to, on the printer last tried. */
+interface RoutePrinting {
+  outcome: PrintOutcome;
+  printer: string;
+  /** Set when the job goes back to the queue unprinted: its printer cannot print now. */
+  giveBack: WaitReason | null;
+}
+
+/**
+ * Journals the job as spooling and hands it to the route's printers in turn, until one prints
+ * it or says something may have come out; journals how it ended.
+ */
+async function printOnRoute(
+  context: RuntimeContext,
+  job: ClaimedJob,
+  document: Buffer,
+  route: PrintRoute,
+  first: string,
+): Promise<RoutePrinting> {
+  const { journal, status } = context;
+  let printer = first;
+  let giveBack: WaitReason | null = null;
+  let outcome: PrintOutcome;
+  const options = { ...route.options, ...job.options };
+  const tried = new Set<string>();
+  let entry = await journal.beginSpooling(
+    { job_id: job.id, route: job.route, title: job.title, printer },
+    context.now(),
+  );
+  for (;;) {
+    tried.add(printer);
+    outcome = await context.backend
+      .print(job, document, printer, options)
+      .catch((error: unknown) => refuse('printer_error', (error as Error).message));
+    // Never two copies: only a printer that says nothing came out (`printed: 'no'`) lets
+    // the job go to the next one. `unknown` (bytes sent, never confirmed) fails it for a
+    // person to look at the printer; a spooler's failure says nothing, and stays as it was.
+    if (outcome.ok || outcome.printed !== 'no') break;
+    // A fresh reading: the printer that refused is seen as it is, and the server hears.
+    if (await refreshPrinters(context, true).catch(() => false)) {
+      context.heartbeatWakeup.wake();
+    }
+    const next = printerToTry(context, route, tried);
+    if (next === null) {
+      // Every printer that could take it said nothing came out: it waits on the server
+      // for one, and is claimed again once one can print (nothing printed: no second copy).
+      giveBack = routeWaits(context, route) ?? refusalReason(outcome, printer);
+      break;
+    }
+    status.log(
+      'info',
+      `job ${job.id}: printer ${printer} did not print it (${outcome.code}: ${outcome.message}); trying ${next}`,
+    );
+    printer = next;
+    entry = await journal.beginSpooling(
+      { job_id: job.id, route: job.route, title: job.title, printer },
+      context.now(),
+    );
+  }
+  if (!outcome.ok && outcome.code === 'printer_stopped') {
+    // The back-end cancelled it unprinted because the printer stopped: it waits for the
+    // printer instead of failing. A fresh reading says why, and keeps the next claim off
+    // the route until the printer can print again; a reading that still says it can print
+    // leaves the failure as it is (giving back would claim it again at once).
+    if (await refreshPrinters(context, true).catch(() => false)) {
+      context.heartbeatWakeup.wake(); // The server says why the job waits.
+    }
+    giveBack = routeWaits(context, route);
+  }
+  await journal.finish(
+    entry,
+    outcome.ok
+      ? { state: 'printed' }
+      : { state: 'failed', error: { code: outcome.code, message: outcome.message } },
+    context.now(),
+  );
+  return { outcome, printer, giveBack };
+}
+
+/** The report the outbox sends: a confirm, a give-back (release) or an error. */
+function jobReport(
+  job: ClaimedJob,
+  outcome: PrintOutcome,
+  giveBack: WaitReason | null,
+  at: string,
+): OutboxReport {
+  if (outcome.ok)
+    return { kind: 'confirm', job_id: job.id, printer: outcome.printer, queued_at: at };
+  if (giveBack !== null) return { kind: 'release', job_id: job.id, ...giveBack, queued_at: at };
+  return {
+    kind: 'error',
+    job_id: job.id,
+    code: outcome.code,
+    message: outcome.message,
+    queued_at: at,
+  };
 }
 
 /**

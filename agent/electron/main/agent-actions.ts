@@ -31,25 +31,11 @@ export interface AgentActionsDeps {
  */
 export function createAgentActions(deps: AgentActionsDeps): InvokeHandlers {
   const { settings, supervisor } = deps;
-
-  async function withAgent(
+  const withAgent = (
     what: string,
     run: (control: AgentControl) => Promise<void> | void,
     done: string,
-  ): Promise<ActionResult> {
-    const control = supervisor.control;
-    if (!control)
-      return { ok: false, message: 'The agent is not running: save the server and token first.' };
-    try {
-      await run(control);
-      supervisor.log('info', done);
-      return { ok: true, message: done };
-    } catch (error) {
-      const message = `${what} failed: ${errorMessage(error)}`;
-      supervisor.log('error', message);
-      return { ok: false, message };
-    }
-  }
+  ) => runOnAgent(supervisor, what, run, done);
 
   return {
     'app:get-snapshot': (): AppSnapshot => ({
@@ -59,58 +45,7 @@ export function createAgentActions(deps: AgentActionsDeps): InvokeHandlers {
       logFile: deps.logFilePath,
     }),
 
-    'settings:save': async (asked: SettingsPatch): Promise<ActionResult> => {
-      let patch = asked;
-      let enrolled: string | null = null;
-      if (asked.token !== undefined && looksLikeEnrollmentCode(asked.token)) {
-        const serverUrl = asked.serverUrl ?? settings.view().serverUrl;
-        if (!serverUrl || !deps.redeemEnrollment) {
-          return { ok: false, message: 'Enter the server address before the enrolment code.' };
-        }
-        try {
-          const enrollment = await enrollTray({
-            serverUrl,
-            code: asked.token,
-            currentRoutes: settings.routes(),
-            redeem: deps.redeemEnrollment,
-            defaultPrinter: deps.defaultPrinter ?? (async () => null),
-          });
-          patch = {
-            ...asked,
-            token: enrollment.token,
-            ...(enrollment.routes && { routes: enrollment.routes }),
-          };
-          enrolled = enrollment.message;
-        } catch (error) {
-          const message = `Enrolment failed: ${errorMessage(error)}`;
-          supervisor.log('error', message);
-          return { ok: false, message };
-        }
-      }
-      try {
-        settings.apply(patch);
-        if (patch.startAtLogin !== undefined) deps.applyStartAtLogin(patch.startAtLogin);
-      } catch (error) {
-        supervisor.log('error', `Settings not saved: ${errorMessage(error)}`);
-        return { ok: false, message: `Settings not saved: ${errorMessage(error)}` };
-      }
-      const changed = Object.keys(patch).filter((key) => key !== 'token');
-      supervisor.log(
-        'info',
-        `Settings saved (${[...changed, ...(patch.token !== undefined ? ['token'] : [])].join(', ')}).`,
-      );
-      deps.onSettingsChanged();
-      if (
-        patch.serverUrl !== undefined ||
-        patch.token !== undefined ||
-        patch.routes !== undefined ||
-        patch.profiles !== undefined
-      ) {
-        await supervisor.configure(settings.connectionConfig());
-      }
-      if (enrolled) supervisor.log('info', enrolled);
-      return { ok: true, message: enrolled ?? 'Saved.' };
-    },
+    'settings:save': (asked: SettingsPatch) => saveSettings(deps, asked),
 
     'settings:test-connection': async (request): Promise<ActionResult> => {
       const token = request.token ?? settings.token();
@@ -163,4 +98,96 @@ export function createAgentActions(deps: AgentActionsDeps): InvokeHandlers {
       return problem ? { ok: false, message: `Cannot open the log: ${problem}` } : { ok: true };
     },
   };
+}
+
+/** Runs an action on the running agent, and says in words how it went. */
+async function runOnAgent(
+  supervisor: AgentSupervisor,
+  what: string,
+  run: (control: AgentControl) => Promise<void> | void,
+  done: string,
+): Promise<ActionResult> {
+  const control = supervisor.control;
+  if (!control)
+    return { ok: false, message: 'The agent is not running: save the server and token first.' };
+  try {
+    await run(control);
+    supervisor.log('info', done);
+    return { ok: true, message: done };
+  } catch (error) {
+    const message = `${what} failed: ${errorMessage(error)}`;
+    supervisor.log('error', message);
+    return { ok: false, message };
+  }
+}
+
+/**
+ * Saves the settings the window sends; a token that is an enrolment code is first traded for
+ * the agent's token (and the routes the code names).
+ */
+async function saveSettings(deps: AgentActionsDeps, asked: SettingsPatch): Promise<ActionResult> {
+  const { settings, supervisor } = deps;
+  const redeemed = await redeemIfEnrollmentCode(deps, asked);
+  if ('ok' in redeemed) return redeemed;
+  const { patch, enrolled } = redeemed;
+  try {
+    settings.apply(patch);
+    if (patch.startAtLogin !== undefined) deps.applyStartAtLogin(patch.startAtLogin);
+  } catch (error) {
+    supervisor.log('error', `Settings not saved: ${errorMessage(error)}`);
+    return { ok: false, message: `Settings not saved: ${errorMessage(error)}` };
+  }
+  const changed = Object.keys(patch).filter((key) => key !== 'token');
+  supervisor.log(
+    'info',
+    `Settings saved (${[...changed, ...(patch.token !== undefined ? ['token'] : [])].join(', ')}).`,
+  );
+  deps.onSettingsChanged();
+  if (
+    patch.serverUrl !== undefined ||
+    patch.token !== undefined ||
+    patch.routes !== undefined ||
+    patch.profiles !== undefined
+  ) {
+    await supervisor.configure(settings.connectionConfig());
+  }
+  if (enrolled) supervisor.log('info', enrolled);
+  return { ok: true, message: enrolled ?? 'Saved.' };
+}
+
+/**
+ * The patch to save: as asked, or, when its token is an enrolment code, with the token and
+ * routes the code gives and the words that say so; a failure in words otherwise.
+ */
+async function redeemIfEnrollmentCode(
+  deps: AgentActionsDeps,
+  asked: SettingsPatch,
+): Promise<{ patch: SettingsPatch; enrolled: string | null } | ActionResult> {
+  const { settings, supervisor } = deps;
+  if (asked.token === undefined || !looksLikeEnrollmentCode(asked.token)) {
+    return { patch: asked, enrolled: null };
+  }
+  const serverUrl = asked.serverUrl ?? settings.view().serverUrl;
+  if (!serverUrl || !deps.redeemEnrollment) {
+    return { ok: false, message: 'Enter the server address before the enrolment code.' };
+  }
+  try {
+    const enrollment = await enrollTray({
+      serverUrl,
+      code: asked.token,
+      currentRoutes: settings.routes(),
+      redeem: deps.redeemEnrollment,
+      defaultPrinter: deps.defaultPrinter ?? (async () => null),
+    });
+    const patch = {
+      ...asked,
+      token: enrollment.token,
+      ...(enrollment.routes && { routes: enrollment.routes }),
+    };
+    return { patch, enrolled: enrollment.message };
+  } catch (error) {
+    const message = `Enrolment failed: ${errorMessage(error)}`;
+    supervisor.log('error', message);
+    return { ok: false, message };
+  }
 }

@@ -83,226 +83,305 @@ interface Run {
   height: number;
 }
 
+/** The command set's state: what it has drawn so far, and the line it is on. */
+interface PdfState {
+  width: number;
+  height: number;
+  content: string;
+  blocks: Block[];
+  unsupported: string | null;
+  lineMargin: number;
+  lineAlign: number;
+  lineWidth: number;
+  lineHeight: number;
+  runs: Run[];
+  position: number;
+  scale: { width: number; height: number };
+  decoration: { bold: boolean; underline: boolean; inverted: boolean };
+  feedMinimum: number;
+  spacing: boolean;
+}
+
+type Command = receiptline.BaseCommand;
+const base = receiptline.commands.base;
+
 /**
  * A fresh command set and what it draws (read `drawing()` after `receiptline.transform`).
- * ReceiptLine copies the command object's own properties, so its state lives here, in the
- * closure, not on `this`.
+ * ReceiptLine copies the command object's own properties, so its state lives in `state`,
+ * which the methods close over, not on `this`. The methods are grouped by what they draw.
  */
 export function pdfCommand(): {
-  command: receiptline.BaseCommand;
+  command: Command;
   drawing: () => PdfDrawing;
 } {
-  const base = receiptline.commands.base;
-  let width = 576;
-  let height = 0;
-  let content = '';
-  const blocks: Block[] = [];
-  let unsupported: string | null = null;
-  let lineMargin = 0;
-  let lineAlign = 0;
-  let lineWidth = 48;
-  let lineHeight = 1;
-  let runs: Run[] = [];
-  let position = 0;
-  let scale = { width: 1, height: 1 };
-  let decoration = { bold: false, underline: false, inverted: false };
-  let feedMinimum = charWidth * 2;
-  let spacing = false;
-
-  /** Where a block `blockWidth` dots wide starts on the line, by the line's alignment. */
-  const blockStart = (blockWidth: number) =>
-    Math.floor(lineMargin * charWidth + ((lineWidth * charWidth - blockWidth) * lineAlign) / 2);
-  const rule = (method: RuleMethod, ...args: (number | number[])[]) => {
-    for (const { x, y, d } of rulePaths(method, args, lineMargin, height)) {
-      content += `${pathOperators(d, x, y)}S\n`;
-    }
-    return '';
+  const state: PdfState = {
+    width: 576,
+    height: 0,
+    content: '',
+    blocks: [],
+    unsupported: null,
+    lineMargin: 0,
+    lineAlign: 0,
+    lineWidth: 48,
+    lineHeight: 1,
+    runs: [],
+    position: 0,
+    scale: { width: 1, height: 1 },
+    decoration: { bold: false, underline: false, inverted: false },
+    feedMinimum: charWidth * 2,
+    spacing: false,
   };
-
-  /**
-   * A run of text at its left edge on a baseline (both in dots), scaled by the text matrix.
-   * (A `^` run, twice as wide as high, has spaces wider than its font is high: pdftotext's
-   * raw mode reads its words as apart, its layout mode keeps them on their line.)
-   */
-  const textOperators = (run: Run, left: number, baseline: number) =>
-    `/${run.bold ? 'F2' : 'F1'} ${fontSize} Tf ${run.width} 0 0 ${-run.height} ${n(left)} ${n(baseline)} Tm ${pdfLiteral(run.bytes)} Tj\n`;
-
-  /** The line's text, now that its height is known: boxes and underlines first, then the text. */
-  const drawLine = (bottom: number) => {
-    let paths = '';
-    let text = '';
-    let white = false;
-    for (const run of runs) {
-      const left = lineMargin * charWidth + run.left;
-      const runWidth = run.columns * charWidth;
-      const baseline = bottom - descent * run.height;
-      if (run.inverted) {
-        paths += `0 g ${n(left)} ${n(bottom - 2 * charWidth * run.height)} ${runWidth} ${2 * charWidth * run.height} re f\n`;
-      }
-      if (run.underline) {
-        const thickness = 1.5 * run.height;
-        paths += `${run.inverted ? 1 : 0} g ${n(left)} ${n(baseline + thickness)} ${runWidth} ${n(thickness)} re f\n`;
-      }
-      if (run.inverted !== white) {
-        text += run.inverted ? '1 g\n' : '0 g\n';
-        white = run.inverted;
-      }
-      text += textOperators(run, left, baseline);
-    }
-    // The boxes and underlines leave the colour black or white: the text starts from black.
-    content += `${paths === '' ? '' : `${paths}0 g\n`}BT\n${text}ET\n${white ? '0 g\n' : ''}`;
-  };
-
-  const command: receiptline.BaseCommand = {
+  const command: Command = {
     ...base,
+    ...layoutMethods(state),
+    ...ruleMethods(state),
+    ...textMethods(state),
+    ...codeMethods(state),
+  };
+  return {
+    command,
+    drawing: () => {
+      const { content, width, height, blocks, unsupported } = state;
+      return { content, width, height, blocks, unsupported };
+    },
+  };
+}
+
+/** The page and the line's geometry: print area, alignment, position. */
+function layoutMethods(
+  state: PdfState,
+): Pick<Command, 'open' | 'close' | 'area' | 'align' | 'absolute' | 'relative'> {
+  return {
     open: (printer) => {
-      lineWidth = printer.cpl as number;
-      width = lineWidth * charWidth;
-      spacing = printer.spacing === true;
-      feedMinimum = charWidth * (spacing ? 2.5 : 2);
+      state.lineWidth = printer.cpl as number;
+      state.width = state.lineWidth * charWidth;
+      state.spacing = printer.spacing === true;
+      state.feedMinimum = charWidth * (state.spacing ? 2.5 : 2);
       return '';
     },
     close: () => '',
     area: (left, areaWidth) => {
-      lineMargin = left;
-      lineWidth = areaWidth;
+      state.lineMargin = left;
+      state.lineWidth = areaWidth;
       return '';
     },
     align: (align) => {
-      lineAlign = align;
+      state.lineAlign = align;
       return '';
     },
     absolute: (at) => {
-      position = at;
+      state.position = at;
       return '';
     },
     relative: (by) => {
-      position += by;
+      state.position += by;
       return '';
     },
+  };
+}
+
+/** Rules and the paper cut. */
+function ruleMethods(
+  state: PdfState,
+): Pick<Command, 'hr' | 'vr' | 'vrstart' | 'vrstop' | 'vrhr' | 'vrlf' | 'cut'> {
+  return {
     // Rules: the svg command set's own paths (receipt-layout.ts), as PDF paths.
-    hr: (columns) => rule('hr', columns),
-    vr: (widths, textHeight) => rule('vr', widths, textHeight),
-    vrstart: (widths) => rule('vrstart', widths),
-    vrstop: (widths) => rule('vrstop', widths),
-    vrhr: (widths1, widths2, dl, dr) => rule('vrhr', widths1, widths2, dl, dr),
+    hr: (columns) => drawRule(state, 'hr', columns),
+    vr: (widths, textHeight) => drawRule(state, 'vr', widths, textHeight),
+    vrstart: (widths) => drawRule(state, 'vrstart', widths),
+    vrstop: (widths) => drawRule(state, 'vrstop', widths),
+    vrhr: (widths1, widths2, dl, dr) => drawRule(state, 'vrhr', widths1, widths2, dl, dr),
     vrlf: (vr) => {
-      feedMinimum = charWidth * (!vr && spacing ? 2.5 : 2);
-      return command.lf();
+      state.feedMinimum = charWidth * (!vr && state.spacing ? 2.5 : 2);
+      return lineFeed(state);
     },
     // The paper cut: a dashed line across (the svg command set adds a pair of scissors).
     cut: () => {
-      const y = height + charWidth;
-      content += `[2] 0 d 24 ${y} m ${width} ${y} l S [] 0 d\n`;
-      return command.lf();
+      const y = state.height + charWidth;
+      state.content += `[2] 0 d 24 ${y} m ${state.width} ${y} l S [] 0 d\n`;
+      return lineFeed(state);
     },
+  };
+}
+
+function drawRule(state: PdfState, method: RuleMethod, ...args: (number | number[])[]): string {
+  for (const { x, y, d } of rulePaths(method, args, state.lineMargin, state.height)) {
+    state.content += `${pathOperators(d, x, y)}S\n`;
+  }
+  return '';
+}
+
+/** Text and its decorations, and the line feed that draws the line. */
+function textMethods(
+  state: PdfState,
+): Pick<Command, 'ul' | 'em' | 'iv' | 'wh' | 'normal' | 'text' | 'lf' | 'command' | 'image'> {
+  return {
     ul: () => {
-      decoration.underline = true;
+      state.decoration.underline = true;
       return '';
     },
     em: () => {
-      decoration.bold = true;
+      state.decoration.bold = true;
       return '';
     },
     iv: () => {
-      decoration.inverted = true;
+      state.decoration.inverted = true;
       return '';
     },
     wh: (wh) => {
       const { wide, high } = textScale(wh);
-      scale = { width: wide, height: high };
-      lineHeight = Math.max(lineHeight, high);
+      state.scale = { width: wide, height: high };
+      state.lineHeight = Math.max(state.lineHeight, high);
       return '';
     },
     normal: () => {
-      decoration = { bold: false, underline: false, inverted: false };
-      scale = { width: 1, height: 1 };
+      state.decoration = { bold: false, underline: false, inverted: false };
+      state.scale = { width: 1, height: 1 };
       return '';
     },
-    text: (text, encoding) => {
-      const bytes = winAnsi(text);
-      if (bytes === null) unsupported ??= 'text outside WinAnsi';
-      // One column a character in every single-byte code page (measureText).
-      const columns = base.measureText(text, encoding);
-      runs.push({
-        left: position * charWidth,
-        bytes: bytes ?? '',
-        columns: columns * scale.width,
-        ...decoration,
-        ...scale,
-      });
-      position += columns * scale.width;
-      return '';
-    },
-    lf: () => {
-      const h = lineHeight * charWidth * 2;
-      if (runs.length > 0) drawLine(height + h);
-      height += Math.max(h, feedMinimum);
-      blocks.push({ bottom: height, end: content.length });
-      lineHeight = 1;
-      runs = [];
-      position = 0;
-      return '';
-    },
+    text: (text, encoding) => addRun(state, text, encoding),
+    lf: () => lineFeed(state),
     command: () => '',
     image: () => {
-      unsupported ??= 'an image';
-      return '';
-    },
-    qrcode: (symbol) => {
-      if (symbol.data.length === 0) return '';
-      const matrix = receiptline.qrcode.generate(symbol);
-      const size = matrix.length;
-      const cell = symbol.cell;
-      const left = blockStart(size * cell);
-      // One rectangle a run of dark modules in a row, one fill for all.
-      let rectangles = '';
-      for (const { row, start, end } of darkRuns(matrix)) {
-        rectangles += `${left + start * cell} ${height + row * cell} ${(end - start) * cell} ${cell} re\n`;
-      }
-      content += `${rectangles}f\n`;
-      height += size * cell;
-      blocks.push({ bottom: height, end: content.length });
-      return '';
-    },
-    barcode: (symbol, encoding) => {
-      const bar = receiptline.barcode.generate(symbol);
-      if (!('length' in bar)) return '';
-      const barHeight = bar.height;
-      const total = barHeight + (bar.hri ? charWidth * 2 + 2 : 0);
-      const left = blockStart(bar.length);
-      let rectangles = '';
-      let x = left;
-      bar.widths.forEach((w, index) => {
-        if (index % 2 === 1) rectangles += `${x} ${height} ${w} ${barHeight} re\n`;
-        x += w;
-      });
-      content += `${rectangles}f\n`;
-      if (bar.hri) {
-        const bytes = winAnsi(bar.text);
-        if (bytes === null) unsupported ??= 'text outside WinAnsi';
-        const columns = base.measureText(bar.text, encoding);
-        // The svg command set centres character i at m + 12 i.
-        const m = Math.floor((bar.length - (columns - 1) * charWidth) / 2);
-        const run: Run = {
-          left: 0,
-          bytes: bytes ?? '',
-          columns,
-          bold: false,
-          underline: false,
-          inverted: false,
-          width: 1,
-          height: 1,
-        };
-        content += `BT\n${textOperators(run, left + m - charWidth / 2, height + total - descent)}ET\n`;
-      }
-      height += total;
-      blocks.push({ bottom: height, end: content.length });
+      state.unsupported ??= 'an image';
       return '';
     },
   };
+}
+
+/** A piece of text on the current line, drawn at the next line feed. */
+function addRun(state: PdfState, text: string, encoding: receiptline.Encoding): string {
+  const bytes = winAnsi(text);
+  if (bytes === null) state.unsupported ??= 'text outside WinAnsi';
+  // One column a character in every single-byte code page (measureText).
+  const columns = base.measureText(text, encoding);
+  state.runs.push({
+    left: state.position * charWidth,
+    bytes: bytes ?? '',
+    columns: columns * state.scale.width,
+    ...state.decoration,
+    ...state.scale,
+  });
+  state.position += columns * state.scale.width;
+  return '';
+}
+
+function lineFeed(state: PdfState): string {
+  const h = state.lineHeight * charWidth * 2;
+  if (state.runs.length > 0) drawLine(state, state.height + h);
+  state.height += Math.max(h, state.feedMinimum);
+  state.blocks.push({ bottom: state.height, end: state.content.length });
+  state.lineHeight = 1;
+  state.runs = [];
+  state.position = 0;
+  return '';
+}
+
+/**
+ * A run of text at its left edge on a baseline (both in dots), scaled by the text matrix.
+ * (A `^` run, twice as wide as high, has spaces wider than its font is high: pdftotext's
+ * raw mode reads its words as apart, its layout mode keeps them on their line.)
+ */
+function textOperators(run: Run, left: number, baseline: number): string {
+  return `/${run.bold ? 'F2' : 'F1'} ${fontSize} Tf ${run.width} 0 0 ${-run.height} ${n(left)} ${n(baseline)} Tm ${pdfLiteral(run.bytes)} Tj\n`;
+}
+
+/** The line's text, now that its height is known: boxes and underlines first, then the text. */
+function drawLine(state: PdfState, bottom: number): void {
+  let paths = '';
+  let text = '';
+  let white = false;
+  for (const run of state.runs) {
+    const left = state.lineMargin * charWidth + run.left;
+    const runWidth = run.columns * charWidth;
+    const baseline = bottom - descent * run.height;
+    if (run.inverted) {
+      paths += `0 g ${n(left)} ${n(bottom - 2 * charWidth * run.height)} ${runWidth} ${2 * charWidth * run.height} re f\n`;
+    }
+    if (run.underline) {
+      const thickness = 1.5 * run.height;
+      paths += `${run.inverted ? 1 : 0} g ${n(left)} ${n(baseline + thickness)} ${runWidth} ${n(thickness)} re f\n`;
+    }
+    if (run.inverted !== white) {
+      text += run.inverted ? '1 g\n' : '0 g\n';
+      white = run.inverted;
+    }
+    text += textOperators(run, left, baseline);
+  }
+  // The boxes and underlines leave the colour black or white: the text starts from black.
+  state.content += `${paths === '' ? '' : `${paths}0 g\n`}BT\n${text}ET\n${white ? '0 g\n' : ''}`;
+}
+
+/** QR codes and barcodes. */
+function codeMethods(state: PdfState): Pick<Command, 'qrcode' | 'barcode'> {
   return {
-    command,
-    drawing: () => ({ content, width, height, blocks, unsupported }),
+    qrcode: (symbol) => drawQrCode(state, symbol),
+    barcode: (symbol, encoding) => drawBarcode(state, symbol, encoding),
   };
+}
+
+/** Where a block `blockWidth` dots wide starts on the line, by the line's alignment. */
+function blockStart(state: PdfState, blockWidth: number): number {
+  return Math.floor(
+    state.lineMargin * charWidth +
+      ((state.lineWidth * charWidth - blockWidth) * state.lineAlign) / 2,
+  );
+}
+
+function drawQrCode(state: PdfState, symbol: receiptline.QRCode): string {
+  if (symbol.data.length === 0) return '';
+  const matrix = receiptline.qrcode.generate(symbol);
+  const size = matrix.length;
+  const cell = symbol.cell;
+  const left = blockStart(state, size * cell);
+  // One rectangle a run of dark modules in a row, one fill for all.
+  let rectangles = '';
+  for (const { row, start, end } of darkRuns(matrix)) {
+    rectangles += `${left + start * cell} ${state.height + row * cell} ${(end - start) * cell} ${cell} re\n`;
+  }
+  state.content += `${rectangles}f\n`;
+  state.height += size * cell;
+  state.blocks.push({ bottom: state.height, end: state.content.length });
+  return '';
+}
+
+function drawBarcode(
+  state: PdfState,
+  symbol: receiptline.Barcode,
+  encoding: receiptline.Encoding,
+): string {
+  const bar = receiptline.barcode.generate(symbol);
+  if (!('length' in bar)) return '';
+  const barHeight = bar.height;
+  const total = barHeight + (bar.hri ? charWidth * 2 + 2 : 0);
+  const left = blockStart(state, bar.length);
+  let rectangles = '';
+  let x = left;
+  bar.widths.forEach((w, index) => {
+    if (index % 2 === 1) rectangles += `${x} ${state.height} ${w} ${barHeight} re\n`;
+    x += w;
+  });
+  state.content += `${rectangles}f\n`;
+  if (bar.hri) {
+    const bytes = winAnsi(bar.text);
+    if (bytes === null) state.unsupported ??= 'text outside WinAnsi';
+    const columns = base.measureText(bar.text, encoding);
+    // The svg command set centres character i at m + 12 i.
+    const m = Math.floor((bar.length - (columns - 1) * charWidth) / 2);
+    const run: Run = {
+      left: 0,
+      bytes: bytes ?? '',
+      columns,
+      bold: false,
+      underline: false,
+      inverted: false,
+      width: 1,
+      height: 1,
+    };
+    const baseline = state.height + total - descent;
+    state.content += `BT\n${textOperators(run, left + m - charWidth / 2, baseline)}ET\n`;
+  }
+  state.height += total;
+  state.blocks.push({ bottom: state.height, end: state.content.length });
+  return '';
 }
