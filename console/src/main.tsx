@@ -170,6 +170,16 @@ function TopBar(props: { session: Session; current: string; onSignOut: () => voi
                 </a>
               </li>
             ))}
+          {/* On a phone the bar has room for Menu and Sign out only: Account is in the menu. */}
+          <li class="phone-only">
+            <a
+              href="/console/account"
+              onClick={onLinkClick}
+              aria-current={current === 'account' ? 'page' : undefined}
+            >
+              Account
+            </a>
+          </li>
         </ul>
       </nav>
       <span class="who">
@@ -177,6 +187,7 @@ function TopBar(props: { session: Session; current: string; onSignOut: () => voi
           {session.user.email} ({session.user.role})
         </span>{' '}
         <a
+          class="who-account"
           href="/console/account"
           onClick={onLinkClick}
           aria-current={current === 'account' ? 'page' : undefined}

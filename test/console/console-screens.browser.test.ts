@@ -34,6 +34,7 @@ const pages = [
   { name: 'tokens', path: '/console/tokens', ready: 'Tokens' },
   { name: 'webhooks', path: '/console/webhooks', ready: 'Webhooks' },
   { name: 'users', path: '/console/users', ready: 'Users' },
+  { name: 'account', path: '/console/account', ready: 'Account' },
 ] as const;
 
 describe('every console page at laptop and phone size', () => {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, failureMessage, type Session } from '../api.ts';
+import { usePageTitle } from '../components/page-title.ts';
 
 /**
  * The signed-in person's account: who they are, and changing their password (every session
@@ -12,6 +13,7 @@ export function AccountPage({
   session: Session;
   onSignedOut: () => void;
 }) {
+  usePageTitle('Account');
   const [message, setMessage] = useState('');
   const change = async (event: Event) => {
     event.preventDefault();
