@@ -26,7 +26,7 @@ export const eventRowOf = (t: Transition) => ({
 
 /**
  * One transition, compiled once: every job created, confirmed or failed writes one, and the
- * SQLite store's grouped claim and confirm run it with `.sync`.
+ * SQLite store's claim and confirm run it with `.sync`.
  */
 export const transitionStatement = prepared<Transition, never>((db, t) =>
   db.insertInto('print_job_events').values(eventRowOf(t)),
