@@ -8,8 +8,8 @@ import { changedOnce, inStatementUnit } from '../common/change-unit.ts';
 import { claimedColumns } from '../common/claim-update.ts';
 import { asInteger, bestQueuedJob, queueOrder } from '../common/queue-order.ts';
 import type { StoreContext } from '../common/store-context.ts';
-import type { ClaimRequest, StoredClaim } from '../queue-store.ts';
-import { type ClaimRow, claimMany } from './claim-many.ts';
+import type { ChangeOutbox, ClaimRequest, JobChange, StoredClaim } from '../queue-store.ts';
+import { type ClaimRow, claimMany, type ManyClaim } from './claim-many.ts';
 import { releaseLostClaim } from './release-lost-claim.ts';
 
 /**
@@ -117,32 +117,6 @@ const oneAgentClaim = (onNamedRoutes: boolean) =>
 const claimInOneStatement = oneAgentClaim(false);
 const claimOnRoutesInOneStatement = oneAgentClaim(true);
 
-/**
- * The claims of one batch, each agent's row (undefined: none). A claim alone runs the
- * one-agent statement; several run `claimMany` (claim-many.ts), and an agent that it left
- * without a job while its routes hold queued ones takes the one-agent statement after it.
- * An agent that names the routes it can print on now (rare: one of its printers cannot
- * print) takes the one-agent statement on those routes.
- */
-async function claimRows(db: Db, batch: ClaimRequest[]): Promise<(ClaimRow | undefined)[]> {
-  const alone = async (request: ClaimRequest) => {
-    const statement =
-      request.routes === undefined ? claimInOneStatement : claimOnRoutesInOneStatement;
-    return (await statement(db, request))[0];
-  };
-  const together = batch.filter((request) => request.routes === undefined);
-  if (together.length < 2) return Promise.all(batch.map(alone));
-  const claims = await claimMany(db, together);
-  const byRequest = new Map(together.map((request, i) => [request, claims[i]!]));
-  return Promise.all(
-    batch.map((request) => {
-      const claim = byRequest.get(request);
-      if (!claim || claim.kind === 'missed') return alone(request);
-      return claim.kind === 'claimed' ? claim.row : undefined;
-    }),
-  );
-}
-
 /** A claim's row as the store answers it: the job, its document, its event's id. */
 function storedClaim(found: ClaimRow | undefined): StoredClaim | undefined {
   if (!found) return undefined;
@@ -150,11 +124,58 @@ function storedClaim(found: ClaimRow | undefined): StoredClaim | undefined {
   return { row, content, eventId };
 }
 
+const claimedOf = (rows: readonly (ClaimRow | undefined)[]): JobChange[] =>
+  changedOnce(
+    'claimed',
+    rows.map((row) => row && storedClaim(row)?.row),
+  );
+
+/**
+ * The claims of one batch, each agent's (undefined: none), each in its unit of work
+ * (`inStatementUnit`). A claim alone runs the one-agent statement; several run `claimMany`
+ * (claim-many.ts), and an agent that it left without a job while its routes hold queued
+ * ones takes the one-agent statement after it. An agent that names the routes it can print
+ * on now (rare: one of its printers cannot print) takes the one-agent statement on those
+ * routes. Each agent that tries alone hears of its own try only: should it fail, the
+ * others' claims stand (the caller gives back only its own agent's claim).
+ */
+async function claimsOf(
+  context: StoreContext,
+  db: Db,
+  outbox: ChangeOutbox,
+  batch: ClaimRequest[],
+): Promise<(StoredClaim | undefined | Promise<StoredClaim | undefined>)[]> {
+  const alone = (request: ClaimRequest) => {
+    const statement =
+      request.routes === undefined ? claimInOneStatement : claimOnRoutesInOneStatement;
+    const changesOf = (row: ClaimRow | undefined) => claimedOf([row]);
+    return inStatementUnit(
+      context,
+      db,
+      { outbox, changesOf },
+      async (unit) => (await statement(unit, request))[0],
+    ).then(storedClaim);
+  };
+  const together = batch.filter((request) => request.routes === undefined);
+  if (together.length < 2) return batch.map(alone);
+  const changesOf = (claims: ManyClaim[]) =>
+    claimedOf(claims.map((claim) => (claim.kind === 'claimed' ? claim.row : undefined)));
+  const claims = await inStatementUnit(context, db, { outbox, changesOf }, (unit) =>
+    claimMany(unit, together),
+  );
+  const byRequest = new Map(together.map((request, i) => [request, claims[i]!]));
+  return batch.map((request) => {
+    const claim = byRequest.get(request);
+    if (!claim || claim.kind === 'missed') return alone(request);
+    return claim.kind === 'claimed' ? storedClaim(claim.row) : undefined;
+  });
+}
+
 /**
  * PostgreSQL's claim: the claims that arrive in the same turn of the event loop are one
  * batch (`perTurn`, docs/printing.md: agents that print steadily come back for their next
  * job in bursts, as their confirms are answered), one statement with their events and
- * documents (`claimRows`), and the outbox rows when an endpoint takes `print_job.claimed`
+ * documents (`claimsOf`), and the outbox rows when an endpoint takes `print_job.claimed`
  * (`inStatementUnit`). Inside a transaction it runs there, alone. When the connection is
  * lost during the claim, a claim that committed but whose answer did not come back would
  * hold a job for an agent that never heard of it: it is given back (`releaseLostClaim`)
@@ -166,14 +187,7 @@ export function postgresClaim(
   const claimBatch = perTurn(async (db: Db, batch: ClaimRequest[]) => {
     const companies = batch.map((request) => request.companyId);
     const outbox = await context.changes.outboxFor(db, companies, 'claimed');
-    const changesOf = (rows: (StoredClaim | undefined)[]) =>
-      changedOnce(
-        'claimed',
-        rows.map((claim) => claim?.row),
-      );
-    return inStatementUnit(context, db, { outbox, changesOf }, async (unit) =>
-      (await claimRows(unit, batch)).map(storedClaim),
-    );
+    return claimsOf(context, db, outbox, batch);
   });
   return async (db, request) => {
     try {
