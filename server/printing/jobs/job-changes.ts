@@ -18,6 +18,7 @@ const webhookEvents: Record<JobChangeKind, WebhookEventType | undefined> = {
 
 /** Changes no endpoint takes: nothing to write. */
 const nothingDue: ChangeOutbox = { due: false, rowsOf: () => [], written: () => undefined };
+const nothingDueNow = Promise.resolve(nothingDue);
 
 /**
  * Where the print queue's changes are announced, whichever store and path made them: the
@@ -41,19 +42,42 @@ export class PrintJobChanges implements JobChanges {
     this.#changed = changed;
   }
 
-  async outboxFor(
+  /**
+   * Not `async`: when the subscriptions are cached and nobody takes the event (the usual
+   * case, on every claim and confirm) it answers with one promise made once, and reads,
+   * allocates and queries nothing.
+   */
+  outboxFor(db: Db, companyIds: readonly number[], kind: JobChangeKind): Promise<ChangeOutbox> {
+    const type = webhookEvents[kind];
+    if (type === undefined) return nothingDueNow;
+    const subscriptions = this.#outbox.subscriptions;
+    let endpoints: Map<number, readonly number[]> | undefined;
+    for (const companyId of companyIds) {
+      const ids = subscriptions.endpointsFor(db, companyId, type);
+      if (ids instanceof Promise) return this.#outboxLoaded(db, companyIds, type);
+      if (ids.length === 0) continue;
+      endpoints ??= new Map();
+      endpoints.set(companyId, ids);
+    }
+    return endpoints ? Promise.resolve(this.#outboxOf(type, endpoints)) : nothingDueNow;
+  }
+
+  /** `outboxFor` once the subscriptions it needs are read. */
+  async #outboxLoaded(
     db: Db,
     companyIds: readonly number[],
-    kind: JobChangeKind,
+    type: WebhookEventType,
   ): Promise<ChangeOutbox> {
-    const type = webhookEvents[kind];
-    if (type === undefined) return nothingDue;
     const endpoints = new Map<number, readonly number[]>();
     for (const companyId of new Set(companyIds)) {
       const ids = await this.#outbox.subscriptions.endpointsFor(db, companyId, type);
       if (ids.length > 0) endpoints.set(companyId, ids);
     }
-    if (endpoints.size === 0) return nothingDue;
+    return endpoints.size === 0 ? nothingDue : this.#outboxOf(type, endpoints);
+  }
+
+  /** The outbox rows of changes, for the endpoints of each company that take `type`. */
+  #outboxOf(type: WebhookEventType, endpoints: Map<number, readonly number[]>): ChangeOutbox {
     return {
       due: true,
       rowsOf: (changes) =>

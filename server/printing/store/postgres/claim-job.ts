@@ -8,6 +8,7 @@ import { changedOnce, inStatementUnit } from '../common/change-unit.ts';
 import { claimedColumns } from '../common/claim-update.ts';
 import { asInteger, bestQueuedJob, queueOrder } from '../common/queue-order.ts';
 import type { StoreContext } from '../common/store-context.ts';
+import { claimedHistory, historyFrom } from '../common/trail.ts';
 import type { ChangeOutbox, ClaimRequest, JobChange, StoredClaim } from '../queue-store.ts';
 import { type ClaimRow, claimMany, type ManyClaim } from './claim-many.ts';
 import { releaseLostClaim } from './release-lost-claim.ts';
@@ -80,32 +81,8 @@ const oneAgentClaim = (onNamedRoutes: boolean) =>
           .where('status', '=', 'queued')
           .returningAll(),
       )
-      .with('event', (qc) =>
-        qc
-          .insertInto('print_job_events')
-          .columns([
-            'company_id',
-            'job_id',
-            'from_status',
-            'to_status',
-            'agent_id',
-            'message',
-            'at',
-          ])
-          .expression((eb) =>
-            eb
-              .selectFrom('claimed')
-              .select([
-                'claimed.company_id',
-                'claimed.id',
-                sql.lit('queued').as('from_status'),
-                sql.lit('claimed').as('to_status'),
-                'claimed.agent_id',
-                sql.lit(null).as('message'),
-                'claimed.updated_at',
-              ]),
-          )
-          .returning('id'),
+      .with('event', () =>
+        sql.raw<{ id: number }>(`(${historyFrom('claimed', claimedHistory, '"id"')})`),
       )
       .selectFrom('claimed')
       .innerJoin('event', (join) => join.onTrue())

@@ -6,7 +6,17 @@ import { prepared } from '../../../storage/prepared.ts';
 import { changedOnce, inStatementUnit } from '../common/change-unit.ts';
 import { confirmUpdate } from '../common/confirm-update.ts';
 import type { StoreContext } from '../common/store-context.ts';
+import { historyFrom, type TransitionSql } from '../common/trail.ts';
 import type { ConfirmRequest, JobRow } from '../queue-store.ts';
+
+/** The confirm's history row: the same message as SQLite's, `printed on PRINTER` or none. */
+const printedHistory: TransitionSql = {
+  from: `'claimed'`,
+  to: `'printed'`,
+  agent: '"agent_id"',
+  message: `'printed on ' || nullif("printer", '')`,
+  at: '"updated_at"',
+};
 
 /**
  * PostgreSQL: the holder's confirm and its event in one statement (on its own, autocommit:
@@ -18,23 +28,7 @@ import type { ConfirmRequest, JobRow } from '../queue-store.ts';
 const confirmInOneStatement = prepared<ConfirmRequest, JobRow>((db, p) =>
   db
     .with('confirmed', (qc) => confirmUpdate(qc, p))
-    .with('event', (qc) =>
-      qc
-        .insertInto('print_job_events')
-        .columns(['company_id', 'job_id', 'from_status', 'to_status', 'agent_id', 'message', 'at'])
-        .expression((eb) =>
-          eb.selectFrom('confirmed').select([
-            'confirmed.company_id',
-            'confirmed.id',
-            sql.lit('claimed').as('from_status'),
-            sql.lit('printed').as('to_status'),
-            'confirmed.agent_id',
-            // The same message as SQLite's confirm: `printed on PRINTER`, or none.
-            sql<string | null>`'printed on ' || nullif(confirmed.printer, '')`.as('message'),
-            'confirmed.updated_at',
-          ]),
-        ),
-    )
+    .with('event', () => sql.raw(`(${historyFrom('confirmed', printedHistory)})`))
     .selectFrom('confirmed')
     .selectAll('confirmed'),
 );
@@ -61,11 +55,7 @@ export const confirmManyText = `with "input" as materialized (
     and "j"."status" = "i"."expected"
   returning "j".*
 ), "event" as (
-  insert into "print_job_events"
-    ("company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at")
-  select "company_id", "id", 'claimed', 'printed', "agent_id",
-    'printed on ' || nullif("printer", ''), "updated_at"
-  from "confirmed"
+  ${historyFrom('confirmed', printedHistory)}
 )
 select * from "confirmed"`;
 nameStatement(confirmManyText);

@@ -4,6 +4,7 @@ import type { Db } from '../../../storage/db.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
 import { inStatementUnit } from '../common/change-unit.ts';
 import type { StoreContext } from '../common/store-context.ts';
+import { historyFrom } from '../common/trail.ts';
 import { jobsChannel, noticePrefix } from '../queue-notices.ts';
 import type { JobRow, NewJob } from '../queue-store.ts';
 
@@ -41,10 +42,7 @@ const createJobText = `with "new_document" as (
   limit 1
   returning *
 ), "event" as (
-  insert into "print_job_events"
-    ("company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at")
-  select "company_id", "id", null, 'queued', null, null, "created_at"
-  from "job"
+  ${historyFrom('job', { from: 'null', to: `'queued'`, agent: 'null', message: 'null', at: '"created_at"' })}
 )
 select "job".*,
   case when $13::text is not null then pg_notify('${jobsChannel}', $13::text || "job"."id") end
