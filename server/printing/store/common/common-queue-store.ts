@@ -20,12 +20,12 @@ import type {
   StoredClaim,
 } from '../queue-store.ts';
 import { cancelJob } from './cancel-job.ts';
-import { reprintJob } from './create-job.ts';
 import { extendLeases } from './extend-leases.ts';
 import { failJob } from './fail-job.ts';
 import { giveBackClaim } from './give-back-claim.ts';
 import { listJobs, queuedRoutes, readJob, readTrail } from './read-jobs.ts';
 import { readContent, recordRendering } from './record-rendering.ts';
+import { reprintJob } from './reprint-job.ts';
 import { requeueJob } from './requeue-job.ts';
 import type { StoreContext } from './store-context.ts';
 import { sweepJobs } from './sweep-jobs.ts';

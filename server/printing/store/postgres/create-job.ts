@@ -11,7 +11,7 @@ import type { JobRow, NewJob } from '../queue-store.ts';
 /**
  * PostgreSQL's create in one statement (on its own, autocommit: one round trip instead of
  * BEGIN, the document, the job, its event, NOTIFY and COMMIT). The same rows as SQLite's
- * create (../common/create-job.ts):
+ * create (../sqlite/create-job.ts):
  * - the document, stored once per company and content: the insert returns a new one's id;
  *   content stored before is read in the same statement (the two branches of `document`
  *   never both hold a row);

@@ -1,14 +1,15 @@
 import type { Db } from '../../../storage/db.ts';
 import { CommonQueueStore } from '../common/common-queue-store.ts';
-import { createJob } from '../common/create-job.ts';
 import type { ClaimRequest, ConfirmRequest, NewJob } from '../queue-store.ts';
 import { claimJob } from './claim-job.ts';
 import { confirmJob } from './confirm-job.ts';
+import { createJob } from './create-job.ts';
 import { SqliteJobNotifier } from './sqlite-job-notifier.ts';
 
 /**
- * The print queue on SQLite (one server process). Its own: the claim and the confirm join
- * the group commit synchronously when they can (claim-job.ts, confirm-job.ts); the rest is
+ * The print queue on SQLite (one server process). Its own: the create, the claim and the
+ * confirm, synchronously in the group commit (create-job.ts, claim-job.ts, confirm-job.ts,
+ * with `../common/change-unit.ts`); the rest is
  * the SQL both databases share (`../common/`). Agents waiting in this process hear of jobs
  * queued by another process (the CLI) through `SqliteJobNotifier`.
  */
