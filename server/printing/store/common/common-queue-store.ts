@@ -21,7 +21,6 @@ import type {
 } from '../queue-store.ts';
 import { cancelJob } from './cancel-job.ts';
 import { extendLeases } from './extend-leases.ts';
-import { failJob } from './fail-job.ts';
 import { giveBackClaim } from './give-back-claim.ts';
 import { listJobs, queuedRoutes, readJob, readTrail } from './read-jobs.ts';
 import { readContent, recordRendering } from './record-rendering.ts';
@@ -32,7 +31,7 @@ import { sweepJobs } from './sweep-jobs.ts';
 
 /**
  * What both stores run alike: the SQL of this folder. Each database's store extends it
- * with its own create, claim, confirm and notifier (`../sqlite/`, `../postgres/`).
+ * with its own create, claim, confirm, fail and notifier (`../sqlite/`, `../postgres/`).
  */
 export abstract class CommonQueueStore implements PrintQueueStore {
   protected readonly context: StoreContext;
@@ -45,6 +44,7 @@ export abstract class CommonQueueStore implements PrintQueueStore {
   abstract create(db: Db, job: NewJob): Promise<JobRow>;
   abstract claim(db: Db, request: ClaimRequest): Promise<StoredClaim | undefined>;
   abstract confirm(db: Db, request: ConfirmRequest): Promise<JobRow | undefined>;
+  abstract fail(db: Db, request: FailRequest): Promise<JobRow | undefined>;
 
   reprint(db: Db, reprint: Reprint) {
     return reprintJob(this.context, db, reprint);
@@ -52,10 +52,6 @@ export abstract class CommonQueueStore implements PrintQueueStore {
 
   giveBack(db: Db, claim: ClaimGivenBack) {
     return giveBackClaim(this.context, db, claim);
-  }
-
-  fail(db: Db, request: FailRequest) {
-    return failJob(this.context, db, request);
   }
 
   requeue(db: Db, request: Requeue) {

@@ -3,17 +3,18 @@ import type { Db } from '../../../storage/db.ts';
 import { notify } from '../../../storage/notify.ts';
 import { CommonQueueStore } from '../common/common-queue-store.ts';
 import { jobsChannel } from '../queue-notices.ts';
-import type { ClaimRequest, ConfirmRequest, NewJob } from '../queue-store.ts';
+import type { ClaimRequest, ConfirmRequest, FailRequest, NewJob } from '../queue-store.ts';
 import { postgresClaim } from './claim-job.ts';
 import { postgresConfirm } from './confirm-job.ts';
 import { createJob } from './create-job.ts';
+import { failJob } from './fail-job.ts';
 import { PostgresJobNotifier } from './postgres-job-notifier.ts';
 
 /**
  * The print queue on PostgreSQL (several server instances on one database). Its own: the
- * create, the claim and the confirm as one statement each, the claims and the confirms of
+ * create, the claim, the confirm and the fail as one statement each, the claims and the confirms of
  * one turn of the event loop batched in one statement (create-job.ts, claim-job.ts,
- * claim-many.ts, confirm-job.ts), each in the unit of work of `../common/change-unit.ts`
+ * claim-many.ts, confirm-job.ts, fail-job.ts), each in the unit of work of `../common/change-unit.ts`
  * (its outbox rows, when due, in the statement's transaction), and a claim whose
  * connection was lost given back (release-lost-claim.ts); the rest is the SQL both
  * databases share (`../common/`). Every instance's waiting agents hear of jobs queued
@@ -49,5 +50,9 @@ export class PostgresQueueStore extends CommonQueueStore {
 
   confirm(db: Db, request: ConfirmRequest) {
     return this.#confirm(db, request);
+  }
+
+  fail(db: Db, request: FailRequest) {
+    return failJob(this.context, db, request);
   }
 }
