@@ -19,8 +19,9 @@ export interface StoreContext {
 /**
  * Finishes a change in its transaction (`trx`): a job left queued is announced (`announce`),
  * the change's webhook outbox rows are written, and once the transaction has committed the
- * change is announced in this process (`JobChanges.committed`). Every path of a store that
- * commits in a transaction ends here.
+ * change is announced in this process (`JobChanges.committed`). The operations that run a
+ * transaction of their own (reprint, give back, requeue, cancel, sweep) end here; the
+ * create, claim, confirm and fail run in the unit of work of `change-unit.ts`.
  */
 export async function finishChange(
   context: StoreContext,
