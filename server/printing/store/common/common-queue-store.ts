@@ -25,13 +25,12 @@ import { giveBackClaim } from './give-back-claim.ts';
 import { listJobs, queuedRoutes, readJob, readTrail } from './read-jobs.ts';
 import { readContent, recordRendering } from './record-rendering.ts';
 import { reprintJob } from './reprint-job.ts';
-import { requeueJob } from './requeue-job.ts';
 import type { StoreContext } from './store-context.ts';
 import { sweepJobs } from './sweep-jobs.ts';
 
 /**
  * What both stores run alike: the SQL of this folder. Each database's store extends it
- * with its own create, claim, confirm, fail and notifier (`../sqlite/`, `../postgres/`).
+ * with its own create, claim, confirm, fail, requeue and notifier (`../sqlite/`, `../postgres/`).
  */
 export abstract class CommonQueueStore implements PrintQueueStore {
   protected readonly context: StoreContext;
@@ -45,6 +44,7 @@ export abstract class CommonQueueStore implements PrintQueueStore {
   abstract claim(db: Db, request: ClaimRequest): Promise<StoredClaim | undefined>;
   abstract confirm(db: Db, request: ConfirmRequest): Promise<JobRow | undefined>;
   abstract fail(db: Db, request: FailRequest): Promise<JobRow | undefined>;
+  abstract requeue(db: Db, request: Requeue): Promise<JobRow | undefined>;
 
   reprint(db: Db, reprint: Reprint) {
     return reprintJob(this.context, db, reprint);
@@ -52,10 +52,6 @@ export abstract class CommonQueueStore implements PrintQueueStore {
 
   giveBack(db: Db, claim: ClaimGivenBack) {
     return giveBackClaim(this.context, db, claim);
-  }
-
-  requeue(db: Db, request: Requeue) {
-    return requeueJob(this.context, db, request);
   }
 
   cancel(db: Db, request: Cancel) {

@@ -2,7 +2,7 @@ import type { Storage } from '../../../storage/database.ts';
 import type { Db } from '../../../storage/db.ts';
 import { notify } from '../../../storage/notify.ts';
 import { jobsChannel, noticeOf, type WaitersHere } from '../queue-notices.ts';
-import type { JobChange, JobChanges } from '../queue-store.ts';
+import type { JobChange, JobChanges, JobRow } from '../queue-store.ts';
 
 /** What every store's operations work with: the storage, and where job changes are announced. */
 export interface StoreContext {
@@ -17,11 +17,11 @@ export interface StoreContext {
 }
 
 /**
- * Finishes a change in its transaction (`trx`): a job left queued is announced (`announce`),
+ * Finishes a change in its transaction (`trx`): a job left queued is announced (`announceQueued`),
  * the change's webhook outbox rows are written, and once the transaction has committed the
  * change is announced in this process (`JobChanges.committed`). The operations that run a
- * transaction of their own (reprint, give back, requeue, cancel, sweep) end here; the
- * create, claim, confirm and fail run in the unit of work of `change-unit.ts`.
+ * transaction of their own (reprint, give back, cancel, sweep) end here; the create, claim,
+ * confirm, fail and requeue run in the unit of work of `change-unit.ts`.
  */
 export async function finishChange(
   context: StoreContext,
@@ -30,7 +30,7 @@ export async function finishChange(
 ): Promise<void> {
   const { storage, changes } = context;
   const { row } = change;
-  if (row.status === 'queued') await announce(context, trx, row.company_id, row.route, row.id);
+  if (row.status === 'queued') await announceQueued(context, trx, row);
   await changes.record(trx, change);
   storage.afterCommit(trx, () => changes.committed(change));
 }
@@ -39,12 +39,10 @@ export async function finishChange(
  * A job queued in `trx`: to an agent of this process that waits for it, once committed
  * (`WaitersHere`), else to every process with the commit (NOTIFY; a no-op on SQLite).
  */
-async function announce(
+export async function announceQueued(
   { storage, waitersHere }: StoreContext,
   trx: Db,
-  companyId: number,
-  route: string,
-  jobId: number,
+  { company_id: companyId, route, id: jobId }: JobRow,
 ): Promise<void> {
   if (waitersHere?.takesHere(companyId, route)) {
     storage.afterCommit(trx, () => waitersHere.queuedHere(companyId, route));

@@ -3,18 +3,19 @@ import type { Db } from '../../../storage/db.ts';
 import { notify } from '../../../storage/notify.ts';
 import { CommonQueueStore } from '../common/common-queue-store.ts';
 import { jobsChannel } from '../queue-notices.ts';
-import type { ClaimRequest, ConfirmRequest, FailRequest, NewJob } from '../queue-store.ts';
+import type { ClaimRequest, ConfirmRequest, FailRequest, NewJob, Requeue } from '../queue-store.ts';
 import { postgresClaim } from './claim-job.ts';
 import { postgresConfirm } from './confirm-job.ts';
 import { createJob } from './create-job.ts';
 import { failJob } from './fail-job.ts';
 import { PostgresJobNotifier } from './postgres-job-notifier.ts';
+import { requeueJob } from './requeue-job.ts';
 
 /**
  * The print queue on PostgreSQL (several server instances on one database). Its own: the
- * create, the claim, the confirm and the fail as one statement each, the claims and the confirms of
+ * create, the claim, the confirm, the fail and the requeue as one statement each, the claims and the confirms of
  * one turn of the event loop batched in one statement (create-job.ts, claim-job.ts,
- * claim-many.ts, confirm-job.ts, fail-job.ts), each in the unit of work of `../common/change-unit.ts`
+ * claim-many.ts, confirm-job.ts, fail-job.ts, requeue-job.ts), each in the unit of work of `../common/change-unit.ts`
  * (its outbox rows, when due, in the statement's transaction), and a claim whose
  * connection was lost given back (release-lost-claim.ts); the rest is the SQL both
  * databases share (`../common/`). Every instance's waiting agents hear of jobs queued
@@ -54,5 +55,9 @@ export class PostgresQueueStore extends CommonQueueStore {
 
   fail(db: Db, request: FailRequest) {
     return failJob(this.context, db, request);
+  }
+
+  requeue(db: Db, request: Requeue) {
+    return requeueJob(this.context, db, request);
   }
 }

@@ -1,16 +1,17 @@
 import type { Db } from '../../../storage/db.ts';
 import { CommonQueueStore } from '../common/common-queue-store.ts';
-import type { ClaimRequest, ConfirmRequest, FailRequest, NewJob } from '../queue-store.ts';
+import type { ClaimRequest, ConfirmRequest, FailRequest, NewJob, Requeue } from '../queue-store.ts';
 import { claimJob } from './claim-job.ts';
 import { confirmJob } from './confirm-job.ts';
 import { createJob } from './create-job.ts';
 import { failJob } from './fail-job.ts';
+import { requeueJob } from './requeue-job.ts';
 import { SqliteJobNotifier } from './sqlite-job-notifier.ts';
 
 /**
  * The print queue on SQLite (one server process). Its own: the create, the claim, the
- * confirm and the fail, synchronously in the group commit (create-job.ts, claim-job.ts,
- * confirm-job.ts, fail-job.ts, with `../common/change-unit.ts`); the rest is
+ * confirm, the fail and the requeue, synchronously in the group commit (create-job.ts, claim-job.ts,
+ * confirm-job.ts, fail-job.ts, requeue-job.ts, with `../common/change-unit.ts`); the rest is
  * the SQL both databases share (`../common/`). Agents waiting in this process hear of jobs
  * queued by another process (the CLI) through `SqliteJobNotifier`.
  */
@@ -34,5 +35,9 @@ export class SqliteQueueStore extends CommonQueueStore {
 
   fail(db: Db, request: FailRequest) {
     return failJob(this.context, db, request);
+  }
+
+  requeue(db: Db, request: Requeue) {
+    return requeueJob(this.context, db, request);
   }
 }
