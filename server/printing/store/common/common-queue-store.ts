@@ -19,7 +19,6 @@ import type {
   Requeue,
   StoredClaim,
 } from '../queue-store.ts';
-import { cancelJob } from './cancel-job.ts';
 import { extendLeases } from './extend-leases.ts';
 import { giveBackClaim } from './give-back-claim.ts';
 import { listJobs, queuedRoutes, readJob, readTrail } from './read-jobs.ts';
@@ -30,7 +29,7 @@ import { sweepJobs } from './sweep-jobs.ts';
 
 /**
  * What both stores run alike: the SQL of this folder. Each database's store extends it
- * with its own create, claim, confirm, fail, requeue and notifier (`../sqlite/`, `../postgres/`).
+ * with its own create, claim, confirm, fail, requeue, cancel and notifier (`../sqlite/`, `../postgres/`).
  */
 export abstract class CommonQueueStore implements PrintQueueStore {
   protected readonly context: StoreContext;
@@ -45,6 +44,7 @@ export abstract class CommonQueueStore implements PrintQueueStore {
   abstract confirm(db: Db, request: ConfirmRequest): Promise<JobRow | undefined>;
   abstract fail(db: Db, request: FailRequest): Promise<JobRow | undefined>;
   abstract requeue(db: Db, request: Requeue): Promise<JobRow | undefined>;
+  abstract cancel(db: Db, request: Cancel): Promise<JobRow | undefined>;
 
   reprint(db: Db, reprint: Reprint) {
     return reprintJob(this.context, db, reprint);
@@ -52,10 +52,6 @@ export abstract class CommonQueueStore implements PrintQueueStore {
 
   giveBack(db: Db, claim: ClaimGivenBack) {
     return giveBackClaim(this.context, db, claim);
-  }
-
-  cancel(db: Db, request: Cancel) {
-    return cancelJob(this.context, db, request);
   }
 
   sweep(db: Db, now: string, heldSince: string | null) {

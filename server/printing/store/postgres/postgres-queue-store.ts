@@ -3,7 +3,15 @@ import type { Db } from '../../../storage/db.ts';
 import { notify } from '../../../storage/notify.ts';
 import { CommonQueueStore } from '../common/common-queue-store.ts';
 import { jobsChannel } from '../queue-notices.ts';
-import type { ClaimRequest, ConfirmRequest, FailRequest, NewJob, Requeue } from '../queue-store.ts';
+import type {
+  Cancel,
+  ClaimRequest,
+  ConfirmRequest,
+  FailRequest,
+  NewJob,
+  Requeue,
+} from '../queue-store.ts';
+import { cancelJob } from './cancel-job.ts';
 import { postgresClaim } from './claim-job.ts';
 import { postgresConfirm } from './confirm-job.ts';
 import { createJob } from './create-job.ts';
@@ -13,9 +21,9 @@ import { requeueJob } from './requeue-job.ts';
 
 /**
  * The print queue on PostgreSQL (several server instances on one database). Its own: the
- * create, the claim, the confirm, the fail and the requeue as one statement each, the claims and the confirms of
+ * create, the claim, the confirm, the fail, the requeue and the cancel as one statement each, the claims and the confirms of
  * one turn of the event loop batched in one statement (create-job.ts, claim-job.ts,
- * claim-many.ts, confirm-job.ts, fail-job.ts, requeue-job.ts), each in the unit of work of `../common/change-unit.ts`
+ * claim-many.ts, confirm-job.ts, fail-job.ts, requeue-job.ts, cancel-job.ts), each in the unit of work of `../common/change-unit.ts`
  * (its outbox rows, when due, in the statement's transaction), and a claim whose
  * connection was lost given back (release-lost-claim.ts); the rest is the SQL both
  * databases share (`../common/`). Every instance's waiting agents hear of jobs queued
@@ -59,5 +67,9 @@ export class PostgresQueueStore extends CommonQueueStore {
 
   requeue(db: Db, request: Requeue) {
     return requeueJob(this.context, db, request);
+  }
+
+  cancel(db: Db, request: Cancel) {
+    return cancelJob(this.context, db, request);
   }
 }

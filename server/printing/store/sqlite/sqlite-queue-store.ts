@@ -1,6 +1,14 @@
 import type { Db } from '../../../storage/db.ts';
 import { CommonQueueStore } from '../common/common-queue-store.ts';
-import type { ClaimRequest, ConfirmRequest, FailRequest, NewJob, Requeue } from '../queue-store.ts';
+import type {
+  Cancel,
+  ClaimRequest,
+  ConfirmRequest,
+  FailRequest,
+  NewJob,
+  Requeue,
+} from '../queue-store.ts';
+import { cancelJob } from './cancel-job.ts';
 import { claimJob } from './claim-job.ts';
 import { confirmJob } from './confirm-job.ts';
 import { createJob } from './create-job.ts';
@@ -10,8 +18,8 @@ import { SqliteJobNotifier } from './sqlite-job-notifier.ts';
 
 /**
  * The print queue on SQLite (one server process). Its own: the create, the claim, the
- * confirm, the fail and the requeue, synchronously in the group commit (create-job.ts, claim-job.ts,
- * confirm-job.ts, fail-job.ts, requeue-job.ts, with `../common/change-unit.ts`); the rest is
+ * confirm, the fail, the requeue and the cancel, synchronously in the group commit (create-job.ts, claim-job.ts,
+ * confirm-job.ts, fail-job.ts, requeue-job.ts, cancel-job.ts, with `../common/change-unit.ts`); the rest is
  * the SQL both databases share (`../common/`). Agents waiting in this process hear of jobs
  * queued by another process (the CLI) through `SqliteJobNotifier`.
  */
@@ -39,5 +47,9 @@ export class SqliteQueueStore extends CommonQueueStore {
 
   requeue(db: Db, request: Requeue) {
     return requeueJob(this.context, db, request);
+  }
+
+  cancel(db: Db, request: Cancel) {
+    return cancelJob(this.context, db, request);
   }
 }
