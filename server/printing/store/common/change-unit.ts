@@ -22,6 +22,21 @@ export interface ChangeUnit<T> {
 }
 
 /**
+ * The unit of one job's change of `kind` (a confirm, a fail, a requeue, a cancel): the
+ * outbox of its company, and the change its row makes (none when the guarded write changed
+ * nothing).
+ */
+export async function oneChange(
+  context: StoreContext,
+  db: Db,
+  kind: JobChangeKind,
+  companyId: number,
+): Promise<ChangeUnit<JobRow | undefined>> {
+  const outbox = await context.changes.outboxFor(db, [companyId], kind);
+  return { outbox, changesOf: (row) => (row ? [{ kind, row }] : []) };
+}
+
+/**
  * PostgreSQL: `write` sends the batch's one statement. A statement is a unit of work of its
  * own (autocommit: one round trip); when outbox rows go with it, the statement and their
  * insert share a transaction (or the larger unit of work `db` already is).

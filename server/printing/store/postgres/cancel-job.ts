@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import { cancelledHistory, cancelUpdate } from '../common/cancel-job.ts';
-import { inStatementUnit } from '../common/change-unit.ts';
+import { inStatementUnit, oneChange } from '../common/change-unit.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { historyFrom } from '../common/trail.ts';
 import type { Cancel, JobRow } from '../queue-store.ts';
@@ -25,12 +25,11 @@ export async function cancelJob(
   db: Db,
   request: Cancel,
 ): Promise<JobRow | undefined> {
-  const outbox = await context.changes.outboxFor(db, [request.companyId], 'cancelled');
-  const changesOf = (row: JobRow | undefined) => (row ? [{ kind: 'cancelled' as const, row }] : []);
+  const unit = await oneChange(context, db, 'cancelled', request.companyId);
   return inStatementUnit(
     context,
     db,
-    { outbox, changesOf },
+    unit,
     async (unit) => (await cancelInOneStatement(unit, request))[0],
   );
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
-import { inStatementUnit } from '../common/change-unit.ts';
+import { inStatementUnit, oneChange } from '../common/change-unit.ts';
 import { failedHistory, failUpdate } from '../common/fail-job.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { historyFrom } from '../common/trail.ts';
@@ -21,18 +21,16 @@ const failInOneStatement = prepared<FailRequest, JobRow>((db, p) =>
  * `print_job.failed` (`inStatementUnit`). `undefined` when the agent does not hold the job
  * claimed: the caller reads the job to say why.
  */
-export function failJob(
+export async function failJob(
   context: StoreContext,
   db: Db,
   request: FailRequest,
 ): Promise<JobRow | undefined> {
-  return context.changes.outboxFor(db, [request.companyId], 'failed').then((outbox) => {
-    const changesOf = (row: JobRow | undefined) => (row ? [{ kind: 'failed' as const, row }] : []);
-    return inStatementUnit(
-      context,
-      db,
-      { outbox, changesOf },
-      async (unit) => (await failInOneStatement(unit, request))[0],
-    );
-  });
+  const unit = await oneChange(context, db, 'failed', request.companyId);
+  return inStatementUnit(
+    context,
+    db,
+    unit,
+    async (trx) => (await failInOneStatement(trx, request))[0],
+  );
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
-import { inStatementUnit } from '../common/change-unit.ts';
+import { inStatementUnit, oneChange } from '../common/change-unit.ts';
 import {
   jobRowOf,
   type RequeuedRow,
@@ -34,9 +34,8 @@ export async function requeueJob(
   request: Requeue,
 ): Promise<JobRow | undefined> {
   const p = requeueParams(request);
-  const outbox = await context.changes.outboxFor(db, [p.companyId], 'requeued');
-  const changesOf = (row: JobRow | undefined) => (row ? [{ kind: 'requeued' as const, row }] : []);
-  return inStatementUnit(context, db, { outbox, changesOf }, async (unit) => {
+  const unit = await oneChange(context, db, 'requeued', p.companyId);
+  return inStatementUnit(context, db, unit, async (unit) => {
     const found = (await requeueInOneStatement(unit, p))[0];
     if (!found) return undefined;
     const row = jobRowOf(found);

@@ -1,6 +1,6 @@
 import type { Db } from '../../../storage/db.ts';
 import { cancelledTransition, cancelStatement } from '../common/cancel-job.ts';
-import { inGroupUnit } from '../common/change-unit.ts';
+import { inGroupUnit, oneChange } from '../common/change-unit.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { transitionStatement } from '../common/trail.ts';
 import type { Cancel, JobRow } from '../queue-store.ts';
@@ -15,9 +15,8 @@ export async function cancelJob(
   db: Db,
   request: Cancel,
 ): Promise<JobRow | undefined> {
-  const outbox = await context.changes.outboxFor(db, [request.companyId], 'cancelled');
-  const changesOf = (row: JobRow | undefined) => (row ? [{ kind: 'cancelled' as const, row }] : []);
-  return inGroupUnit(context, db, { outbox, changesOf }, () => {
+  const unit = await oneChange(context, db, 'cancelled', request.companyId);
+  return inGroupUnit(context, db, unit, () => {
     const row = cancelStatement.sync(db, request)[0];
     if (row) transitionStatement.sync(db, cancelledTransition(request));
     return row;

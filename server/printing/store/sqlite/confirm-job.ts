@@ -1,5 +1,5 @@
 import type { Db } from '../../../storage/db.ts';
-import { inGroupUnit } from '../common/change-unit.ts';
+import { inGroupUnit, oneChange } from '../common/change-unit.ts';
 import { confirmStatement, printedTransition } from '../common/confirm-update.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { transitionStatement } from '../common/trail.ts';
@@ -15,9 +15,8 @@ export async function confirmJob(
   db: Db,
   request: ConfirmRequest,
 ): Promise<JobRow | undefined> {
-  const outbox = await context.changes.outboxFor(db, [request.companyId], 'printed');
-  const changesOf = (row: JobRow | undefined) => (row ? [{ kind: 'printed' as const, row }] : []);
-  return inGroupUnit(context, db, { outbox, changesOf }, () => {
+  const unit = await oneChange(context, db, 'printed', request.companyId);
+  return inGroupUnit(context, db, unit, () => {
     const row = confirmStatement.sync(db, request)[0];
     if (row) transitionStatement.sync(db, printedTransition(row, request));
     return row;

@@ -1,5 +1,5 @@
 import type { Db } from '../../../storage/db.ts';
-import { inGroupUnit } from '../common/change-unit.ts';
+import { inGroupUnit, oneChange } from '../common/change-unit.ts';
 import { failedTransition, failStatement } from '../common/fail-job.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { transitionStatement } from '../common/trail.ts';
@@ -15,9 +15,8 @@ export async function failJob(
   db: Db,
   request: FailRequest,
 ): Promise<JobRow | undefined> {
-  const outbox = await context.changes.outboxFor(db, [request.companyId], 'failed');
-  const changesOf = (row: JobRow | undefined) => (row ? [{ kind: 'failed' as const, row }] : []);
-  return inGroupUnit(context, db, { outbox, changesOf }, () => {
+  const unit = await oneChange(context, db, 'failed', request.companyId);
+  return inGroupUnit(context, db, unit, () => {
     const row = failStatement.sync(db, request)[0];
     if (row) transitionStatement.sync(db, failedTransition(row, request));
     return row;

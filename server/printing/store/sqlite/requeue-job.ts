@@ -1,5 +1,5 @@
 import type { Db } from '../../../storage/db.ts';
-import { inGroupUnit } from '../common/change-unit.ts';
+import { inGroupUnit, oneChange } from '../common/change-unit.ts';
 import {
   jobRowOf,
   requeuedTransition,
@@ -22,9 +22,8 @@ export async function requeueJob(
   request: Requeue,
 ): Promise<JobRow | undefined> {
   const p = requeueParams(request);
-  const outbox = await context.changes.outboxFor(db, [p.companyId], 'requeued');
-  const changesOf = (row: JobRow | undefined) => (row ? [{ kind: 'requeued' as const, row }] : []);
-  return inGroupUnit(context, db, { outbox, changesOf }, () => {
+  const unit = await oneChange(context, db, 'requeued', p.companyId);
+  return inGroupUnit(context, db, unit, () => {
     const found = requeueStatement.sync(db, p)[0];
     if (!found) return undefined;
     transitionStatement.sync(db, requeuedTransition(p));
