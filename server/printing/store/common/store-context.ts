@@ -18,11 +18,12 @@ export interface StoreContext {
 }
 
 /**
- * Finishes a change in its transaction (`trx`): a job left queued is announced (`announceQueued`),
- * the change's webhook outbox rows are written, and once the transaction has committed the
- * change is announced in this process (`JobChanges.committed`). The operations that run a
- * transaction of their own (reprint, give back, sweep) end here; the create, claim, confirm,
- * fail, requeue and cancel run in the unit of work of `change-unit.ts`.
+ * Finishes a change in its transaction (`trx`): a job left queued is announced
+ * (`announceQueued`), the change's webhook outbox rows are written, and once the transaction
+ * has committed the change is announced in this process (`JobChanges.committed`). The
+ * operations that run a transaction of their own end here (reprint, give back; the sweep in
+ * `finishChanges`); the create, claim, confirm, fail, requeue and cancel run in the unit of
+ * work of `change-unit.ts`.
  */
 export async function finishChange(
   context: StoreContext,
