@@ -130,6 +130,41 @@ describe('claim and confirm on PostgreSQL, one statement each', () => {
   });
 });
 
+describe('a fail and a cancel on PostgreSQL, one statement each', () => {
+  it('the UPDATE and its event in one statement, sent without BEGIN and COMMIT; the same trail as SQLite', async () => {
+    const { integrator, agent } = await setUp('fail-cancel');
+    const failing = await createJob(server, integrator, { route: 'fail-cancel' });
+    expect((await agent.next()).status).toBe(200);
+    const failed = await sentDuring(() =>
+      agent.call('POST', `/printing/jobs/${failing.id}/error`, { message: 'Paper jam' }),
+    );
+    expect(failed.result.status).toBe(200);
+    expect(count(failed.sent, /^with "failed"/)).toBe(1);
+    expect(count(failed.sent, /^(begin|commit|insert into "print_job_events")/)).toBe(0);
+    const queued = await createJob(server, integrator, { route: 'fail-cancel' });
+    const cancelled = await sentDuring(() =>
+      server.request('POST', `/printing/jobs/${queued.id}/cancel`, { token: integrator }),
+    );
+    expect(cancelled.result.status).toBe(200);
+    expect(count(cancelled.sent, /^with "cancelled"/)).toBe(1);
+    expect(count(cancelled.sent, /^insert into "print_job_events"/)).toBe(0);
+    const trail = async (id: number) =>
+      (await server.request('GET', `/printing/jobs/${id}`, { token: integrator })).body.data.events;
+    expect((await trail(failing.id)).at(-1)).toMatchObject({
+      from: 'claimed',
+      to: 'failed',
+      agent_id: agent.uuid,
+      message: 'Paper jam',
+    });
+    expect((await trail(queued.id)).at(-1)).toMatchObject({
+      from: 'queued',
+      to: 'cancelled',
+      agent_id: null,
+      message: 'cancel',
+    });
+  });
+});
+
 describe('the confirms of one turn on PostgreSQL, one statement', () => {
   it('each confirm gets its own job; a repeat and a non-holder in the same burst change nothing', async () => {
     const { company, integrator, agent } = await setUp('burst');
