@@ -194,6 +194,7 @@ async function run(): Promise<void> {
           `claim+confirm on ${name}, ${round < 0 ? 'warm-up (not counted)' : `round ${round + 1}`}: ${jobs} jobs, ${agentCount} agents on one route: ` +
             `${fixed(result.jobsPerSecond)} jobs/s (${result.seconds.toFixed(2)} s), ` +
             `server CPU ${result.cpuUsPerJob === null ? '—' : fixed(result.cpuUsPerJob)} µs/job, ` +
+            `creates ${fixed(result.createsPerSecond)}/s at ${result.createCpuUs === null ? '—' : fixed(result.createCpuUs)} µs of server CPU each, ` +
             `load generator ${Math.round(result.loadCpuShare * 100)} % of a core, ` +
             `claimed ${result.claimed}/${jobs}, duplicates ${result.duplicates}`,
         );
@@ -310,6 +311,8 @@ function summary(runs: Map<string, Throughput[]>, latencies: Map<string, Latency
   const rows = [...runs].map(([name, list]) => {
     const rate = mean(list, (t) => t.jobsPerSecond)!;
     const cpu = mean(list, (t) => t.cpuUsPerJob);
+    const creates = mean(list, (t) => t.createsPerSecond)!;
+    const createCpu = mean(list, (t) => t.createCpuUs);
     const waited = latencies.get(name);
     return [
       name,
@@ -318,6 +321,8 @@ function summary(runs: Map<string, Throughput[]>, latencies: Map<string, Latency
       String(list.reduce((sum, t) => sum + t.duplicates, 0)),
       waited ? waited.p50.toFixed(2) : '—',
       waited ? waited.p99.toFixed(2) : '—',
+      fixed(creates),
+      createCpu === null ? '—' : fixed(createCpu),
       name === 'ShopDesk' ? '' : ratio(oursRate, rate),
       name === 'ShopDesk' || cpu === null || oursCpu === null ? '' : ratio(cpu, oursCpu),
     ];
@@ -333,6 +338,8 @@ function summary(runs: Map<string, Throughput[]>, latencies: Map<string, Latency
         'duplicates',
         'claim p50 ms',
         'claim p99 ms',
+        'creates/s',
+        'create CPU µs',
         'ShopDesk ÷ this',
         "CPU ÷ ShopDesk's",
       ],

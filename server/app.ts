@@ -21,6 +21,7 @@ import type { Services } from './services.ts';
 import { openStorage, type Storage } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
 import { RenderPool } from './templates/render-pool.ts';
+import { TemplateJobRenderer } from './templates/template-job-renderer.ts';
 import { type Clock, systemClock } from './time.ts';
 import { TokenAuthenticator } from './tokens/authenticate.ts';
 import { WebhookOutbox } from './webhooks/outbox.ts';
@@ -87,7 +88,15 @@ export async function startApp(
     const outbox = new WebhookOutbox(storage);
     // Its threads start with the first render, not here.
     renderer = new RenderPool(config.renders);
-    const printing = new PrintingService({ storage, outbox, renderer, clock, config, log });
+    // The queue renders template jobs through its port, which templates implements.
+    const printing = new PrintingService({
+      storage,
+      outbox,
+      renderer: new TemplateJobRenderer(renderer),
+      clock,
+      config,
+      log,
+    });
     const idempotency = new IdempotencyService({ storage, clock, config, log });
     const webhooks = new WebhookService({
       storage,

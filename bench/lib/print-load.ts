@@ -44,6 +44,9 @@ export class QueueClient {
 }
 
 export interface Throughput {
+  /** The creates that queued the jobs (32 at a time): per second, and server CPU per create, µs. */
+  createsPerSecond: number;
+  createCpuUs: number | null;
   jobsPerSecond: number;
   claimed: number;
   duplicates: number;
@@ -66,11 +69,15 @@ export async function throughput(
 ): Promise<Throughput> {
   const agents = await Promise.all(Array.from({ length: agentCount }, () => client.agent(route)));
   let made = 0;
+  const createCpuBefore = cpuSecondsOf(client.target.pid);
+  const createStarted = performance.now();
   await Promise.all(
     Array.from({ length: 32 }, async () => {
       while (made < jobs) await client.createJob(route, made++);
     }),
   );
+  const createSeconds = (performance.now() - createStarted) / 1000;
+  const createCpuAfter = cpuSecondsOf(client.target.pid);
   const claims = new Map<number, number>();
   let duplicates = 0;
   const cpuBefore = cpuSecondsOf(client.target.pid);
@@ -94,6 +101,11 @@ export async function throughput(
   const cpuAfter = cpuSecondsOf(client.target.pid);
   const own = process.cpuUsage(ownBefore);
   return {
+    createsPerSecond: jobs / createSeconds,
+    createCpuUs:
+      createCpuBefore === null || createCpuAfter === null
+        ? null
+        : ((createCpuAfter - createCpuBefore) * 1e6) / jobs,
     jobsPerSecond: claims.size / seconds,
     claimed: claims.size,
     duplicates,

@@ -7,6 +7,7 @@ import { createJob } from '../../server/printing/jobs/create-job.ts';
 import { PrintJobChanges } from '../../server/printing/jobs/job-changes.ts';
 import { openQueueStore } from '../../server/printing/store/open-queue-store.ts';
 import { RenderPool } from '../../server/templates/render-pool.ts';
+import { TemplateJobRenderer } from '../../server/templates/template-job-renderer.ts';
 import { WebhookOutbox } from '../../server/webhooks/outbox.ts';
 import { startsAsPdf } from '../../shared/pdf-content.ts';
 import {
@@ -116,7 +117,7 @@ export function registerJobCommands(program: Command): void {
       const outbox = new WebhookOutbox(storage);
       const changes = new PrintJobChanges(outbox, () => {});
       // Making a job renders nothing: the pool's threads never start.
-      const renderer = new RenderPool();
+      const renderer = new TemplateJobRenderer(new RenderPool());
       return createJob(
         { storage, store: openQueueStore(storage, changes), outbox, renderer },
         storage.db,

@@ -17,9 +17,6 @@ import { HttpError } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type Access, type AnyRoute, created, defineRoute, ok } from '../http/route.ts';
 import { withUpdateStatus } from '../releases/index.ts';
-import { refuseTemplateTheRouteCannotPrint } from '../templates/check-template-route.ts';
-import { createTemplateJob } from '../templates/create-template-job.ts';
-import { resolveTemplate } from '../templates/resolve-template.ts';
 import { type AgentContext, agentRoutes, boundJobGuard, tag } from './agent-routes.ts';
 import { optionalAgent } from './agents/agent-hook.ts';
 import { listAgents } from './agents/list-agents.ts';
@@ -104,10 +101,9 @@ const integratorRoutes: AnyRoute[] = [
           { ...rest, content_type: 'application/pdf' },
           services.printing.presence(),
         );
-        const version = await resolveTemplate(db, caller.companyId, template);
-        await refuseTemplateTheRouteCannotPrint(db, caller.companyId, rest.route, version.kind);
-        const job = await createTemplateJob(
-          services.printing.queue,
+        const { queue } = services.printing;
+        const job = await queue.renderer.createFromTemplate(
+          queue,
           db,
           caller.companyId,
           { ...rest, template, data, holdSeconds: services.config.holdSeconds },

@@ -3,7 +3,6 @@ import type { ClaimedJob } from '../../shared/printing.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
-import type { DocumentRenderer } from '../templates/render-pool.ts';
 import type { Clock } from '../time.ts';
 import type { WebhookOutbox } from '../webhooks/index.ts';
 import { AgentIdentities, type AgentRef } from './agents/agent-identities.ts';
@@ -13,6 +12,7 @@ import { sweepAgents } from './agents/sweep-agents.ts';
 import { sweepPrinterAttention } from './agents/sweep-printer-attention.ts';
 import { claimJob, giveBackClaim } from './jobs/claim-job.ts';
 import { PrintJobChanges } from './jobs/job-changes.ts';
+import type { JobRenderer } from './jobs/job-renderer.ts';
 import type { PrintQueue } from './jobs/print-queue.ts';
 import { type SweepResult, sweepJobs } from './jobs/sweep-jobs.ts';
 import type { JobNotifier } from './long-poll/job-notifier.ts';
@@ -24,8 +24,8 @@ export interface PrintingDeps {
   storage: Storage;
   /** Where the queue's and the agents' webhook events are recorded. */
   outbox: WebhookOutbox;
-  /** Where template jobs are rendered at their claim (and previewed). */
-  renderer: DocumentRenderer;
+  /** What renders template jobs at their claim (templates implements it; the wiring hands it in). */
+  renderer: JobRenderer;
   clock: Clock;
   config: ServerConfig;
   log: Logger;

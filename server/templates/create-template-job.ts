@@ -1,6 +1,6 @@
-import { type JobRecord, type PrintOptions, templateDataType } from '../../shared/printing.ts';
+import { type JobRecord, templateDataType } from '../../shared/printing.ts';
 import { expiryOf } from '../printing/jobs/create-job.ts';
-import type { PrintQueue } from '../printing/jobs/print-queue.ts';
+import type { QueueWrites, TemplateJobToCreate } from '../printing/jobs/job-renderer.ts';
 import { toJobRecord } from '../printing/jobs/records.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
@@ -12,20 +12,6 @@ import { resolveTemplate } from './resolve-template.ts';
 import { insertTemplateJob } from './template-jobs.ts';
 import { checkRequiredData } from './template-variables.ts';
 
-/** A job from a template, as `POST /printing/jobs` gives it. */
-export interface TemplateJobToCreate {
-  route: string;
-  title?: string | undefined;
-  template: string | number;
-  data: Record<string, unknown>;
-  copies: number;
-  priority: number;
-  options: PrintOptions;
-  expires_in?: number | undefined;
-  /** The server's hold limit, for a job without `expires_in` (`expiryOf`). */
-  holdSeconds?: number | undefined;
-}
-
 /**
  * A queued job made from the latest version of a template, read in the job's own
  * transaction (the job records the version that was latest when it committed): its data is
@@ -34,13 +20,13 @@ export interface TemplateJobToCreate {
  * a 422, not a receipt without lines), its strings against the bound every render holds them to (`data-limits.ts`), and its barcodes
  * against their symbologies (`check-codes.ts`). The
  * template runs once, when an agent claims the job, for that agent's route profile
- * (`render-claimed-job.ts`): until then the job's document is the data, as JSON. Data the
+ * (`template-job-renderer.ts`): until then the job's document is the data, as JSON. Data the
  * schema lets through but the template cannot finish with (a loop past the limits) fails
  * the job at its claim with `template_render_failed` and the reason; a preview with that
  * data shows the same reason at once (docs/templates.md, "Jobs from a template").
  */
 export async function createTemplateJob(
-  { storage, store }: PrintQueue,
+  { storage, store }: QueueWrites,
   db: Db,
   companyId: number,
   input: TemplateJobToCreate,

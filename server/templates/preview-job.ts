@@ -1,11 +1,12 @@
 import type { PreviewFormat } from '../../shared/templates.ts';
 import { Conflict, invalidField, NotFound } from '../domain-errors.ts';
-import type { PrintQueue } from '../printing/jobs/print-queue.ts';
 import type { JobGuard } from '../printing/jobs/read-job.ts';
+import type { PrintQueueStore } from '../printing/store/queue-store.ts';
 import type { Db } from '../storage/db.ts';
 import { sourceOf } from './records.ts';
 import type { Rendering } from './render/rendering.ts';
 import { defaultProfile } from './render-document.ts';
+import type { DocumentRenderer } from './render-pool.ts';
 import { readTemplateData, readTemplateJob } from './template-jobs.ts';
 
 /**
@@ -17,7 +18,7 @@ import { readTemplateData, readTemplateJob } from './template-jobs.ts';
  * to one agent sees only the jobs that agent claimed.
  */
 export async function previewJob(
-  { store, renderer }: PrintQueue,
+  { store, renderer }: { store: PrintQueueStore; renderer: DocumentRenderer },
   db: Db,
   companyId: number,
   jobId: number,

@@ -197,7 +197,7 @@ export const templateRoutes: AnyRoute[] = [
     responses: rendering('What the job printed.'),
     async handler({ params, query, caller, services, db }) {
       const preview = await previewJob(
-        services.printing.queue,
+        { store: services.printing.store, renderer: services.renderer },
         db,
         caller.companyId,
         params.job,

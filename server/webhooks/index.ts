@@ -4,4 +4,13 @@
  * shows it. Webhooks own the endpoints and their deliveries.
  */
 export { listFailingEndpoints, readEndpointMarks } from './endpoint-health.ts';
-export type { EventData, NewEvent, OutboxDeps, WebhookOutbox } from './outbox.ts';
+export {
+  type EventData,
+  insertOutboxRows,
+  insertOutboxRowsNow,
+  type NewEvent,
+  type OutboxDeps,
+  type OutboxRow,
+  rowsOfEvent,
+  type WebhookOutbox,
+} from './outbox.ts';

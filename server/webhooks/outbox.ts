@@ -47,6 +47,42 @@ const insertDelivery = prepared<OutboxRow, never>((db, p) =>
   db.insertInto('webhook_deliveries').values(deliveryValues(p)),
 );
 
+/**
+ * Delivery rows made elsewhere (the print queue's store, in its change's unit of work), in
+ * one statement. Awaited on PostgreSQL; on SQLite it runs straight on the connection.
+ */
+export async function insertOutboxRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += 200) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(start, start + 200).map(deliveryValues))
+      .execute();
+  }
+}
+
+/** `insertOutboxRows` synchronously, in SQLite's group commit (`groupedSqliteTransaction`). */
+export function insertOutboxRowsNow(db: Db, rows: readonly OutboxRow[]): void {
+  for (const row of rows) insertDelivery.sync(db, row);
+}
+
+/** One event's rows, one per endpoint: one `webhook-id` and one body for all of them. */
+export function rowsOfEvent(
+  event: Omit<NewEvent, 'data'>,
+  data: unknown,
+  endpoints: readonly number[],
+): OutboxRow[] {
+  const body = bodyOf(event.type, event.at, data);
+  const eventId = newEventId();
+  return endpoints.map((endpointId) => ({
+    companyId: event.companyId,
+    endpointId,
+    eventId,
+    type: event.type,
+    body,
+    at: event.at,
+  }));
+}
+
 /** The `webhook-id` of a new event: the same on every attempt and for every endpoint. */
 export const newEventId = () => `msg_${randomUUID().replaceAll('-', '')}`;
 
@@ -133,6 +169,11 @@ export class WebhookOutbox {
     this.announce(db);
   }
 
+  /** Tells the dispatcher now that deliveries are due: rows written by a commit that has ended. */
+  written(): void {
+    this.#notify();
+  }
+
   /** Tells the dispatcher, once `db`'s transaction commits, that deliveries are due. */
   announce(db: Db): void {
     this.#storage.afterCommit(db, this.#notify);
@@ -167,16 +208,7 @@ export class WebhookOutbox {
 
   /** One row per endpoint: one `webhook-id` and one body for all of them. */
   async #rowsOf(event: NewEvent, endpoints: readonly number[]): Promise<OutboxRow[]> {
-    const body = bodyOf(event.type, event.at, await event.data());
-    const eventId = newEventId();
-    return endpoints.map((endpointId) => ({
-      companyId: event.companyId,
-      endpointId,
-      eventId,
-      type: event.type,
-      body,
-      at: event.at,
-    }));
+    return rowsOfEvent(event, await event.data(), endpoints);
   }
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PrintFailureCode } from '../../agent/core/printers/backend.ts';
-import { renderFailedCode } from '../../server/templates/render-claimed-job.ts';
+import { renderFailedCode } from '../../server/printing/jobs/job-renderer.ts';
 import { jobErrorCatalogue, type RetryHelp } from '../../shared/job-error-words.ts';
 
 /**

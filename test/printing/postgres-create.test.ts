@@ -9,10 +9,11 @@ import { localReceivers, outboxRows } from '../webhooks/helpers.ts';
 import { companyWithAgent, createJob } from './helpers.ts';
 
 /**
- * On PostgreSQL, when no webhook endpoint takes `print_job.created` and no larger unit of
- * work is open, a create is one statement (pg-create.ts): the document, the job, its event
- * and the NOTIFY, sent without BEGIN and COMMIT. The test server runs in this process, so
- * the statements are read off `pg`'s client as they are sent.
+ * On PostgreSQL a create is one statement (server/printing/store/postgres/create-job.ts):
+ * the document, the job, its event and the NOTIFY, sent without BEGIN and COMMIT when no
+ * webhook endpoint takes `print_job.created`; with one, the same statement and the outbox
+ * row share a transaction. The test server runs in this process, so the statements are read
+ * off `pg`'s client as they are sent.
  */
 
 let server: TestServer;
@@ -72,7 +73,7 @@ describe('a create on PostgreSQL, one statement', () => {
     expect((await waiting).body.data.id).toBe(third.id);
   });
 
-  it('with an endpoint that takes print_job.created: the transaction path, and its outbox row', async () => {
+  it('with an endpoint that takes print_job.created: the same statement, and its outbox row in its transaction', async () => {
     const { company, integrator } = await setUp('created-hook');
     const manager = await server.token(company, ['webhooks.manage']);
     const endpoint = await server.request('POST', '/webhooks', {
@@ -84,12 +85,14 @@ describe('a create on PostgreSQL, one statement', () => {
     const created = await sentDuring(() =>
       createJob(server, integrator, { route: 'created-hook' }),
     );
-    expect(count(created.sent, /^with "new_document"/)).toBe(0);
-    expect(count(created.sent, /^insert into "print_jobs"/)).toBe(1);
+    expect(count(created.sent, /^with "new_document"/)).toBe(1);
+    expect(count(created.sent, /^insert into "print_jobs"/)).toBe(0);
+    expect(count(created.sent, /^insert into "webhook_deliveries"/)).toBe(1);
+    expect(count(created.sent, /^(begin|commit)/)).toBe(2);
     expect(await outboxRows(server)).toBe(before + 1);
   });
 
-  it('the same content stored meanwhile by another transaction: the statement writes nothing, the transaction path reads that document', async () => {
+  it('the same content stored meanwhile by another transaction: the statement writes nothing, and sent again it reads that document', async () => {
     const { company, integrator, agent } = await setUp('race');
     const content = Buffer.from(`raced bytes ${company}`);
     const sha256 = createHash('sha256').update(content).digest('hex');
@@ -112,8 +115,8 @@ describe('a create on PostgreSQL, one statement', () => {
       await untilCreateWaits(other);
       await other.query('commit');
       const created = await creating;
-      expect(count(created.sent, /^with "new_document"/)).toBe(1);
-      expect(count(created.sent, /^insert into "print_jobs"/)).toBe(1);
+      expect(count(created.sent, /^with "new_document"/)).toBe(2);
+      expect(count(created.sent, /^insert into "print_jobs"/)).toBe(0);
       const job = await server.app.services.storage.db
         .selectFrom('print_jobs')
         .select('document_id')

@@ -11,12 +11,11 @@ import { localReceivers, outboxRows } from '../webhooks/helpers.ts';
 import { companyWithAgent, createJob, registerAgent } from './helpers.ts';
 
 /**
- * On PostgreSQL, when no webhook endpoint takes the event, a claim (with its event and the
- * document) and a confirm (with its event) are one statement each, sent without BEGIN and
- * COMMIT (the PostgreSQL store, server/printing/store/postgres/): the same job, the same trail of events as the
- * transaction path, which still runs whenever an endpoint takes the event (its outbox row
- * must be written in the same transaction). The test server runs in this process, so the
- * statements are read off `pg`'s client as they are sent.
+ * On PostgreSQL a claim (with its event and the document) and a confirm (with its event)
+ * are one statement each (the PostgreSQL store, server/printing/store/postgres/), sent
+ * without BEGIN and COMMIT when no webhook endpoint takes the event; with one, the same
+ * statement and its outbox row share a transaction. The test server runs in this process,
+ * so the statements are read off `pg`'s client as they are sent.
  */
 
 let server: TestServer;
@@ -73,7 +72,7 @@ describe('claim and confirm on PostgreSQL, one statement each', () => {
         at: printed.printed_at,
       },
     ]);
-    // A repeat confirm changes nothing, and is answered by the path that reads the job.
+    // A repeat confirm changes nothing, and is answered from the job as read.
     const again = await agent.call('POST', `/printing/jobs/${job.id}/confirm`, {});
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(confirm.result.body.data);
@@ -95,7 +94,7 @@ describe('claim and confirm on PostgreSQL, one statement each', () => {
     expect(read.body.data.events.at(-1)).toMatchObject({ agent_id: agent.uuid, message: null });
   });
 
-  it('with an endpoint that takes the events: the transaction path, and their outbox rows', async () => {
+  it('with an endpoint that takes the events: the same statements, each with its outbox row in its transaction', async () => {
     const { company, integrator, agent } = await setUp('three');
     const manager = await server.token(company, ['webhooks.manage']);
     const endpoint = await server.request('POST', '/webhooks', {
@@ -110,20 +109,58 @@ describe('claim and confirm on PostgreSQL, one statement each', () => {
     const before = await outboxRows(server);
     const claim = await sentDuring(() => agent.next());
     expect(claim.result.status).toBe(200);
-    expect(count(claim.sent, /^with "claimed"/)).toBe(0);
-    expect(count(claim.sent, /^insert into "print_job_events"/)).toBe(1);
+    expect(count(claim.sent, /^with "claimed"/)).toBe(1);
+    expect(count(claim.sent, /^insert into "print_job_events"/)).toBe(0);
+    expect(count(claim.sent, /^insert into "webhook_deliveries"/)).toBe(1);
+    expect(count(claim.sent, /^(begin|commit)/)).toBe(2);
     const confirm = await sentDuring(() =>
       agent.call('POST', `/printing/jobs/${job.id}/confirm`, { printer: 'EPSON' }),
     );
     expect(confirm.result.status).toBe(200);
-    expect(count(confirm.sent, /^with "confirmed"/)).toBe(0);
-    expect(count(confirm.sent, /^insert into "print_job_events"/)).toBe(1);
+    expect(count(confirm.sent, /^with "confirmed"/)).toBe(1);
+    expect(count(confirm.sent, /^insert into "print_job_events"/)).toBe(0);
+    expect(count(confirm.sent, /^insert into "webhook_deliveries"/)).toBe(1);
     expect(await outboxRows(server)).toBe(before + 2);
     const read = await server.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
     expect(read.body.data.events.at(-1)).toMatchObject({
       from: 'claimed',
       to: 'printed',
       message: 'printed on EPSON',
+    });
+  });
+});
+
+describe('a fail and a cancel on PostgreSQL, one statement each', () => {
+  it('the UPDATE and its event in one statement, sent without BEGIN and COMMIT; the same trail as SQLite', async () => {
+    const { integrator, agent } = await setUp('fail-cancel');
+    const failing = await createJob(server, integrator, { route: 'fail-cancel' });
+    expect((await agent.next()).status).toBe(200);
+    const failed = await sentDuring(() =>
+      agent.call('POST', `/printing/jobs/${failing.id}/error`, { message: 'Paper jam' }),
+    );
+    expect(failed.result.status).toBe(200);
+    expect(count(failed.sent, /^with "failed"/)).toBe(1);
+    expect(count(failed.sent, /^(begin|commit|insert into "print_job_events")/)).toBe(0);
+    const queued = await createJob(server, integrator, { route: 'fail-cancel' });
+    const cancelled = await sentDuring(() =>
+      server.request('POST', `/printing/jobs/${queued.id}/cancel`, { token: integrator }),
+    );
+    expect(cancelled.result.status).toBe(200);
+    expect(count(cancelled.sent, /^with "cancelled"/)).toBe(1);
+    expect(count(cancelled.sent, /^insert into "print_job_events"/)).toBe(0);
+    const trail = async (id: number) =>
+      (await server.request('GET', `/printing/jobs/${id}`, { token: integrator })).body.data.events;
+    expect((await trail(failing.id)).at(-1)).toMatchObject({
+      from: 'claimed',
+      to: 'failed',
+      agent_id: agent.uuid,
+      message: 'Paper jam',
+    });
+    expect((await trail(queued.id)).at(-1)).toMatchObject({
+      from: 'queued',
+      to: 'cancelled',
+      agent_id: null,
+      message: 'cancel',
     });
   });
 });

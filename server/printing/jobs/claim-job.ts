@@ -1,8 +1,9 @@
 import { type ClaimedJob, templateDataType } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
-import { renderClaimedJob, renderFailedCode } from '../../templates/render-claimed-job.ts';
 import { isoNow } from '../../time.ts';
 import type { AgentRef } from '../agents/agent-identities.ts';
+import type { JobRow, StoredClaim } from '../store/queue-store.ts';
+import { renderFailedCode } from './job-renderer.ts';
 import type { PrintQueue } from './print-queue.ts';
 import { toClaimedJob } from './records.ts';
 
@@ -17,10 +18,12 @@ const maxRenderFailures = 10;
 
 /**
  * Claims for the agent the oldest job of the highest priority queued on one of its enabled
- * routes (only `onRoutes` of them, when the agent names those it can print on now) (status, holder, claim time, lease, attempts + 1), with its event and document,
- * in one commit; `undefined` when none is queued. A template job is rendered now, for the
- * profile of the claiming agent's route, and its bytes recorded (docs/templates.md); one that
- * cannot be rendered for that printer is failed, and the next job claimed.
+ * routes (only `onRoutes` of them, when the agent names those it can print on now) (status,
+ * holder, claim time, lease, attempts + 1), with its event and document, in one commit;
+ * `undefined` when none is queued. A template job is rendered once its claim has committed,
+ * for the printer of the claiming agent's route (the queue's `JobRenderer`), and its bytes
+ * recorded (docs/templates.md); one that cannot be rendered for that printer is failed, and
+ * the next job claimed.
  */
 export async function claimJob(
   queue: PrintQueue,
@@ -43,7 +46,7 @@ export async function claimJob(
     if (claim.row.content_type !== templateDataType) {
       return { job: toClaimedJob(claim.row, claim.content), eventId: claim.eventId };
     }
-    const rendered = await renderClaimedJob(queue, db, agent, claim, now);
+    const rendered = await renderClaimed(queue, db, agent, claim, now);
     if (rendered.rendered) {
       return { job: toClaimedJob(rendered.row, rendered.content), eventId: claim.eventId };
     }
@@ -57,6 +60,46 @@ export async function claimJob(
     });
   }
   return undefined;
+}
+
+type RenderedClaim =
+  | { rendered: true; row: JobRow; content: Buffer }
+  | { rendered: false; message: string };
+
+/**
+ * A claimed template job rendered (`JobRenderer`), then its bytes recorded as its document,
+ * with what the renderer keeps of the rendering, in one commit; only while the agent still
+ * holds the job claimed.
+ */
+async function renderClaimed(
+  { storage, store, renderer }: PrintQueue,
+  db: Db,
+  agent: AgentRef,
+  { row, content: data }: StoredClaim,
+  now: Date,
+): Promise<RenderedClaim> {
+  const rendering = await renderer.renderClaimed(db, {
+    companyId: row.company_id,
+    jobId: row.id,
+    route: row.route,
+    agentRowId: agent.rowId,
+    data,
+  });
+  if (!rendering.rendered) return rendering;
+  const recorded = await storage.transaction(db, async (trx) => {
+    const updated = await store.recordRendering(trx, {
+      companyId: row.company_id,
+      jobId: row.id,
+      agentUuid: agent.uuid,
+      content: rendering.content,
+      contentType: rendering.contentType,
+      now: isoNow(now),
+    });
+    if (updated) await rendering.record(trx);
+    return updated;
+  });
+  if (!recorded) return { rendered: false, message: 'The job was no longer claimed.' };
+  return { rendered: true, row: recorded, content: rendering.content };
 }
 
 /**

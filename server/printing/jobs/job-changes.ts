@@ -1,7 +1,7 @@
 import type { WebhookEventType } from '../../../shared/webhooks.ts';
 import type { Db } from '../../storage/db.ts';
-import type { WebhookOutbox } from '../../webhooks/index.ts';
-import type { JobChange, JobChangeKind, JobChanges } from '../store/queue-store.ts';
+import { rowsOfEvent, type WebhookOutbox } from '../../webhooks/index.ts';
+import type { ChangeOutbox, JobChange, JobChangeKind, JobChanges } from '../store/queue-store.ts';
 import { toJobRecord } from './records.ts';
 
 /** The webhook event of each kind of change; a job queued again under its id sends none. */
@@ -15,6 +15,10 @@ const webhookEvents: Record<JobChangeKind, WebhookEventType | undefined> = {
   requeued: undefined,
   held: 'print_job.held',
 };
+
+/** Changes no endpoint takes: nothing to write. */
+const nothingDue: ChangeOutbox = { due: false, rowsOf: () => [], written: () => undefined };
+const nothingDueNow = Promise.resolve(nothingDue);
 
 /**
  * Where the print queue's changes are announced, whichever store and path made them: the
@@ -38,15 +42,59 @@ export class PrintJobChanges implements JobChanges {
     this.#changed = changed;
   }
 
-  recordedInCommit(db: Db, companyId: number, kind: JobChangeKind): boolean | Promise<boolean> {
+  /**
+   * Not `async`: when the subscriptions are cached and nobody takes the event (the usual
+   * case, on every claim and confirm) it answers with one promise made once, and reads,
+   * allocates and queries nothing.
+   */
+  outboxFor(db: Db, companyIds: readonly number[], kind: JobChangeKind): Promise<ChangeOutbox> {
     const type = webhookEvents[kind];
-    return type === undefined ? false : this.#outbox.wants(db, companyId, type);
+    if (type === undefined) return nothingDueNow;
+    const subscriptions = this.#outbox.subscriptions;
+    let endpoints: Map<number, readonly number[]> | undefined;
+    for (const companyId of companyIds) {
+      const ids = subscriptions.endpointsFor(db, companyId, type);
+      if (ids instanceof Promise) return this.#outboxLoaded(db, companyIds, type);
+      if (ids.length === 0) continue;
+      endpoints ??= new Map();
+      endpoints.set(companyId, ids);
+    }
+    return endpoints ? Promise.resolve(this.#outboxOf(type, endpoints)) : nothingDueNow;
   }
 
-  record(trx: Db, { kind, row }: JobChange): void | Promise<void> {
+  /** `outboxFor` once the subscriptions it needs are read. */
+  async #outboxLoaded(
+    db: Db,
+    companyIds: readonly number[],
+    type: WebhookEventType,
+  ): Promise<ChangeOutbox> {
+    const endpoints = new Map<number, readonly number[]>();
+    for (const companyId of new Set(companyIds)) {
+      const ids = await this.#outbox.subscriptions.endpointsFor(db, companyId, type);
+      if (ids.length > 0) endpoints.set(companyId, ids);
+    }
+    return endpoints.size === 0 ? nothingDue : this.#outboxOf(type, endpoints);
+  }
+
+  /** The outbox rows of changes, for the endpoints of each company that take `type`. */
+  #outboxOf(type: WebhookEventType, endpoints: Map<number, readonly number[]>): ChangeOutbox {
+    return {
+      due: true,
+      rowsOf: (changes) =>
+        changes.flatMap(({ row }) => {
+          const ids = endpoints.get(row.company_id);
+          if (!ids) return [];
+          const event = { companyId: row.company_id, type, at: row.updated_at };
+          return rowsOfEvent(event, toJobRecord(row), ids);
+        }),
+      written: () => this.#outbox.written(),
+    };
+  }
+
+  async record(trx: Db, { kind, row }: JobChange): Promise<void> {
     const type = webhookEvents[kind];
     if (type === undefined) return;
-    return this.#outbox.record(trx, {
+    await this.#outbox.record(trx, {
       companyId: row.company_id,
       type,
       at: row.updated_at,

@@ -1,7 +1,6 @@
 import type { JobRecord, JobStatus } from '../../../shared/printing.ts';
 import { Conflict } from '../../domain-errors.ts';
 import type { Db } from '../../storage/db.ts';
-import { copyTemplateJob } from '../../templates/template-jobs.ts';
 import { isoNow } from '../../time.ts';
 import type { PrintQueue } from './print-queue.ts';
 import { type JobGuard, readJobRow } from './read-job.ts';
@@ -16,7 +15,7 @@ const reprintable: readonly JobStatus[] = ['printed', 'failed'];
  * agents waiting on its route are woken once it has committed.
  */
 export async function reprintJob(
-  { storage, store }: PrintQueue,
+  { storage, store, renderer }: PrintQueue,
   db: Db,
   companyId: number,
   jobId: number,
@@ -37,7 +36,7 @@ export async function reprintJob(
       expiresAt: renewedExpiry(original, now),
     });
     // A template job's reprint keeps its template and rendering: the same bytes, the same preview.
-    await copyTemplateJob(trx, original.id, reprint.id);
+    await renderer.copyForReprint(trx, original.id, reprint.id);
     return reprint;
   });
   return toJobRecord(row);

@@ -3,14 +3,15 @@ import type { Logger } from 'pino';
 import type { ContentType, HistoryQuery, JobStatus } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
 import type { PrintingTables } from '../../storage/tables/printing.ts';
+import type { OutboxRow } from '../../webhooks/index.ts';
 import type { JobNotifier } from '../long-poll/job-notifier.ts';
 
 /**
  * The print queue's storage: one interface, one implementation per database
  * (`sqlite/sqlite-queue-store.ts`, `postgres/postgres-queue-store.ts`). What sits above it —
  * the job operations (`../jobs/`), the routes and the long-poll — asks it plainly ("claim for
- * this agent", "confirm this job") and never knows which database runs, nor which path a
- * call took: batching, group commit and one-statement paths are the implementations' own.
+ * this agent", "confirm this job") and never knows which database runs, nor how a call was
+ * written: batching, group commit and one-statement units of work are the store's own.
  *
  * The rules every implementation keeps:
  * - Every method takes the `db` it runs on: the database itself, or the transaction of a
@@ -81,24 +82,34 @@ export interface PrintQueueStore {
 }
 
 /**
- * The one place a job's change of status is announced, whichever store and path made it.
- * The store calls it; the print queue's service implements it (`../jobs/job-changes.ts`).
+ * The one place a job's change of status is announced, whichever store made it. The store
+ * calls it; the print queue's service implements it (`../jobs/job-changes.ts`).
  */
 export interface JobChanges {
   /**
-   * Whether changes of `kind` in the company must be written in their own commit (a
-   * webhook endpoint takes them: its outbox row commits with the change). `false` lets the
-   * store take a path without a transaction of its own (one statement, a group commit).
-   * Answers at once, without a promise, when it knows (docs/webhooks.md).
+   * What the changes of `kind` in these companies write besides themselves, read before
+   * their unit of work begins: the webhook outbox rows of the endpoints that take them
+   * (from the subscriptions' cache: no query once cached). The store writes them in the
+   * changes' own commit.
    */
-  recordedInCommit(db: Db, companyId: number, kind: JobChangeKind): boolean | Promise<boolean>;
-  /** In the change's transaction: what must commit with it (the webhook outbox rows). */
-  record(trx: Db, change: JobChange): void | Promise<void>;
+  outboxFor(db: Db, companyIds: readonly number[], kind: JobChangeKind): Promise<ChangeOutbox>;
+  /** In a single change's transaction: what must commit with it (the webhook outbox rows). */
+  record(trx: Db, change: JobChange): Promise<void>;
   /**
    * After the change has committed (in this process): a queued job wakes the agents waiting
    * here for its route. Must not throw: the change has committed.
    */
   committed(change: JobChange): void;
+}
+
+/** The outbox rows a batch of changes writes in its unit of work (`JobChanges.outboxFor`). */
+export interface ChangeOutbox {
+  /** Whether any row is due: some endpoint takes these changes. */
+  readonly due: boolean;
+  /** The rows of these changes: one event each, for each endpoint that takes it. */
+  rowsOf(changes: readonly JobChange[]): OutboxRow[];
+  /** After the rows committed: the dispatcher is told they are due. */
+  written(): void;
 }
 
 /** What happened to a job: its new status, as a webhook event names it, or a return to the queue. */

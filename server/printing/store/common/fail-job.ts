@@ -1,43 +1,45 @@
-import type { Db } from '../../../storage/db.ts';
+import type { QueryCreator } from 'kysely';
+import { prepared } from '../../../storage/prepared.ts';
+import type { Database } from '../../../storage/schema.ts';
 import type { FailRequest, JobRow } from '../queue-store.ts';
-import { finishChange, type StoreContext } from './store-context.ts';
-import { writeTrail } from './trail.ts';
+import type { Transition, TransitionSql } from './trail.ts';
 
-/** The holder's `claimed → failed`, with its message and code, its event and its announcement. */
-export function failJob(
-  context: StoreContext,
-  db: Db,
-  request: FailRequest,
-): Promise<JobRow | undefined> {
-  return context.storage.transaction(db, async (trx) => {
-    const row = await trx
-      .updateTable('print_jobs')
-      .set({
-        status: 'failed',
-        error_message: request.message,
-        error_code: request.code,
-        lease_expires_at: null,
-        updated_at: request.now,
-      })
-      .where('id', '=', request.jobId)
-      .where('company_id', '=', request.companyId)
-      .where('agent_id', '=', request.agentUuid)
-      .where('status', '=', 'claimed')
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) return undefined;
-    await writeTrail(trx, [
-      {
-        companyId: row.company_id,
-        jobId: row.id,
-        from: 'claimed',
-        to: 'failed',
-        agentId: request.agentUuid,
-        message: request.message,
-        at: row.updated_at,
-      },
-    ]);
-    await finishChange(context, trx, { kind: 'failed', row });
-    return row;
-  });
-}
+/** The holder's `claimed → failed`, with its message and code, only by the agent that holds it. */
+export const failUpdate = (db: QueryCreator<Database>, p: FailRequest) =>
+  db
+    .updateTable('print_jobs')
+    .set({
+      status: 'failed',
+      error_message: p.message,
+      error_code: p.code,
+      lease_expires_at: null,
+      updated_at: p.now,
+    })
+    .where('id', '=', p.jobId)
+    .where('company_id', '=', p.companyId)
+    .where('agent_id', '=', p.agentUuid)
+    .where('status', '=', 'claimed')
+    .returningAll();
+
+/** `failUpdate`, compiled once (SQLite runs it with `.sync`). */
+export const failStatement = prepared<FailRequest, JobRow>((db, p) => failUpdate(db, p));
+
+/** The fail's row of the trail: the holder, and the error's message. */
+export const failedTransition = (row: JobRow, request: FailRequest): Transition => ({
+  companyId: row.company_id,
+  jobId: row.id,
+  from: 'claimed',
+  to: 'failed',
+  agentId: request.agentUuid,
+  message: request.message,
+  at: row.updated_at,
+});
+
+/** `failedTransition` over the failed job's row, for a statement's history CTE (PostgreSQL). */
+export const failedHistory: TransitionSql = {
+  from: `'claimed'`,
+  to: `'failed'`,
+  agent: '"agent_id"',
+  message: '"error_message"',
+  at: '"updated_at"',
+};

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { JobRow } from '../queue-store.ts';
-import { writeTrail } from './trail.ts';
+import { transitionStatement, writeTrail } from './trail.ts';
 
 // Compiled once (prepared): every job created runs these, and building a Kysely insert
 // costs more than SQLite takes to run it.
@@ -62,6 +62,27 @@ export async function storeDocument(
   return { documentId: row.id, sha256, size: content.length };
 }
 
+/** `storeDocument`, synchronously, in SQLite's group commit (`../common/change-unit.ts`). */
+export function storeDocumentNow(
+  db: Db,
+  companyId: number,
+  content: Buffer,
+  stamp: string,
+): StoredDocument {
+  const sha256 = hash('sha256', content, 'hex');
+  const size = content.length;
+  const [inserted] = insertDocument.sync(db, {
+    companyId,
+    sha256,
+    size,
+    content,
+    createdAt: stamp,
+  });
+  const row = inserted ?? documentBySha256.sync(db, { companyId, sha256 })[0];
+  if (!row) throw new Error('the stored document was not found after its insert');
+  return { documentId: row.id, sha256, size };
+}
+
 /** A queued job's columns, as `insertQueuedJob` binds them. */
 export interface QueuedJobValues {
   companyId: number;
@@ -115,29 +136,44 @@ const insertJobRow = prepared((db, p: JobColumns) =>
     .returningAll(),
 );
 
+const columnsOf = ({ document, ...values }: QueuedJobValues): JobColumns => ({
+  ...values,
+  documentId: document.documentId,
+  size: document.size,
+  sha256: document.sha256,
+});
+
+/** A queued job's first event (`message`: why it exists, e.g. a reprint). */
+const queuedTransition = (values: QueuedJobValues, row: JobRow, message: string | null) => ({
+  companyId: values.companyId,
+  jobId: row.id,
+  from: null,
+  to: 'queued' as const,
+  agentId: null,
+  message,
+  at: values.createdAt,
+});
+
 /** Inserts a queued job and its first event (`message`: why it exists, e.g. a reprint). */
 export async function insertQueuedJob(
   db: Db,
-  { document, ...values }: QueuedJobValues,
+  values: QueuedJobValues,
   message: string | null,
 ): Promise<JobRow> {
-  const [row] = await insertJobRow(db, {
-    ...values,
-    documentId: document.documentId,
-    size: document.size,
-    sha256: document.sha256,
-  });
+  const [row] = await insertJobRow(db, columnsOf(values));
   if (!row) throw new Error('the job insert returned no row');
-  await writeTrail(db, [
-    {
-      companyId: values.companyId,
-      jobId: row.id,
-      from: null,
-      to: 'queued',
-      agentId: null,
-      message,
-      at: values.createdAt,
-    },
-  ]);
+  await writeTrail(db, [queuedTransition(values, row, message)]);
+  return row;
+}
+
+/** `insertQueuedJob`, synchronously, in SQLite's group commit (`../common/change-unit.ts`). */
+export function insertQueuedJobNow(
+  db: Db,
+  values: QueuedJobValues,
+  message: string | null,
+): JobRow {
+  const [row] = insertJobRow.sync(db, columnsOf(values));
+  if (!row) throw new Error('the job insert returned no row');
+  transitionStatement.sync(db, queuedTransition(values, row, message));
   return row;
 }

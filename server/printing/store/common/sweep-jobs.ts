@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import type { SweptJobs } from '../queue-store.ts';
-import { finishChange, type StoreContext } from './store-context.ts';
+import { finishChanges, type StoreContext } from './store-context.ts';
 import { writeTrail } from './trail.ts';
 
 export const leaseExpiredMessage =
@@ -73,9 +73,11 @@ export function sweepJobs(
         at: stamp,
       })),
     ]);
-    for (const row of leaseExpired) await finishChange(context, trx, { kind: 'failed', row });
-    for (const row of expired) await finishChange(context, trx, { kind: 'expired', row });
-    for (const row of held) await finishChange(context, trx, { kind: 'held', row });
+    await finishChanges(context, trx, [
+      ...leaseExpired.map((row) => ({ kind: 'failed' as const, row })),
+      ...expired.map((row) => ({ kind: 'expired' as const, row })),
+      ...held.map((row) => ({ kind: 'held' as const, row })),
+    ]);
     return { leaseExpired, expired, held };
   });
 }

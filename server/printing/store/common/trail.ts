@@ -24,9 +24,44 @@ export const eventRowOf = (t: Transition) => ({
   at: t.at,
 });
 
+/** The history row's columns, in the order every insert of them names. */
+const historyColumns = `"company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at"`;
+
+/** A transition as SQL over the columns of the rows a statement changed (`historyFrom`). */
+export interface TransitionSql {
+  from: string;
+  to: string;
+  agent: string;
+  message: string;
+  at: string;
+}
+
+/**
+ * The history rows of the jobs a statement changed, as the `INSERT ... SELECT` that the
+ * statement runs as one of its CTEs (PostgreSQL: the claim, the confirm and the create are
+ * one statement each): one row per row of `source` (the CTE of changed jobs, with the
+ * job's columns), its transition given as SQL over them. With `transitionStatement` and
+ * `writeTrail` below (a transition's values), the only inserts of the history.
+ */
+export function historyFrom(source: string, t: TransitionSql, returning?: string): string {
+  const back = returning === undefined ? '' : `\n  returning ${returning}`;
+  return `insert into "print_job_events" (${historyColumns})
+  select "company_id", "id", ${t.from}, ${t.to}, ${t.agent}, ${t.message}, ${t.at}
+  from "${source}"${back}`;
+}
+
+/** A claim's history row, from the claimed job's row. */
+export const claimedHistory: TransitionSql = {
+  from: `'queued'`,
+  to: `'claimed'`,
+  agent: '"agent_id"',
+  message: 'null',
+  at: '"updated_at"',
+};
+
 /**
  * One transition, compiled once: every job created, confirmed or failed writes one, and the
- * SQLite store's grouped claim and confirm run it with `.sync`.
+ * SQLite store's claim and confirm run it with `.sync`.
  */
 export const transitionStatement = prepared<Transition, never>((db, t) =>
   db.insertInto('print_job_events').values(eventRowOf(t)),

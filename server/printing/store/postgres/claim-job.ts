@@ -4,12 +4,13 @@ import type { Db } from '../../../storage/db.ts';
 import { perTurn } from '../../../storage/per-turn.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
-import { claimedColumns, claimTransition, documentContent } from '../common/claim-update.ts';
+import { changedOnce, inStatementUnit } from '../common/change-unit.ts';
+import { claimedColumns } from '../common/claim-update.ts';
 import { asInteger, bestQueuedJob, queueOrder } from '../common/queue-order.ts';
-import { finishChange, type StoreContext } from '../common/store-context.ts';
-import { eventRowOf, type Transition } from '../common/trail.ts';
-import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
-import { type ClaimRow, claimMany } from './claim-many.ts';
+import type { StoreContext } from '../common/store-context.ts';
+import { claimedHistory, historyFrom } from '../common/trail.ts';
+import type { ChangeOutbox, ClaimRequest, JobChange, StoredClaim } from '../queue-store.ts';
+import { type ClaimRow, claimMany, type ManyClaim } from './claim-many.ts';
 import { releaseLostClaim } from './release-lost-claim.ts';
 
 /**
@@ -62,146 +63,121 @@ function pick(db: Kysely<Database>, p: ClaimRequest, onNamedRoutes = false) {
 }
 
 /**
- * The claim in a transaction (a webhook endpoint takes `print_job.claimed`, so its outbox
- * row commits with it): the subquery picks the job and the outer `status = 'queued'`
- * re-checks it, so two claimers can never both win one job.
- */
-const claimStatement = prepared<ClaimRequest, JobRow>((db, p) =>
-  db
-    .updateTable('print_jobs')
-    .set(claimedColumns(p))
-    .where('id', '=', pick(db, p))
-    .where('status', '=', 'queued')
-    .returningAll(),
-);
-
-/**
- * `claimStatement` on the routes the agent names (those it can print on now): a claim taken
- * while one of its printers cannot print, so rare that it needs no one-statement path.
- */
-const claimOnRoutesStatement = prepared<ClaimRequest, JobRow>((db, p) =>
-  db
-    .updateTable('print_jobs')
-    .set(claimedColumns(p))
-    .where('id', '=', pick(db, p, true))
-    .where('status', '=', 'queued')
-    .returningAll(),
-);
-
-/** The claim's event, with its id. */
-const claimEvent = prepared<Transition, { id: number }>((db, t) =>
-  db.insertInto('print_job_events').values(eventRowOf(t)).returning('id'),
-);
-
-/**
- * When no webhook endpoint of the company takes `print_job.claimed` (so no outbox row is
- * due): the claim, its event and the document's content in one statement, run on its own
- * (autocommit: one round trip instead of BEGIN, UPDATE, INSERT, SELECT, COMMIT).
+ * One agent's claim: the claim, its event and the document's content in one statement (on
+ * its own, autocommit: one round trip instead of BEGIN, UPDATE, INSERT, SELECT, COMMIT).
  * Data-modifying CTEs all run, or none, in the statement's one transaction; the event is
- * made from the row the UPDATE returned.
+ * made from the row the UPDATE returned. The subquery picks the job and the outer
+ * `status = 'queued'` re-checks it, so two claimers can never both win one job.
+ * `onNamedRoutes`: only on the routes the agent names (those it can print on now).
  */
-const claimInOneStatement = prepared<ClaimRequest, ClaimRow>((db, p) =>
-  db
-    .with('claimed', (qc) =>
-      qc
-        .updateTable('print_jobs')
-        .set(claimedColumns(p))
-        .where('id', '=', pick(db, p))
-        .where('status', '=', 'queued')
-        .returningAll(),
-    )
-    .with('event', (qc) =>
-      qc
-        .insertInto('print_job_events')
-        .columns(['company_id', 'job_id', 'from_status', 'to_status', 'agent_id', 'message', 'at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('claimed')
-            .select([
-              'claimed.company_id',
-              'claimed.id',
-              sql.lit('queued').as('from_status'),
-              sql.lit('claimed').as('to_status'),
-              'claimed.agent_id',
-              sql.lit(null).as('message'),
-              'claimed.updated_at',
-            ]),
-        )
-        .returning('id'),
-    )
-    .selectFrom('claimed')
-    .innerJoin('event', (join) => join.onTrue())
-    .innerJoin('print_documents as d', 'd.id', 'claimed.document_id')
-    .selectAll('claimed')
-    .select(['event.id as event_id', 'd.content as document_content']),
-);
+const oneAgentClaim = (onNamedRoutes: boolean) =>
+  prepared<ClaimRequest, ClaimRow>((db, p) =>
+    db
+      .with('claimed', (qc) =>
+        qc
+          .updateTable('print_jobs')
+          .set(claimedColumns(p))
+          .where('id', '=', pick(db, p, onNamedRoutes))
+          .where('status', '=', 'queued')
+          .returningAll(),
+      )
+      .with('event', () =>
+        sql.raw<{ id: number }>(`(${historyFrom('claimed', claimedHistory, '"id"')})`),
+      )
+      .selectFrom('claimed')
+      .innerJoin('event', (join) => join.onTrue())
+      .innerJoin('print_documents as d', 'd.id', 'claimed.document_id')
+      .selectAll('claimed')
+      .select(['event.id as event_id', 'd.content as document_content']),
+  );
+
+const claimInOneStatement = oneAgentClaim(false);
+const claimOnRoutesInOneStatement = oneAgentClaim(true);
+
+/** A claim's row as the store answers it: the job, its document, its event's id. */
+function storedClaim(found: ClaimRow | undefined): StoredClaim | undefined {
+  if (!found) return undefined;
+  const { event_id: eventId, document_content: content, ...row } = found;
+  return { row, content, eventId };
+}
+
+const claimedOf = (rows: readonly (ClaimRow | undefined)[]): JobChange[] =>
+  changedOnce(
+    'claimed',
+    rows.map((row) => row && storedClaim(row)?.row),
+  );
 
 /**
- * `claimInOneStatement`, sent together with the other claims that arrive in the same turn
- * of the event loop (`perTurn`, docs/printing.md): agents that print steadily come back
- * for their next job in bursts, as their confirms are answered. A claim alone (or one
- * inside a transaction) runs the one-agent statement; a burst runs `claimMany`
+ * The claims of one batch, each agent's (undefined: none), each in its unit of work
+ * (`inStatementUnit`). A claim alone runs the one-agent statement; several run `claimMany`
  * (claim-many.ts), and an agent that it left without a job while its routes hold queued
- * ones takes the one-agent statement after it.
+ * ones takes the one-agent statement after it. An agent that names the routes it can print
+ * on now (rare: one of its printers cannot print) takes the one-agent statement on those
+ * routes. Each agent that tries alone hears of its own try only: should it fail, the
+ * others' claims stand (the caller gives back only its own agent's claim).
  */
-const claimWithOthers = perTurn(async (db: Db, batch: ClaimRequest[]) => {
-  type Claimed = ClaimRow | undefined;
-  const alone = async (request: ClaimRequest): Promise<Claimed> =>
-    (await claimInOneStatement(db, request))[0];
-  if (batch.length === 1) return [alone(batch[0]!)];
-  const claims = await claimMany(db, batch);
-  // Each agent that tries alone hears of its own try only: should it fail, the others'
-  // claims stand (the caller gives back only its own agent's claim, `claimJob`).
-  return claims.map((claim, i): Claimed | Promise<Claimed> => {
-    if (claim.kind === 'claimed') return claim.row;
-    return claim.kind === 'missed' ? alone(batch[i]!) : undefined;
-  });
-});
-
-/**
- * PostgreSQL's claim. Usually (no webhook endpoint takes `print_job.claimed`, no larger unit
- * of work) one statement with this turn's other claims; otherwise the claim, its event, its
- * outbox row and the document in a transaction. When the connection is lost during the
- * claim, a claim that committed but whose answer did not come back would hold a job for an
- * agent that never heard of it: it is given back (`releaseLostClaim`) before the error goes on.
- */
-export async function claimJob(
+async function claimsOf(
   context: StoreContext,
   db: Db,
-  request: ClaimRequest,
-): Promise<StoredClaim | undefined> {
-  try {
-    const recorded = await context.changes.recordedInCommit(db, request.companyId, 'claimed');
-    const named = request.routes !== undefined;
-    if (!recorded && !db.isTransaction && !named) {
-      const found = await claimWithOthers(db, request);
-      if (!found) return undefined;
-      const { event_id: eventId, document_content: content, ...row } = found;
-      context.changes.committed({ kind: 'claimed', row });
-      return { row, content, eventId };
+  outbox: ChangeOutbox,
+  batch: ClaimRequest[],
+): Promise<(StoredClaim | undefined | Promise<StoredClaim | undefined>)[]> {
+  const alone = (request: ClaimRequest) => {
+    const statement =
+      request.routes === undefined ? claimInOneStatement : claimOnRoutesInOneStatement;
+    const changesOf = (row: ClaimRow | undefined) => claimedOf([row]);
+    return inStatementUnit(
+      context,
+      db,
+      { outbox, changesOf },
+      async (unit) => (await statement(unit, request))[0],
+    ).then(storedClaim);
+  };
+  const together = batch.filter((request) => request.routes === undefined);
+  if (together.length < 2) return batch.map(alone);
+  const changesOf = (claims: ManyClaim[]) =>
+    claimedOf(claims.map((claim) => (claim.kind === 'claimed' ? claim.row : undefined)));
+  const claims = await inStatementUnit(context, db, { outbox, changesOf }, (unit) =>
+    claimMany(unit, together),
+  );
+  const byRequest = new Map(together.map((request, i) => [request, claims[i]!]));
+  return batch.map((request) => {
+    const claim = byRequest.get(request);
+    if (!claim || claim.kind === 'missed') return alone(request);
+    return claim.kind === 'claimed' ? storedClaim(claim.row) : undefined;
+  });
+}
+
+/**
+ * PostgreSQL's claim: the claims that arrive in the same turn of the event loop are one
+ * batch (`perTurn`, docs/printing.md: agents that print steadily come back for their next
+ * job in bursts, as their confirms are answered), one statement with their events and
+ * documents (`claimsOf`), and the outbox rows when an endpoint takes `print_job.claimed`
+ * (`inStatementUnit`). Inside a transaction it runs there, alone. When the connection is
+ * lost during the claim, a claim that committed but whose answer did not come back would
+ * hold a job for an agent that never heard of it: it is given back (`releaseLostClaim`)
+ * before the error goes on.
+ */
+export function postgresClaim(
+  context: StoreContext,
+): (db: Db, request: ClaimRequest) => Promise<StoredClaim | undefined> {
+  const claimBatch = perTurn(async (db: Db, batch: ClaimRequest[]) => {
+    const companies = batch.map((request) => request.companyId);
+    const outbox = await context.changes.outboxFor(db, companies, 'claimed');
+    return claimsOf(context, db, outbox, batch);
+  });
+  return async (db, request) => {
+    try {
+      return await claimBatch(db, request);
+    } catch (error) {
+      if (isConnectionLoss(error)) {
+        await releaseLostClaim(context, {
+          companyId: request.companyId,
+          agentUuid: request.agentUuid,
+          claimedAt: request.now,
+        }).catch(() => undefined);
+      }
+      throw error;
     }
-    return await context.storage.transaction(db, async (trx) => {
-      const statement = named ? claimOnRoutesStatement : claimStatement;
-      const claimed = await trx.executeQuery(statement.compile(trx, request));
-      const row = claimed.rows[0];
-      if (!row) return undefined;
-      const event = await trx.executeQuery(
-        claimEvent.compile(trx, claimTransition(request, row.id)),
-      );
-      const document = await trx.executeQuery(
-        documentContent.compile(trx, { documentId: row.document_id }),
-      );
-      await finishChange(context, trx, { kind: 'claimed', row });
-      return { row, content: document.rows[0]!.content, eventId: event.rows[0]!.id };
-    });
-  } catch (error) {
-    if (isConnectionLoss(error)) {
-      await releaseLostClaim(context, {
-        companyId: request.companyId,
-        agentUuid: request.agentUuid,
-        claimedAt: request.now,
-      }).catch(() => undefined);
-    }
-    throw error;
-  }
+  };
 }

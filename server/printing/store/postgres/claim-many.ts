@@ -3,6 +3,7 @@ import type { Db } from '../../../storage/db.ts';
 import { fieldArrays } from '../../../storage/per-turn.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
 import { claimable, queueOrder } from '../common/queue-order.ts';
+import { claimedHistory, historyFrom } from '../common/trail.ts';
 import type { ClaimRequest, JobRow } from '../queue-store.ts';
 
 const compiler = new PostgresQueryCompiler();
@@ -95,11 +96,7 @@ export const claimManyText = `with "agents" as (
     and "j"."status" = "p"."expected"
   returning "j".*, "p"."n" as "claimed_position"
 ), "event" as (
-  insert into "print_job_events"
-    ("company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at")
-  select "company_id", "id", 'queued', 'claimed', "agent_id", null, "updated_at"
-  from "claimed"
-  returning "id", "job_id"
+  ${historyFrom('claimed', claimedHistory, '"id", "job_id"')}
 )
 select "p"."n" as "batch_position", "claimed".*, "event"."id" as "event_id",
   "d"."content" as "document_content"

@@ -3,39 +3,32 @@ import type { Db } from '../../../storage/db.ts';
 import { fieldArrays, perTurn } from '../../../storage/per-turn.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
 import { prepared } from '../../../storage/prepared.ts';
-import { confirmStatement, confirmUpdate, printedTransition } from '../common/confirm-update.ts';
-import { finishChange, type StoreContext } from '../common/store-context.ts';
-import { transitionStatement } from '../common/trail.ts';
+import { changedOnce, inStatementUnit } from '../common/change-unit.ts';
+import { confirmUpdate } from '../common/confirm-update.ts';
+import type { StoreContext } from '../common/store-context.ts';
+import { historyFrom, type TransitionSql } from '../common/trail.ts';
 import type { ConfirmRequest, JobRow } from '../queue-store.ts';
 
+/** The confirm's history row: the same message as SQLite's, `printed on PRINTER` or none. */
+const printedHistory: TransitionSql = {
+  from: `'claimed'`,
+  to: `'printed'`,
+  agent: '"agent_id"',
+  message: `'printed on ' || nullif("printer", '')`,
+  at: '"updated_at"',
+};
+
 /**
- * PostgreSQL, when no webhook endpoint of the company takes `print_job.printed` (so no
- * outbox row is due): the holder's confirm and its event in one statement, run on its own
- * (autocommit: one round trip instead of BEGIN, UPDATE, INSERT, COMMIT). The event is made
+ * PostgreSQL: the holder's confirm and its event in one statement (on its own, autocommit:
+ * one round trip instead of BEGIN, UPDATE, INSERT, COMMIT). The event is made
  * from the row the UPDATE returned, so it is written exactly when the job changed; a confirm
- * that changes nothing (not the holder, a repeat) returns no row, and the caller's
- * transaction path reads the job to say why.
+ * that changes nothing (not the holder, a repeat) returns no row, and the caller reads the
+ * job to say why.
  */
 const confirmInOneStatement = prepared<ConfirmRequest, JobRow>((db, p) =>
   db
     .with('confirmed', (qc) => confirmUpdate(qc, p))
-    .with('event', (qc) =>
-      qc
-        .insertInto('print_job_events')
-        .columns(['company_id', 'job_id', 'from_status', 'to_status', 'agent_id', 'message', 'at'])
-        .expression((eb) =>
-          eb.selectFrom('confirmed').select([
-            'confirmed.company_id',
-            'confirmed.id',
-            sql.lit('claimed').as('from_status'),
-            sql.lit('printed').as('to_status'),
-            'confirmed.agent_id',
-            // The same message as the transaction path: `printed on PRINTER`, or none.
-            sql<string | null>`'printed on ' || nullif(confirmed.printer, '')`.as('message'),
-            'confirmed.updated_at',
-          ]),
-        ),
-    )
+    .with('event', () => sql.raw(`(${historyFrom('confirmed', printedHistory)})`))
     .selectFrom('confirmed')
     .selectAll('confirmed'),
 );
@@ -62,64 +55,48 @@ export const confirmManyText = `with "input" as materialized (
     and "j"."status" = "i"."expected"
   returning "j".*
 ), "event" as (
-  insert into "print_job_events"
-    ("company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at")
-  select "company_id", "id", 'claimed', 'printed', "agent_id",
-    'printed on ' || nullif("printer", ''), "updated_at"
-  from "confirmed"
+  ${historyFrom('confirmed', printedHistory)}
 )
 select * from "confirmed"`;
 nameStatement(confirmManyText);
 
 /**
- * PostgreSQL: `confirmInOneStatement`, sent together with the other confirms that arrive
- * in the same turn of the event loop (`perTurn`, docs/printing.md): agents that print
- * steadily confirm in bursts (the bench saw 3.3 confirms a turn on each of three busy
- * instances). A confirm alone runs the one-job statement. The row is undefined when the
- * confirm changed nothing (not the holder, or a repeat): the caller reads the job to say
- * why. Inside a transaction it runs there, alone (`perTurn`).
+ * The confirms of one batch, as one statement: `confirmInOneStatement` for a confirm alone,
+ * `confirmManyText` for several. The row is undefined when the confirm changed nothing (not
+ * the holder, or a repeat): the caller reads the job to say why.
  */
-const confirmWithOthers = perTurn(
-  async (db: Db, batch: ConfirmRequest[]): Promise<(JobRow | undefined)[]> => {
-    if (batch.length === 1) return [(await confirmInOneStatement(db, batch[0]!))[0]];
-    const { rows } = await db.executeQuery<JobRow>(
-      CompiledQuery.raw(
-        confirmManyText,
-        fieldArrays(batch, ['jobId', 'companyId', 'agentUuid', 'printer', 'now']),
-      ),
-    );
-    const byJob = new Map(rows.map((row) => [row.id, row]));
-    return batch.map((values) => {
-      const row = byJob.get(values.jobId);
-      // The job's row answers only the confirm it matched: its holder, in its company.
-      const mine = row?.company_id === values.companyId && row.agent_id === values.agentUuid;
-      return mine ? row : undefined;
-    });
-  },
-);
+async function confirmRows(db: Db, batch: ConfirmRequest[]): Promise<(JobRow | undefined)[]> {
+  if (batch.length === 1) return [(await confirmInOneStatement(db, batch[0]!))[0]];
+  const { rows } = await db.executeQuery<JobRow>(
+    CompiledQuery.raw(
+      confirmManyText,
+      fieldArrays(batch, ['jobId', 'companyId', 'agentUuid', 'printer', 'now']),
+    ),
+  );
+  const byJob = new Map(rows.map((row) => [row.id, row]));
+  return batch.map((values) => {
+    const row = byJob.get(values.jobId);
+    // The job's row answers only the confirm it matched: its holder, in its company.
+    const mine = row?.company_id === values.companyId && row.agent_id === values.agentUuid;
+    return mine ? row : undefined;
+  });
+}
 
 /**
- * PostgreSQL's confirm. Usually (no webhook endpoint takes `print_job.printed`, no larger
- * unit of work) one statement with this turn's other confirms; otherwise the UPDATE, its
- * event and its outbox row in a transaction. `undefined` when the agent does not hold the
+ * PostgreSQL's confirm: the confirms that arrive in the same turn of the event loop are one
+ * batch (`perTurn`, docs/printing.md; agents that print steadily confirm in bursts: the
+ * bench saw 3.3 confirms a turn on each of three busy instances), one statement with their
+ * events, and the outbox rows when an endpoint takes `print_job.printed` (`inStatementUnit`).
+ * Inside a transaction it runs there, alone. `undefined` when the agent does not hold the
  * job claimed (another agent, a repeat): the caller reads the job to say why.
  */
-export async function confirmJob(
+export function postgresConfirm(
   context: StoreContext,
-  db: Db,
-  request: ConfirmRequest,
-): Promise<JobRow | undefined> {
-  const recorded = await context.changes.recordedInCommit(db, request.companyId, 'printed');
-  if (!recorded && !db.isTransaction) {
-    const row = await confirmWithOthers(db, request);
-    if (row) context.changes.committed({ kind: 'printed', row });
-    return row;
-  }
-  return context.storage.transaction(db, async (trx) => {
-    const row = (await confirmStatement(trx, request))[0];
-    if (!row) return undefined;
-    await transitionStatement(trx, printedTransition(row, request));
-    await finishChange(context, trx, { kind: 'printed', row });
-    return row;
+): (db: Db, request: ConfirmRequest) => Promise<JobRow | undefined> {
+  return perTurn(async (db: Db, batch: ConfirmRequest[]) => {
+    const companies = batch.map((request) => request.companyId);
+    const outbox = await context.changes.outboxFor(db, companies, 'printed');
+    const changesOf = (rows: (JobRow | undefined)[]) => changedOnce('printed', rows);
+    return inStatementUnit(context, db, { outbox, changesOf }, (unit) => confirmRows(unit, batch));
   });
 }

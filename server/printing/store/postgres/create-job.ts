@@ -2,16 +2,16 @@ import { hash } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
-import { createJob as createInTransaction } from '../common/create-job.ts';
+import { inStatementUnit } from '../common/change-unit.ts';
 import type { StoreContext } from '../common/store-context.ts';
+import { historyFrom } from '../common/trail.ts';
 import { jobsChannel, noticePrefix } from '../queue-notices.ts';
 import type { JobRow, NewJob } from '../queue-store.ts';
 
 /**
- * PostgreSQL, when no webhook endpoint of the company takes `print_job.created` (so no
- * outbox row is due): the create in one statement, run on its own (autocommit: one round
- * trip instead of BEGIN, the document, the job, its event, NOTIFY and COMMIT). The same
- * rows as the transaction path (../common/create-job.ts):
+ * PostgreSQL's create in one statement (on its own, autocommit: one round trip instead of
+ * BEGIN, the document, the job, its event, NOTIFY and COMMIT). The same rows as SQLite's
+ * create (../sqlite/create-job.ts):
  * - the document, stored once per company and content: the insert returns a new one's id;
  *   content stored before is read in the same statement (the two branches of `document`
  *   never both hold a row);
@@ -21,7 +21,7 @@ import type { JobRow, NewJob } from '../queue-store.ts';
  *   none (`$13` null) when an agent waiting in this process takes the job (`WaitersHere`).
  * No row comes back only when the content was stored by a transaction that committed while
  * this statement ran: its insert then does nothing and its snapshot cannot see the row. The
- * caller then takes the transaction path, which reads it.
+ * caller then sends it again.
  */
 const createJobText = `with "new_document" as (
   insert into "print_documents" ("company_id", "sha256", "size", "content", "created_at")
@@ -42,10 +42,7 @@ const createJobText = `with "new_document" as (
   limit 1
   returning *
 ), "event" as (
-  insert into "print_job_events"
-    ("company_id", "job_id", "from_status", "to_status", "agent_id", "message", "at")
-  select "company_id", "id", null, 'queued', null, null, "created_at"
-  from "job"
+  ${historyFrom('job', { from: 'null', to: `'queued'`, agent: 'null', message: 'null', at: '"created_at"' })}
 )
 select "job".*,
   case when $13::text is not null then pg_notify('${jobsChannel}', $13::text || "job"."id") end
@@ -86,24 +83,26 @@ async function createInOneStatement(
 }
 
 /**
- * PostgreSQL's create: one statement (above) when no webhook endpoint takes
- * `print_job.created` and no larger unit of work is open (a request with an
- * `Idempotency-Key` stores its answer in its transaction); otherwise, and in the one case the
- * statement gives no row, the transaction path, which also writes the outbox row.
+ * PostgreSQL's create: one statement (above), with the outbox row when an endpoint takes
+ * `print_job.created` (`inStatementUnit`), or in the larger unit of work `db` is (a request
+ * with an `Idempotency-Key` stores its answer in its transaction, a template job its
+ * template row). A statement that gave no row (content stored by a transaction that
+ * committed while it ran) is sent once more: its new snapshot sees that document.
  */
 export async function createJob(context: StoreContext, db: Db, job: NewJob): Promise<JobRow> {
-  if (!db.isTransaction) {
-    const recorded = await context.changes.recordedInCommit(db, job.companyId, 'created');
-    if (!recorded) {
-      const here = context.waitersHere;
-      const keptHere = here?.takesHere(job.companyId, job.route) ? here : undefined;
-      const row = await createInOneStatement(db, job, keptHere === undefined);
-      if (row) {
-        keptHere?.queuedHere(job.companyId, job.route);
-        context.changes.committed({ kind: 'created', row });
-        return row;
-      }
-    }
-  }
-  return createInTransaction(context, db, job);
+  const outbox = await context.changes.outboxFor(db, [job.companyId], 'created');
+  const here = context.waitersHere;
+  const keptHere = here?.takesHere(job.companyId, job.route) ? here : undefined;
+  const notice = keptHere === undefined;
+  const changesOf = (row: JobRow) => [{ kind: 'created' as const, row }];
+  const row = await inStatementUnit(context, db, { outbox, changesOf }, async (unit) => {
+    const created =
+      (await createInOneStatement(unit, job, notice)) ??
+      (await createInOneStatement(unit, job, notice));
+    if (!created) throw new Error('the job insert returned no row');
+    return created;
+  });
+  if (keptHere)
+    context.storage.afterCommit(db, () => keptHere.queuedHere(job.companyId, job.route));
+  return row;
 }

@@ -1,10 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
-import { groupedSqliteTransaction, prepared } from '../../../storage/prepared.ts';
+import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
+import { inGroupUnit } from '../common/change-unit.ts';
 import { claimedColumns, claimTransition, documentContent } from '../common/claim-update.ts';
 import { asInteger, bestQueuedJob, comesFirst } from '../common/queue-order.ts';
-import { finishChange, type StoreContext } from '../common/store-context.ts';
+import type { StoreContext } from '../common/store-context.ts';
 import { transitionStatement } from '../common/trail.ts';
 import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
 
@@ -61,63 +62,32 @@ const claimByIdStatement = prepared<ClaimRequest & { jobId: number }, JobRow>((d
 );
 
 /**
- * SQLite's claim: the pick, then the UPDATE by id, the claim's event and the document, in
- * one transaction. Usually (no webhook endpoint takes `print_job.claimed`, nothing else
- * holds the connection, no larger unit of work) the whole claim runs synchronously,
- * straight on the connection, in the group commit of the writes of this turn of the event
- * loop (`groupedSqliteTransaction`: no Kysely connection lock, promises or transaction
- * object: about half a claim's CPU; and one commit for the group). Otherwise a transaction
- * of the group commit (`BEGIN IMMEDIATE`, so that its read cannot be overtaken by another
- * process's commit before its write) writes the outbox row as well.
+ * SQLite's claim: the pick, the UPDATE by id, the claim's event, the document, and the
+ * outbox row when an endpoint takes `print_job.claimed`, synchronously, in the group commit
+ * of this turn's writes (`inGroupUnit`: no Kysely connection lock, promises or transaction
+ * object, about half a claim's CPU; one commit for the group). The group holds SQLite's
+ * write lock (`BEGIN IMMEDIATE`), so no other process's commit can come between the pick
+ * and its update.
  */
 export async function claimJob(
   context: StoreContext,
   db: Db,
   request: ClaimRequest,
 ): Promise<StoredClaim | undefined> {
-  const recorded = context.changes.recordedInCommit(db, request.companyId, 'claimed');
-  if (recorded === false) {
-    const grouped = claimInGroup(db, request);
-    if (grouped) {
-      const claim = await grouped;
-      if (claim) context.changes.committed({ kind: 'claimed', row: claim.row });
-      return claim;
-    }
-  } else if (recorded instanceof Promise) {
-    await recorded; // Loads the subscriptions: the next claims know at once.
-  }
-  return context.storage.transaction(db, async (trx) => {
-    const picked = await trx.executeQuery(pickStatement.compile(trx, request));
-    const jobId = bestOf(picked.rows, request.routes);
-    if (jobId === undefined) return undefined;
-    const claimed = await trx.executeQuery(claimByIdStatement.compile(trx, { ...request, jobId }));
-    const row = claimed.rows[0];
-    if (!row) return undefined;
-    const event = await trx.executeQuery(
-      transitionStatement.compile(trx, claimTransition(request, row.id)),
-    );
-    const document = await trx.executeQuery(
-      documentContent.compile(trx, { documentId: row.document_id }),
-    );
-    await finishChange(context, trx, { kind: 'claimed', row });
-    return {
-      row,
-      content: document.rows[0]!.content,
-      eventId: Number(event.insertId),
-    };
-  });
+  const outbox = await context.changes.outboxFor(db, [request.companyId], 'claimed');
+  const changesOf = (claim: StoredClaim | undefined) =>
+    claim ? [{ kind: 'claimed' as const, row: claim.row }] : [];
+  return inGroupUnit(context, db, { outbox, changesOf }, () => claimNow(db, request));
 }
 
-/** The claim in the group commit, synchronously; `undefined` when the group cannot take it. */
-function claimInGroup(db: Db, request: ClaimRequest): Promise<StoredClaim | undefined> | undefined {
-  return groupedSqliteTransaction(db, () => {
-    const jobId = bestOf(pickStatement.sync(db, request), request.routes);
-    if (jobId === undefined) return undefined;
-    const row = claimByIdStatement.sync(db, { ...request, jobId })[0];
-    if (!row) return undefined;
-    // The id from the insert's own result, not `RETURNING id`.
-    const eventId = transitionStatement.insertSync(db, claimTransition(request, row.id));
-    const content = documentContent.sync(db, { documentId: row.document_id })[0]!.content;
-    return { row, content, eventId };
-  });
+/** The claim's statements, run straight on the connection by the unit that holds it. */
+function claimNow(db: Db, request: ClaimRequest): StoredClaim | undefined {
+  const jobId = bestOf(pickStatement.sync(db, request), request.routes);
+  if (jobId === undefined) return undefined;
+  const row = claimByIdStatement.sync(db, { ...request, jobId })[0];
+  if (!row) return undefined;
+  // The id from the insert's own result, not `RETURNING id`.
+  const eventId = transitionStatement.insertSync(db, claimTransition(request, row.id));
+  const content = documentContent.sync(db, { documentId: row.document_id })[0]!.content;
+  return { row, content, eventId };
 }

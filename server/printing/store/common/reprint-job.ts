@@ -1,18 +1,7 @@
 import type { Db } from '../../../storage/db.ts';
-import type { JobRow, NewJob, Reprint } from '../queue-store.ts';
-import { insertQueuedJob, storeDocument } from './insert-job.ts';
+import type { JobRow, Reprint } from '../queue-store.ts';
+import { insertQueuedJob } from './insert-job.ts';
 import { finishChange, type StoreContext } from './store-context.ts';
-
-/** A new job in a transaction: its document, the job and its event, announced once committed. */
-export function createJob(context: StoreContext, db: Db, job: NewJob): Promise<JobRow> {
-  return context.storage.transaction(db, async (trx) => {
-    const { content, ...values } = job;
-    const document = await storeDocument(trx, job.companyId, content, job.createdAt);
-    const row = await insertQueuedJob(trx, { ...values, document, reprintOf: null }, null);
-    await finishChange(context, trx, { kind: 'created', row });
-    return row;
-  });
-}
 
 /** A reprint: a new queued job of the original's document, its first event naming the original. */
 export function reprintJob(
