@@ -192,12 +192,21 @@ describe.each(databaseKinds)('a render past its time budget on %s', (kind) => {
       .body.data;
     expect(failed.error.code).toBe('template_render_failed');
     expect(failed.error.message).toMatch(/took longer than its budget of 0.1 s/);
-    // A fresh thread took the ended one's place.
-    const small = await server.request('POST', `/printing/templates/${template.id}/preview`, {
-      token,
-      body: { data: {}, format: 'raw', source: 'Still here' },
-    });
-    expect(small.status).toBe(200);
+    // A fresh thread took the ended one's place. Its first render loads the renderers, which
+    // on a loaded machine can itself pass a budget as short as this test's: then it is the
+    // same 422, and the next render, on a thread now warm, draws.
+    const answers: number[] = [];
+    for (let attempt = 0; attempt < 3 && answers.at(-1) !== 200; attempt++) {
+      const small = await server.request('POST', `/printing/templates/${template.id}/preview`, {
+        token,
+        body: { data: {}, format: 'raw', source: 'Still here' },
+      });
+      if (small.status !== 200) {
+        expect(small.body.errors.data[0]).toMatch(/took longer than its budget of 0.1 s/);
+      }
+      answers.push(small.status);
+    }
+    expect(answers.at(-1)).toBe(200);
   });
 });
 
