@@ -103,6 +103,11 @@ export function RoutesEditor(props: EditorProps) {
     ]);
   const save = async (event: Event) => {
     event.preventDefault();
+    const twice = repeatedName(rows);
+    if (twice !== undefined) {
+      setMessage(`Route "${twice}" is in the list twice: give each route its own name.`);
+      return;
+    }
     setBusy(true);
     setMessage('');
     try {
@@ -289,6 +294,17 @@ function RouteFieldset(props: {
       </div>
     </fieldset>
   );
+}
+
+/** A route name that two rows share (a route has one printer list), if any. */
+function repeatedName(rows: readonly Row[]): string | undefined {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const name = row.name.trim();
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
 }
 
 /** The backup printers typed in a row: trimmed, blanks and the route's own printer left out. */

@@ -13,7 +13,7 @@ export interface Notice {
 
 export function StatusPill(props: { words: string; tone: Tone }) {
   return (
-    <span id="connection-pill" class={`pill pill-${props.tone}`} role="status">
+    <span class={`pill pill-${props.tone}`} role="status">
       {props.words}
     </span>
   );
@@ -21,7 +21,7 @@ export function StatusPill(props: { words: string; tone: Tone }) {
 
 export function Notices(props: { notices: readonly Notice[]; label: string }) {
   return (
-    <section id="banners" class="banners" aria-label={props.label} aria-live="polite">
+    <section class="banners" aria-label={props.label} aria-live="polite">
       {props.notices.map((notice) => (
         <p key={notice.text} class={`banner banner-${notice.tone}`}>
           {notice.text}

@@ -399,6 +399,19 @@ describe('settings window in Chromium with a fake bridge', () => {
     await expect(picker?.evaluate((element) => element.isConnected)).resolves.toBe(true);
   });
 
+  it('refuses to save two routes of one name, which would keep one printer list of the two', async () => {
+    const form = page.getByRole('form', { name: 'Printers of this PC' });
+    await form.getByRole('button', { name: 'Add a route' }).click();
+    await route('Route 3').getByLabel('Route name').fill('a4');
+    const before = (await calls()).length;
+    await form.getByRole('button', { name: 'Save printers' }).click();
+    await form
+      .getByText('Route "a4" is in the list twice: give each route its own name.')
+      .waitFor();
+    expect((await calls()).length).toBe(before);
+    await form.getByRole('button', { name: 'Remove route 3' }).click();
+  });
+
   it('has no serious or critical accessibility problems (axe), status and editor shown', async () => {
     await route('Route 1: a4').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
