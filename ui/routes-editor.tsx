@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PrinterProfile } from '../shared/printer-profiles.ts';
 import { ProfilePicker } from './profile-picker.tsx';
 
@@ -40,13 +40,6 @@ const rowsOf = (routes: readonly Omit<EditedRoute, 'from'>[]): Row[] =>
     from: index,
   }));
 
-/**
- * Edits routes: each route's name, its printer, backups, printer profile and (where the
- * place keeps it) whether it is on. Where the routes are kept is the caller's: `save` stores
- * them (the console calls the API, the tray the preload bridge) and answers in words, or
- * throws an error whose message says what went wrong. Routes given anew replace the rows
- * until someone changes one; after that the rows are theirs until saved.
- */
 type EditorProps = {
   /** The form's name for assistive technology ("Routes of Till 1"). */
   label: string;
@@ -69,6 +62,13 @@ type EditorProps = {
   onClose?: () => void;
 };
 
+/**
+ * Edits routes: each route's name, its printer, backups, printer profile and (where the
+ * place keeps it) whether it is on. Where the routes are kept is the caller's: `save` stores
+ * them (the console calls the API, the tray the preload bridge) and answers in words, or
+ * throws an error whose message says what went wrong. Routes given anew replace the rows
+ * until someone changes one; after that the rows are theirs until saved.
+ */
 export function RoutesEditor(props: EditorProps) {
   const { idBase, printers } = props;
   const [rows, setRows] = useState<Row[]>(() => rowsOf(props.routes));
@@ -78,8 +78,11 @@ export function RoutesEditor(props: EditorProps) {
   // Compared by content: a page drawn again with the same routes keeps its fields (and the
   // focus). Not run when `dirty` changes: the rows just saved stay until routes come anew.
   const given = JSON.stringify(props.routes);
+  const shown = useRef(given);
   useEffect(() => {
-    if (!dirty) setRows(rowsOf(JSON.parse(given)));
+    if (dirty || given === shown.current) return;
+    shown.current = given;
+    setRows(rowsOf(JSON.parse(given)));
   }, [given]);
   const edit = (next: (current: Row[]) => Row[]) => {
     setRows(next);
