@@ -37,11 +37,15 @@ const changedAt = (file: string): number => statSync(file, { throwIfNoEntry: fal
 export function isConsoleBuilt(outDir: string = distDir): boolean {
   const built = Math.min(...builtFiles.map((name) => changedAt(join(outDir, name))));
   if (built === 0) return false;
-  const sources = readdirSync(join(consoleDir, 'src'), { recursive: true, encoding: 'utf8' });
+  // The pages, and the components they share with the tray's window (ui/).
+  const sourceDirs = [join(consoleDir, 'src'), join(consoleDir, '..', 'ui')];
+  const sources = sourceDirs.flatMap((dir) =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)),
+  );
   const newest = Math.max(
     changedAt(join(consoleDir, 'build.ts')),
     changedAt(join(consoleDir, 'favicon.ts')),
-    ...sources.map((name) => changedAt(join(consoleDir, 'src', name))),
+    ...sources.map(changedAt),
   );
   return built >= newest;
 }

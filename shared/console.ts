@@ -65,6 +65,7 @@ export const invitationRecord = z.object({
   setup_url: z.string(),
   expires_at: z.string(),
 });
+export type InvitationRecord = z.infer<typeof invitationRecord>;
 
 export const userParams = z.object({ user: z.coerce.number().int().positive() });
 export const tokenParams = z.object({ token: z.coerce.number().int().positive() });
@@ -84,11 +85,13 @@ export const consoleTokenRecord = z.object({
   revoked_at: z.string().nullable(),
   agent_uuid: z.string().nullable(),
 });
+export type ConsoleTokenRecord = z.infer<typeof consoleTokenRecord>;
 
 export const issuedConsoleToken = consoleTokenRecord.extend({
   /** Shown this once: only its hash is kept. */
   secret: z.string(),
 });
+export type IssuedConsoleToken = z.infer<typeof issuedConsoleToken>;
 
 /** The overview page's figures. */
 export const overviewRecord = z.object({
@@ -132,6 +135,8 @@ export const overviewRecord = z.object({
   ),
 });
 export type OverviewRecord = z.infer<typeof overviewRecord>;
+/** One thing that cannot print now (docs/console.md, "Overview"). */
+export type CannotPrintRecord = OverviewRecord['cannot_print'][number];
 
 /** A name a person gives an agent in the console ("Front till"). */
 export const renameAgentBody = z.object({ name: z.string().trim().min(1).max(100) });

@@ -53,6 +53,11 @@ export const pageMeta = z.object({
   total: z.number().int(),
 });
 
+export type PageLinks = z.infer<typeof pageLinks>;
+export type PageMeta = z.infer<typeof pageMeta>;
+/** A page of a list as the API answers it: the type of `pageOf(record)`. */
+export type Page<T> = { data: T[]; links: PageLinks; meta: PageMeta };
+
 export function dataOf<T extends z.ZodType>(record: T) {
   return z.object({ data: record });
 }

@@ -7,7 +7,8 @@ import { type BuildOptions, build } from 'esbuild';
  * Bundles the Electron app into one directory that electron-builder packs as is:
  *   main.js        the main process, ESM, with the agent core and its JS dependencies inlined
  *   preload.cjs    CommonJS: a sandboxed preload can require only `electron`
- *   renderer/      index.html, styles.css (its parts inlined) and renderer.js (an IIFE)
+ *   renderer/      index.html, styles.css (its parts inlined) and renderer.js (an IIFE: Preact
+ *                  and the window, with the components it shares with the console, ui/)
  *   icons/         window and tray pictures
  * Run: `npx tsx agent/electron/bundle.ts [outDir] [--minify]` (npm run agent:build; agent:package
  * adds --minify: a flag, not NODE_ENV=production, so that the script runs in Windows' shell too).
@@ -59,10 +60,14 @@ export async function bundleAgentApp(
     }),
     build({
       ...common,
-      entryPoints: [join(appDir, 'renderer', 'app.ts')],
+      entryPoints: [join(appDir, 'renderer', 'app.tsx')],
       outfile: join(outDir, 'renderer', 'renderer.js'),
       platform: 'browser',
       format: 'iife',
+      // As the console's build (console/build.ts): Preact's JSX, its production build.
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      define: { 'process.env.NODE_ENV': '"production"' },
     }),
     // The sheet's parts (renderer/styles/) become one file: one request, nothing to @import.
     build({

@@ -1,4 +1,10 @@
-/** Calls the server's API with the session cookie (same origin: the browser sends it). */
+import type { ConsoleSessionRecord } from '../../shared/console.ts';
+
+/**
+ * Calls the server's API with the session cookie (same origin: the browser sends it). The
+ * records' types come from the contracts in shared/ (type-only imports: zod stays out of the
+ * bundle).
+ */
 
 export class ApiError extends Error {
   readonly status: number;
@@ -49,19 +55,11 @@ export function failureMessage(failure: unknown): string {
   return failure instanceof ApiError ? failure.message : String(failure);
 }
 
-export interface Page<T> {
-  data: T[];
-  meta: { current_page: number; last_page: number; total: number; per_page: number };
-}
+export type { Page } from '../../shared/http.ts';
 
-export interface Session {
-  user: { id: number; email: string; role: 'owner' | 'manager' | 'staff' };
-  company: { id: number; name: string };
-  permissions: string[];
-  abilities: string[];
-  /** What this person may hand to a token (server/console/roles.ts decides). */
-  grantable: string[];
-}
+/** Who is signed in: the session record the server answers (`GET /console/session`). */
+export type Session = ConsoleSessionRecord;
 
 export const can = (session: Session, permission: string) =>
-  session.permissions.includes(permission) || session.abilities.includes(permission);
+  (session.permissions as readonly string[]).includes(permission) ||
+  (session.abilities as readonly string[]).includes(permission);

@@ -1,12 +1,8 @@
+import type { OverviewRecord } from '../../shared/console.ts';
 import { api } from './api.ts';
 import { useLiveVersion } from './live.ts';
 import { useLoad } from './load.ts';
 import { onLinkClick } from './router.ts';
-
-interface CannotPrint {
-  kind: string;
-  message: string;
-}
 
 /**
  * On every page, while something cannot print (the Overview's `cannot_print`, most serious
@@ -17,7 +13,7 @@ export function AttentionBanner() {
   const live = useLiveVersion();
   const { data } = useLoad(
     () =>
-      api<{ data: { cannot_print: CannotPrint[] } }>('GET', '/console/overview').then(
+      api<{ data: OverviewRecord }>('GET', '/console/overview').then(
         (answer) => answer.data.cannot_print,
       ),
     [live],

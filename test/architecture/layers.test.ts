@@ -9,7 +9,7 @@ import { type ImportEdge, importGraph, sourceFiles } from './import-graph.ts';
  * and the wiring on top.
  */
 
-const files = ['server', 'shared', 'agent', 'cli'].flatMap(sourceFiles);
+const files = ['server', 'shared', 'agent', 'cli', 'ui'].flatMap(sourceFiles);
 const edges = [...importGraph(files).values()].flat();
 
 /** Directories of server/ that are not domains: the HTTP core and storage. */
@@ -64,6 +64,15 @@ const rules: Rule[] = [
     rule: 'server/, shared/ and agent/ import nothing from cli/ (the command line stands above them)',
     appliesTo: (file) => !file.startsWith('cli/'),
     forbids: (imported) => imported.startsWith('cli/'),
+  },
+  {
+    rule: 'ui/ (the screens both the console and the tray draw) imports only shared/, ui/ and Preact: what it reads and writes, its caller hands it',
+    appliesTo: (file) => file.startsWith('ui/'),
+    forbids: (imported) =>
+      !imported.startsWith('shared/') &&
+      !imported.startsWith('ui/') &&
+      imported !== 'preact' &&
+      !imported.startsWith('preact/'),
   },
   {
     rule: 'agent/ imports nothing from server/ (it talks to the server over HTTP only)',

@@ -13,7 +13,7 @@ import { importsOf, root, sourceFiles } from './import-graph.ts';
  */
 
 // The product and its tools; tests may open a tool's insides to check its configuration.
-const folders = ['server', 'shared', 'agent', 'cli', 'console', 'bin', 'scripts', 'bench'];
+const folders = ['server', 'shared', 'agent', 'cli', 'console', 'ui', 'bin', 'scripts', 'bench'];
 const files = folders.filter((folder) => existsSync(join(root, folder))).flatMap(sourceFiles);
 
 const builtins = new Set(builtinModules);

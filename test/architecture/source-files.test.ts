@@ -7,13 +7,13 @@ import { root, sourceFiles } from './import-graph.ts';
  * Files with one job each, named by what they do (docs/architecture.md). The folders
  * checked are listed once, here.
  */
-const checkedFolders = ['server', 'shared', 'agent', 'cli', 'test', 'bench'];
+const checkedFolders = ['server', 'shared', 'agent', 'cli', 'console', 'ui', 'test', 'bench'];
 const files = checkedFolders.flatMap(sourceFiles);
 
 /** Past this, a file does several jobs: split it by job (one operation per file). */
 const maxLines = 450;
 
-const kebabCase = /^[a-z0-9]+(-[a-z0-9]+)*(\.[a-z0-9]+)*\.ts$/;
+const kebabCase = /^[a-z0-9]+(-[a-z0-9]+)*(\.[a-z0-9]+)*\.tsx?$/;
 /**
  * A migration's file name is the name each database records it under (`001_core`), so it
  * keeps the form it was released with.

@@ -6,7 +6,7 @@ const root = join(import.meta.dirname, '..', '..');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => relative(root, join(entry.parentPath, entry.name)));
 }
 
@@ -21,7 +21,7 @@ describe('where electron may be imported', () => {
 
   it('finds the files it checks', () => {
     expect(files).toContain('agent/electron/main/index.ts');
-    expect(files).toContain('agent/electron/renderer/app.ts');
+    expect(files).toContain('agent/electron/renderer/app.tsx');
   });
 
   it('only main/ and preload/ import electron; common/, renderer/, the core and shared/ never', () => {

@@ -8,13 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../agent/core/status.ts';
 import { bundleAgentApp } from '../../agent/electron/bundle.ts';
 import type { AppSnapshot } from '../../agent/electron/common/ipc.ts';
+import { seriousViolations } from '../helpers/axe.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { agentStatus, printer, recentJob } from './fixtures.ts';
 
 /**
  * The real bundled window in Debian's Chromium. Electron cannot run here, so `window.shopdesk`
  * is a fake bridge injected before the page's script: it records every call and answers like
- * the main process, pushing status and settings changes back through the listeners.
+ * the main process, pushing status and settings changes back through the listeners. The
+ * window is drawn with the components the console uses too (ui/); each flow is found by its
+ * roles and labels, as a person with a screen reader finds it.
  */
 
 const initialSnapshot: AppSnapshot = {
@@ -199,12 +202,15 @@ describe('settings window in Chromium with a fake bridge', () => {
   const calls = () =>
     page.evaluate(() => (window as unknown as { __bridgeCalls: unknown[] }).__bridgeCalls);
 
+  const pill = () => page.getByRole('banner').getByRole('status');
+  const route = (legend: string) => page.getByRole('group', { name: legend });
+
   it('first says it is not set up, warns about the keyring, and flags the missing printer', async () => {
-    await expect(page.locator('#connection-pill').textContent()).resolves.toBe('Not set up');
+    await pill().filter({ hasText: 'Not set up' }).waitFor();
     await page.getByText('Enter the server address and the agent token below').waitFor();
     await page.getByText('no password keyring').waitFor();
     await page.getByText('This PC does not list "HP_LaserJet_Office"').waitFor();
-    await expect(page.locator('#log').textContent()).resolves.toContain(
+    await expect(page.getByRole('region', { name: 'Agent log' }).textContent()).resolves.toContain(
       'ShopDesk Print Agent 0.1.0 started',
     );
   });
@@ -215,7 +221,7 @@ describe('settings window in Chromium with a fake bridge', () => {
       return {
         base: style(':root').getPropertyValue('--accent').trim(),
         layout: style('.topbar').display,
-        controls: style('#pause-toggle').borderRadius,
+        controls: style('.button').borderRadius,
         views: style('#log').backgroundColor,
       };
     });
@@ -228,15 +234,16 @@ describe('settings window in Chromium with a fake bridge', () => {
   });
 
   it('tests and saves the server address and token', async () => {
-    await page.locator('#server-url').fill('https://shop.example.com');
-    await page.locator('#token').fill('sd_agent_7Hq2x9');
+    const token = page.getByLabel('Agent token');
+    await page.getByLabel('Server address').fill('https://shop.example.com');
+    await token.fill('sd_agent_7Hq2x9');
     await page.getByRole('button', { name: 'Test connection' }).click();
     await page.getByText('Connected: the server accepted the token.').waitFor();
     await page.getByRole('button', { name: 'Save connection' }).click();
     await page.getByText('Connection saved.').waitFor();
-    await expect(page.locator('#token').inputValue()).resolves.toBe('');
-    await expect(page.locator('#token').getAttribute('placeholder')).resolves.toContain('saved');
-    await page.locator('#connection-pill', { hasText: 'Connected to shop.example.com' }).waitFor();
+    await expect(token.inputValue()).resolves.toBe('');
+    await expect(token.getAttribute('placeholder')).resolves.toContain('saved');
+    await pill().filter({ hasText: 'Connected to shop.example.com' }).waitFor();
     expect(await calls()).toEqual([
       ['testConnection', { serverUrl: 'https://shop.example.com', token: 'sd_agent_7Hq2x9' }],
       [
@@ -247,37 +254,46 @@ describe('settings window in Chromium with a fake bridge', () => {
   });
 
   it('maps routes to printers: fixes the missing one, adds one that jobs asked for', async () => {
-    await page.getByRole('combobox', { name: 'Printer for a4' }).selectOption('EPSON_TM_T20');
+    await route('Route 1: a4')
+      .getByRole('combobox', { name: 'Printer', exact: true })
+      .selectOption('EPSON_TM_T20');
     await page.getByText('Jobs came for routes with no printer here:').waitFor();
     await page.getByRole('button', { name: 'Add labels' }).click();
-    await page.getByRole('combobox', { name: 'Printer for labels' }).selectOption('Zebra_GK420');
+    const labels = route('Route 2: labels');
+    await labels
+      .getByRole('combobox', { name: 'Printer', exact: true })
+      .selectOption('Zebra_GK420');
     // What the label printer understands: templates are rendered for it (docs/templates.md).
-    await page
-      .getByRole('combobox', { name: 'Printer kind for labels' })
-      .selectOption({ label: 'Label 50 mm, ZPL (Zebra…)' });
+    await labels
+      .getByRole('combobox', { name: 'Printer profile' })
+      .selectOption({ label: '4×6 in label, ZPL 203 dpi' });
     // A backup for the labels: a comma list, blanks and the route's own printer dropped.
-    await page
-      .getByRole('textbox', { name: 'Backup printers for labels, in order, separated by commas' })
+    await labels
+      .getByRole('combobox', { name: 'Backup printers (optional)' })
       .fill(' Zebra_ZD421 , Zebra_GK420, ');
+    await expect(
+      labels.getByRole('button', { name: 'Test print on labels' }).isDisabled(),
+    ).resolves.toBe(true);
     await page.getByRole('button', { name: 'Save printers' }).click();
     await page.getByText('Printers saved.').waitFor();
     expect((await calls()).at(-1)).toEqual([
       'saveSettings',
       {
         routes: { a4: 'EPSON_TM_T20', labels: 'Zebra_GK420,Zebra_ZD421' },
-        profiles: { labels: { language: 'zpl', width_mm: 50 } },
+        profiles: { labels: { language: 'zpl', width_mm: 102, dpi: 203 } },
       },
     ]);
     await expect(page.getByText('does not list').count()).resolves.toBe(0);
+    await labels.getByRole('button', { name: 'Test print on labels' }).click();
+    await labels.getByText('Test page sent to labels.').waitFor();
+    expect((await calls()).at(-1)).toEqual(['testPrint', 'labels']);
   });
 
   it('shows the failed job with its error, and retries it', async () => {
     const row = page.locator('tr[data-job-id="42"]');
     await expect(row.locator('.badge').textContent()).resolves.toBe('Failed');
     await expect(row.textContent()).resolves.toContain('Printer "EPSON_TM_T20" is offline');
-    await expect(page.locator('#jobs-summary').textContent()).resolves.toBe(
-      '3 recent · 1 printing · 1 need attention',
-    );
+    await page.getByText('3 recent · 1 printing · 1 need attention', { exact: true }).waitFor();
     mkdirSync('test-artifacts', { recursive: true });
     await page.screenshot({ path: 'test-artifacts/renderer.png', fullPage: true });
 
@@ -317,7 +333,7 @@ describe('settings window in Chromium with a fake bridge', () => {
     }, title);
     const row = page.locator('tr[data-job-id="50"]');
     await expect(row.locator('.job-title').textContent()).resolves.toBe(title);
-    await expect(page.locator('#jobs-body img').count()).resolves.toBe(0);
+    await expect(page.locator('main img').count()).resolves.toBe(0);
   });
 
   it('says when the server cannot be reached or refuses the token, and pauses on request', async () => {
@@ -326,7 +342,7 @@ describe('settings window in Chromium with a fake bridge', () => {
         (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus(next);
       }, status);
     await push({ ...connectedStatus, connection: 'unreachable', pendingReports: 2 });
-    await page.locator('#connection-pill', { hasText: 'Server unreachable' }).waitFor();
+    await pill().filter({ hasText: 'Server unreachable' }).waitFor();
     await page
       .getByText('The server cannot be reached. Jobs already here still print. 2 reports wait')
       .waitFor();
@@ -338,7 +354,7 @@ describe('settings window in Chromium with a fake bridge', () => {
     await page.getByRole('button', { name: 'Pause printing' }).click();
     await expect.poll(async () => (await calls()).at(-1)).toEqual(['pauseAgent']);
     await push({ ...connectedStatus, paused: true });
-    await page.locator('#connection-pill', { hasText: 'Paused' }).waitFor();
+    await pill().filter({ hasText: 'Paused' }).waitFor();
     await page.getByRole('button', { name: 'Resume printing' }).waitFor();
   });
 
@@ -363,21 +379,42 @@ describe('settings window in Chromium with a fake bridge', () => {
         },
       ],
     });
-    const banner = page.locator('.banner-bad', { hasText: 'EPSON_TM_T20' });
+    const notices = page.getByRole('region', { name: 'What needs attention' });
+    const banner = notices.getByText('Printer "EPSON_TM_T20"');
     await expect(banner.textContent()).resolves.toBe(
       'Printer "EPSON_TM_T20" (receipts, kitchen) is not ready: stopped, paused, out of paper: <b>Paper out</b>. Its jobs cannot print until it is.',
     );
-    await expect(page.locator('#banners b').count()).resolves.toBe(0);
+    await expect(notices.locator('b').count()).resolves.toBe(0);
     await push(connectedStatus);
     await expect.poll(() => banner.count()).toBe(0);
   });
 
   it('keeps the printer pickers in place while status pushes arrive', async () => {
-    const picker = await page.getByRole('combobox', { name: 'Printer for a4' }).elementHandle();
+    const picker = await route('Route 1: a4')
+      .getByRole('combobox', { name: 'Printer', exact: true })
+      .elementHandle();
     await page.evaluate((next) => {
       (window as unknown as { __emitStatus: (status: unknown) => void }).__emitStatus(next);
     }, connectedStatus);
     await expect(picker?.evaluate((element) => element.isConnected)).resolves.toBe(true);
+  });
+
+  it('refuses to save two routes of one name, which would keep one printer list of the two', async () => {
+    const form = page.getByRole('form', { name: 'Printers of this PC' });
+    await form.getByRole('button', { name: 'Add a route' }).click();
+    await route('Route 3').getByLabel('Route name').fill('a4');
+    const before = (await calls()).length;
+    await form.getByRole('button', { name: 'Save printers' }).click();
+    await form
+      .getByText('Route "a4" is in the list twice: give each route its own name.')
+      .waitFor();
+    expect((await calls()).length).toBe(before);
+    await form.getByRole('button', { name: 'Remove route 3' }).click();
+  });
+
+  it('has no serious or critical accessibility problems (axe), status and editor shown', async () => {
+    await route('Route 1: a4').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('ran without script errors or Content-Security-Policy violations', () => {

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { ConsoleJobDetail } from '../../../shared/console-jobs.ts';
 import { type JobErrorWords, jobErrorWords } from '../../../shared/job-error-words.ts';
+import type { QueuedJobRecord } from '../../../shared/printing.ts';
 import { type WaitReasonCode, waitReasonAdvice } from '../../../shared/wait-reason-words.ts';
 import { ApiError, api, can, type Session } from '../api.ts';
 import { DocumentView, Rendering } from '../components/job-document.tsx';
@@ -34,7 +35,7 @@ export function JobPage({ id, session }: { id: number; session: Session }) {
   const act = async (action: 'cancel' | 'retry' | 'reprint') => {
     setMessage('');
     try {
-      const answer = await api<{ data: { id: number } }>('POST', `/printing/jobs/${id}/${action}`);
+      const answer = await api<{ data: QueuedJobRecord }>('POST', `/printing/jobs/${id}/${action}`);
       if (action === 'reprint') {
         setMessage(`Reprint queued as job #${answer.data.id}.`);
         navigate(`/console/jobs/${answer.data.id}`);

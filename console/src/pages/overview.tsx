@@ -1,3 +1,4 @@
+import type { CannotPrintRecord, OverviewRecord } from '../../../shared/console.ts';
 import { type WaitReasonCode, waitReasonAdvice } from '../../../shared/wait-reason-words.ts';
 import { api } from '../api.ts';
 import { EmptyState } from '../components/empty-state.tsx';
@@ -8,49 +9,22 @@ import { onLinkClick } from '../router.ts';
 import { printerStates, reasonInWords, when } from '../words.ts';
 
 /** What to do for each thing that cannot print: the wait reasons' advice, and an agent's. */
-function adviceFor(item: CannotPrint): string {
+function adviceFor(item: CannotPrintRecord): string {
   if (item.code === 'agent_offline') return 'Start the print agent on that computer.';
   return waitReasonAdvice[item.code as WaitReasonCode] ?? '';
 }
 
-const sinceWords: Record<CannotPrint['kind'], string> = {
+const sinceWords: Record<CannotPrintRecord['kind'], string> = {
   route: 'waiting since',
   printer: '',
   agent: 'last heard from',
 };
 
-/** One thing that cannot print now (docs/console.md, "Overview"). */
-interface CannotPrint {
-  kind: 'route' | 'printer' | 'agent';
-  code: string;
-  message: string;
-  route: string | null;
-  agent_id: string | null;
-  agent_name: string | null;
-  printer: string | null;
-  jobs_waiting: number | null;
-  since: string | null;
-}
-
-interface Overview {
-  cannot_print: CannotPrint[];
-  agents: { online: number; offline: number };
-  printers_needing_attention: {
-    agent_id: string;
-    agent_name: string;
-    printer: string;
-    state: string;
-    reasons: string[];
-  }[];
-  jobs_last_24h: { queued: number; printed: number; failed: number };
-  failing_webhooks: { id: number; url: string; failing_since: string }[];
-}
-
 export function OverviewPage() {
   usePageTitle('Overview');
   const live = useLiveVersion();
   const { data, error } = useLoad(
-    () => api<{ data: Overview }>('GET', '/console/overview').then((a) => a.data),
+    () => api<{ data: OverviewRecord }>('GET', '/console/overview').then((a) => a.data),
     [live],
   );
   return (
@@ -144,7 +118,7 @@ function Tile(props: {
 }
 
 /** What cannot print now, most serious first, each with since when and what to do. */
-function CannotPrintList({ items }: { items: CannotPrint[] }) {
+function CannotPrintList({ items }: { items: CannotPrintRecord[] }) {
   if (items.length === 0) return null;
   return (
     <section aria-labelledby="o-cannot" class="attention">
@@ -167,7 +141,7 @@ function CannotPrintList({ items }: { items: CannotPrint[] }) {
 }
 
 /** The printers that need attention beyond those that cannot print; or that all are fine. */
-function PrintersSection({ overview: data }: { overview: Overview }) {
+function PrintersSection({ overview: data }: { overview: OverviewRecord }) {
   return (
     <section aria-labelledby="o-printers" class="card">
       <h2 id="o-printers">Printers that need attention</h2>

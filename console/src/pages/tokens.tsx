@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { ConsoleTokenRecord, IssuedConsoleToken } from '../../../shared/console.ts';
 import { permissionGroups, permissionPresets } from '../../../shared/permission-groups.ts';
 import type { Permission } from '../../../shared/permissions.ts';
 import { api, failureMessage, type Session } from '../api.ts';
@@ -8,16 +9,6 @@ import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
 import { useLoad } from '../load.ts';
 import { count, when } from '../words.ts';
-
-interface Token {
-  id: number;
-  name: string;
-  permissions: Permission[];
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  agent_uuid: string | null;
-}
 
 /** `Printing: Send print jobs, See print jobs and agents`, area by area. */
 function permissionsInWords(granted: readonly Permission[]): string {
@@ -40,7 +31,7 @@ function permissionsInWords(granted: readonly Permission[]): string {
 export function TokensPage({ session }: { session: Session }) {
   usePageTitle('Tokens');
   const { data, error, reload } = useLoad(
-    () => api<{ data: Token[] }>('GET', '/console/tokens').then((a) => a.data),
+    () => api<{ data: ConsoleTokenRecord[] }>('GET', '/console/tokens').then((a) => a.data),
     [],
   );
   const [issued, setIssued] = useState<{ name: string; secret: string } | null>(null);
@@ -48,7 +39,8 @@ export function TokensPage({ session }: { session: Session }) {
   const offered = (session.grantable ?? []) as Permission[];
   const [chosen, setChosen] = useState<Permission[]>([]);
   // As the server rules: a token is revoked only by a role that could have made it.
-  const mayRevoke = (token: Token) => token.permissions.every((p) => offered.includes(p));
+  const mayRevoke = (token: ConsoleTokenRecord) =>
+    token.permissions.every((p) => offered.includes(p));
   const toggle = (permission: Permission, on: boolean) =>
     setChosen((current) =>
       on ? [...current, permission] : current.filter((entry) => entry !== permission),
@@ -63,7 +55,7 @@ export function TokensPage({ session }: { session: Session }) {
       return;
     }
     try {
-      const answer = await api<{ data: Token & { secret: string } }>('POST', '/console/tokens', {
+      const answer = await api<{ data: IssuedConsoleToken }>('POST', '/console/tokens', {
         name: form.get('name'),
         permissions: chosen,
       });
@@ -75,7 +67,7 @@ export function TokensPage({ session }: { session: Session }) {
       setMessage(failureMessage(failure));
     }
   };
-  const revoke = async (token: Token) => {
+  const revoke = async (token: ConsoleTokenRecord) => {
     if (!confirm(`Revoke the token "${token.name}"? Programs using it stop working at once.`))
       return;
     await api('POST', `/console/tokens/${token.id}/revoke`).catch((failure: unknown) =>

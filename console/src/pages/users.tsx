@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type {
   ConsoleRole,
   ConsoleUserRecord,
+  InvitationRecord,
   PasswordResetRecord,
 } from '../../../shared/console.ts';
 import { api, failureMessage, type Session } from '../api.ts';
@@ -34,7 +35,7 @@ export function UsersPage({ session }: { session: Session }) {
     const formElement = event.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
     try {
-      const answer = await api<{ data: { setup_url: string } }>('POST', '/console/users', {
+      const answer = await api<{ data: InvitationRecord }>('POST', '/console/users', {
         email: form.get('email'),
         role: form.get('role'),
       });

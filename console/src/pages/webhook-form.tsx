@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { webhookEventWords } from '../../../shared/webhook-event-words.ts';
-import type { EndpointRecord } from '../../../shared/webhooks.ts';
+import type { CreatedEndpointRecord, EndpointRecord } from '../../../shared/webhooks.ts';
 import { ApiError, api, failureMessage } from '../api.ts';
 
 const eventTypes = Object.keys(webhookEventWords) as Array<keyof typeof webhookEventWords>;
@@ -46,7 +46,7 @@ export function WebhookForm(props: {
     try {
       const answer = endpoint
         ? await api<{ data: EndpointRecord }>('PATCH', `/webhooks/${endpoint.id}`, body)
-        : await api<{ data: EndpointRecord & { secret: string } }>('POST', '/webhooks', body);
+        : await api<{ data: CreatedEndpointRecord }>('POST', '/webhooks', body);
       props.onSaved(answer.data);
     } catch (failure) {
       setError(refusalInWords(failure));

@@ -1,6 +1,10 @@
 import { useState } from 'preact/hooks';
 import { webhookEventWords } from '../../../shared/webhook-event-words.ts';
-import type { EndpointRecord } from '../../../shared/webhooks.ts';
+import type {
+  DeliveryRecord,
+  EndpointRecord,
+  RotatedSecretRecord,
+} from '../../../shared/webhooks.ts';
 import { api, failureMessage, type Page } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
@@ -10,16 +14,6 @@ import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { count, when } from '../words.ts';
 import { WebhookForm } from './webhook-form.tsx';
-
-interface Delivery {
-  id: number;
-  type: string;
-  status: string;
-  attempts: number;
-  last_response_status: number | null;
-  last_error: string | null;
-  created_at: string;
-}
 
 /** A signing secret, shown once in a dialog with Copy. */
 type Secret = { title: string; secret: string } | null;
@@ -105,7 +99,7 @@ function EndpointView(props: {
   const [message, setMessage] = useState('');
   const [editing, setEditing] = useState(false);
   const { data, reload } = useLoad(
-    () => api<Page<Delivery>>('GET', `/webhooks/${endpoint.id}/deliveries?per_page=10`),
+    () => api<Page<DeliveryRecord>>('GET', `/webhooks/${endpoint.id}/deliveries?per_page=10`),
     [endpoint.id, live],
   );
   const run = async (what: () => Promise<string>) => {
@@ -120,7 +114,7 @@ function EndpointView(props: {
   };
   const rotate = () =>
     run(async () => {
-      const answer = await api<{ data: { secret: string } }>(
+      const answer = await api<{ data: RotatedSecretRecord }>(
         'POST',
         `/webhooks/${endpoint.id}/rotate-secret`,
       );

@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
-import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
-import { languageWords } from '../../../shared/profile-fit.ts';
+import type { PrinterProfile } from '../shared/printer-profiles.ts';
+import { languageWords } from '../shared/profile-fit.ts';
 import {
   presetOf,
   profileLanguages,
   profilePresets,
   profileRollWidths,
   profileSheetSizes,
-} from '../../../shared/profile-presets.ts';
+} from '../shared/profile-presets.ts';
 
 const none = 'none';
 const detail = 'detail';

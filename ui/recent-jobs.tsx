@@ -1,0 +1,158 @@
+import { useState } from 'preact/hooks';
+import type { JobStatus } from '../shared/printing.ts';
+
+/** A job as a list of the latest shows it: what it is, where it went, how it ended. */
+export interface RecentJobView {
+  id: number;
+  route: string;
+  title: string | null;
+  status: JobStatus | 'printing';
+  printer: string | null;
+  error: string | null;
+  at: string;
+}
+
+const statusWords: Record<RecentJobView['status'], string> = {
+  queued: 'Queued',
+  claimed: 'Claimed',
+  printing: 'Printing',
+  printed: 'Printed',
+  failed: 'Failed',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
+
+const needsAttention = (job: RecentJobView) => job.status === 'failed' || job.status === 'expired';
+
+/** "3 recent · 1 printing · 1 need attention". */
+export function jobsSummary(jobs: readonly RecentJobView[]): string {
+  const printing = jobs.filter((job) => job.status === 'printing' || job.status === 'claimed');
+  const failed = jobs.filter(needsAttention).length;
+  const parts = [`${jobs.length} recent`];
+  if (printing.length > 0) parts.push(`${printing.length} printing`);
+  if (failed > 0) parts.push(`${failed} need attention`);
+  return parts.join(' · ');
+}
+
+/** The time of day for today, else the date and time, in the reader's own format. */
+export function timeInWords(at: string): string {
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return at;
+  const sameDay = date.toDateString() === new Date().toDateString();
+  return sameDay
+    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    : date.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' });
+}
+
+/**
+ * The latest jobs, newest first, with Retry on a failed one and Reprint on a finished one.
+ * What the buttons do is the caller's (the tray asks its agent through the preload bridge):
+ * each answers in words, or throws an error whose message says what went wrong.
+ */
+export function RecentJobs(props: {
+  jobs: readonly RecentJobView[];
+  retry: (jobId: number) => Promise<string>;
+  reprint: (jobId: number) => Promise<string>;
+}) {
+  const { jobs } = props;
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState<number | null>(null);
+  const run = async (jobId: number, action: (jobId: number) => Promise<string>) => {
+    setBusy(jobId);
+    try {
+      setMessage(await action(jobId));
+    } catch (failure) {
+      setMessage(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <>
+      {jobs.length > 0 && <p class="muted jobs-summary">{jobsSummary(jobs)}</p>}
+      {jobs.length === 0 ? (
+        <p class="empty">No jobs yet. Printed and failed jobs show here.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Job</th>
+                <th scope="col">Route</th>
+                <th scope="col">Printer</th>
+                <th scope="col">Status</th>
+                <th scope="col">When</th>
+                <th scope="col" class="actions-col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.map((job) => (
+                <JobRow
+                  key={job.id}
+                  job={job}
+                  busy={busy === job.id}
+                  retry={() => void run(job.id, props.retry)}
+                  reprint={() => void run(job.id, props.reprint)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p class="message" role="status">
+        {message}
+      </p>
+    </>
+  );
+}
+
+/** One job; Retry where the queue takes it again, Reprint where it ended. */
+function JobRow(props: {
+  job: RecentJobView;
+  busy: boolean;
+  retry: () => void;
+  reprint: () => void;
+}) {
+  const { job, busy, retry, reprint } = props;
+  return (
+    <tr class={needsAttention(job) ? 'job-failed' : ''} data-job-id={job.id}>
+      <td>
+        <div class="job-title">{job.title ?? `Job #${job.id}`}</div>
+        <div class="muted">#{job.id}</div>
+        {job.error && <div class="job-error">{job.error}</div>}
+      </td>
+      <td>{job.route}</td>
+      <td>{job.printer ?? '—'}</td>
+      <td>
+        <span class={`badge badge-${job.status}`}>{statusWords[job.status]}</span>
+      </td>
+      <td class="muted">{timeInWords(job.at)}</td>
+      <td class="job-actions">
+        {needsAttention(job) && (
+          <button
+            type="button"
+            class="button button-small button-primary"
+            aria-label={`Retry job ${job.id}`}
+            disabled={busy}
+            onClick={retry}
+          >
+            Retry
+          </button>
+        )}
+        {(job.status === 'printed' || job.status === 'failed') && (
+          <button
+            type="button"
+            class="button button-small"
+            aria-label={`Reprint job ${job.id}`}
+            disabled={busy}
+            onClick={reprint}
+          >
+            Reprint
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
