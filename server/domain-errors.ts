@@ -44,6 +44,11 @@ export class InvalidFields extends Error {
  * timed out): nothing the caller did wrong, and worth retrying shortly. Which driver errors
  * mean this is decided in one place, `isConnectionLoss` (server/storage/connection-loss.ts).
  */
+/** The caller may not do this to this record (a token bound to another agent's job): 403. */
+export class Forbidden extends Error {
+  readonly kind = 'forbidden' as const;
+}
+
 export class Unavailable extends Error {
   readonly kind = 'unavailable' as const;
 
@@ -67,12 +72,13 @@ export class Busy extends Error {
   }
 }
 
-export type DomainError = NotFound | Conflict | InvalidFields | Unavailable | Busy;
+export type DomainError = NotFound | Conflict | Forbidden | InvalidFields | Unavailable | Busy;
 
 export function isDomainError(error: unknown): error is DomainError {
   return (
     error instanceof NotFound ||
     error instanceof Conflict ||
+    error instanceof Forbidden ||
     error instanceof InvalidFields ||
     error instanceof Unavailable ||
     error instanceof Busy

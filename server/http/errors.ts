@@ -44,6 +44,8 @@ export function httpErrorOf(error: DomainError): HttpError {
       return new HttpError('not_found', error.message);
     case 'conflict':
       return new HttpError('conflict', error.message);
+    case 'forbidden':
+      return new HttpError('forbidden', error.message);
     case 'invalid_fields':
       return new HttpError('validation_failed', error.message, { errors: error.errors });
     case 'unavailable':

@@ -26,8 +26,7 @@ import {
   ok,
   type RequestContext,
 } from '../http/route.ts';
-import type { Caller } from '../tokens/index.ts';
-import { heldByAgent, routesBeyondGrant } from './agents/agent-binding.ts';
+import { boundJobGuard, routesBeyondGrant } from './agents/agent-binding.ts';
 import { callingAgent, refuseOtherAgent } from './agents/agent-hook.ts';
 import { readAgentConfig } from './agents/read-agent-config.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
@@ -37,7 +36,6 @@ import { signOff } from './agents/sign-off.ts';
 import { updateRouteList } from './agents/update-route-list.ts';
 import { confirmJob } from './jobs/confirm-job.ts';
 import { failJob } from './jobs/fail-job.ts';
-import type { JobGuard } from './jobs/read-job.ts';
 import { releaseJob } from './jobs/release-job.ts';
 
 /**
@@ -53,21 +51,7 @@ const agentHeaderNote =
   "Needs the header `X-Agent-Id` of an agent registered by the caller's company (a token bound to one agent implies its own when the header is left out): missing or not a UUID → 400; another agent than the one the token is bound to → 403; not registered (or registered by another company) → 409.";
 const oneJob = { 200: { description: 'The job.', schema: dataOf(jobRecord) } };
 
-/**
- * Refuses a job another agent held, for a token bound to one agent: it retries, reprints and
- * reads only the jobs its own agent held (docs/security.md). None for any other token.
- */
-export function boundJobGuard(caller: Caller): JobGuard | undefined {
-  const bound = caller.agentUuid;
-  if (bound === null) return undefined;
-  return (job) => {
-    if (heldByAgent(job, bound)) return;
-    throw new HttpError(
-      'forbidden',
-      `This token is bound to the print agent ${bound} and may only act on the jobs that agent claimed; job ${job.id} is not one of them.`,
-    );
-  };
-}
+export { boundJobGuard };
 
 export type AgentContext = Pick<
   RequestContext<unknown, unknown, unknown>,

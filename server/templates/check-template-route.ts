@@ -2,6 +2,7 @@ import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import { languageWords } from '../../shared/profile-fit.ts';
 import type { TemplateKind } from '../../shared/templates.ts';
 import { InvalidFields } from '../domain-errors.ts';
+import { routeProfiles } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { defaultProfile } from './render-document.ts';
 
@@ -17,7 +18,6 @@ const kindPrintsOn: Record<TemplateKind, readonly PrinterProfile['language'][]> 
  * profile renders for the default, an 80 mm ESC/POS receipt printer). Every agent serving
  * the route (enabled) counts, online or not: a profile is the route's configuration, not a
  * printer's state. A route nobody serves is not checked: the job waits, `no_agent_for_route`.
- * One indexed read: the route's rows by company and name.
  */
 export async function refuseTemplateTheRouteCannotPrint(
   db: Db,
@@ -25,23 +25,9 @@ export async function refuseTemplateTheRouteCannotPrint(
   route: string,
   kind: TemplateKind,
 ): Promise<void> {
-  const rows = await db
-    .selectFrom('print_routes')
-    .select('profile')
-    .where('company_id', '=', companyId)
-    .where('name', '=', route)
-    .where('enabled', '=', 1)
-    .execute();
-  if (rows.length === 0) return;
-  const languages = [
-    ...new Set(
-      rows.map((row) =>
-        row.profile === null
-          ? defaultProfile.language
-          : (JSON.parse(row.profile) as PrinterProfile).language,
-      ),
-    ),
-  ];
+  const profiles = await routeProfiles(db, companyId, route);
+  if (profiles.length === 0) return;
+  const languages = [...new Set(profiles.map((profile) => (profile ?? defaultProfile).language))];
   if (languages.some((language) => kindPrintsOn[kind].includes(language))) return;
   const prints = languages.map((language) => languageWords[language]).join(', ');
   const needs = kindPrintsOn[kind].map((language) => languageWords[language]).join(' or ');

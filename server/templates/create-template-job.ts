@@ -1,7 +1,10 @@
 import { type JobRecord, templateDataType } from '../../shared/printing.ts';
-import { expiryOf } from '../printing/jobs/create-job.ts';
-import type { QueueWrites, TemplateJobToCreate } from '../printing/jobs/job-renderer.ts';
-import { toJobRecord } from '../printing/jobs/records.ts';
+import {
+  expiryOf,
+  type QueueWrites,
+  type TemplateJobToCreate,
+  toJobRecord,
+} from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import { checkJobCodes } from './check-codes.ts';

@@ -1,13 +1,12 @@
 import type { PreviewFormat } from '../../shared/templates.ts';
 import { Conflict, invalidField, NotFound } from '../domain-errors.ts';
-import type { JobGuard } from '../printing/jobs/read-job.ts';
-import type { PrintQueueStore } from '../printing/store/queue-store.ts';
+import { type JobGuard, type PrintQueueStore, readDocumentContent } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { sourceOf } from './records.ts';
 import type { Rendering } from './render/rendering.ts';
 import { defaultProfile } from './render-document.ts';
 import type { DocumentRenderer } from './render-pool.ts';
-import { readTemplateData, readTemplateJob } from './template-jobs.ts';
+import { readTemplateJob } from './template-jobs.ts';
 
 /**
  * What a job printed. `raw`: the bytes recorded (a template job's once rendered at its
@@ -30,7 +29,7 @@ export async function previewJob(
   guard?.(job);
   const templateJob = await readTemplateJob(db, companyId, jobId);
   if (templateJob && format !== 'raw') {
-    const data = await readTemplateData(db, companyId, templateJob.dataDocumentId);
+    const data = await readDocumentContent(db, companyId, templateJob.dataDocumentId);
     return renderer.render({
       companyId,
       template: sourceOf(templateJob.version),

@@ -14,7 +14,7 @@ import {
 import { HttpError } from '../http/errors.ts';
 import { pageReply } from '../http/pagination.ts';
 import { type AnyRoute, created, defineRoute, noContent, ok, type Reply } from '../http/route.ts';
-import { boundJobGuard } from '../printing/agent-routes.ts';
+import { boundJobGuard } from '../printing/index.ts';
 import { createTemplate } from './create-template.ts';
 import { deleteTemplate } from './delete-template.ts';
 import { listTemplates } from './list-templates.ts';

@@ -1,13 +1,14 @@
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import type { JobRecord } from '../../shared/printing.ts';
 import { isDomainError } from '../domain-errors.ts';
-import type {
-  ClaimedTemplateJob,
-  JobRenderer,
-  JobRendering,
-  QueueWrites,
-  TemplateJobToCreate,
-} from '../printing/jobs/job-renderer.ts';
+import {
+  type ClaimedTemplateJob,
+  type JobRenderer,
+  type JobRendering,
+  type QueueWrites,
+  readRouteProfile,
+  type TemplateJobToCreate,
+} from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { refuseTemplateTheRouteCannotPrint } from './check-template-route.ts';
 import { createTemplateJob } from './create-template-job.ts';
@@ -16,12 +17,7 @@ import { printerContentType } from './render/rendering.ts';
 import { defaultProfile } from './render-document.ts';
 import type { DocumentRenderer } from './render-pool.ts';
 import { resolveTemplate } from './resolve-template.ts';
-import {
-  copyTemplateJob,
-  markRendered,
-  readRouteProfile,
-  readTemplateJob,
-} from './template-jobs.ts';
+import { copyTemplateJob, markRendered, readTemplateJob } from './template-jobs.ts';
 
 /**
  * The print queue's template jobs (its `JobRenderer` port), rendered on the render pool. A

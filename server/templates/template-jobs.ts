@@ -57,21 +57,6 @@ export async function readTemplateJob(
   };
 }
 
-/** The data a template job was sent with, as its JSON text (the render thread parses it). */
-export async function readTemplateData(
-  db: Db,
-  companyId: number,
-  dataDocumentId: number,
-): Promise<Uint8Array> {
-  const row = await db
-    .selectFrom('print_documents')
-    .select('content')
-    .where('company_id', '=', companyId)
-    .where('id', '=', dataDocumentId)
-    .executeTakeFirstOrThrow();
-  return row.content;
-}
-
 export async function markRendered(trx: Db, jobId: number, profile: PrinterProfile): Promise<void> {
   await trx
     .updateTable('print_template_jobs')
@@ -92,19 +77,4 @@ export async function copyTemplateJob(trx: Db, fromJobId: number, toJobId: numbe
     .insertInto('print_template_jobs')
     .values({ ...from, job_id: toJobId })
     .execute();
-}
-
-/** The profile of the agent's route, or null when the route has none. */
-export async function readRouteProfile(
-  db: Db,
-  agentRowId: number,
-  route: string,
-): Promise<PrinterProfile | null> {
-  const row = await db
-    .selectFrom('print_routes')
-    .select('profile')
-    .where('agent_id', '=', agentRowId)
-    .where('name', '=', route)
-    .executeTakeFirst();
-  return row?.profile ? (JSON.parse(row.profile) as PrinterProfile) : null;
 }

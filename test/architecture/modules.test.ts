@@ -30,19 +30,10 @@ const folders = readdirSync(join(root, 'server'), { withFileTypes: true })
 /** The layers every domain builds on: their files are imported directly (docs/architecture.md). */
 const layers = new Set(['http', 'storage']);
 
-/**
- * The one known exception: printing and templates still import each other (the claim
- * renders its template inside printing; templates create and preview jobs through
- * printing's insides), and templates read printing's routes and documents. Removed by the
- * queue-path change.
- */
-const excepted = (a: string | undefined, b: string | undefined) =>
-  (a === 'printing' && b === 'templates') || (a === 'templates' && b === 'printing');
-
 const between = edges.filter((edge) => {
   const from = folderOf(edge.from);
   const to = folderOf(edge.to);
-  return from !== undefined && to !== undefined && from !== to && !excepted(from, to);
+  return from !== undefined && to !== undefined && from !== to;
 });
 
 const shown = (edge: ImportEdge) =>
@@ -141,7 +132,7 @@ describe('folders as modules (docs/internals.md)', () => {
         tablesNamedIn(readFileSync(join(root, file), 'utf8'), known)
           .filter((table) => {
             const owner = owners.get(table);
-            return owner !== folderOf(file) && !excepted(folderOf(file), owner);
+            return owner !== folderOf(file);
           })
           .map((table) => `${file} names ${table} (${owners.get(table)}'s)`),
       );

@@ -1,5 +1,7 @@
+import { Forbidden } from '../../domain-errors.ts';
 import type { Db } from '../../storage/db.ts';
-import { readTokenRoutes } from '../../tokens/index.ts';
+import { type Caller, readTokenRoutes } from '../../tokens/index.ts';
+import type { JobGuard } from '../jobs/read-job.ts';
 import type { JobRow } from '../store/queue-store.ts';
 import type { AgentRef } from './agent-identities.ts';
 
@@ -38,4 +40,19 @@ export async function routesBeyondGrant(
     ...(await grantedRoutes(db, tokenId)),
   ]);
   return [...new Set(wanted)].filter((name) => !allowed.has(name));
+}
+
+/**
+ * Refuses a job another agent held, for a token bound to one agent: it retries, reprints and
+ * reads only the jobs its own agent held (docs/security.md). None for any other token.
+ */
+export function boundJobGuard(caller: Caller): JobGuard | undefined {
+  const bound = caller.agentUuid;
+  if (bound === null) return undefined;
+  return (job) => {
+    if (heldByAgent(job, bound)) return;
+    throw new Forbidden(
+      `This token is bound to the print agent ${bound} and may only act on the jobs that agent claimed; job ${job.id} is not one of them.`,
+    );
+  };
 }
