@@ -54,7 +54,10 @@ export class PrintJobChanges implements JobChanges {
     let endpoints: Map<number, readonly number[]> | undefined;
     for (const companyId of companyIds) {
       const ids = subscriptions.endpointsFor(db, companyId, type);
-      if (ids instanceof Promise) return this.#outboxLoaded(db, companyIds, type);
+      // Not cached: the read under way is awaited there (a read left behind would reject
+      // unheard when the database is lost: an unhandled rejection).
+      if (ids instanceof Promise)
+        return this.#outboxLoaded(db, companyIds, type, { companyId, ids });
       if (ids.length === 0) continue;
       endpoints ??= new Map();
       endpoints.set(companyId, ids);
@@ -67,10 +70,14 @@ export class PrintJobChanges implements JobChanges {
     db: Db,
     companyIds: readonly number[],
     type: WebhookEventType,
+    pending: { companyId: number; ids: Promise<readonly number[]> },
   ): Promise<ChangeOutbox> {
     const endpoints = new Map<number, readonly number[]>();
     for (const companyId of new Set(companyIds)) {
-      const ids = await this.#outbox.subscriptions.endpointsFor(db, companyId, type);
+      const ids =
+        companyId === pending.companyId
+          ? await pending.ids
+          : await this.#outbox.subscriptions.endpointsFor(db, companyId, type);
       if (ids.length > 0) endpoints.set(companyId, ids);
     }
     return endpoints.size === 0 ? nothingDue : this.#outboxOf(type, endpoints);
