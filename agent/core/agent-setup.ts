@@ -76,80 +76,45 @@ export async function loadMachineConfig(
   }
 }
 
+/** How resolveAgentSetup reaches the world: the machine, its name and the person watching. */
+export interface SetupOptions {
+  platform: NodeJS.Platform;
+  env: Record<string, string | undefined>;
+  defaultStateDir: string;
+  hostname: string;
+  say: (level: string, message: string) => void;
+  signal?: AbortSignal;
+  /**
+   * Checks what the agent would run with, before a code is traded: a usage error (a bad
+   * route, no printer for the code's routes) must leave the code unspent.
+   */
+  checkBeforeEnroll?: (setup: EnrollingSetup) => Promise<void>;
+}
+
 export async function resolveAgentSetup(
   flags: SetupFlags,
-  options: {
-    platform: NodeJS.Platform;
-    env: Record<string, string | undefined>;
-    defaultStateDir: string;
-    hostname: string;
-    say: (level: string, message: string) => void;
-    signal?: AbortSignal;
-    /**
-     * Checks what the agent would run with, before a code is traded: a usage error (a bad
-     * route, no printer for the code's routes) must leave the code unspent.
-     */
-    checkBeforeEnroll?: (setup: EnrollingSetup) => Promise<void>;
-  },
+  options: SetupOptions,
 ): Promise<AgentSetup> {
   const { platform, env } = options;
   const { config, file } = await loadMachineConfig(flags, platform, env);
-  const from = file ? ` (or "server" in ${file})` : '';
   const server = flags.server ?? config.server;
   if (server === undefined) {
+    const from = file ? ` (or "server" in ${file})` : '';
     throw new UsageError(
       `no server: pass --server URL${from || ' or set "server" in the config file'}`,
     );
   }
-  const routes =
-    flags.route.length > 0
-      ? flags.route
-      : Object.entries(config.routes ?? {}).map(
-          // A list is the first printer and its backups, in order: --route's comma form.
-          ([name, printer]) =>
-            `${name}=${typeof printer === 'string' ? printer : printer.join(',')}`,
-        );
-  // The file's profiles go with the file's routes: routes on the command line replace both.
-  const profiles =
-    flags.route.length > 0
-      ? []
-      : Object.entries(config.profiles ?? {}).map(
-          ([name, profile]) => `${name}=${JSON.stringify(profile)}`,
-        );
   const stateDir = flags.stateDir ?? config.stateDir ?? options.defaultStateDir;
   const notes = file ? [`read the configuration ${file}`] : [];
-  const fromEnv = env[agentTokenVariable];
-  const explicit =
-    (fromEnv !== undefined && fromEnv !== '') ||
-    flags.tokenFile !== undefined ||
-    flags.token !== undefined;
-  if (explicit && flags.enroll !== undefined) {
-    throw new UsageError(
-      `give either --enroll CODE or a token (${agentTokenVariable}, --token-file, --token), not both`,
-    );
-  }
-  const base = { server, routes, profiles, stateDir, name: flags.name ?? config.name, notes };
-  if (explicit) {
-    const token = await readAgentToken({
-      token: flags.token,
-      tokenFile: flags.tokenFile,
-      env,
-      platform,
-    });
-    return { ...base, token, enrolledRoutes: [], enrolled: false };
-  }
-  if (config.tokenFile !== undefined) {
-    const token = await readAgentToken({ tokenFile: config.tokenFile, env: {}, platform });
-    return { ...base, token, enrolledRoutes: [], enrolled: false };
-  }
-  if (config.token !== undefined) {
-    return {
-      ...base,
-      token: { token: config.token, warnings: [] },
-      enrolledRoutes: [],
-      enrolled: false,
-    };
-  }
+  const base: EnrollingSetup = {
+    server,
+    ...routesAndProfiles(flags, config),
+    stateDir,
+    name: flags.name ?? config.name,
+    notes,
+  };
+  const given = await givenToken(flags, config, env, platform);
+  if (given) return { ...base, token: given, enrolledRoutes: [], enrolled: false };
   const code = flags.enroll ?? config.enrollmentCode;
   const stored = await readEnrolledToken(stateDir);
   if (stored !== null) {
@@ -165,19 +130,75 @@ export async function resolveAgentSetup(
       `no token: set ${agentTokenVariable}, pass --token-file FILE, or enrol this agent with --enroll CODE (from shopdesk enrollment create)`,
     );
   }
-  // One agent enrols a state directory: a second one started at once waits its turn here
-  // and then finds the token the first one kept.
+  return enrolOnce(base, code, options);
+}
+
+/** The routes as `NAME=PRINTER[,BACKUP…]` and their profiles: the flags' or else the file's. */
+function routesAndProfiles(
+  flags: SetupFlags,
+  config: MachineConfig,
+): { routes: string[]; profiles: string[] } {
+  // The file's profiles go with the file's routes: routes on the command line replace both.
+  if (flags.route.length > 0) return { routes: flags.route, profiles: [] };
+  return {
+    routes: Object.entries(config.routes ?? {}).map(
+      // A list is the first printer and its backups, in order: --route's comma form.
+      ([name, printer]) => `${name}=${typeof printer === 'string' ? printer : printer.join(',')}`,
+    ),
+    profiles: Object.entries(config.profiles ?? {}).map(
+      ([name, profile]) => `${name}=${JSON.stringify(profile)}`,
+    ),
+  };
+}
+
+/**
+ * The token given to the agent rather than got by enrolment: the environment's, --token-file's
+ * or --token's (exactly one), else the config file's; null when none is given.
+ */
+async function givenToken(
+  flags: SetupFlags,
+  config: MachineConfig,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform,
+): Promise<AgentToken | null> {
+  const fromEnv = env[agentTokenVariable];
+  const explicit =
+    (fromEnv !== undefined && fromEnv !== '') ||
+    flags.tokenFile !== undefined ||
+    flags.token !== undefined;
+  if (explicit && flags.enroll !== undefined) {
+    throw new UsageError(
+      `give either --enroll CODE or a token (${agentTokenVariable}, --token-file, --token), not both`,
+    );
+  }
+  if (explicit) {
+    return readAgentToken({ token: flags.token, tokenFile: flags.tokenFile, env, platform });
+  }
+  if (config.tokenFile !== undefined) {
+    return readAgentToken({ tokenFile: config.tokenFile, env: {}, platform });
+  }
+  if (config.token !== undefined) return { token: config.token, warnings: [] };
+  return null;
+}
+
+/**
+ * Trades the enrolment code for this state directory's token, once. One agent enrols a state
+ * directory: a second one started at once waits its turn here and then finds the token the
+ * first one kept.
+ */
+async function enrolOnce(
+  base: EnrollingSetup,
+  code: string,
+  options: SetupOptions,
+): Promise<AgentSetup> {
+  const { server, routes, stateDir, notes } = base;
   await privateStateDir(stateDir);
   const release = await acquireStateLock(stateDir);
   try {
     const again = await readEnrolledToken(stateDir);
-    if (again !== null)
-      return {
-        ...base,
-        token: { token: again, warnings: [] },
-        enrolledRoutes: [],
-        enrolled: true,
-      };
+    if (again !== null) {
+      return { ...base, token: { token: again, warnings: [] }, enrolledRoutes: [], enrolled: true };
+    }
     await options.checkBeforeEnroll?.(base);
     const redeemed = await redeemEnrollmentCode({
       serverUrl: server,

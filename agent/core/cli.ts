@@ -22,6 +22,7 @@ import { AgentRuntime } from './runtime/agent-runtime.ts';
 import type { AgentRuntimeOptions } from './runtime/runtime-context.ts';
 import { StateDirectoryInUse } from './state-lock.ts';
 import type { AgentStatus, RuntimeLogLine } from './status.ts';
+import { listenForStop } from './stop-request.ts';
 import { watchForUpdates } from './update-notice.ts';
 
 /**
@@ -244,11 +245,71 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
   const stderr = options.stderr ?? process.stderr;
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
-  const say = (level: string, message: string) =>
+  const say: Say = (level, message) =>
     stderr.write(`${new Date().toISOString()} ${level} ${message}\n`);
-  let setup: AgentSetup;
+  const setup = await setupOrExitCode(options, { platform, env, say });
+  if (typeof setup === 'number') return setup;
+  const runtime = await runtimeFor(options, setup, platform);
+  // lp, lpstat and PowerShell inherit the environment; the token has no business there.
+  if (env === process.env) delete process.env[agentTokenVariable];
+  for (const warning of setup.token.warnings) say('warn', warning);
+  for (const note of setup.notes) say('info', note);
+  runtime.onLog((line: RuntimeLogLine) => {
+    if (line.job) stdout.write(`${line.message}\n`);
+    else stderr.write(`${line.at} ${line.level} ${line.message}\n`);
+  });
+
+  const stop = listenForStop(options);
+  let refused: AgentStatus['refusal'] = null;
+  runtime.onStatus((status) => {
+    if (status.connection !== 'unauthorized' || refused) return;
+    refused = status.refusal ?? { status: 401, message: status.lastError ?? '' };
+    stop.request('token refused');
+  });
+
   try {
-    setup = await resolveAgentSetup(
+    await runtime.start();
+  } catch (error) {
+    stop.dispose();
+    if (error instanceof StateDirectoryInUse) return refuseSharedState(error, say);
+    throw error;
+  }
+  const updates = watchForUpdates({
+    serverUrl: setup.server,
+    token: setup.token.token,
+    agentId: () => runtime.status().agentId,
+    platform,
+    say,
+  });
+  const reason = await stop.requested;
+  updates.stop();
+  say('info', `stopping (${reason})`);
+  try {
+    await runtime.stop();
+  } finally {
+    stop.dispose();
+  }
+  if (!refused) return 0;
+  say('error', refusalAdvice(refused));
+  return tokenRefusedExitCode;
+}
+
+type Say = (level: string, message: string) => void;
+
+/**
+ * What the agent runs with (resolveAgentSetup), or the exit code when it cannot run: the
+ * server refused the enrolment, or another agent holds the state directory.
+ */
+async function setupOrExitCode(
+  options: AgentCommandOptions,
+  {
+    platform,
+    env,
+    say,
+  }: { platform: NodeJS.Platform; env: Record<string, string | undefined>; say: Say },
+): Promise<AgentSetup | number> {
+  try {
+    return await resolveAgentSetup(
       {
         server: options.server,
         token: options.token,
@@ -278,16 +339,25 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
     if (error instanceof StateDirectoryInUse) return refuseSharedState(error, say);
     throw error;
   }
+}
+
+/**
+ * The runtime of this setup, not started. An enrolled agent given no routes maps the routes
+ * its enrolment code names on this computer's default printer.
+ */
+async function runtimeFor(
+  options: AgentCommandOptions,
+  setup: AgentSetup,
+  platform: NodeJS.Platform,
+): Promise<AgentRuntime> {
+  const onDefaultPrinter = setup.routes.length === 0 && setup.enrolledRoutes.length > 0;
   const backend =
-    options.backend ??
-    (setup.routes.length === 0 && setup.enrolledRoutes.length > 0
-      ? createPrinterBackend(platform, {})
-      : undefined);
+    options.backend ?? (onDefaultPrinter ? createPrinterBackend(platform, {}) : undefined);
   const routes =
-    setup.routes.length === 0 && setup.enrolledRoutes.length > 0 && backend
+    onDefaultPrinter && backend
       ? await routesOnDefaultPrinter(setup.enrolledRoutes, backend)
       : setup.routes;
-  const runtime = new AgentRuntime(
+  return new AgentRuntime(
     agentRuntimeOptionsFrom(
       {
         ...options,
@@ -302,69 +372,6 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<num
       { routesOptional: setup.enrolled },
     ),
   );
-  // lp, lpstat and PowerShell inherit the environment; the token has no business there.
-  if (env === process.env) delete process.env[agentTokenVariable];
-  for (const warning of setup.token.warnings) say('warn', warning);
-  for (const note of setup.notes) say('info', note);
-  runtime.onLog((line: RuntimeLogLine) => {
-    if (line.job) stdout.write(`${line.message}\n`);
-    else stderr.write(`${line.at} ${line.level} ${line.message}\n`);
-  });
-
-  const listeners: Array<[NodeJS.Signals, () => void]> = [];
-  let stopping = false;
-  let requestStop: (reason: string) => void = () => {};
-  const stopRequested = new Promise<string>((resolveStop) => {
-    requestStop = (reason) => {
-      stopping = true;
-      resolveStop(reason);
-    };
-  });
-  if (options.signal?.aborted) requestStop('abort');
-  options.signal?.addEventListener('abort', () => requestStop('abort'), { once: true });
-  if (options.handleSignals !== false) {
-    for (const name of ['SIGINT', 'SIGTERM'] as const) {
-      const onSignal = () => {
-        // A second signal means "now": the journal covers a job cut off mid-print.
-        if (stopping) process.exit(130);
-        requestStop(name);
-      };
-      process.on(name, onSignal);
-      listeners.push([name, onSignal]);
-    }
-  }
-  let refused: AgentStatus['refusal'] = null;
-  runtime.onStatus((status) => {
-    if (status.connection !== 'unauthorized' || refused) return;
-    refused = status.refusal ?? { status: 401, message: status.lastError ?? '' };
-    requestStop('token refused');
-  });
-
-  try {
-    await runtime.start();
-  } catch (error) {
-    for (const [name, listener] of listeners) process.off(name, listener);
-    if (error instanceof StateDirectoryInUse) return refuseSharedState(error, say);
-    throw error;
-  }
-  const updates = watchForUpdates({
-    serverUrl: setup.server,
-    token: setup.token.token,
-    agentId: () => runtime.status().agentId,
-    platform,
-    say,
-  });
-  const reason = await stopRequested;
-  updates.stop();
-  say('info', `stopping (${reason})`);
-  try {
-    await runtime.stop();
-  } finally {
-    for (const [name, listener] of listeners) process.off(name, listener);
-  }
-  if (!refused) return 0;
-  say('error', refusalAdvice(refused));
-  return tokenRefusedExitCode;
 }
 
 /**
@@ -409,10 +416,7 @@ async function checkBeforeEnroll(
   }
 }
 
-function refuseSharedState(
-  error: StateDirectoryInUse,
-  say: (level: string, message: string) => void,
-): number {
+function refuseSharedState(error: StateDirectoryInUse, say: Say): number {
   say('error', error.message);
   say('error', `exiting with code ${stateDirInUseExitCode} (state directory in use)`);
   return stateDirInUseExitCode;

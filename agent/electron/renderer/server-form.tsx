@@ -69,19 +69,7 @@ export function ServerForm(props: { settings: SettingsView | null }) {
         <h2 id="server-title">Server connection</h2>
       </div>
       <form class="form" autocomplete="off" noValidate onSubmit={save}>
-        <label class="field">
-          <span class="label">Server address</span>
-          <input
-            id="server-url"
-            class="input"
-            type="url"
-            placeholder="https://shopdesk.example.com"
-            spellcheck={false}
-            value={serverUrl}
-            aria-invalid={invalid}
-            onInput={(event) => setTypedUrl(event.currentTarget.value)}
-          />
-        </label>
+        <ServerUrlField url={serverUrl} invalid={invalid} onInput={setTypedUrl} />
         <TokenField token={token} hasToken={hasToken} onInput={setToken} />
         <StartAtLogin checked={settings?.startAtLogin ?? false} />
         <div class="card-foot">
@@ -99,6 +87,25 @@ export function ServerForm(props: { settings: SettingsView | null }) {
         </div>
       </form>
     </section>
+  );
+}
+
+/** The address as typed; marked invalid when it is not one the agent can call. */
+function ServerUrlField(props: { url: string; invalid: boolean; onInput: (url: string) => void }) {
+  return (
+    <label class="field">
+      <span class="label">Server address</span>
+      <input
+        id="server-url"
+        class="input"
+        type="url"
+        placeholder="https://shopdesk.example.com"
+        spellcheck={false}
+        value={props.url}
+        aria-invalid={props.invalid}
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+      />
+    </label>
   );
 }
 

@@ -89,6 +89,9 @@ function eventsInWords(events: string[]): string {
     .join(', ');
 }
 
+/** Runs one action of an endpoint and says its outcome in words. */
+type RunAction = (what: () => Promise<string>) => Promise<void>;
+
 function EndpointView(props: {
   endpoint: EndpointRecord;
   live: string;
@@ -102,7 +105,7 @@ function EndpointView(props: {
     () => api<Page<DeliveryRecord>>('GET', `/webhooks/${endpoint.id}/deliveries?per_page=10`),
     [endpoint.id, live],
   );
-  const run = async (what: () => Promise<string>) => {
+  const run: RunAction = async (what) => {
     setMessage('');
     try {
       setMessage(await what());
@@ -112,6 +115,52 @@ function EndpointView(props: {
       setMessage(failureMessage(failure));
     }
   };
+  return (
+    <section class="card" aria-labelledby={`endpoint-${endpoint.id}`} data-endpoint={endpoint.url}>
+      <h2 id={`endpoint-${endpoint.id}`}>{endpoint.url}</h2>
+      <p>
+        {endpoint.description && `${endpoint.description} · `}
+        <span class={endpoint.enabled ? 'badge ok' : 'badge off'}>
+          {endpoint.enabled ? 'Enabled' : 'Disabled'}
+        </span>
+        {!endpoint.enabled && endpoint.disabled_reason && ` (${endpoint.disabled_reason})`}
+        {endpoint.failing_since && `, failing since ${when(endpoint.failing_since)}`} · sends{' '}
+        {eventsInWords(endpoint.events)}
+      </p>
+      <EndpointActions
+        endpoint={endpoint}
+        run={run}
+        onEdit={() => setEditing(true)}
+        showSecret={props.showSecret}
+      />
+      <p role="status">{message}</p>
+      <Dialog open={editing} title={`Edit ${endpoint.url}`} onClose={() => setEditing(false)}>
+        <WebhookForm
+          endpoint={endpoint}
+          onSaved={() => {
+            setEditing(false);
+            setMessage('Saved.');
+            onChanged();
+          }}
+        />
+      </Dialog>
+      {data && data.data.length === 0 ? (
+        <p>No delivery yet: "Send test event" makes one.</p>
+      ) : (
+        <DeliveryTable endpoint={endpoint} deliveries={data?.data ?? []} run={run} />
+      )}
+    </section>
+  );
+}
+
+/** Edit, send a test event, disable or enable, rotate the secret, delete (confirmed). */
+function EndpointActions(props: {
+  endpoint: EndpointRecord;
+  run: RunAction;
+  onEdit: () => void;
+  showSecret: (secret: Secret) => void;
+}) {
+  const { endpoint, run } = props;
   const rotate = () =>
     run(async () => {
       const answer = await api<{ data: RotatedSecretRecord }>(
@@ -150,114 +199,90 @@ function EndpointView(props: {
   };
   const label = endpoint.description ?? endpoint.url;
   return (
-    <section class="card" aria-labelledby={`endpoint-${endpoint.id}`} data-endpoint={endpoint.url}>
-      <h2 id={`endpoint-${endpoint.id}`}>{endpoint.url}</h2>
-      <p>
-        {endpoint.description && `${endpoint.description} · `}
-        <span class={endpoint.enabled ? 'badge ok' : 'badge off'}>
-          {endpoint.enabled ? 'Enabled' : 'Disabled'}
-        </span>
-        {!endpoint.enabled && endpoint.disabled_reason && ` (${endpoint.disabled_reason})`}
-        {endpoint.failing_since && `, failing since ${when(endpoint.failing_since)}`} · sends{' '}
-        {eventsInWords(endpoint.events)}
-      </p>
-      <div class="actions">
-        <button
-          type="button"
-          class="secondary"
-          onClick={() => setEditing(true)}
-          aria-label={`Edit ${label}`}
-        >
-          Edit
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          onClick={test}
-          disabled={!endpoint.enabled}
-          aria-label={`Send test event to ${label}`}
-        >
-          Send test event
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          onClick={toggle}
-          aria-label={`${endpoint.enabled ? 'Disable' : 'Enable'} ${label}`}
-        >
-          {endpoint.enabled ? 'Disable' : 'Enable'}
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          onClick={rotate}
-          aria-label={`Rotate secret of ${label}`}
-        >
-          Rotate secret
-        </button>
-        <button type="button" class="danger" onClick={remove} aria-label={`Delete ${label}`}>
-          Delete
-        </button>
-      </div>
-      <p role="status">{message}</p>
-      <Dialog open={editing} title={`Edit ${endpoint.url}`} onClose={() => setEditing(false)}>
-        <WebhookForm
-          endpoint={endpoint}
-          onSaved={() => {
-            setEditing(false);
-            setMessage('Saved.');
-            onChanged();
-          }}
-        />
-      </Dialog>
-      {data && data.data.length === 0 ? (
-        <p>No delivery yet: "Send test event" makes one.</p>
-      ) : (
-        <table class="list">
-          <caption>Latest deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Response</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.data.map((delivery) => (
-              <tr key={delivery.id}>
-                <td>{delivery.type}</td>
-                <td>
-                  {delivery.status} ({count(delivery.attempts, 'attempt')})
-                </td>
-                <td>{delivery.last_response_status ?? delivery.last_error ?? '—'}</td>
-                <td>{when(delivery.created_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="secondary"
-                    onClick={() =>
-                      run(async () => {
-                        await api(
-                          'POST',
-                          `/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`,
-                        );
-                        return `Delivery ${delivery.id} will be sent again.`;
-                      })
-                    }
-                    aria-label={`Redeliver ${delivery.id}`}
-                  >
-                    Redeliver
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+    <div class="actions">
+      <button type="button" class="secondary" onClick={props.onEdit} aria-label={`Edit ${label}`}>
+        Edit
+      </button>
+      <button
+        type="button"
+        class="secondary"
+        onClick={test}
+        disabled={!endpoint.enabled}
+        aria-label={`Send test event to ${label}`}
+      >
+        Send test event
+      </button>
+      <button
+        type="button"
+        class="secondary"
+        onClick={toggle}
+        aria-label={`${endpoint.enabled ? 'Disable' : 'Enable'} ${label}`}
+      >
+        {endpoint.enabled ? 'Disable' : 'Enable'}
+      </button>
+      <button
+        type="button"
+        class="secondary"
+        onClick={rotate}
+        aria-label={`Rotate secret of ${label}`}
+      >
+        Rotate secret
+      </button>
+      <button type="button" class="danger" onClick={remove} aria-label={`Delete ${label}`}>
+        Delete
+      </button>
+    </div>
+  );
+}
+
+/** The endpoint's latest deliveries, each with Redeliver. */
+function DeliveryTable(props: {
+  endpoint: EndpointRecord;
+  deliveries: DeliveryRecord[];
+  run: RunAction;
+}) {
+  const { endpoint, run } = props;
+  const redeliver = (delivery: DeliveryRecord) =>
+    run(async () => {
+      await api('POST', `/webhooks/${endpoint.id}/deliveries/${delivery.id}/retry`);
+      return `Delivery ${delivery.id} will be sent again.`;
+    });
+  return (
+    <table class="list">
+      <caption>Latest deliveries</caption>
+      <thead>
+        <tr>
+          <th scope="col">Event</th>
+          <th scope="col">Status</th>
+          <th scope="col">Response</th>
+          <th scope="col">Created</th>
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.deliveries.map((delivery) => (
+          <tr key={delivery.id}>
+            <td>{delivery.type}</td>
+            <td>
+              {delivery.status} ({count(delivery.attempts, 'attempt')})
+            </td>
+            <td>{delivery.last_response_status ?? delivery.last_error ?? '—'}</td>
+            <td>{when(delivery.created_at)}</td>
+            <td>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => redeliver(delivery)}
+                aria-label={`Redeliver ${delivery.id}`}
+              >
+                Redeliver
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
