@@ -18,8 +18,8 @@ import { migrateToLatest } from '../../server/storage/migrate.ts';
  *
  * Both are named by a hash of the migrations (their files and the list in migrate.ts), so a
  * changed migration makes a new one; they are left in place between runs (the SQLite file in
- * the temporary folder, the PostgreSQL database `shopdesk_schema_<hash>`), and an older
- * PostgreSQL one is dropped when a new one is made. Tests of migrations themselves start on
+ * the temporary folder, the PostgreSQL database `shopdesk_schema_<hash>`), and when a new
+ * one is made the PostgreSQL ones older than the newest eight are dropped. Tests of migrations themselves start on
  * an empty database (`freshDatabase()` without `migrated`).
  */
 const storageDir = fileURLToPath(new URL('../../server/storage/', import.meta.url));
@@ -132,10 +132,15 @@ export async function untilNoConnections(
   }
 }
 
-/** Templates of older migrations: nobody creates from them any more (best effort). */
+/**
+ * Templates of older migrations (best effort), all but the newest few: several checkouts of
+ * the repository (worktrees, CI's clone) may share one PostgreSQL server, each with its own
+ * migrations, and dropping every other template broke their runs under way ("template
+ * database … does not exist").
+ */
 async function dropOlderTemplates(admin: pg.Client): Promise<void> {
   const older = await admin.query<{ datname: string }>(
-    "select datname from pg_database where datname like 'shopdesk\\_schema\\_%' and datname <> $1",
+    "select datname from pg_database where datname like 'shopdesk\\_schema\\_%' and datname <> $1 order by oid desc offset 7",
     [postgresTemplateName],
   );
   for (const { datname } of older.rows) {
