@@ -197,10 +197,19 @@ export function parseJobToken(
 }
 
 /**
- * The DELETE's `code`: `OK` (older clients), or a printer status code. 2xx: printed. Any
- * other (5xx: the printer could not take or decode the job) fails it with the code and words.
+ * The DELETE's `code`: `OK` (older clients), or a printer status code. 2xx: printed. 520 (the
+ * download timed out: a network cut during the GET) printed nothing. Any other (5xx: the
+ * printer could not take or decode the job) fails it with the code and words.
  */
-export type Confirmation = { printed: true } | { printed: false; code: string; message: string };
+export type Confirmation =
+  | { printed: true }
+  | {
+      printed: false;
+      code: string;
+      message: string;
+      /** 520: the download timed out, nothing was printed: the job may go back to the queue. */
+      unprinted: boolean;
+    };
 
 export function confirmationOf(code: string | null | undefined): Confirmation {
   const text = (code ?? '').trim();
@@ -211,6 +220,7 @@ export function confirmationOf(code: string | null | undefined): Confirmation {
   const words = text.replace(/^\s*\d{3,4}\s*/, '').trim();
   return {
     printed: false,
+    unprinted: number === 520,
     code: `cloudprnt_${digits}`,
     message: `the printer reported ${Number.isNaN(number) ? `"${text.slice(0, 100)}"` : digits}${words ? ` (${words.slice(0, 200)})` : ''} instead of printing the job`,
   };

@@ -8,6 +8,18 @@ export { onlineSince, type Presence } from './agents/presence.ts';
 export { readRouteList } from './agents/read-route-list.ts';
 export { updateRouteList } from './agents/update-route-list.ts';
 export { readJobDocument } from './jobs/read-job-document.ts';
+export {
+  claimForMember,
+  confirmMemberJob,
+  failMemberJob,
+  heldJobOf,
+  jobQueuedOn,
+  memberHolds,
+  type NewPrinterMember,
+  recordMemberSeen,
+  registerPrinterMember,
+  releaseMemberJob,
+} from './printer-members.ts';
 export { readPrintingMarks } from './read-change-marks.ts';
 export { type PrintingOverview, readPrintingOverview } from './read-overview.ts';
 export type { PrintingService } from './service.ts';

@@ -25,6 +25,7 @@ import * as heldNotices from './migrations/028_held_notices.ts';
 import * as templateAssets from './migrations/029_template_assets.ts';
 import * as backupPrinters from './migrations/030_backup_printers.ts';
 import * as printerAttention from './migrations/031_printer_attention.ts';
+import * as cloudprntPrinters from './migrations/038_cloudprnt_printers.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '029_template_assets': templateAssets,
   '030_backup_printers': backupPrinters,
   '031_printer_attention': printerAttention,
+  '038_cloudprnt_printers': cloudprntPrinters,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

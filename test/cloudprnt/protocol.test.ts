@@ -189,9 +189,14 @@ describe('job token and confirmation (Print job confirmation (DELETE))', () => {
   it('fails the job with the code and words of a 5xx', () => {
     expect(confirmationOf('510 Incompatible media type')).toEqual({
       printed: false,
+      unprinted: false,
       code: 'cloudprnt_510',
       message: 'the printer reported 510 (Incompatible media type) instead of printing the job',
     });
+  });
+
+  it('says nothing was printed after a 520 (the download timed out)', () => {
+    expect(confirmationOf('520 Timeout')).toMatchObject({ printed: false, unprinted: true });
   });
 
   it('fails the job when the code is missing', () => {

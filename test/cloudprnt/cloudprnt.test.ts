@@ -1,0 +1,229 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
+import { count, sentDuring } from '../helpers/pg-sent.ts';
+import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { shopdesk } from '../helpers/shopdesk-cli.ts';
+import { createJob, integratorToken } from '../printing/helpers.ts';
+
+/**
+ * A Star CloudPRNT printer as a member of its company (docs/cloudprnt.md), end to end: enrolled
+ * with `shopdesk cloudprnt add`, polling, fetching and confirming over HTTP as Star's protocol
+ * reference says (test/helpers/printer-simulators/cloudprnt.ts), on SQLite and on PostgreSQL
+ * with two instances, its requests spread over both.
+ */
+describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
+  let instances: Instances;
+  let company: number;
+  let integrator: string;
+  let routeNumber = 0;
+
+  beforeAll(async () => {
+    instances = await startInstances(dialect);
+    company = await instances.one.createCompany();
+    integrator = await integratorToken(instances.one, company);
+  });
+  afterAll(() => instances.close());
+
+  const dbArgs = () =>
+    instances.databaseUrl
+      ? ['--database-url', instances.databaseUrl]
+      : ['--db', instances.one.dbFile];
+
+  /** A printer added with the command line on a route of its own, polling instance one. */
+  async function addPrinter(name?: string) {
+    const route = `cloudprnt-${++routeNumber}`;
+    const run = await shopdesk(
+      'cloudprnt',
+      'add',
+      '--company',
+      String(company),
+      '--route',
+      route,
+      ...(name ? ['--name', name] : []),
+      '--server',
+      instances.one.url,
+      ...dbArgs(),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const values = Object.fromEntries(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    const printer = new CloudPrntPrinter({
+      url: values.URL!,
+      user: values.USER!,
+      password: values.PASSWORD!,
+    });
+    return { route, printer, values };
+  }
+
+  const job = async (id: number, server: TestServer = instances.two) =>
+    (await server.request('GET', `/printing/jobs/${id}`, { token: integrator })).body.data;
+
+  const queue = (route: string) =>
+    createJob(instances.one, integrator, { route, title: `for ${route}` });
+
+  /** Polls alternately through each instance: the two must agree on everything. */
+  async function cycles(printer: CloudPrntPrinter, n: number) {
+    for (let i = 0; i < n; i++) {
+      const server = i % 2 === 0 ? instances.one : instances.two;
+      await printer.through(`${server.api}/cloudprnt`).cycle();
+    }
+  }
+
+  it('add prints the three settings, and the printer lists as an agent of its route', async () => {
+    const { route, printer, values } = await addPrinter('Kitchen');
+    expect(values.URL).toBe(`${instances.one.url}/api/v1/cloudprnt`);
+    expect(values.USER).toMatch(/^cp-[0-9a-f]{12}$/);
+    expect(values.PASSWORD!.length).toBeGreaterThanOrEqual(32);
+    await cycles(printer, 2);
+    const agents = await instances.two.request('GET', '/printing/agents', { token: integrator });
+    const listed = agents.body.data.find((agent: { name: string }) => agent.name === 'Kitchen');
+    expect(listed).toMatchObject({ platform: 'cloudprnt', online: true });
+    expect(listed.routes.map((r: { name: string }) => r.name)).toEqual([route]);
+    expect(listed.printers[0]).toMatchObject({ state: 'idle', reasons: [] });
+  });
+
+  it('asks the client actions once, and stops asking once answered', async () => {
+    const { printer } = await addPrinter();
+    await printer.poll();
+    expect((printer.lastAnswer?.clientAction as { request: string }[]).length).toBe(3);
+    await printer.poll();
+    expect(printer.lastAnswer?.clientAction).toBeUndefined();
+  });
+
+  it('refuses a wrong password with 401 and a Basic challenge', async () => {
+    const { values } = await addPrinter();
+    const wrong = new CloudPrntPrinter({ url: values.URL!, user: values.USER!, password: 'x' });
+    await expect(wrong.poll()).rejects.toThrow('poll answered 401');
+  });
+
+  it('prints a job once: a poll says ready, the GET claims it, the DELETE confirms it', async () => {
+    const { route, printer } = await addPrinter();
+    const queued = await queue(route);
+    await cycles(printer, 3);
+    expect(printer.printed.map((p) => p.bytes.toString())).toEqual(['Hello, printer\n']);
+    expect(printer.printed[0]!.mediaType).toBe('text/plain');
+    expect(await job(queued.id)).toMatchObject({ status: 'printed', attempts: 1 });
+  });
+
+  it('a repeated GET gets the same job and claims nothing; a repeated DELETE changes nothing', async () => {
+    const { route, printer } = await addPrinter();
+    const queued = await queue(route);
+    await printer.poll();
+    await printer.poll();
+    const first = await printer
+      .through(`${instances.one.api}/cloudprnt`)
+      .fetchJob('text/plain', null);
+    const again = await printer
+      .through(`${instances.two.api}/cloudprnt`)
+      .fetchJob('text/plain', null);
+    expect(again.bytes.equals(first.bytes)).toBe(true);
+    expect(await job(queued.id)).toMatchObject({ status: 'claimed', attempts: 1 });
+    expect((await printer.poll()).jobReady).toBe(false);
+    // The token is made at the GET, so the poll before it named none: the printer's DELETE
+    // carries none, and confirms the claim it holds.
+    expect(await printer.confirm(null, '200 OK')).toBe(200);
+    const printed = await job(queued.id);
+    expect(await printer.through(`${instances.one.api}/cloudprnt`).confirm(null, '200 OK')).toBe(
+      200,
+    );
+    expect(await job(queued.id)).toEqual(printed);
+  });
+
+  it('out of paper: jobs wait with the reason and no job is ready; once refilled, they print', async () => {
+    const { route, printer } = await addPrinter();
+    printer.condition.paperEnd = true;
+    await cycles(printer, 1);
+    const queued = await queue(route);
+    await cycles(printer, 2);
+    expect(printer.lastAnswer?.jobReady).toBe(false);
+    expect(printer.wire.filter((event) => event.startsWith('GET'))).toEqual([]);
+    expect((await job(queued.id)).wait_reason).toMatchObject({ code: 'printer_out_of_paper' });
+    printer.condition.paperEnd = false;
+    await cycles(printer, 2);
+    expect(printer.printed).toHaveLength(1);
+    expect(await job(queued.id)).toMatchObject({ status: 'printed' });
+  });
+
+  it('cover open after the GET: the claim is given back with the reason, then printed once', async () => {
+    const { route, printer } = await addPrinter();
+    const queued = await queue(route);
+    printer.faults.paperOutAfterGet = true;
+    await cycles(printer, 2);
+    expect(printer.printed).toEqual([]);
+    const waiting = await job(queued.id);
+    expect(waiting).toMatchObject({
+      status: 'queued',
+      wait_reason: { code: 'printer_out_of_paper' },
+    });
+    printer.condition.paperEnd = false;
+    await cycles(printer, 2);
+    expect(printer.printed).toHaveLength(1);
+    expect(await job(queued.id)).toMatchObject({ status: 'printed', attempts: 2 });
+  });
+
+  it('a DELETE the network lost is sent again and confirms the job once', async () => {
+    const { route, printer } = await addPrinter();
+    const queued = await queue(route);
+    printer.faults.dropNextDelete = true;
+    await cycles(printer, 1);
+    expect(await job(queued.id)).toMatchObject({ status: 'claimed' });
+    await cycles(printer, 2);
+    expect(printer.printed).toHaveLength(1);
+    expect(await job(queued.id)).toMatchObject({ status: 'printed', attempts: 1 });
+  });
+
+  it('a GET whose answer the network lost (DELETE 520) gives the job back; it prints once', async () => {
+    const { route, printer } = await addPrinter();
+    const queued = await queue(route);
+    printer.faults.cutNextGet = true;
+    await cycles(printer, 1);
+    expect(printer.printed).toEqual([]);
+    expect(await job(queued.id)).toMatchObject({ status: 'queued', wait_reason: null });
+    await cycles(printer, 1);
+    expect(printer.printed).toHaveLength(1);
+    expect(await job(queued.id)).toMatchObject({ status: 'printed', attempts: 2 });
+  });
+
+  it('a printer that never confirms keeps its claim until the lease ends, then the job fails (never printed twice)', async () => {
+    const { route, printer } = await addPrinter();
+    const queued = await queue(route);
+    printer.faults.neverConfirm = true;
+    await cycles(printer, 3);
+    expect(printer.printed).toHaveLength(1);
+    for (const server of new Set([instances.one, instances.two])) {
+      server.clock.advance(instances.one.app.services.config.leaseSeconds * 1000 + 1000);
+    }
+    await instances.one.app.services.printing.sweep();
+    expect(await job(queued.id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'lease_expired' },
+    });
+    await cycles(printer, 2);
+    expect(printer.printed).toHaveLength(1);
+  });
+
+  it('a poll with nothing to print and nothing new writes nothing', async () => {
+    const { printer } = await addPrinter();
+    await cycles(printer, 3);
+    const server = instances.two;
+    if (dialect === 'postgres') {
+      const { sent } = await sentDuring(() => printer.through(`${server.api}/cloudprnt`).poll());
+      expect(count(sent, /^\s*(insert|update|delete)\b/i)).toBe(0);
+      expect(count(sent, /cloudprnt_printers/)).toBe(1);
+    } else {
+      const db = server.app.services.storage.db;
+      const changes = async () =>
+        (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
+      const before = await changes();
+      await printer.through(`${server.api}/cloudprnt`).poll();
+      expect(await changes()).toBe(before);
+    }
+    expect(printer.lastAnswer).toEqual({ jobReady: false });
+  });
+});
