@@ -1,11 +1,16 @@
 import type { PrinterInfo } from '../../shared/printer-info.ts';
 import { printerCanPrint, printerWaitReason } from '../../shared/wait-reasons.ts';
 import { isDomainError } from '../domain-errors.ts';
-import { jobQueuedOn, memberHolds, recordMemberSeen, releaseMemberJob } from '../printing/index.ts';
+import {
+  jobQueuedOn,
+  memberHolds,
+  memberLastSeen,
+  recordMemberSeen,
+  releaseMemberJob,
+} from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
 import type { CallingPrinter, CloudPrntDeps } from './member.ts';
-import { storedPrinterOf } from './member.ts';
 import { capabilitiesOf, clearJobToken, saveCapabilities } from './printer-rows.ts';
 import {
   capabilitiesFrom,
@@ -41,7 +46,7 @@ export async function answerPoll(
 ): Promise<PollResponse> {
   const { printing, clock, config } = deps;
   const now = clock.now();
-  const stored = await storedPrinterOf(db, agent.uuid);
+  const stored = await memberLastSeen(db, agent);
   const name = stored.printer?.name ?? 'cloudprnt';
   const seen: PrinterInfo = {
     name,

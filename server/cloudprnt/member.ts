@@ -1,6 +1,5 @@
-import type { PrinterInfo } from '../../shared/printer-info.ts';
 import type { ServerConfig } from '../config.ts';
-import { findAgentRow, type PrintingService } from '../printing/index.ts';
+import type { PrintingService } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import type { Clock } from '../time.ts';
 import { basicCredentialsOf, passwordMatches } from './credentials.ts';
@@ -35,18 +34,4 @@ export async function callingPrinter(
   if (!row || !passwordMatches(credentials.password, row.password_hash)) return undefined;
   const agent = await printing.requireAgent(db, row.agent_uuid, row.company_id);
   return { row, agent };
-}
-
-/** The printer as its agent row last recorded it (state, reasons), and when it was last seen. */
-export async function storedPrinterOf(
-  db: Db,
-  agentUuid: string,
-): Promise<{ printer: PrinterInfo | undefined; lastSeenAt: string | null; online: boolean }> {
-  const row = await findAgentRow(db, agentUuid);
-  const printers = row ? (JSON.parse(row.printers) as PrinterInfo[]) : [];
-  return {
-    printer: printers[0],
-    lastSeenAt: row?.last_seen_at ?? null,
-    online: row?.online_since !== null && row?.online_since !== undefined,
-  };
 }

@@ -1,22 +1,27 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
 import type { CloudPrntTables } from '../storage/tables/cloudprnt.ts';
 import type { CloudPrntCapabilities } from './protocol.ts';
 
 /** The queries of `cloudprnt_printers`, the table this folder owns. */
 export type CloudPrntPrinterRow = Selectable<CloudPrntTables['cloudprnt_printers']>;
 
+// Compiled once (prepared): every poll, fetch and confirm runs it.
+const byUsername = prepared((db, p: { username: string }) =>
+  db
+    .selectFrom('cloudprnt_printers')
+    .selectAll()
+    .where('username', '=', p.username)
+    .where('revoked_at', 'is', null),
+);
+
 /** The printer these credentials name, if not revoked: one indexed read. */
-export function findPrinterByUsername(
+export async function findPrinterByUsername(
   db: Db,
   username: string,
 ): Promise<CloudPrntPrinterRow | undefined> {
-  return db
-    .selectFrom('cloudprnt_printers')
-    .selectAll()
-    .where('username', '=', username)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+  return (await byUsername(db, { username }))[0];
 }
 
 export async function insertPrinter(

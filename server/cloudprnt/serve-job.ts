@@ -1,9 +1,9 @@
 import type { ClaimedJob } from '../../shared/printing.ts';
 import { printerCanPrint } from '../../shared/wait-reasons.ts';
-import { claimForMember, failMemberJob, heldJobOf } from '../printing/index.ts';
+import { claimForMember, failMemberJob, heldJobOf, memberLastSeen } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { ignoreNotHeld } from './answer-poll.ts';
-import { type CallingPrinter, type CloudPrntDeps, storedPrinterOf } from './member.ts';
+import type { CallingPrinter, CloudPrntDeps } from './member.ts';
 import { capabilitiesOf, clearJobToken, saveJobToken } from './printer-rows.ts';
 import { jobTokenOf, mediaTypesFor, parseJobToken } from './protocol.ts';
 
@@ -37,7 +37,7 @@ export async function serveJob(
     if (job && mediaType) return served(job, mediaType, row.job_token);
     await clearJobToken(db, row.id, row.job_token);
   }
-  const { printer } = await storedPrinterOf(db, agent.uuid);
+  const { printer } = await memberLastSeen(db, agent);
   if (printer && !printerCanPrint(printer)) return undefined;
   for (let refusedJobs = 0; refusedJobs < maxRefused; refusedJobs++) {
     const now = clock.now();

@@ -15,6 +15,7 @@ export {
   heldJobOf,
   jobQueuedOn,
   memberHolds,
+  memberLastSeen,
   type NewPrinterMember,
   recordMemberSeen,
   registerPrinterMember,

@@ -1,9 +1,11 @@
 import type { PrinterInfo } from '../../shared/printer-info.ts';
 import type { ClaimedJob, PrintRoute } from '../../shared/printing.ts';
 import type { Db } from '../storage/db.ts';
+import { prepared } from '../storage/prepared.ts';
 import type { OutboxDeps } from '../webhooks/index.ts';
 import type { AgentRef } from './agents/agent-identities.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
+import { storedPrinters } from './agents/records.ts';
 import { registerAgent } from './agents/register-agent.ts';
 import { updateRouteList } from './agents/update-route-list.ts';
 import { claimJob } from './jobs/claim-job.ts';
@@ -89,6 +91,31 @@ export async function recordMemberSeen(
     now,
     leaseSeconds,
   );
+}
+
+// Compiled once (prepared): every poll of a printer member reads it.
+const memberRow = prepared((db, p: { rowId: number }) =>
+  db
+    .selectFrom('print_agents')
+    .select(['printers', 'last_seen_at', 'online_since'])
+    .where('id', '=', p.rowId),
+);
+
+/**
+ * The member's printer as last recorded (its one printer), when it was last seen, and whether
+ * it is signed on: one indexed read, for a poll to tell whether anything changed.
+ */
+export async function memberLastSeen(
+  db: Db,
+  agent: AgentRef,
+): Promise<{ printer: PrinterInfo | undefined; lastSeenAt: string | null; online: boolean }> {
+  const row = (await memberRow(db, { rowId: agent.rowId }))[0];
+  const printers = row ? storedPrinters.parse(JSON.parse(row.printers)) : [];
+  return {
+    printer: printers[0],
+    lastSeenAt: row?.last_seen_at ?? null,
+    online: row !== undefined && row.online_since !== null,
+  };
 }
 
 /** Whether a job is queued on `route` in the member's company: a read, nothing written. */
