@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { dataOf } from '../../shared/http.ts';
+import { routeNameSchema } from '../../shared/printing.ts';
 import { HttpError } from '../http/errors.ts';
-import { type AnyRoute, defineRoute, publicBody, type Reply } from '../http/route.ts';
+import { type AnyRoute, created, defineRoute, publicBody, type Reply } from '../http/route.ts';
 import type { Db } from '../storage/db.ts';
+import { addCloudPrntPrinter } from './add-printer.ts';
 import { answerPoll } from './answer-poll.ts';
 import { confirmServedJob } from './confirm-job.ts';
 import { type CallingPrinter, type CloudPrntDeps, callingPrinter } from './member.ts';
@@ -56,7 +59,54 @@ async function printerCalling(
   );
 }
 
+const addPrinterBody = z.object({
+  route: routeNameSchema,
+  name: z.string().trim().min(1).max(255).optional(),
+});
+
+const addedPrinter = z.object({
+  agent_id: z
+    .string()
+    .describe('The print agent that stands for the printer (`GET /printing/agents`).'),
+  url: z.string().describe("The printer's Server URL setting."),
+  user: z.string().describe("The printer's User Name setting."),
+  password: z.string().describe("The printer's Password setting: shown this once."),
+});
+
 export const cloudPrntRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'POST',
+    path: '/cloudprnt/printers',
+    access: { permission: 'printing.agents.write' },
+    operationId: 'addCloudPrntPrinter',
+    summary: 'Add a Star CloudPRNT printer (its password shown once)',
+    description:
+      'Extension. The printer becomes a print agent of the company (platform `cloudprnt`) serving `route`, and gets HTTP basic credentials for its CloudPRNT settings; the password is kept only as its hash. As `shopdesk cloudprnt add` (docs/cloudprnt.md).',
+    tag,
+    body: addPrinterBody,
+    responses: {
+      201: { description: 'The values to type into the printer.', schema: dataOf(addedPrinter) },
+    },
+    async handler({ body, caller, services, db, baseUrl }) {
+      const added = await addCloudPrntPrinter(
+        services,
+        db,
+        { companyId: caller.companyId, route: body.route, name: body.name },
+        services.clock.now(),
+      );
+      const url = baseUrl.replace(/\/printers$/, '');
+      const record = {
+        agent_id: added.agentUuid,
+        url,
+        user: added.username,
+        password: added.password,
+      };
+      return created(
+        record,
+        `${url.replace(/\/cloudprnt$/, '')}/printing/agents/${added.agentUuid}`,
+      );
+    },
+  }),
   defineRoute({
     method: 'POST',
     path,

@@ -88,10 +88,33 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     expect(listed.printers[0]).toMatchObject({ state: 'idle', reasons: [] });
   });
 
+  it('POST /cloudprnt/printers (IT, printing.agents.write) gives the same three settings', async () => {
+    const itToken = await instances.two.token(company, ['printing.agents.write']);
+    const answer = await instances.two.request('POST', '/cloudprnt/printers', {
+      token: itToken,
+      body: { route: 'cloudprnt-api', name: 'Bar' },
+    });
+    expect(answer.status).toBe(201);
+    const { url, user, password, agent_id } = answer.body.data;
+    expect(url).toBe(`${instances.two.api}/cloudprnt`);
+    expect(answer.headers.get('location')).toBe(`${instances.two.api}/printing/agents/${agent_id}`);
+    const printer = new CloudPrntPrinter({ url, user, password });
+    expect((await printer.poll()).jobReady).toBe(false);
+    const reader = await instances.two.request('POST', '/cloudprnt/printers', {
+      token: integrator,
+      body: { route: 'cloudprnt-api' },
+    });
+    expect(reader.status).toBe(403);
+  });
+
   it('asks the client actions once, and stops asking once answered', async () => {
     const { printer } = await addPrinter();
-    await printer.poll();
-    expect((printer.lastAnswer?.clientAction as { request: string }[]).length).toBe(3);
+    const first = await printer.poll();
+    expect((first.clientAction as { request: string }[]).map((ask) => ask.request)).toEqual([
+      'ClientType',
+      'Encodings',
+      'GetPollInterval',
+    ]);
     await printer.poll();
     expect(printer.lastAnswer?.clientAction).toBeUndefined();
   });

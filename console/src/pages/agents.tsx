@@ -5,6 +5,7 @@ import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { printerStates, reasonInWords, when } from '../words.ts';
 import { type AgentRoute, AgentRoutesForm } from './agent-routes-form.tsx';
+import { AddCloudPrntPrinter } from './cloudprnt-printer-form.tsx';
 
 interface Printer {
   name: string;
@@ -43,6 +44,7 @@ export function AgentsPage({ session }: { session: Session }) {
     <>
       <h1>Agents</h1>
       {can(session, 'printing.agents.write') && <EnrolAgent />}
+      {can(session, 'printing.agents.write') && <AddCloudPrntPrinter onAdded={reload} />}
       {error && <p role="alert">{error}</p>}
       {data && data.data.length === 0 && <p>No agent has connected yet.</p>}
       {data?.data.map((agent) => (
