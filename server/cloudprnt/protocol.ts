@@ -65,9 +65,10 @@ export function clientActionsToAsk(known: CloudPrntCapabilities): ClientActionRe
 }
 
 /**
- * The capabilities a poll's client action results add to `known`; `known` itself when the
- * poll answers none (so a caller can tell, by identity, that nothing changed). `Encodings` is
- * a semicolon-separated list of media types; `GetPollInterval` a number of seconds.
+ * The capabilities a poll's client action results add to `known`; `known` itself when they
+ * change nothing (none, or the same answers again), so that a caller can tell by identity that
+ * there is nothing to write. `Encodings` is a semicolon-separated list of media types;
+ * `GetPollInterval` a number of seconds.
  */
 export function capabilitiesFrom(
   known: CloudPrntCapabilities,
@@ -93,7 +94,7 @@ export function capabilitiesFrom(
       }
     }
   }
-  return next;
+  return JSON.stringify(next) === JSON.stringify(known) ? known : next;
 }
 
 /**

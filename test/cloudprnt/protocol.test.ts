@@ -149,6 +149,15 @@ describe('client actions (Polling the server (POST), Client Action)', () => {
     expect(capabilitiesFrom(known, [])).toBe(known);
   });
 
+  it('returns the same object when the results repeat what it knows', () => {
+    const known = { clientType: 'Star mC-Print3', encodings: ['text/plain'] };
+    const again = capabilitiesFrom(known, [
+      { request: 'ClientType', result: 'Star mC-Print3' },
+      { request: 'Encodings', result: 'text/plain' },
+    ]);
+    expect(again).toBe(known);
+  });
+
   it('ignores a poll interval that is not a number of seconds', () => {
     expect(capabilitiesFrom({}, [{ request: 'GetPollInterval', result: 'soon' }])).toEqual({});
   });
