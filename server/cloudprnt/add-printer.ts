@@ -50,6 +50,7 @@ export function addCloudPrntPrinter(
           reasons: [],
           accepting_jobs: null,
           message: null,
+          capabilities: { content_types: ['application/vnd.star.starprnt', 'text/plain'] },
         },
         profile: { language: 'starprnt' },
       },

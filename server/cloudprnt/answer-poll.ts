@@ -21,14 +21,18 @@ import {
   printerStateOf,
 } from './protocol.ts';
 
-/** The media types offered before a job is claimed: what the route's StarPRNT profile renders. */
+/**
+ * The media types offered before a job is claimed, and the bytes the printer takes: what the
+ * route's StarPRNT profile renders, and plain text.
+ */
 const offered = ['application/vnd.star.starprnt', 'text/plain'];
 
 const sameState = (a: PrinterInfo | undefined, b: PrinterInfo) =>
   a !== undefined &&
   a.state === b.state &&
   a.message === b.message &&
-  a.reasons.join(' ') === b.reasons.join(' ');
+  a.reasons.join(' ') === b.reasons.join(' ') &&
+  JSON.stringify(a.capabilities) === JSON.stringify(b.capabilities);
 
 /**
  * Answers a printer's poll. The poll is its heartbeat: presence is written at most once per
@@ -48,14 +52,19 @@ export async function answerPoll(
   const now = clock.now();
   const stored = await memberLastSeen(db, agent);
   const name = stored.printer?.name ?? 'cloudprnt';
+  const known = capabilitiesOf(row);
+  const learnt = capabilitiesFrom(known, poll.clientAction);
+  const takes = learnt.encodings
+    ? offered.filter((type) => learnt.encodings!.includes(type))
+    : offered;
   const seen: PrinterInfo = {
     name,
     is_default: true,
     accepting_jobs: null,
     ...printerStateOf(poll),
+    // What POST /printing/jobs checks bytes against (422 for those it cannot take).
+    capabilities: { content_types: takes },
   };
-  const known = capabilitiesOf(row);
-  const learnt = capabilitiesFrom(known, poll.clientAction);
   if (learnt !== known) await saveCapabilities(db, row.id, learnt);
   const held = parseJobToken(row.job_token);
   const stale =
@@ -98,10 +107,7 @@ export async function answerPoll(
   }
   if (!(await jobQueuedOn(printing.queue, db, agent, row.route)))
     return answer({ jobReady: false });
-  const types = learnt.encodings
-    ? offered.filter((type) => learnt.encodings!.includes(type))
-    : offered;
-  return answer({ jobReady: true, mediaTypes: types });
+  return answer({ jobReady: true, mediaTypes: takes });
 }
 
 /** A claim that is no longer the printer's (the sweep, another instance) needs nothing more. */

@@ -158,6 +158,27 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     expect(await job(queued.id)).toEqual(printed);
   });
 
+  it.each([
+    ['application/vnd.zebra.zpl', '^XA^FDhello^FS^XZ'],
+    ['application/vnd.escpos', '\x1b@hello\n'],
+    ['application/pdf', '%PDF-1.4\n'],
+  ])(
+    'refuses a %s job on its route with 422, naming what the route prints',
+    async (type, bytes) => {
+      const { route, printer } = await addPrinter();
+      await cycles(printer, 2);
+      const answer = await instances.two.request('POST', '/printing/jobs', {
+        token: integrator,
+        body: { route, content_type: type, content_base64: Buffer.from(bytes).toString('base64') },
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.body.errors.content_type).toEqual([
+        `No printer serving route ${route} takes ${type}: the route prints application/vnd.star.starprnt, text/plain.`,
+      ]);
+      expect((await queue(route)).status).toBe('queued');
+    },
+  );
+
   it('out of paper: jobs wait with the reason and no job is ready; once refilled, they print', async () => {
     const { route, printer } = await addPrinter();
     printer.condition.paperEnd = true;
