@@ -5,6 +5,7 @@ import {
   jobQueuedOn,
   memberHolds,
   memberLastSeen,
+  recordMemberModel,
   recordMemberSeen,
   releaseMemberJob,
 } from '../printing/index.ts';
@@ -65,7 +66,12 @@ export async function answerPoll(
     // What POST /printing/jobs checks bytes against (422 for those it cannot take).
     capabilities: { content_types: takes },
   };
-  if (learnt !== known) await saveCapabilities(db, row.id, learnt);
+  if (learnt !== known) {
+    await saveCapabilities(db, row.id, learnt);
+    if (learnt.clientType !== undefined && learnt.clientType !== known.clientType) {
+      await recordMemberModel(db, agent, learnt.clientType, now);
+    }
+  }
   const held = parseJobToken(row.job_token);
   const stale =
     !stored.online ||

@@ -17,6 +17,7 @@ export {
   memberHolds,
   memberLastSeen,
   type NewPrinterMember,
+  recordMemberModel,
   recordMemberSeen,
   registerPrinterMember,
   releaseMemberJob,

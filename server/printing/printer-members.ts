@@ -2,6 +2,7 @@ import type { PrinterInfo } from '../../shared/printer-info.ts';
 import type { ClaimedJob, PrintRoute } from '../../shared/printing.ts';
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
+import { isoNow } from '../time.ts';
 import type { OutboxDeps } from '../webhooks/index.ts';
 import type { AgentRef } from './agents/agent-identities.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
@@ -91,6 +92,23 @@ export async function recordMemberSeen(
     now,
     leaseSeconds,
   );
+}
+
+/**
+ * The member's model, once it says it (a CloudPRNT printer's `ClientType`: `Star mC-Print3`):
+ * its agent's hostname, as listings show it. No event: what a member is called is no state.
+ */
+export async function recordMemberModel(
+  db: Db,
+  agent: AgentRef,
+  model: string,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('print_agents')
+    .set({ hostname: model.slice(0, 255), updated_at: isoNow(now) })
+    .where('id', '=', agent.rowId)
+    .execute();
 }
 
 // Compiled once (prepared): every poll of a printer member reads it.

@@ -83,7 +83,11 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     await cycles(printer, 2);
     const agents = await instances.two.request('GET', '/printing/agents', { token: integrator });
     const listed = agents.body.data.find((agent: { name: string }) => agent.name === 'Kitchen');
-    expect(listed).toMatchObject({ platform: 'cloudprnt', online: true });
+    expect(listed).toMatchObject({
+      platform: 'cloudprnt',
+      hostname: 'Star mC-Print3',
+      online: true,
+    });
     expect(listed.routes.map((r: { name: string }) => r.name)).toEqual([route]);
     expect(listed.printers[0]).toMatchObject({ state: 'idle', reasons: [] });
   });
