@@ -92,6 +92,43 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     expect(listed.printers[0]).toMatchObject({ state: 'idle', reasons: [] });
   });
 
+  it('cloudprnt revoke refuses the printer at its next poll (401); an unknown company is a usage error', async () => {
+    const { printer } = await addPrinter('Revoked');
+    await printer.poll();
+    const agents = await instances.two.request('GET', '/printing/agents', { token: integrator });
+    const agent = agents.body.data.find((a: { name: string }) => a.name === 'Revoked');
+    const revoke = await shopdesk(
+      'cloudprnt',
+      'revoke',
+      agent.id,
+      '--company',
+      String(company),
+      ...dbArgs(),
+    );
+    expect(revoke.stdout.trim()).toBe(`revoked CloudPRNT printer ${agent.id}`);
+    await expect(printer.poll()).rejects.toThrow('poll answered 401');
+    const again = await shopdesk(
+      'cloudprnt',
+      'revoke',
+      agent.id,
+      '--company',
+      String(company),
+      ...dbArgs(),
+    );
+    expect(again.code).toBe(2);
+    const unknown = await shopdesk(
+      'cloudprnt',
+      'add',
+      '--company',
+      '999999',
+      '--route',
+      'x',
+      ...dbArgs(),
+    );
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('no company with id 999999');
+  });
+
   it('POST /cloudprnt/printers (IT, printing.agents.write) gives the same three settings', async () => {
     const itToken = await instances.two.token(company, ['printing.agents.write']);
     const answer = await instances.two.request('POST', '/cloudprnt/printers', {
