@@ -145,7 +145,7 @@ export const cloudPrntRoutes: AnyRoute[] = [
     async handler({ services, db, request }): Promise<Reply> {
       const printer = await printerCalling(services, db, request);
       const job = await serveJob(services, db, printer);
-      if (!job) return { status: 404, body: '', headers: { 'content-type': 'text/plain' } };
+      if (!job) throw new HttpError('not_found', 'No job for this printer now.');
       return {
         status: 200,
         body: job.bytes,
