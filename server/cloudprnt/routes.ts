@@ -3,12 +3,21 @@ import { z } from 'zod';
 import { dataOf } from '../../shared/http.ts';
 import { routeNameSchema } from '../../shared/printing.ts';
 import { HttpError } from '../http/errors.ts';
-import { type AnyRoute, created, defineRoute, publicBody, type Reply } from '../http/route.ts';
+import {
+  type AnyRoute,
+  created,
+  defineRoute,
+  noContent,
+  publicBody,
+  type Reply,
+} from '../http/route.ts';
 import type { Db } from '../storage/db.ts';
+import { isoNow } from '../time.ts';
 import { addCloudPrntPrinter } from './add-printer.ts';
 import { answerPoll } from './answer-poll.ts';
 import { confirmServedJob } from './confirm-job.ts';
 import { type CallingPrinter, type CloudPrntDeps, callingPrinter } from './member.ts';
+import { revokePrinter } from './printer-rows.ts';
 import { pollRequestSchema } from './protocol.ts';
 import { serveJob } from './serve-job.ts';
 
@@ -105,6 +114,25 @@ export const cloudPrntRoutes: AnyRoute[] = [
         record,
         `${url.replace(/\/cloudprnt$/, '')}/printing/agents/${added.agentUuid}`,
       );
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/cloudprnt/printers/{agent}/revoke',
+    access: { permission: 'printing.agents.write' },
+    operationId: 'revokeCloudPrntPrinter',
+    summary: "Revoke a CloudPRNT printer's password",
+    description:
+      "Extension. The printer's next poll is refused (401); the agent that stands for it stays listed, offline once it is no longer heard. 404 when the company has no CloudPRNT printer with a password by this agent id. As `shopdesk cloudprnt revoke`.",
+    tag,
+    params: z.object({ agent: z.uuid() }),
+    responses: { 204: { description: 'Revoked.' } },
+    async handler({ params, caller, services, db }) {
+      const now = isoNow(services.clock.now());
+      if (!(await revokePrinter(db, caller.companyId, params.agent.toLowerCase(), now))) {
+        throw new HttpError('not_found', 'No CloudPRNT printer with a password by this agent id.');
+      }
+      return noContent();
     },
   }),
   defineRoute({

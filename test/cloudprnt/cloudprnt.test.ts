@@ -129,7 +129,7 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     expect(unknown.stderr).toContain('no company with id 999999');
   });
 
-  it('POST /cloudprnt/printers (IT, printing.agents.write) gives the same three settings', async () => {
+  it('POST /cloudprnt/printers (IT, printing.agents.write) gives the same three settings; …/revoke ends them', async () => {
     const itToken = await instances.two.token(company, ['printing.agents.write']);
     const answer = await instances.two.request('POST', '/cloudprnt/printers', {
       token: itToken,
@@ -141,6 +141,11 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     expect(answer.headers.get('location')).toBe(`${instances.two.api}/printing/agents/${agent_id}`);
     const printer = new CloudPrntPrinter({ url, user, password });
     expect((await printer.poll()).jobReady).toBe(false);
+    const revokePath = `/cloudprnt/printers/${agent_id}/revoke`;
+    const revoked = await instances.one.request('POST', revokePath, { token: itToken });
+    expect(revoked.status).toBe(204);
+    await expect(printer.poll()).rejects.toThrow('poll answered 401');
+    expect((await instances.two.request('POST', revokePath, { token: itToken })).status).toBe(404);
     const reader = await instances.two.request('POST', '/cloudprnt/printers', {
       token: integrator,
       body: { route: 'cloudprnt-api' },

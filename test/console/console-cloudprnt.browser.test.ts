@@ -57,5 +57,12 @@ describe('the console: adding a CloudPRNT printer', () => {
     const agent = page.getByRole('region', { name: /Kitchen printer/ });
     await expect.poll(() => agent.textContent()).toContain('Online');
     expect(await agent.textContent()).toContain('kitchen');
+    expect(await agent.getByRole('button', { name: /^Re-enrol/ }).count()).toBe(0);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await agent.getByRole('button', { name: 'Revoke its password: Kitchen printer' }).click();
+    await agent.getByText("Kitchen printer's password is revoked").waitFor();
+    const revoked = new CloudPrntPrinter({ url: url!, user: user!, password: password! });
+    await expect(revoked.poll()).rejects.toThrow('poll answered 401');
   });
 });

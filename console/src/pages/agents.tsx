@@ -5,7 +5,7 @@ import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { printerStates, reasonInWords, when } from '../words.ts';
 import { type AgentRoute, AgentRoutesForm } from './agent-routes-form.tsx';
-import { AddCloudPrntPrinter } from './cloudprnt-printer-form.tsx';
+import { AddCloudPrntPrinter, RevokeCloudPrntPrinter } from './cloudprnt-printer-form.tsx';
 
 interface Printer {
   name: string;
@@ -90,7 +90,12 @@ export function AgentsPage({ session }: { session: Session }) {
               Edit routes
             </button>
           )}
-          {mayEdit && <ReEnrolAgent agentId={agent.id} agentName={agent.name} />}
+          {mayEdit && agent.platform !== 'cloudprnt' && (
+            <ReEnrolAgent agentId={agent.id} agentName={agent.name} />
+          )}
+          {mayEdit && agent.platform === 'cloudprnt' && (
+            <RevokeCloudPrntPrinter agentId={agent.id} agentName={agent.name} onRevoked={reload} />
+          )}
           {mayEdit && editing === agent.id && (
             <AgentRoutesForm
               agentId={agent.id}

@@ -113,3 +113,38 @@ export function AddCloudPrntPrinter({ onAdded }: { onAdded: () => void }) {
     </div>
   );
 }
+
+/**
+ * "Revoke its password" on a CloudPRNT printer's agent: confirmed in words, then its next poll
+ * is refused. Its place of "Re-enrol this computer", which a printer has no use for.
+ */
+export function RevokeCloudPrntPrinter({
+  agentId,
+  agentName,
+  onRevoked,
+}: {
+  agentId: string;
+  agentName: string;
+  onRevoked: () => void;
+}) {
+  const [message, setMessage] = useState('');
+  const revoke = async () => {
+    const question = `Revoke the password of ${agentName}? The printer stops printing at once; to print again it needs a new password (Add a CloudPRNT printer).`;
+    if (!confirm(question)) return;
+    try {
+      await api('POST', `/cloudprnt/printers/${agentId}/revoke`);
+      setMessage(`${agentName}'s password is revoked: it no longer fetches jobs.`);
+      onRevoked();
+    } catch (failure) {
+      setMessage(failure instanceof ApiError ? failure.message : String(failure));
+    }
+  };
+  return (
+    <div class="enrol">
+      <button type="button" aria-label={`Revoke its password: ${agentName}`} onClick={revoke}>
+        Revoke its password
+      </button>
+      {message && <p role="status">{message}</p>}
+    </div>
+  );
+}
