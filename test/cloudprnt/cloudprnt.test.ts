@@ -302,16 +302,21 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     const { printer } = await addPrinter();
     await cycles(printer, 3);
     const server = instances.two;
+    const poll = () => printer.through(`${server.api}/cloudprnt`).poll();
+    // The sweep's timer (every 5 s) writes beside the poll: what is due now is swept first,
+    // and its statements, which the timer may send again during the poll, are told apart.
+    const { sent: swept } = await sentDuring(() => server.app.services.printing.sweep());
     if (dialect === 'postgres') {
-      const { sent } = await sentDuring(() => printer.through(`${server.api}/cloudprnt`).poll());
-      expect(count(sent, /^\s*(insert|update|delete)\b/i)).toBe(0);
+      const { sent } = await sentDuring(poll);
+      const writes = sent.filter((text) => /^\s*(insert|update|delete)\b/i.test(text));
+      expect(writes.filter((text) => !swept.includes(text))).toEqual([]);
       expect(count(sent, /cloudprnt_printers/)).toBe(1);
     } else {
       const db = server.app.services.storage.db;
       const changes = async () =>
         (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
       const before = await changes();
-      await printer.through(`${server.api}/cloudprnt`).poll();
+      await poll();
       expect(await changes()).toBe(before);
     }
     expect(printer.lastAnswer).toEqual({ jobReady: false });
