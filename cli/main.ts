@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { helpHint, UsageError } from '../shared/usage-error.ts';
 import { registerAgentCommand } from './commands/agent.ts';
+import { registerCloudPrntCommands } from './commands/cloudprnt.ts';
 import { registerEnrollmentCommands } from './commands/enrollments.ts';
 import { registerJobCommands } from './commands/jobs.ts';
 import { registerRecordCommands } from './commands/records.ts';
@@ -35,6 +36,7 @@ export function buildProgram(hint: () => string = () => ''): Command {
   registerAgentCommand(program);
   registerWebhookCommands(program);
   registerEnrollmentCommands(program);
+  registerCloudPrntCommands(program);
   registerReleaseCommands(program);
   registerUserCommands(program);
   return program;

@@ -1,3 +1,4 @@
+import { cloudPrntRoutes } from './cloudprnt/routes.ts';
 import { connectivityRoutes } from './connectivity/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
@@ -23,6 +24,7 @@ export const apiRoutes: AnyRoute[] = [
   ...stockRoutes,
   ...offerRoutes,
   ...printingRoutes,
+  ...cloudPrntRoutes,
   ...templateRoutes,
   ...enrollmentRoutes,
   ...releaseRoutes,

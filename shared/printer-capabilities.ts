@@ -54,5 +54,11 @@ export const printerCapabilitiesSchema = z.object({
    * in another language can be told apart from one it prints.
    */
   languages: z.array(z.enum(printerLanguages)).max(5).optional(),
+  /**
+   * The content types of bytes it takes (a printer that fetches its own jobs says so: a Star
+   * CloudPRNT printer takes StarPRNT and plain text), so that `POST /printing/jobs` refuses
+   * (422) bytes no printer of the route takes. Absent: unchecked.
+   */
+  content_types: z.array(z.string().min(1).max(100)).max(16).optional(),
 });
 export type PrinterCapabilities = z.infer<typeof printerCapabilitiesSchema>;

@@ -29,6 +29,20 @@ export { readJobDetail } from './jobs/read-job.ts';
 export { readJobDocument } from './jobs/read-job-document.ts';
 export { toJobRecord } from './jobs/records.ts';
 export { retryFailedJobs } from './jobs/retry-failed-jobs.ts';
+export {
+  claimForMember,
+  confirmMemberJob,
+  failMemberJob,
+  heldJobOf,
+  jobQueuedOn,
+  memberHolds,
+  memberLastSeen,
+  type NewPrinterMember,
+  recordMemberModel,
+  recordMemberSeen,
+  registerPrinterMember,
+  releaseMemberJob,
+} from './printer-members.ts';
 export { readPrintingMarks } from './read-change-marks.ts';
 export { type PrintingOverview, readPrintingOverview } from './read-overview.ts';
 export type { PrintingService } from './service.ts';

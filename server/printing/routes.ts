@@ -98,7 +98,7 @@ const integratorRoutes: AnyRoute[] = [
         await refuseUnprintableOptions(
           db,
           caller.companyId,
-          { ...rest, content_type: 'application/pdf' },
+          { ...rest, content_type: null },
           services.printing.presence(),
         );
         const { queue } = services.printing;

@@ -27,6 +27,7 @@ import * as backupPrinters from './migrations/030_backup_printers.ts';
 import * as printerAttention from './migrations/031_printer_attention.ts';
 import * as agentNames from './migrations/032_agent_names.ts';
 import * as consoleJobReads from './migrations/033_console_job_reads.ts';
+import * as cloudprntPrinters from './migrations/034_cloudprnt_printers.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '031_printer_attention': printerAttention,
   '032_agent_names': agentNames,
   '033_console_job_reads': consoleJobReads,
+  '034_cloudprnt_printers': cloudprntPrinters,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

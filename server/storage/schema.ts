@@ -1,3 +1,4 @@
+import type { CloudPrntTables } from './tables/cloudprnt.ts';
 import type { ConsoleTables } from './tables/console.ts';
 import type { CoreTables } from './tables/core.ts';
 import type { CustomerTables } from './tables/customers.ts';
@@ -26,4 +27,5 @@ export interface Database
     WebhookTables,
     FleetTables,
     ConsoleTables,
-    TemplateTables {}
+    TemplateTables,
+    CloudPrntTables {}

@@ -100,13 +100,35 @@ describe('the permission matrix', () => {
     }
   });
 
+  /** A CloudPRNT printer's routes take no token but the printer's own basic credentials. */
+  const printerRoutes = apiRoutes.filter((route) => route.path === '/cloudprnt');
+
   it('public routes need no token', async () => {
-    const publicRoutes = apiRoutes.filter((route) => route.access === 'public');
+    const publicRoutes = apiRoutes.filter(
+      (route) => route.access === 'public' && !printerRoutes.includes(route),
+    );
     expect(publicRoutes.map(label)).toContain('GET /health');
     for (const route of publicRoutes) {
       const answer = await server.request(route.method, concretePath(route));
       expect(answer.status, label(route)).not.toBe(401);
       expect(answer.status, label(route)).not.toBe(403);
+    }
+  });
+
+  it("a CloudPRNT printer's routes refuse a request without its basic credentials, a token too (401, Basic)", async () => {
+    expect(printerRoutes.map(label)).toEqual([
+      'POST /cloudprnt',
+      'GET /cloudprnt',
+      'DELETE /cloudprnt',
+    ]);
+    const token = await server.token(companyId, '*');
+    for (const route of printerRoutes) {
+      for (const options of [{}, { token }]) {
+        const body = route.method === 'POST' ? { statusCode: '200 OK' } : undefined;
+        const answer = await server.request(route.method, route.path, { ...options, body });
+        expect(answer.status, label(route)).toBe(401);
+        expect(answer.headers.get('www-authenticate'), label(route)).toMatch(/^Basic /);
+      }
     }
   });
 

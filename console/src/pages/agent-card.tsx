@@ -8,6 +8,7 @@ import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
 import { count, printerStates, reasonInWords, when } from '../words.ts';
 import { AgentRoutesForm } from './agent-routes-form.tsx';
+import { RevokeCloudPrntPrinter } from './cloudprnt-printer-form.tsx';
 
 export type Agent = AgentListing;
 type Printer = Agent['printers'][number];
@@ -46,7 +47,15 @@ export function AgentCard(props: { agent: Agent; mayEdit: boolean; onChanged: ()
               Edit routes
             </button>
           )}
-          <ReEnrolAgent agent={agent} />
+          {agent.platform === 'cloudprnt' ? (
+            <RevokeCloudPrntPrinter
+              agentId={agent.id}
+              agentName={agent.name}
+              onRevoked={onChanged}
+            />
+          ) : (
+            <ReEnrolAgent agent={agent} />
+          )}
           {!agent.online && <RemoveAgent agent={agent} onDone={onChanged} />}
         </div>
       )}

@@ -4,6 +4,7 @@ import { usePageTitle } from '../components/page-title.ts';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { type Agent, AgentCard } from './agent-card.tsx';
+import { AddCloudPrntPrinter } from './cloudprnt-printer-form.tsx';
 import { EnrolAgent, EnrolmentCodes } from './enrolment.tsx';
 
 /**
@@ -29,6 +30,7 @@ export function AgentsPage({ session }: { session: Session }) {
       <h1>Agents</h1>
       <p>Agents are the computers that print: each serves routes on its printers.</p>
       {mayEdit && <EnrolAgent knownRoutes={knownRoutes} onMade={() => setCodes((n) => n + 1)} />}
+      {mayEdit && <AddCloudPrntPrinter onAdded={reload} />}
       {error && <p role="alert">{error}</p>}
       {data && agents.length === 0 && (
         <div class="empty">

@@ -17,7 +17,8 @@ type CheckedOption = (typeof checkedOptions)[number];
 
 export interface JobAsked {
   route: string;
-  content_type: ContentType;
+  /** The bytes' type; null for a template job (rendered at its claim, for the route's profile). */
+  content_type: ContentType | null;
   copies: number;
   options: PrintOptions;
 }
@@ -49,13 +50,31 @@ function honours(caps: PrinterCapabilities, option: CheckedOption, value: string
 }
 
 /**
+ * Bytes a printer may not take: some printers say which they take (`content_types`: a Star
+ * CloudPRNT printer takes StarPRNT and plain text). Plain text and StarPRNT every such printer
+ * takes, so a job of those reads nothing for it.
+ */
+const mayBeRefused = (contentType: ContentType | null): contentType is ContentType =>
+  contentType !== null &&
+  contentType !== 'text/plain' &&
+  contentType !== 'application/vnd.star.starprnt';
+
+/** Whether a printer of these capabilities takes bytes of this type; absent: unchecked. */
+const takes = (caps: PrinterCapabilities, contentType: ContentType | null) =>
+  contentType === null ||
+  caps.content_types === undefined ||
+  caps.content_types.includes(contentType);
+
+/**
  * Refuses (422) a job that no printer serving its route can print as asked: the printers of
  * the route's online agents (paused ones included: they print once resumed), each as its
  * agent last reported its capabilities. A printer whose capabilities are unknown honours
  * everything, and a route with no agent online is not checked at all (the job is queued
  * with `route_online: false`, as before). Raw content (ZPL, ESC/POS) ignores the options,
- * so only its copies are checked. A job that asks for no option and one copy (most receipts)
- * reads nothing; the others one indexed read: the route's rows by company and name.
+ * so only its copies are checked; bytes of a type no printer of the route takes (its
+ * `content_types`) are refused on `content_type`, naming what the route prints. A job that
+ * asks for no option and one copy, in plain text or StarPRNT, reads nothing; the others one
+ * indexed read: the route's rows by company and name.
  */
 export async function refuseUnprintableOptions(
   db: Db,
@@ -63,11 +82,11 @@ export async function refuseUnprintableOptions(
   job: JobAsked,
   { now, heartbeatSeconds }: Presence,
 ): Promise<void> {
-  const asked = checkedOptions.filter(
-    (option) => job.options[option] !== undefined && !rawContentTypes.includes(job.content_type),
-  );
-  // Most jobs (a receipt: no options, one copy) ask nothing a printer could refuse: no read.
-  if (asked.length === 0 && job.copies <= 1) return;
+  const raw = job.content_type !== null && rawContentTypes.includes(job.content_type);
+  const asked = checkedOptions.filter((option) => job.options[option] !== undefined && !raw);
+  // Most jobs (a receipt: no options, one copy, text or StarPRNT) ask nothing a printer could
+  // refuse: no read. ESC/POS, PDF and ZPL read once: a printer may not take them.
+  if (asked.length === 0 && job.copies <= 1 && !mayBeRefused(job.content_type)) return;
   const rows = await routePrinters(db, {
     companyId,
     route: job.route,
@@ -77,6 +96,7 @@ export async function refuseUnprintableOptions(
   const fits = (caps: PrinterCapabilities | null) =>
     caps === null ||
     ((caps.copies === undefined || job.copies <= caps.copies) &&
+      takes(caps, job.content_type) &&
       asked.every((option) => honours(caps, option, String(job.options[option]))));
   // The first printer that fits ends it: only a refusal reads every agent's printers.
   const printers: Array<PrinterCapabilities | null> = [];
@@ -94,6 +114,12 @@ export async function refuseUnprintableOptions(
 
   const known = printers.filter((caps): caps is PrinterCapabilities => caps !== null);
   const errors: Record<string, string[]> = {};
+  if (!known.some((caps) => takes(caps, job.content_type))) {
+    const taken = [...new Set(known.flatMap((caps) => caps.content_types ?? []))];
+    errors['content_type'] = [
+      `No printer serving route ${job.route} takes ${job.content_type}: the route prints ${taken.join(', ') || 'nothing listed'}.`,
+    ];
+  }
   for (const option of asked) {
     const value = String(job.options[option]);
     if (known.some((caps) => honours(caps, option, value))) continue;

@@ -1,0 +1,21 @@
+import type { Generated } from 'kysely';
+
+/** Printers that poll ShopDesk themselves (migration 034_cloudprnt_printers). */
+export interface CloudPrntTables {
+  cloudprnt_printers: {
+    id: Generated<number>;
+    company_id: number;
+    /** The print agent that stands for the printer in the queue. */
+    agent_uuid: string;
+    route: string;
+    username: string;
+    /** sha256 (hex) of the password: never the password. */
+    password_hash: string;
+    /** JSON: what the printer's client actions answered (server/cloudprnt/protocol.ts). */
+    capabilities: Generated<string>;
+    /** The claim the printer holds between its GET and its DELETE; null when none. */
+    job_token: string | null;
+    created_at: string;
+    revoked_at: string | null;
+  };
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import {
+  eposPrintOfText,
+  escapeXml,
+  outcomeOf,
+  parseSdpForm,
+  printRequestInfo,
+  readPrintResults,
+} from '../../server/cloudprnt/epson-sdp.ts';
+
+/**
+ * Epson Server Direct Print, from the manual's examples (docs/cloudprnt.md lists the pages):
+ * the form requests, the print request answered, the printing result read back.
+ */
+describe('the printer’s requests (Request (Print Request), Request (Printing Result))', () => {
+  it('reads a print request: ConnectionType=GetRequest and the ID set in WebConfig', () => {
+    expect(parseSdpForm('ConnectionType=GetRequest&ID=')).toEqual({ kind: 'GetRequest', id: '' });
+    expect(parseSdpForm('ConnectionType=GetRequest&ID=kitchen')).toEqual({
+      kind: 'GetRequest',
+      id: 'kitchen',
+    });
+  });
+
+  it('reads a printing result with its ResponseFile, URL-decoded', () => {
+    const file = '<PrintResponseInfo Version="2.00"></PrintResponseInfo>';
+    const form = `ConnectionType=SetResponse&ID=&ResponseFile=${encodeURIComponent(file)}`;
+    expect(parseSdpForm(form)).toEqual({ kind: 'SetResponse', id: '', responseFile: file });
+  });
+
+  it('reads a status notification', () => {
+    expect(parseSdpForm('ConnectionType=SetStatus&ID=&Status=x')).toMatchObject({
+      kind: 'SetStatus',
+      status: 'x',
+    });
+  });
+
+  it.each(['', 'ConnectionType=Other&ID=', 'ConnectionType=SetResponse&ID='])(
+    'refuses %j',
+    (body) => {
+      expect(parseSdpForm(body)).toBeUndefined();
+    },
+  );
+});
+
+describe('the print request answered (Response (Print request), PrintRequestInfo 2.00)', () => {
+  it('puts each job in its own ePOSPrint with the printer’s device, a timeout and its job id', () => {
+    const xml = printRequestInfo([
+      { printJobId: '42.1', eposPrint: eposPrintOfText('Hello\n') },
+      { printJobId: '43.1', eposPrint: eposPrintOfText('World\n') },
+    ]);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="utf-8"\?>\n<PrintRequestInfo Version="2.00">/,
+    );
+    expect(xml.match(/<ePOSPrint>/g)).toHaveLength(2);
+    expect(xml).toContain(
+      '<Parameter><devid>local_printer</devid><timeout>10000</timeout><printjobid>42.1</printjobid></Parameter>',
+    );
+  });
+
+  it('writes text as ePOS-Print XML, line feeds kept, then a feed cut', () => {
+    expect(eposPrintOfText('A & B\nC')).toBe(
+      '<epos-print xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print"><text>A &#38; B&#10;C</text><cut type="feed"/></epos-print>',
+    );
+  });
+
+  it('escapes what would be markup', () => {
+    expect(escapeXml('<x a="1">\'')).toBe('&#60;x a=&#34;1&#34;&#62;&#39;');
+  });
+});
+
+describe('the printing result (PrintResponseInfo)', () => {
+  /** The manual's example of version 3.00: one print succeeded, a display failed. */
+  const v3 = `<?xml version="1.0" encoding="UTF-8"?>
+<PrintResponseInfo Version="3.00">
+<ServerDirectPrint><Response Success="true"/></ServerDirectPrint>
+<ePOSPrint><Parameter><devid>local_printer</devid><printjobid>ABC123</printjobid></Parameter>
+<PrintResponse><response xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print" success="true" code="" status="251658262" battery="0"/></PrintResponse>
+</ePOSPrint>
+</PrintResponseInfo>`;
+
+  it('reads each job’s id, result, code and status', () => {
+    expect(readPrintResults(v3)).toEqual([
+      { printJobId: 'ABC123', success: true, code: '', status: 251658262 },
+    ]);
+  });
+
+  it('reads a version 1.00 result (no job id)', () => {
+    const v1 =
+      '<PrintResponseInfo Version="1.00"><response xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print" success="false" code="EX_BADPORT" status="1" battery="0"/></PrintResponseInfo>';
+    expect(readPrintResults(v1)).toEqual([
+      { printJobId: null, success: false, code: 'EX_BADPORT', status: 1 },
+    ]);
+  });
+
+  it.each([
+    [{ success: true, code: '' }, { kind: 'printed' }],
+    [
+      { success: false, code: 'EPTR_REC_EMPTY' },
+      { kind: 'wait', code: 'printer_out_of_paper' },
+    ],
+    [
+      { success: false, code: 'EPTR_COVER_OPEN' },
+      { kind: 'wait', code: 'printer_cover_open' },
+    ],
+    [
+      { success: false, code: 'EX_TIMEOUT' },
+      { kind: 'failed', code: 'epson_EX_TIMEOUT' },
+    ],
+    [
+      { success: false, code: 'SchemaError' },
+      { kind: 'failed', code: 'epson_SchemaError' },
+    ],
+  ])('%j → %j', (result, outcome) => {
+    expect(outcomeOf({ printJobId: '1.1', status: 0, ...result })).toMatchObject(outcome);
+  });
+});
