@@ -52,6 +52,8 @@ type StartOptions = {
   storage?: Storage;
   /** Tests shorten the delivery timeout and poll, or resolve names their own way. */
   webhooks?: Pick<WebhookDeps, 'resolve' | 'timeoutMs' | 'pollMs' | 'random'>;
+  /** Tests lengthen the console's poll, to see what wakes its streams without it. */
+  live?: { pollMs?: number };
 };
 
 /**
@@ -160,8 +162,15 @@ async function openServices(
   ];
   opened.limits = await openRateLimits(config, perMinute, log, storage.pool);
   const [, enrollmentTries, signInTries, signInAddresses] = opened.limits;
-  const live = new LiveEvents({ storage, printing, log, secretKey: key.key });
+  const live = new LiveEvents({
+    storage,
+    printing,
+    log,
+    secretKey: key.key,
+    pollMs: options.live?.pollMs,
+  });
   opened.live = live;
+  await live.start();
   return {
     storage,
     outbox,
@@ -214,7 +223,7 @@ function serveApi(
  * released), and the database closes last.
  */
 async function closeApp(http: HttpServer, opened: Opened): Promise<void> {
-  opened.live?.close();
+  await opened.live?.close();
   await http.close();
   await opened.printing?.stop();
   await opened.idempotency?.stop();
@@ -228,7 +237,7 @@ async function closeApp(http: HttpServer, opened: Opened): Promise<void> {
 /** A start-up that failed: what it opened is closed, quietly (its error is the one to report). */
 async function abandon(opened: Opened, ownStorage: boolean): Promise<void> {
   for (const limit of opened.limits) await limit?.close().catch(() => {});
-  opened.live?.close();
+  await opened.live?.close().catch(() => {});
   await opened.renderer?.close().catch(() => {});
   await opened.authenticator?.close().catch(() => {});
   if (ownStorage) await opened.storage?.close().catch(() => {});

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PrintingService } from '../printing/index.ts';
 import type { Storage } from '../storage/database.ts';
+import { LiveNotices } from './live-notices.ts';
 import { readCompanyVersion } from './read-company-version.ts';
 
 type Listener = (version: string) => void;
@@ -18,12 +19,14 @@ interface Watched {
  * (read-company-version.ts) announced to every open stream when it changes; the page then
  * reads what it shows again through the API.
  *
- * Woken two ways: at once by this process's own job changes (`PrintingService.onJobChange`,
- * the same commit hook that wakes waiting agents), and by a poll every `pollMs` while a
- * company has streams open. The poll is what carries the other instances' changes on
- * PostgreSQL and the CLI's on SQLite, and what sees an agent fall offline (no write marks
- * that: its heartbeat simply stops). One poll per company, however many streams it has:
- * 500 open consoles of one company cost one read every `pollMs`.
+ * Woken three ways: at once by this process's own job changes (`PrintingService.onJobChange`,
+ * the same commit hook that wakes waiting agents); at once, on PostgreSQL, by the other
+ * instances' job changes (`LiveNotices`: a NOTIFY heard on the instance's LISTEN connection);
+ * and by a poll every `pollMs` while a company has streams open. The poll is the fallback:
+ * it carries the CLI's changes on SQLite, the changes made while the LISTEN connection was
+ * down, and what no job change marks (an agent falling offline: its heartbeat simply
+ * stops). One read per company, however many streams it has: 500 open consoles of one
+ * company cost one read every `pollMs`, and a notice for one company reads no other's.
  */
 export class LiveEvents {
   readonly #storage: Storage;
@@ -34,6 +37,7 @@ export class LiveEvents {
   readonly #companies = new Map<number, Watched>();
   #timer: NodeJS.Timeout | undefined;
   #stopJobs: (() => void) | undefined;
+  readonly #notices: LiveNotices;
 
   constructor(deps: {
     storage: Storage;
@@ -52,6 +56,20 @@ export class LiveEvents {
     this.#printing = deps.printing;
     this.#log = deps.log;
     this.#pollMs = deps.pollMs ?? 250;
+    this.#notices = new LiveNotices({
+      storage: deps.storage,
+      printing: deps.printing,
+      log: deps.log,
+      wake: (companyId) => this.#check(companyId),
+      wakeAll: () => {
+        for (const companyId of this.#companies.keys()) this.#check(companyId);
+      },
+    });
+  }
+
+  /** Hears and announces the instances' job changes (PostgreSQL; nothing on SQLite). */
+  start(): Promise<void> {
+    return this.#notices.start();
   }
 
   /** Listens to `listener` with each new version of the company's; returns the stop. */
@@ -80,9 +98,10 @@ export class LiveEvents {
     );
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.#companies.clear();
     this.#stop();
+    await this.#notices.close();
   }
 
   #start(): void {

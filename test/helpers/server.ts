@@ -102,6 +102,8 @@ export async function startTestServer(
     webhooks?: NonNullable<Parameters<typeof startApp>[1]>['webhooks'];
     /** The SQLite file to use (a restart on the same data); a fresh one otherwise. */
     dbFile?: string;
+    /** The console's live events (a long poll, to see what wakes streams without it). */
+    live?: NonNullable<Parameters<typeof startApp>[1]>['live'];
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'shopdesk-test-'));
@@ -125,7 +127,12 @@ export async function startTestServer(
       // thread at nice 19 waited seconds for a core (docs/testing.md).
       renders: { niceness: 0, ...options.config?.renders },
     },
-    { clock, log: options.log ?? pino({ level: 'silent' }), webhooks: options.webhooks },
+    {
+      clock,
+      log: options.log ?? pino({ level: 'silent' }),
+      webhooks: options.webhooks,
+      live: options.live,
+    },
   );
   const storage = app.services.storage;
   let companies = 0;
