@@ -49,16 +49,21 @@ export const jobRoutes: AnyRoute[] = [
     responses: { 200: { description: 'A page of jobs.', schema: consoleJobPage } },
     async handler({ query, caller, services, db }) {
       personWith(caller, 'printing.jobs.read');
-      const { rows, hasMore } = await listConsoleJobs(db, caller.companyId, query);
-      const presence = services.printing.presence();
-      const explained = await withWaitReasons(db, caller.companyId, rows, presence);
-      return {
-        status: 200,
-        body: {
-          data: await withWhere(db, caller.companyId, explained),
-          meta: { current_page: query.page, per_page: query.per_page, has_more: hasMore },
+      const { companyId } = caller;
+      // Every open jobs page of the company reads it again at each live change.
+      const body = await services.live.reads.read(
+        `jobs:${companyId}:${JSON.stringify(query)}`,
+        async () => {
+          const { rows, hasMore } = await listConsoleJobs(db, companyId, query);
+          const presence = services.printing.presence();
+          const explained = await withWaitReasons(db, companyId, rows, presence);
+          return {
+            data: await withWhere(db, companyId, explained),
+            meta: { current_page: query.page, per_page: query.per_page, has_more: hasMore },
+          };
         },
-      };
+      );
+      return { status: 200, body };
     },
   }),
   defineRoute({

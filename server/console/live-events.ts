@@ -4,6 +4,7 @@ import type { PrintingService } from '../printing/index.ts';
 import type { Storage } from '../storage/database.ts';
 import { LiveNotices } from './live-notices.ts';
 import { readCompanyVersion } from './read-company-version.ts';
+import { SharedReads } from './shared-reads.ts';
 
 type Listener = (version: string) => void;
 
@@ -38,6 +39,11 @@ export class LiveEvents {
   #timer: NodeJS.Timeout | undefined;
   #stopJobs: (() => void) | undefined;
   readonly #notices: LiveNotices;
+  /**
+   * What the live pages read again at each change (the jobs page, the overview), shared by
+   * the requests of one company that arrive together: one change, 20 tabs, two reads.
+   */
+  readonly reads = new SharedReads();
 
   constructor(deps: {
     storage: Storage;

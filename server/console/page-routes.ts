@@ -33,7 +33,12 @@ export const overviewRoute = defineRoute({
   responses: { 200: { description: 'The overview.', schema: dataOf(overviewRecord) } },
   async handler({ caller, services, db }) {
     readerOf(caller);
-    return ok(await readOverview(db, caller.companyId, services.printing.presence()));
+    const { companyId } = caller;
+    return ok(
+      await services.live.reads.read(`overview:${companyId}`, () =>
+        readOverview(db, companyId, services.printing.presence()),
+      ),
+    );
   },
 });
 
