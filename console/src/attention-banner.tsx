@@ -10,7 +10,8 @@ import { onLinkClick } from './router.ts';
  * all is well. Updates with the live stream, like the pages.
  */
 export function AttentionBanner() {
-  const live = useLiveVersion();
+  // After the page's own read: the tab shows the change first, then the banner follows.
+  const live = useLiveVersion(300);
   const { data } = useLoad(
     () =>
       api<{ data: OverviewRecord }>('GET', '/console/overview').then(

@@ -23,15 +23,29 @@ export function closeLive(): void {
   source = undefined;
 }
 
-/** Re-renders the caller whenever something changed; its value keys reloads. */
-export function useLiveVersion(): string {
+/**
+ * Re-renders the caller whenever something changed; its value keys reloads. `settleMs`:
+ * for what may come a little later (the banner), the new version is taken only once it has
+ * not changed for that long, so that it does not read at the moment every tab reads its
+ * page, and reads once for a burst of changes.
+ */
+export function useLiveVersion(settleMs = 0): string {
   const [current, setCurrent] = useState(version);
   useEffect(() => {
     open();
-    listeners.add(setCurrent);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const listener =
+      settleMs === 0
+        ? setCurrent
+        : (next: string) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => setCurrent(next), settleMs);
+          };
+    listeners.add(listener);
     return () => {
-      listeners.delete(setCurrent);
+      clearTimeout(timer);
+      listeners.delete(listener);
     };
-  }, []);
+  }, [settleMs]);
   return current;
 }
