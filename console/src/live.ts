@@ -26,19 +26,27 @@ export function closeLive(): void {
 /**
  * Re-renders the caller whenever something changed; its value keys reloads. `settleMs`:
  * for what may come a little later (the banner), the new version is taken only once it has
- * not changed for that long, so that it does not read at the moment every tab reads its
- * page, and reads once for a burst of changes.
+ * not changed for that long (the first one at once), so that it does not read at the moment
+ * every tab reads its page, and reads once for a burst of changes.
  */
 export function useLiveVersion(settleMs = 0): string {
   const [current, setCurrent] = useState(version);
   useEffect(() => {
     open();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let seen = version !== '';
     const listener =
       settleMs === 0
         ? setCurrent
         : (next: string) => {
             clearTimeout(timer);
+            // The stream's first version at once: what the page shows on arrival does not
+            // move a moment later.
+            if (!seen) {
+              seen = true;
+              setCurrent(next);
+              return;
+            }
             timer = setTimeout(() => setCurrent(next), settleMs);
           };
     listeners.add(listener);

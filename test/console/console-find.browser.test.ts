@@ -87,7 +87,7 @@ describe.each(['sqlite', 'postgres'] as const)('finding and fixing jobs on %s', 
     const id = await first.getAttribute('data-job');
     await first.getByRole('cell').nth(1).click();
     await expect.poll(() => page.url()).toContain(`/console/jobs/${id}`);
-    expect(await page.title()).toBe(`Job ${id} · ShopDesk`);
+    await expect.poll(() => page.title()).toBe(`Job ${id} · ShopDesk`);
     await page.goBack();
     await rows().first().focus();
     await page.keyboard.press('Enter');
