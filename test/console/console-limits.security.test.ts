@@ -43,8 +43,8 @@ describe.each(['sqlite', 'postgres'] as const)('console limits on %s', (dialect)
     const first = await stream.nextChange();
     // Opaque: no count of anything (it was the trail's newest id of all companies, in clear).
     expect(first).toMatch(/^[\w-]{22}$/);
-    // The neighbour prints through both instances: on this one its job changes wake this
-    // instance's streams at once, on the other they reach it by the poll (250 ms).
+    // The neighbour prints through both instances: its job changes wake streams of its own
+    // at once (on the other instance by a notice), never this company's.
     for (const server of [instances.one, instances.two, instances.one, instances.two]) {
       const job = await createJob(server, theirs);
       await server.request('POST', `/printing/jobs/${job.id}/cancel`, { token: theirs });
