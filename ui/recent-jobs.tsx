@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { JobStatus } from '../shared/printing.ts';
+import { ColumnHeads } from './column-heads.tsx';
 
 /** A job as a list of the latest shows it: what it is, where it went, how it ended. */
 export interface RecentJobView {
@@ -75,18 +76,11 @@ export function RecentJobs(props: {
       ) : (
         <div class="table-wrap">
           <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">Route</th>
-                <th scope="col">Printer</th>
-                <th scope="col">Status</th>
-                <th scope="col">When</th>
-                <th scope="col" class="actions-col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              names={['Job', 'Route', 'Printer', 'Status', 'When']}
+              actions
+              actionsClass="actions-col"
+            />
             <tbody>
               {jobs.map((job) => (
                 <JobRow
