@@ -1,14 +1,20 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { deleteQueue, lpadmin, minimalPdf, startTestCups } from '../helpers/cups.ts';
+import {
+  cupsPdfOutDir,
+  deleteQueue,
+  lpadmin,
+  minimalPdf,
+  newPdfs,
+  pdfsIn,
+  startTestCups,
+} from '../helpers/cups.ts';
 import {
   type RealAgentTestServer,
   startRealAgentTestServer,
@@ -24,21 +30,6 @@ import { waitFor } from '../helpers/wait.ts';
 const execFileAsync = promisify(execFile);
 const suffix = randomBytes(3).toString('hex');
 const queue = `shopdesk-e2e-caps-${suffix}`;
-
-/** Where cups-pdf writes (the `Out` line of its configuration; ~/PDF by default). */
-function cupsPdfOutDir(): string {
-  let out = '~/PDF';
-  for (const path of ['/etc/cups/cups-pdf.conf', '/usr/local/etc/cups/cups-pdf.conf']) {
-    if (!existsSync(path)) continue;
-    const line = readFileSync(path, 'utf8')
-      .split('\n')
-      .map((text) => text.trim())
-      .find((text) => /^Out\s+/.test(text));
-    if (line) out = line.replace(/^Out\s+/, '');
-    break;
-  }
-  return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
-}
 
 let server: RealAgentTestServer;
 let runtime: AgentRuntime;
@@ -95,7 +86,7 @@ describe('printer capabilities through real CUPS', () => {
 
   it('prints paper: a5 as an A5 page (pdfinfo)', async () => {
     const outDir = cupsPdfOutDir();
-    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const before = await pdfsIn(outDir);
     const title = `E2E_a5_${suffix}`;
     const job = await server.createJob({
       route: 'a4',
@@ -109,16 +100,7 @@ describe('printer capabilities through real CUPS', () => {
       async () => (await server.job(job.id)).status === 'printed',
       40_000,
     );
-    const [file] = await waitFor(
-      `a new PDF in ${outDir}`,
-      async () => {
-        const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
-          (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
-        );
-        return names.length > 0 ? names : null;
-      },
-      10_000,
-    );
+    const [file] = await newPdfs(outDir, before, title);
     const { stdout } = await execFileAsync('pdfinfo', [join(outDir, file!)]);
     await rm(join(outDir, file!));
     // ISO A5 is 148 × 210 mm, 419.53 × 595.28 pt; the PPD rounds it to 421 × 595.

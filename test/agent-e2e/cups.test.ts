@@ -13,6 +13,8 @@ import {
   cupsPdfOutDir,
   deleteQueue,
   minimalPdf,
+  newPdfs,
+  pdfsIn,
   startTestCups,
 } from '../helpers/cups.ts';
 import {
@@ -80,7 +82,7 @@ describe('agent + real server + real CUPS', () => {
     cleanups.push(() => runtime.stop());
 
     const outDir = cupsPdfOutDir();
-    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const before = await pdfsIn(outDir);
     const title = `E2E_receipt_${suffix}`;
     const zpl = Buffer.concat([
       Buffer.from('^XA^FO50,50^A0N,40,40^FDShopDesk e2e^FS^XZ\r\n', 'latin1'),
@@ -119,16 +121,7 @@ describe('agent + real server + real CUPS', () => {
     expect(pdfAfter).toMatchObject({ status: 'printed', printer: pdfQueue, error: null });
     // cups-pdf names the file after the title; its output may take a moment after CUPS
     // calls the job completed.
-    const created = await waitFor(
-      `a new PDF in ${outDir}`,
-      async () => {
-        const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
-          (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
-        );
-        return names.length > 0 ? names : null;
-      },
-      10_000,
-    );
+    const created = await newPdfs(outDir, before, title);
     expect(created).toHaveLength(1);
     const pdf = await readFile(join(outDir, created[0]!));
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
