@@ -125,28 +125,33 @@ function JobRow(props: {
       <td class="muted">{timeInWords(job.at)}</td>
       <td class="job-actions">
         {needsAttention(job) && (
-          <button
-            type="button"
-            class="button button-small button-primary"
-            aria-label={`Retry job ${job.id}`}
-            disabled={busy}
-            onClick={retry}
-          >
-            Retry
-          </button>
+          <JobButton label="Retry" job={job} busy={busy} primary onClick={retry} />
         )}
         {(job.status === 'printed' || job.status === 'failed') && (
-          <button
-            type="button"
-            class="button button-small"
-            aria-label={`Reprint job ${job.id}`}
-            disabled={busy}
-            onClick={reprint}
-          >
-            Reprint
-          </button>
+          <JobButton label="Reprint" job={job} busy={busy} onClick={reprint} />
         )}
       </td>
     </tr>
+  );
+}
+
+/** A small button acting on one job, named with the job's number for screen readers. */
+function JobButton(props: {
+  label: string;
+  job: RecentJobView;
+  busy: boolean;
+  primary?: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      class={props.primary ? 'button button-small button-primary' : 'button button-small'}
+      aria-label={`${props.label} job ${props.job.id}`}
+      disabled={props.busy}
+      onClick={props.onClick}
+    >
+      {props.label}
+    </button>
   );
 }
