@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import type { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import {
   cupsPdfOutDir,
@@ -20,6 +20,7 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 
 /**
  * Printer capabilities end to end: real CUPS (a cups-pdf queue, whose PPD lists its paper
@@ -41,14 +42,7 @@ beforeAll(async () => {
   server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
   const state = await makeStateDir();
   cleanState = state.cleanup;
-  runtime = new AgentRuntime({
-    serverUrl: server.url,
-    token: server.token,
-    stateDir: state.dir,
-    routes: [{ name: 'a4', printer: queue }],
-    client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-    reconnect: { baseMs: 50, maxMs: 300 },
-  });
+  runtime = testAgentRuntime(server, state.dir, [{ name: 'a4', printer: queue }]);
   await runtime.start();
 });
 

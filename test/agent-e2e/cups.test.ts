@@ -5,7 +5,6 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import {
   addPdfQueue,
@@ -23,6 +22,7 @@ import {
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
 const execFileAsync = promisify(execFile);
@@ -67,18 +67,11 @@ describe('agent + real server + real CUPS', () => {
     cleanups.push(state.cleanup);
     // The agent's own CUPS back-end (createPrinterBackend): nothing faked between the
     // server and the spooler.
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [
-        { name: 'a4', printer: pdfQueue, options: { paper: 'a4' } },
-        { name: 'labels', printer: rawQueue },
-        { name: 'stuck', printer: stoppedQueue },
-      ],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
-    });
+    const runtime = testAgentRuntime(server, state.dir, [
+      { name: 'a4', printer: pdfQueue, options: { paper: 'a4' } },
+      { name: 'labels', printer: rawQueue },
+      { name: 'stuck', printer: stoppedQueue },
+    ]);
     cleanups.push(() => runtime.stop());
 
     const outDir = cupsPdfOutDir();

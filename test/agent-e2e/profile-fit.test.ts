@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import type { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { LogLine } from '../../agent/core/status.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import { addPdfQueue, cupsPdfOutDir, deleteQueue, startTestCups } from '../helpers/cups.ts';
@@ -11,6 +11,7 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 
 /**
  * A profile that does not fit its printer, through real CUPS (docs/printing.md, "Profiles
@@ -33,14 +34,9 @@ beforeAll(async () => {
   server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
   const state = await makeStateDir();
   cleanState = state.cleanup;
-  runtime = new AgentRuntime({
-    serverUrl: server.url,
-    token: server.token,
-    stateDir: state.dir,
-    routes: [{ name: 'till', printer: queue, profile: { language: 'escpos', width_mm: 80 } }],
-    client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-    reconnect: { baseMs: 50, maxMs: 300 },
-  });
+  runtime = testAgentRuntime(server, state.dir, [
+    { name: 'till', printer: queue, profile: { language: 'escpos', width_mm: 80 } },
+  ]);
   runtime.onLog((line) => lines.push(line));
   await runtime.start();
 });

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import {
   addPdfQueue,
@@ -19,6 +18,7 @@ import {
 } from '../helpers/real-agent-server.ts';
 import { pdfImages, pdfText } from '../helpers/system-programs.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 import { type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
 /**
@@ -92,17 +92,10 @@ describe('template jobs through the agent and real CUPS', () => {
     );
 
     const state = await makeStateDir();
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [
-        { name: 'till', printer: rawQueue, profile: { language: 'escpos', width_mm: 80 } },
-        { name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } },
-      ],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
-    });
+    const runtime = testAgentRuntime(server, state.dir, [
+      { name: 'till', printer: rawQueue, profile: { language: 'escpos', width_mm: 80 } },
+      { name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } },
+    ]);
     const outDir = cupsPdfOutDir();
     const before = await pdfsIn(outDir);
     const title = `Delivery_${suffix}`;
@@ -155,14 +148,9 @@ describe('template jobs through the agent and real CUPS', () => {
       'Demo Shop\nOrder | {{ number }}\n{{ japanese }}\n{{ arabic }}\nTotal | 3.00\n=',
     );
     const state = await makeStateDir();
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [{ name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } }],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
-    });
+    const runtime = testAgentRuntime(server, state.dir, [
+      { name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } },
+    ]);
     const outDir = cupsPdfOutDir();
     const before = await pdfsIn(outDir);
     const title = `Thanks_${suffix}`;
