@@ -21,6 +21,7 @@ import {
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import { printerOnServer } from './helpers/server-printers.ts';
 
 /**
  * Printer capabilities end to end: real CUPS (a cups-pdf queue, whose PPD lists its paper
@@ -55,18 +56,7 @@ afterAll(async () => {
 
 describe('printer capabilities through real CUPS', () => {
   it("reports the queue's paper sizes, duplex and colour under capabilities in GET /printing/agents", async () => {
-    const printer = await waitFor(
-      'the queue with its capabilities on the server',
-      async () => {
-        const answer = await server.request('GET', '/printing/agents');
-        const agent = answer.body.data[0];
-        return agent?.printers.find(
-          (candidate: { name: string; capabilities?: unknown }) =>
-            candidate.name === queue && candidate.capabilities,
-        );
-      },
-      20_000,
-    );
+    const printer = await printerOnServer(server, queue, (capabilities) => capabilities);
     expect(printer.capabilities).toMatchObject({
       duplex: ['none'],
       color: ['color', 'monochrome'],

@@ -21,7 +21,7 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { agentArgs, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 import { testAgentRuntime } from './helpers/agent-runtime.ts';
 import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
@@ -136,17 +136,7 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
   it('reports the job agent_interrupted on restart, prints nothing again, and a retry prints it once', async () => {
     const state = await makeStateDir();
     cleanups.push(state.cleanup);
-    const agentArgs = [
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `held=${heldQueue}`,
-      '--state-dir',
-      state.dir,
-    ];
+    const args = agentArgs(server, `held=${heldQueue}`, state.dir);
     const processes: ShopdeskProcess[] = [];
     cleanups.push(async () => {
       for (const running of processes) await running.kill('SIGKILL');
@@ -165,7 +155,7 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
     // the 10 MiB label goes on the way to lp.
     const agentTmp = join(state.dir, 'tmp');
     mkdirSync(agentTmp);
-    const first = spawnShopdesk(agentArgs, { TMPDIR: agentTmp });
+    const first = spawnShopdesk(args, { TMPDIR: agentTmp });
     processes.push(first);
 
     // The window: the journal says "spooling" and the printer has the bytes, but CUPS
@@ -208,7 +198,7 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
     await waitFor('the page out at the printer', () => heldPrinter.received.length === 1, 30_000);
     expect(heldPrinter.received[0]!.equals(label)).toBe(true);
 
-    const second = spawnShopdesk(agentArgs);
+    const second = spawnShopdesk(args);
     processes.push(second);
     const failed = await waitFor(
       'the job failed on the server',

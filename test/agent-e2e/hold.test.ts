@@ -19,7 +19,7 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { spawnShopdesk } from './helpers/agent-process.ts';
+import { spawnAgent } from './helpers/agent-process.ts';
 import { testAgentRuntime } from './helpers/agent-runtime.ts';
 
 /**
@@ -66,17 +66,7 @@ describe('a printer out of paper holds its jobs', () => {
     await execFileAsync('cupsdisable', ['-r', 'Paper out', waitingQueue]);
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
-    const agent = spawnShopdesk([
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `receipts=${waitingQueue}`,
-      '--state-dir',
-      state.dir,
-    ]);
+    const agent = spawnAgent(server, `receipts=${waitingQueue}`, state.dir);
     onTestFinished(() => void agent.kill('SIGTERM'));
     await waitFor(
       'the agent holding',
@@ -215,17 +205,7 @@ describe('a clean stop', () => {
   }) => {
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
-    const agent = spawnShopdesk([
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `offline=${stoppingQueue}`,
-      '--state-dir',
-      state.dir,
-    ]);
+    const agent = spawnAgent(server, `offline=${stoppingQueue}`, state.dir);
     onTestFinished(() => void agent.kill('SIGKILL'));
     const agentId = await waitFor(
       'registered',

@@ -12,7 +12,7 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { spawnShopdesk } from './helpers/agent-process.ts';
+import { spawnAgent } from './helpers/agent-process.ts';
 import { testAgentRuntime } from './helpers/agent-runtime.ts';
 
 /**
@@ -116,17 +116,7 @@ describe('printer state: real CUPS → agent → real server', () => {
     await execFileAsync('cupsdisable', ['-r', `Paper out ${suffix}`, headlessQueue]);
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
-    const agent = spawnShopdesk([
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `receipts=${headlessQueue}`,
-      '--state-dir',
-      state.dir,
-    ]);
+    const agent = spawnAgent(server, `receipts=${headlessQueue}`, state.dir);
     onTestFinished(() => void agent.kill('SIGKILL'));
     const notReady = `printer ${headlessQueue} (route receipts) is not ready: stopped, paused: Paper out ${suffix}`;
     await waitFor('the not-ready line', () => agent.stderr().includes(notReady), 20_000).catch(
