@@ -211,6 +211,25 @@ export const imagesReplaceInput = z.object({
   images: z.array(imageInput).max(maxImagesPerProduct),
 });
 
+const required = (other: string) => `is required when ${other} is not present`;
+const prohibits = (other: string) => `prohibits ${other} from being present`;
+
+/** The same rule broken on both fields: each carries an issue naming the other. */
+function issueOnBoth(
+  ctx: z.RefinementCtx,
+  first: string,
+  second: string,
+  rule: (other: string) => string,
+): void {
+  for (const [key, other] of [
+    [first, second],
+    [second, first],
+  ] as const) {
+    const message = `The :attribute field ${rule(other.replaceAll('_', ' '))}.`;
+    ctx.addIssue({ code: 'custom', path: [key], message });
+  }
+}
+
 /** Exactly one of `product_id` or `code` names the product of a bulk item. */
 export function exactlyOne(
   value: Record<string, unknown>,
@@ -220,31 +239,8 @@ export function exactlyOne(
 ): void {
   const hasFirst = value[first] !== undefined && value[first] !== null;
   const hasSecond = value[second] !== undefined && value[second] !== null;
-  const words = (key: string) => key.replaceAll('_', ' ');
-  if (!hasFirst && !hasSecond) {
-    for (const [key, other] of [
-      [first, second],
-      [second, first],
-    ] as const) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        message: `The :attribute field is required when ${words(other)} is not present.`,
-      });
-    }
-  }
-  if (hasFirst && hasSecond) {
-    for (const [key, other] of [
-      [first, second],
-      [second, first],
-    ] as const) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        message: `The :attribute field prohibits ${words(other)} from being present.`,
-      });
-    }
-  }
+  // Neither: each is required; both: each prohibits the other.
+  if (hasFirst === hasSecond) issueOnBoth(ctx, first, second, hasFirst ? prohibits : required);
 }
 
 /**
@@ -266,18 +262,7 @@ export function atMostOne(
   second: string,
 ): void {
   const has = (key: string) => value[key] !== undefined && value[key] !== null;
-  if (has(first) && has(second)) {
-    for (const [key, other] of [
-      [first, second],
-      [second, first],
-    ] as const) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        message: `The :attribute field prohibits ${other.replaceAll('_', ' ')} from being present.`,
-      });
-    }
-  }
+  if (has(first) && has(second)) issueOnBoth(ctx, first, second, prohibits);
 }
 
 export const bulkPriceItem = z

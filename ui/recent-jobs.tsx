@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { JobStatus } from '../shared/printing.ts';
+import { ColumnHeads } from './column-heads.tsx';
 
 /** A job as a list of the latest shows it: what it is, where it went, how it ended. */
 export interface RecentJobView {
@@ -75,18 +76,11 @@ export function RecentJobs(props: {
       ) : (
         <div class="table-wrap">
           <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">Route</th>
-                <th scope="col">Printer</th>
-                <th scope="col">Status</th>
-                <th scope="col">When</th>
-                <th scope="col" class="actions-col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              names={['Job', 'Route', 'Printer', 'Status', 'When']}
+              actions
+              actionsClass="actions-col"
+            />
             <tbody>
               {jobs.map((job) => (
                 <JobRow
@@ -131,28 +125,33 @@ function JobRow(props: {
       <td class="muted">{timeInWords(job.at)}</td>
       <td class="job-actions">
         {needsAttention(job) && (
-          <button
-            type="button"
-            class="button button-small button-primary"
-            aria-label={`Retry job ${job.id}`}
-            disabled={busy}
-            onClick={retry}
-          >
-            Retry
-          </button>
+          <JobButton label="Retry" job={job} busy={busy} primary onClick={retry} />
         )}
         {(job.status === 'printed' || job.status === 'failed') && (
-          <button
-            type="button"
-            class="button button-small"
-            aria-label={`Reprint job ${job.id}`}
-            disabled={busy}
-            onClick={reprint}
-          >
-            Reprint
-          </button>
+          <JobButton label="Reprint" job={job} busy={busy} onClick={reprint} />
         )}
       </td>
     </tr>
+  );
+}
+
+/** A small button acting on one job, named with the job's number for screen readers. */
+function JobButton(props: {
+  label: string;
+  job: RecentJobView;
+  busy: boolean;
+  primary?: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      class={props.primary ? 'button button-small button-primary' : 'button button-small'}
+      aria-label={`${props.label} job ${props.job.id}`}
+      disabled={props.busy}
+      onClick={props.onClick}
+    >
+      {props.label}
+    </button>
   );
 }

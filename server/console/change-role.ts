@@ -1,7 +1,7 @@
 import type { ConsoleRole, ConsoleUserRecord } from '../../shared/console.ts';
-import { Conflict, NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { keepLastOwner, readUserRole } from './last-owner.ts';
 import { toUserRecord } from './records.ts';
 
 /**
@@ -17,23 +17,13 @@ export async function changeRole(
   role: ConsoleRole,
 ): Promise<ConsoleUserRecord> {
   return storage.transaction(db, async (trx) => {
-    const user = await trx
-      .selectFrom('console_users')
-      .select(['id', 'role'])
-      .where('company_id', '=', companyId)
-      .where('id', '=', userId)
-      .executeTakeFirst();
-    if (!user) throw new NotFound('User');
-    if (user.role === 'owner' && role !== 'owner') {
-      const owners = await trx
-        .selectFrom('console_users')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('company_id', '=', companyId)
-        .where('role', '=', 'owner')
-        .executeTakeFirstOrThrow();
-      if (Number(owners.count) <= 1) {
-        throw new Conflict('The last owner keeps the role: make someone else owner first.');
-      }
+    const current = await readUserRole(trx, companyId, userId);
+    if (current === 'owner' && role !== 'owner') {
+      await keepLastOwner(
+        trx,
+        companyId,
+        'The last owner keeps the role: make someone else owner first.',
+      );
     }
     const row = await trx
       .updateTable('console_users')

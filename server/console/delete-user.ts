@@ -1,6 +1,6 @@
-import { Conflict, NotFound } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
+import { keepLastOwner, readUserRole } from './last-owner.ts';
 
 /**
  * Removes a console user of the company; their sessions go with them, so a browser still
@@ -14,22 +14,8 @@ export async function deleteUser(
   userId: number,
 ): Promise<void> {
   await storage.transaction(db, async (trx) => {
-    const user = await trx
-      .selectFrom('console_users')
-      .select(['id', 'role'])
-      .where('company_id', '=', companyId)
-      .where('id', '=', userId)
-      .executeTakeFirst();
-    if (!user) throw new NotFound('User');
-    if (user.role === 'owner') {
-      const owners = await trx
-        .selectFrom('console_users')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('company_id', '=', companyId)
-        .where('role', '=', 'owner')
-        .executeTakeFirstOrThrow();
-      if (Number(owners.count) <= 1) throw new Conflict('The last owner cannot be removed.');
-    }
+    const role = await readUserRole(trx, companyId, userId);
+    if (role === 'owner') await keepLastOwner(trx, companyId, 'The last owner cannot be removed.');
     await trx.deleteFrom('console_sessions').where('user_id', '=', userId).execute();
     await trx.deleteFrom('console_users').where('id', '=', userId).execute();
   });

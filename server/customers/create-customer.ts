@@ -6,6 +6,7 @@ import {
   assertCodeFree,
   codeRaceAsTaken,
   columnsOf,
+  emptyOptionalColumns,
   insertAddresses,
   insertCustomer,
 } from './customer-writes.ts';
@@ -24,12 +25,7 @@ export async function createCustomer(
       const stamp = isoNow(now);
       const [row] = await insertCustomer(trx, {
         company_id: companyId,
-        code: null,
-        taxvat: null,
-        telephone: null,
-        mobile: null,
-        email: null,
-        credit_limit_cents: null,
+        ...emptyOptionalColumns,
         status: 'active',
         // A new contact is a customer unless its roles say otherwise.
         is_customer: 1,

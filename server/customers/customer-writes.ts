@@ -48,6 +48,16 @@ const deleteAddressesOf = prepared((db, p: { customerId: number }) =>
   db.deleteFrom('customer_addresses').where('customer_id', '=', p.customerId),
 );
 
+/** The optional fields of a customer, empty: what a new one starts with and a replace leaves. */
+export const emptyOptionalColumns = {
+  code: null,
+  taxvat: null,
+  telephone: null,
+  mobile: null,
+  email: null,
+  credit_limit_cents: null,
+} as const;
+
 export function columnsOf(input: CustomerPatch) {
   const columns: Partial<Omit<CustomerRow, 'id' | 'company_id' | 'created_at'>> = {};
   if (input.name !== undefined) columns.name = input.name;

@@ -5,7 +5,7 @@ import {
 } from '../../shared/customers.ts';
 import type { Db } from '../storage/db.ts';
 import { likePattern, literalPattern } from '../storage/like.ts';
-import { offsetOf, totalOf } from '../storage/pages.ts';
+import { readPage } from '../storage/pages.ts';
 import { isoNow } from '../time.ts';
 import { withAddresses } from './read-customer.ts';
 import { roleColumns } from './records.ts';
@@ -31,12 +31,6 @@ export async function listCustomers(
   if (query.updated_since) {
     base = base.where('updated_at', '>=', isoNow(new Date(query.updated_since)));
   }
-  const total = await totalOf(base);
-  const rows = await base
-    .selectAll()
-    .orderBy('id')
-    .limit(query.per_page)
-    .offset(offsetOf(query))
-    .execute();
+  const { rows, total } = await readPage(base, query, (list) => list.selectAll().orderBy('id'));
   return { rows: await withAddresses(db, rows), total };
 }

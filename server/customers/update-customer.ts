@@ -2,7 +2,13 @@ import type { CustomerPatch, CustomerRecord } from '../../shared/customers.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { assertCodeFree, codeRaceAsTaken, columnsOf, replaceAddresses } from './customer-writes.ts';
+import {
+  assertCodeFree,
+  codeRaceAsTaken,
+  columnsOf,
+  emptyOptionalColumns,
+  replaceAddresses,
+} from './customer-writes.ts';
 import { readCustomer } from './read-customer.ts';
 
 /**
@@ -22,17 +28,7 @@ export async function updateCustomer(
     .transaction(db, async (trx) => {
       await readCustomer(trx, companyId, id);
       if (input.code) await assertCodeFree(trx, companyId, input.code, id);
-      const cleared =
-        mode === 'replace'
-          ? {
-              code: null,
-              taxvat: null,
-              telephone: null,
-              mobile: null,
-              email: null,
-              credit_limit_cents: null,
-            }
-          : {};
+      const cleared = mode === 'replace' ? emptyOptionalColumns : {};
       await trx
         .updateTable('customers')
         .set({ ...cleared, ...columnsOf(input), updated_at: isoNow(now) })

@@ -8,7 +8,7 @@ import type { PageQuery } from '../../shared/http.ts';
 import { invalidField, NotFound, unknownReference } from '../domain-errors.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Db } from '../storage/db.ts';
-import { offsetOf, totalOf } from '../storage/pages.ts';
+import { readPage } from '../storage/pages.ts';
 import type { FleetTables } from '../storage/tables/fleet.ts';
 import { isoNow } from '../time.ts';
 import { agentKnown } from './agent-known.ts';
@@ -108,13 +108,9 @@ export async function listEnrollments(
   now: Date,
 ): Promise<{ rows: EnrollmentRecord[]; total: number }> {
   const base = db.selectFrom('print_enrollments').where('company_id', '=', companyId);
-  const total = await totalOf(base);
-  const rows = await base
-    .selectAll()
-    .orderBy('id', 'desc')
-    .limit(page.per_page)
-    .offset(offsetOf(page))
-    .execute();
+  const { rows, total } = await readPage(base, page, (list) =>
+    list.selectAll().orderBy('id', 'desc'),
+  );
   return { rows: await recordsOf(db, rows, now), total };
 }
 

@@ -1,6 +1,6 @@
 import type { OfferListQuery, OfferRecord } from '../../shared/offers.ts';
 import type { Db } from '../storage/db.ts';
-import { offsetOf, totalOf } from '../storage/pages.ts';
+import { readPage } from '../storage/pages.ts';
 import { withItems } from './read-offer.ts';
 
 /** The company's offers, filtered, by id, paginated. */
@@ -12,12 +12,6 @@ export async function listOffers(
   let base = db.selectFrom('offers').where('company_id', '=', companyId);
   if (query.status) base = base.where('status', '=', query.status);
   if (query.customer_id) base = base.where('customer_id', '=', query.customer_id);
-  const total = await totalOf(base);
-  const rows = await base
-    .selectAll()
-    .orderBy('id')
-    .limit(query.per_page)
-    .offset(offsetOf(query))
-    .execute();
+  const { rows, total } = await readPage(base, query, (list) => list.selectAll().orderBy('id'));
   return { rows: await withItems(db, rows), total };
 }

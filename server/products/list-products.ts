@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ProductListQuery, ProductRecord } from '../../shared/products.ts';
 import type { Db } from '../storage/db.ts';
 import { likePattern, literalPattern } from '../storage/like.ts';
-import { offsetOf, totalOf } from '../storage/pages.ts';
+import { readPage } from '../storage/pages.ts';
 import { toProductRecords } from './records.ts';
 
 /**
@@ -22,14 +22,12 @@ export async function listProducts(
       eb.or([likePattern(db, 'name', pattern), likePattern(db, 'code', pattern)]),
     );
   }
-  const total = await totalOf(base);
-  let ordered = base.selectAll();
-  if (query.q) {
+  const { rows, total } = await readPage(base, query, (list) => {
+    const all = list.selectAll();
+    if (!query.q) return all.orderBy('id');
     const startsWith = likePattern(db, 'name', literalPattern(query.q, 'start'));
-    ordered = ordered.orderBy(
-      sql`case when code = ${query.q} then 0 when ${startsWith} then 1 else 2 end`,
-    );
-  }
-  const rows = await ordered.orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute();
+    const rank = sql`case when code = ${query.q} then 0 when ${startsWith} then 1 else 2 end`;
+    return all.orderBy(rank).orderBy('id');
+  });
   return { rows: await toProductRecords(db, companyId, rows), total };
 }

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { dataOf } from '../../shared/http.ts';
 import { productParams } from '../../shared/products.ts';
 import {
@@ -17,56 +18,49 @@ const answer = {
   200: { description: "The product's stock after the change.", schema: dataOf(productStockRecord) },
 };
 
-export const stockRoutes = [
-  defineRoute({
+/** Setting one product's stock: the same rules and answer whether the path names it by code or by id. */
+function productStockRoute<P extends z.ZodType>(spec: {
+  path: string;
+  operationId: string;
+  summary: string;
+  params: P;
+  product: (params: z.infer<P>) => { id: number } | { code: string };
+}) {
+  return defineRoute({
     method: 'PUT',
-    path: '/inventory/stock/products/by-code/{code}',
+    path: spec.path,
     access: { permission: 'inventory.stock.update' },
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: stockRules,
+    tag,
+    idempotent: true,
+    params: spec.params,
+    body: stockUpdateInput,
+    responses: answer,
+    async handler({ params, body, caller, services, db }) {
+      const product = spec.product(params);
+      return ok(
+        await updateProductStock(services, db, caller, product, body, services.clock.now()),
+      );
+    },
+  });
+}
+
+export const stockRoutes = [
+  productStockRoute({
+    path: '/inventory/stock/products/by-code/{code}',
     operationId: 'setStockByProductCode',
     summary: 'Set the stock of a product, by product code',
-    description: stockRules,
-    tag,
-    idempotent: true,
     params: stockCodeParams,
-    body: stockUpdateInput,
-    responses: answer,
-    async handler({ params, body, caller, services, db }) {
-      return ok(
-        await updateProductStock(
-          services,
-          db,
-          caller,
-          { code: params.code },
-          body,
-          services.clock.now(),
-        ),
-      );
-    },
+    product: (params) => ({ code: params.code }),
   }),
-  defineRoute({
-    method: 'PUT',
+  productStockRoute({
     path: '/inventory/stock/products/{product}',
-    access: { permission: 'inventory.stock.update' },
     operationId: 'setStockByProductId',
     summary: 'Set the stock of a product',
-    description: stockRules,
-    tag,
-    idempotent: true,
     params: productParams,
-    body: stockUpdateInput,
-    responses: answer,
-    async handler({ params, body, caller, services, db }) {
-      return ok(
-        await updateProductStock(
-          services,
-          db,
-          caller,
-          { id: params.product },
-          body,
-          services.clock.now(),
-        ),
-      );
-    },
+    product: (params) => ({ id: params.product }),
   }),
   defineRoute({
     method: 'PUT',

@@ -14,3 +14,17 @@ export async function totalOf<DB, TB extends keyof DB, O>(
     .executeTakeFirstOrThrow()) as { total: number | string };
   return Number(counted.total);
 }
+
+/**
+ * One page of a list: how many rows `filtered` finds in all, and the page's rows as `ordered`
+ * selects and orders them from it.
+ */
+export async function readPage<DB, TB extends keyof DB, O, R>(
+  filtered: SelectQueryBuilder<DB, TB, O>,
+  page: PageQuery,
+  ordered: (filtered: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<DB, TB, R>,
+) {
+  const total = await totalOf(filtered);
+  const rows = await ordered(filtered).limit(page.per_page).offset(offsetOf(page)).execute();
+  return { rows, total };
+}

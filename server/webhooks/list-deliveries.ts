@@ -1,6 +1,6 @@
 import type { DeliveryListQuery, DeliveryRecord } from '../../shared/webhooks.ts';
 import type { Db } from '../storage/db.ts';
-import { offsetOf, totalOf } from '../storage/pages.ts';
+import { readPage } from '../storage/pages.ts';
 import { toDeliveryRecord } from './records.ts';
 
 /** An endpoint's deliveries, newest first (the endpoint is checked by the caller). */
@@ -11,12 +11,8 @@ export async function listDeliveries(
 ): Promise<{ rows: DeliveryRecord[]; total: number }> {
   let base = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   if (query.status) base = base.where('status', '=', query.status);
-  const total = await totalOf(base);
-  const rows = await base
-    .selectAll()
-    .orderBy('id', 'desc')
-    .limit(query.per_page)
-    .offset(offsetOf(query))
-    .execute();
+  const { rows, total } = await readPage(base, query, (list) =>
+    list.selectAll().orderBy('id', 'desc'),
+  );
   return { rows: rows.map(toDeliveryRecord), total };
 }

@@ -1,19 +1,27 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import type { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { deleteQueue, lpadmin, minimalPdf, startTestCups } from '../helpers/cups.ts';
+import {
+  cupsPdfOutDir,
+  deleteQueue,
+  lpadmin,
+  minimalPdf,
+  newPdfs,
+  pdfsIn,
+  startTestCups,
+} from '../helpers/cups.ts';
 import {
   type RealAgentTestServer,
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import { printerOnServer } from './helpers/server-printers.ts';
 
 /**
  * Printer capabilities end to end: real CUPS (a cups-pdf queue, whose PPD lists its paper
@@ -25,21 +33,6 @@ const execFileAsync = promisify(execFile);
 const suffix = randomBytes(3).toString('hex');
 const queue = `shopdesk-e2e-caps-${suffix}`;
 
-/** Where cups-pdf writes (the `Out` line of its configuration; ~/PDF by default). */
-function cupsPdfOutDir(): string {
-  let out = '~/PDF';
-  for (const path of ['/etc/cups/cups-pdf.conf', '/usr/local/etc/cups/cups-pdf.conf']) {
-    if (!existsSync(path)) continue;
-    const line = readFileSync(path, 'utf8')
-      .split('\n')
-      .map((text) => text.trim())
-      .find((text) => /^Out\s+/.test(text));
-    if (line) out = line.replace(/^Out\s+/, '');
-    break;
-  }
-  return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
-}
-
 let server: RealAgentTestServer;
 let runtime: AgentRuntime;
 let cleanState: () => Promise<void>;
@@ -50,14 +43,7 @@ beforeAll(async () => {
   server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
   const state = await makeStateDir();
   cleanState = state.cleanup;
-  runtime = new AgentRuntime({
-    serverUrl: server.url,
-    token: server.token,
-    stateDir: state.dir,
-    routes: [{ name: 'a4', printer: queue }],
-    client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-    reconnect: { baseMs: 50, maxMs: 300 },
-  });
+  runtime = testAgentRuntime(server, state.dir, [{ name: 'a4', printer: queue }]);
   await runtime.start();
 });
 
@@ -70,18 +56,7 @@ afterAll(async () => {
 
 describe('printer capabilities through real CUPS', () => {
   it("reports the queue's paper sizes, duplex and colour under capabilities in GET /printing/agents", async () => {
-    const printer = await waitFor(
-      'the queue with its capabilities on the server',
-      async () => {
-        const answer = await server.request('GET', '/printing/agents');
-        const agent = answer.body.data[0];
-        return agent?.printers.find(
-          (candidate: { name: string; capabilities?: unknown }) =>
-            candidate.name === queue && candidate.capabilities,
-        );
-      },
-      20_000,
-    );
+    const printer = await printerOnServer(server, queue, (capabilities) => capabilities);
     expect(printer.capabilities).toMatchObject({
       duplex: ['none'],
       color: ['color', 'monochrome'],
@@ -95,7 +70,7 @@ describe('printer capabilities through real CUPS', () => {
 
   it('prints paper: a5 as an A5 page (pdfinfo)', async () => {
     const outDir = cupsPdfOutDir();
-    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const before = await pdfsIn(outDir);
     const title = `E2E_a5_${suffix}`;
     const job = await server.createJob({
       route: 'a4',
@@ -109,16 +84,7 @@ describe('printer capabilities through real CUPS', () => {
       async () => (await server.job(job.id)).status === 'printed',
       40_000,
     );
-    const [file] = await waitFor(
-      `a new PDF in ${outDir}`,
-      async () => {
-        const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
-          (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
-        );
-        return names.length > 0 ? names : null;
-      },
-      10_000,
-    );
+    const [file] = await newPdfs(outDir, before, title);
     const { stdout } = await execFileAsync('pdfinfo', [join(outDir, file!)]);
     await rm(join(outDir, file!));
     // ISO A5 is 148 × 210 mm, 419.53 × 595.28 pt; the PPD rounds it to 421 × 595.

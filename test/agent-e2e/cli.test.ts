@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { type ShopdeskProcess, spawnAgent, spawnShopdesk } from './helpers/agent-process.ts';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -64,17 +64,11 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
       )
     ).replace(/\/+$/, '');
 
-    const agent = spawnShopdesk([
-      'agent',
-      '--server',
-      url,
-      '--token',
-      agentToken,
-      '--route',
+    const agent = spawnAgent(
+      { url: url, token: agentToken },
       `labels=folder:${outDir}`,
-      '--state-dir',
       join(dir, 'agent-state'),
-    ]);
+    );
     running.push(agent);
 
     const ids: string[] = [];

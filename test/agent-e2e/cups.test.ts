@@ -5,7 +5,6 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import {
   addPdfQueue,
@@ -13,6 +12,8 @@ import {
   cupsPdfOutDir,
   deleteQueue,
   minimalPdf,
+  newPdfs,
+  pdfsIn,
   startTestCups,
 } from '../helpers/cups.ts';
 import {
@@ -20,7 +21,8 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { agentArgs, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
 const execFileAsync = promisify(execFile);
@@ -65,22 +67,15 @@ describe('agent + real server + real CUPS', () => {
     cleanups.push(state.cleanup);
     // The agent's own CUPS back-end (createPrinterBackend): nothing faked between the
     // server and the spooler.
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [
-        { name: 'a4', printer: pdfQueue, options: { paper: 'a4' } },
-        { name: 'labels', printer: rawQueue },
-        { name: 'stuck', printer: stoppedQueue },
-      ],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
-    });
+    const runtime = testAgentRuntime(server, state.dir, [
+      { name: 'a4', printer: pdfQueue, options: { paper: 'a4' } },
+      { name: 'labels', printer: rawQueue },
+      { name: 'stuck', printer: stoppedQueue },
+    ]);
     cleanups.push(() => runtime.stop());
 
     const outDir = cupsPdfOutDir();
-    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const before = await pdfsIn(outDir);
     const title = `E2E_receipt_${suffix}`;
     const zpl = Buffer.concat([
       Buffer.from('^XA^FO50,50^A0N,40,40^FDShopDesk e2e^FS^XZ\r\n', 'latin1'),
@@ -119,16 +114,7 @@ describe('agent + real server + real CUPS', () => {
     expect(pdfAfter).toMatchObject({ status: 'printed', printer: pdfQueue, error: null });
     // cups-pdf names the file after the title; its output may take a moment after CUPS
     // calls the job completed.
-    const created = await waitFor(
-      `a new PDF in ${outDir}`,
-      async () => {
-        const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
-          (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
-        );
-        return names.length > 0 ? names : null;
-      },
-      10_000,
-    );
+    const created = await newPdfs(outDir, before, title);
     expect(created).toHaveLength(1);
     const pdf = await readFile(join(outDir, created[0]!));
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
@@ -150,17 +136,7 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
   it('reports the job agent_interrupted on restart, prints nothing again, and a retry prints it once', async () => {
     const state = await makeStateDir();
     cleanups.push(state.cleanup);
-    const agentArgs = [
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `held=${heldQueue}`,
-      '--state-dir',
-      state.dir,
-    ];
+    const args = agentArgs(server, `held=${heldQueue}`, state.dir);
     const processes: ShopdeskProcess[] = [];
     cleanups.push(async () => {
       for (const running of processes) await running.kill('SIGKILL');
@@ -179,7 +155,7 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
     // the 10 MiB label goes on the way to lp.
     const agentTmp = join(state.dir, 'tmp');
     mkdirSync(agentTmp);
-    const first = spawnShopdesk(agentArgs, { TMPDIR: agentTmp });
+    const first = spawnShopdesk(args, { TMPDIR: agentTmp });
     processes.push(first);
 
     // The window: the journal says "spooling" and the printer has the bytes, but CUPS
@@ -222,7 +198,7 @@ describe('crash: shopdesk agent killed with SIGKILL between spooling and confirm
     await waitFor('the page out at the printer', () => heldPrinter.received.length === 1, 30_000);
     expect(heldPrinter.received[0]!.equals(label)).toBe(true);
 
-    const second = spawnShopdesk(agentArgs);
+    const second = spawnShopdesk(args);
     processes.push(second);
     const failed = await waitFor(
       'the job failed on the server',

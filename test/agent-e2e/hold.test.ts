@@ -5,7 +5,6 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { JobDetail } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import {
@@ -20,7 +19,8 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { spawnShopdesk } from './helpers/agent-process.ts';
+import { spawnAgent } from './helpers/agent-process.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 
 /**
  * Hold, don't fail: a printer that cannot print (a cups-pdf queue stopped as a fault would,
@@ -66,17 +66,7 @@ describe('a printer out of paper holds its jobs', () => {
     await execFileAsync('cupsdisable', ['-r', 'Paper out', waitingQueue]);
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
-    const agent = spawnShopdesk([
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `receipts=${waitingQueue}`,
-      '--state-dir',
-      state.dir,
-    ]);
+    const agent = spawnAgent(server, `receipts=${waitingQueue}`, state.dir);
     onTestFinished(() => void agent.kill('SIGTERM'));
     await waitFor(
       'the agent holding',
@@ -154,15 +144,12 @@ describe('a printer out of paper holds its jobs', () => {
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
     // Its printers read every 3 s: the job below is claimed before the agent sees the stop.
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [{ name: 'tickets', printer: stoppingQueue }],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
-      printerCheckMs: 3000,
-    });
+    const runtime = testAgentRuntime(
+      server,
+      state.dir,
+      [{ name: 'tickets', printer: stoppingQueue }],
+      { printerCheckMs: 3000 },
+    );
     onTestFinished(() => runtime.stop());
     await runtime.start();
     await waitFor('connected', () => runtime.status().connection === 'connected');
@@ -218,17 +205,7 @@ describe('a clean stop', () => {
   }) => {
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
-    const agent = spawnShopdesk([
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `offline=${stoppingQueue}`,
-      '--state-dir',
-      state.dir,
-    ]);
+    const agent = spawnAgent(server, `offline=${stoppingQueue}`, state.dir);
     onTestFinished(() => void agent.kill('SIGKILL'));
     const agentId = await waitFor(
       'registered',

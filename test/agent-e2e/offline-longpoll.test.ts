@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PrintableJob, PrinterBackend } from '../../agent/core/printers/backend.ts';
 import { FolderBackend } from '../../agent/core/printers/folder.ts';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { RuntimeLogLine } from '../../agent/core/status.ts';
 import type { PrintOptions } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import { startRealAgentTestServer } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 
 /** The real folder back-end, with a gate the test can close before a print starts writing. */
 class GatedFolderBackend implements PrinterBackend {
@@ -54,15 +54,12 @@ async function setUp(
   cleanups.push(state.cleanup);
   const outDir = join(state.dir, 'out');
   const logs: RuntimeLogLine[] = [];
-  const runtime = new AgentRuntime({
-    serverUrl: server.url,
-    token: server.token,
-    stateDir: join(state.dir, 'agent'),
-    routes: [{ name: 'receipts', printer: `folder:${outDir}` }],
-    backend,
-    client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-    reconnect: { baseMs: 50, maxMs: 300 },
-  });
+  const runtime = testAgentRuntime(
+    server,
+    join(state.dir, 'agent'),
+    [{ name: 'receipts', printer: `folder:${outDir}` }],
+    { backend },
+  );
   runtime.onLog((line) => logs.push(line));
   cleanups.push(() => runtime.stop());
   await runtime.start();

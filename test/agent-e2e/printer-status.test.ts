@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { PrinterInfo } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
 import { addPdfQueue, deleteQueue, startTestCups } from '../helpers/cups.ts';
@@ -13,7 +12,8 @@ import {
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { spawnShopdesk } from './helpers/agent-process.ts';
+import { spawnAgent } from './helpers/agent-process.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 
 /**
  * Printer state from real CUPS to the real server: the agent's heartbeats carry it and the
@@ -64,13 +64,7 @@ describe('printer state: real CUPS → agent → real server', () => {
   }) => {
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [{ name: 'a4', printer: queue }],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
+    const runtime = testAgentRuntime(server, state.dir, [{ name: 'a4', printer: queue }], {
       printerCheckMs: 200,
     });
     onTestFinished(() => runtime.stop());
@@ -122,17 +116,7 @@ describe('printer state: real CUPS → agent → real server', () => {
     await execFileAsync('cupsdisable', ['-r', `Paper out ${suffix}`, headlessQueue]);
     const state = await makeStateDir();
     onTestFinished(state.cleanup);
-    const agent = spawnShopdesk([
-      'agent',
-      '--server',
-      server.url,
-      '--token',
-      server.token,
-      '--route',
-      `receipts=${headlessQueue}`,
-      '--state-dir',
-      state.dir,
-    ]);
+    const agent = spawnAgent(server, `receipts=${headlessQueue}`, state.dir);
     onTestFinished(() => void agent.kill('SIGKILL'));
     const notReady = `printer ${headlessQueue} (route receipts) is not ready: stopped, paused: Paper out ${suffix}`;
     await waitFor('the not-ready line', () => agent.stderr().includes(notReady), 20_000).catch(

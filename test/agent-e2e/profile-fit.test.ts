@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
+import type { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { LogLine } from '../../agent/core/status.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { addPdfQueue, cupsPdfOutDir, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import { addPdfQueue, cupsPdfOutDir, deleteQueue, pdfsIn, startTestCups } from '../helpers/cups.ts';
 import {
   type RealAgentTestServer,
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import { printerOnServer } from './helpers/server-printers.ts';
 
 /**
  * A profile that does not fit its printer, through real CUPS (docs/printing.md, "Profiles
@@ -33,14 +33,9 @@ beforeAll(async () => {
   server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
   const state = await makeStateDir();
   cleanState = state.cleanup;
-  runtime = new AgentRuntime({
-    serverUrl: server.url,
-    token: server.token,
-    stateDir: state.dir,
-    routes: [{ name: 'till', printer: queue, profile: { language: 'escpos', width_mm: 80 } }],
-    client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-    reconnect: { baseMs: 50, maxMs: 300 },
-  });
+  runtime = testAgentRuntime(server, state.dir, [
+    { name: 'till', printer: queue, profile: { language: 'escpos', width_mm: 80 } },
+  ]);
   runtime.onLog((line) => lines.push(line));
   await runtime.start();
 });
@@ -54,23 +49,13 @@ afterAll(async () => {
 
 describe('an ESC/POS profile on a cups-pdf queue', () => {
   it('reports that the queue takes PDF and text', async () => {
-    const printer = await waitFor(
-      'the queue with its languages on the server',
-      async () => {
-        const answer = await server.request('GET', '/printing/agents');
-        return answer.body.data[0]?.printers.find(
-          (candidate: { name: string; capabilities?: { languages?: string[] } }) =>
-            candidate.name === queue && candidate.capabilities?.languages,
-        );
-      },
-      20_000,
-    );
+    const printer = await printerOnServer(server, queue, (capabilities) => capabilities?.languages);
     expect(printer.capabilities.languages).toEqual(['pdf', 'text']);
   });
 
   it('holds the job with its reason instead of printing a blank page, and says so in its log', async () => {
     const outDir = cupsPdfOutDir();
-    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const before = await pdfsIn(outDir);
     const title = `E2E_fit_${suffix}`;
     const job = await server.createJob({
       route: 'till',
@@ -96,7 +81,7 @@ describe('an ESC/POS profile on a cups-pdf queue', () => {
     expect(read.status).toBe('queued');
     expect(read.attempts).toBe(0);
     expect(read.wait_reason).toEqual({ code: 'printer_misconfigured', message: misfit });
-    const written = (existsSync(outDir) ? await readdir(outDir) : []).filter(
+    const written = [...(await pdfsIn(outDir))].filter(
       (name) => !before.has(name) && name.includes(title),
     );
     expect(written).toEqual([]);

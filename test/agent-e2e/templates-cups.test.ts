@@ -1,18 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { addPdfQueue, addRawQueue, deleteQueue, startTestCups } from '../helpers/cups.ts';
+import {
+  addPdfQueue,
+  addRawQueue,
+  cupsPdfOutDir,
+  deleteQueue,
+  newPdfs,
+  pdfsIn,
+  startTestCups,
+} from '../helpers/cups.ts';
 import {
   type RealAgentTestServer,
   startRealAgentTestServer,
 } from '../helpers/real-agent-server.ts';
 import { pdfImages, pdfText } from '../helpers/system-programs.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { testAgentRuntime } from './helpers/agent-runtime.ts';
 import { type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
 /**
@@ -26,20 +32,6 @@ import { type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 const suffix = randomBytes(3).toString('hex');
 const rawQueue = `shopdesk-tpl-escpos-${suffix}`;
 const pdfQueue = `shopdesk-tpl-pdf-${suffix}`;
-
-/** Where cups-pdf writes (its `Out` line, `${HOME}` expanded; ~/PDF by default). */
-function cupsPdfOutDir(): string {
-  let out = '~/PDF';
-  const conf = '/etc/cups/cups-pdf.conf';
-  if (existsSync(conf)) {
-    const line = readFileSync(conf, 'utf8')
-      .split('\n')
-      .map((text) => text.trim())
-      .find((text) => /^Out\s+/.test(text));
-    if (line) out = line.replace(/^Out\s+/, '');
-  }
-  return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
-}
 
 let printer: RawPrinter;
 let server: RealAgentTestServer;
@@ -71,18 +63,22 @@ const caller = (secret: string) => async (method: string, path: string, body?: u
   return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
 };
 
+/** A caller with a token that keeps templates and prints, and a receipt template it made. */
+async function withReceiptTemplate(name: string, source: string) {
+  const { secret } = await server.issueToken([
+    'printing.templates.write',
+    'printing.jobs.create',
+    'printing.jobs.read',
+  ]);
+  const call = caller(secret);
+  const template = await call('POST', '/printing/templates', { name, kind: 'receipt', source });
+  expect(template.status).toBe(201);
+  return call;
+}
+
 /** The PDF cups-pdf writes for a job titled `title`, read and removed. */
 async function newPdf(outDir: string, before: Set<string>, title: string): Promise<Buffer> {
-  const created = await waitFor(
-    `a new PDF in ${outDir}`,
-    async () => {
-      const names = (existsSync(outDir) ? await readdir(outDir) : []).filter(
-        (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
-      );
-      return names.length > 0 ? names : null;
-    },
-    10_000,
-  );
+  const created = await newPdfs(outDir, before, title);
   const pdf = await readFile(join(outDir, created[0]!));
   await rm(join(outDir, created[0]!));
   return pdf;
@@ -90,34 +86,18 @@ async function newPdf(outDir: string, before: Set<string>, title: string): Promi
 
 describe('template jobs through the agent and real CUPS', () => {
   it('prints the rendered ESC/POS byte for byte, and a PDF holding the order lines', async () => {
-    const { secret } = await server.issueToken([
-      'printing.templates.write',
-      'printing.jobs.create',
-      'printing.jobs.read',
-    ]);
-    const call = caller(secret);
-    const template = await call('POST', '/printing/templates', {
-      name: 'till',
-      kind: 'receipt',
-      source:
-        '^^Demo Shop\nOrder | {{ number }}\n{% for line in lines %}{{ line.name }} | {{ line.price | money }}\n{% endfor %}=',
-    });
-    expect(template.status).toBe(201);
+    const call = await withReceiptTemplate(
+      'till',
+      '^^Demo Shop\nOrder | {{ number }}\n{% for line in lines %}{{ line.name }} | {{ line.price | money }}\n{% endfor %}=',
+    );
 
     const state = await makeStateDir();
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [
-        { name: 'till', printer: rawQueue, profile: { language: 'escpos', width_mm: 80 } },
-        { name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } },
-      ],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
-    });
+    const runtime = testAgentRuntime(server, state.dir, [
+      { name: 'till', printer: rawQueue, profile: { language: 'escpos', width_mm: 80 } },
+      { name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } },
+    ]);
     const outDir = cupsPdfOutDir();
-    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const before = await pdfsIn(outDir);
     const title = `Delivery_${suffix}`;
     const data = {
       number: `A-${suffix}`,
@@ -163,29 +143,16 @@ describe('template jobs through the agent and real CUPS', () => {
   }, 90_000);
 
   it('prints Japanese and Arabic lines in a PDF as pictures that carry their text', async () => {
-    const { secret } = await server.issueToken([
-      'printing.templates.write',
-      'printing.jobs.create',
-      'printing.jobs.read',
-    ]);
-    const call = caller(secret);
-    const template = await call('POST', '/printing/templates', {
-      name: 'thanks',
-      kind: 'receipt',
-      source: 'Demo Shop\nOrder | {{ number }}\n{{ japanese }}\n{{ arabic }}\nTotal | 3.00\n=',
-    });
-    expect(template.status).toBe(201);
+    const call = await withReceiptTemplate(
+      'thanks',
+      'Demo Shop\nOrder | {{ number }}\n{{ japanese }}\n{{ arabic }}\nTotal | 3.00\n=',
+    );
     const state = await makeStateDir();
-    const runtime = new AgentRuntime({
-      serverUrl: server.url,
-      token: server.token,
-      stateDir: state.dir,
-      routes: [{ name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } }],
-      client: { attempts: 1, backoff: { baseMs: 20, maxMs: 100 } },
-      reconnect: { baseMs: 50, maxMs: 300 },
-    });
+    const runtime = testAgentRuntime(server, state.dir, [
+      { name: 'office', printer: pdfQueue, profile: { language: 'pdf', width_mm: 'a4' } },
+    ]);
     const outDir = cupsPdfOutDir();
-    const before = new Set(existsSync(outDir) ? await readdir(outDir) : []);
+    const before = await pdfsIn(outDir);
     const title = `Thanks_${suffix}`;
     try {
       const created = await call('POST', '/printing/jobs', {

@@ -7,6 +7,7 @@ import type { TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken } from '../printing/helpers.ts';
 import { startWebhookServer, subscribe } from '../webhooks/helpers.ts';
 import { Receiver } from '../webhooks/receiver.ts';
+import { signInOnPage } from './helpers.ts';
 
 /** The owner's pages in Chromium: webhooks (deliveries, redeliver, rotate) and users. */
 describe('the console for an owner: webhooks and users', () => {
@@ -28,11 +29,7 @@ describe('the console for an owner: webhooks and users', () => {
     await subscribe(server, manager, receiver, ['print_job.created']);
     page = await browser.newPage();
     page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${server.url}/console/`);
-    await page.getByLabel('E-mail').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await signInOnPage(page, server.url, owner);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

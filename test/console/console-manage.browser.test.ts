@@ -5,7 +5,7 @@ import { seriousViolations } from '../helpers/axe.ts';
 import { type ConsoleUser, consoleRequest, consoleUser, signIn } from '../helpers/console.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import { registerAgent, type TestAgent } from '../printing/helpers.ts';
-import { chromiumForFile } from './helpers.ts';
+import { chromiumForFile, signInOnPage } from './helpers.ts';
 
 /**
  * What a shop manager does on the console's pages instead of the command line, in a real
@@ -55,11 +55,7 @@ describe.each(['sqlite', 'postgres'] as const)(
       context = await chromium.browser.newContext();
       page = await context.newPage();
       page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(`${instances.one.url}/console/`);
-      await page.getByLabel('E-mail').fill(owner.email);
-      await page.getByLabel('Password').fill(owner.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await signInOnPage(page, instances.one.url, owner);
     }, 60_000);
     afterAll(async () => {
       await context?.close();

@@ -5,7 +5,7 @@ import { type ConsoleUser, consoleUser } from '../helpers/console.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken } from '../printing/helpers.ts';
-import { chromiumForFile } from './helpers.ts';
+import { chromiumForFile, signInOnPage } from './helpers.ts';
 
 /**
  * The Templates page in a real Chromium, as a shop manager uses it: create a template, watch
@@ -32,11 +32,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
     });
-    await page.goto(`${server.url}/console/`);
-    await page.getByLabel('E-mail').fill(manager.email);
-    await page.getByLabel('Password').fill(manager.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await signInOnPage(page, server.url, manager);
   }, 60_000);
   afterAll(async () => {
     await page?.context().close();
@@ -178,11 +174,7 @@ describe.each(databaseKinds)('the Templates page in Chromium, on %s', (dialect) 
   it('shows staff a template read-only, with its preview and no Save', async () => {
     const staff = await consoleUser(server, companyId, 'staff');
     const staffPage = await chromium.browser.newPage();
-    await staffPage.goto(`${server.url}/console/`);
-    await staffPage.getByLabel('E-mail').fill(staff.email);
-    await staffPage.getByLabel('Password').fill(staff.password);
-    await staffPage.getByRole('button', { name: 'Sign in' }).click();
-    await staffPage.getByRole('heading', { name: 'Overview' }).waitFor();
+    await signInOnPage(staffPage, server.url, staff);
     await staffPage
       .getByRole('navigation', { name: 'Console' })
       .getByRole('link', { name: 'Templates' })

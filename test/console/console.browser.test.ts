@@ -4,7 +4,7 @@ import { seriousViolations } from '../helpers/axe.ts';
 import { type ConsoleUser, consoleRequest, consoleUser } from '../helpers/console.ts';
 import { type Instances, startInstances } from '../helpers/instances.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from '../printing/helpers.ts';
-import { chromiumForFile } from './helpers.ts';
+import { chromiumForFile, signInOnPage } from './helpers.ts';
 
 /**
  * The console in a real Chromium, as a shop manager uses it: signed in on one instance
@@ -270,11 +270,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
   it('shows staff no Tokens, Webhooks nor enrolment, and refuses the Tokens page', async () => {
     const staffContext = await chromium.browser.newContext();
     const staffPage = await staffContext.newPage();
-    await staffPage.goto(`${instances.one.url}/console/`);
-    await staffPage.getByLabel('E-mail').fill(staff.email);
-    await staffPage.getByLabel('Password').fill(staff.password);
-    await staffPage.getByRole('button', { name: 'Sign in' }).click();
-    await staffPage.getByRole('heading', { name: 'Overview' }).waitFor();
+    await signInOnPage(staffPage, instances.one.url, staff);
     const links = staffPage.getByRole('navigation', { name: 'Console' }).getByRole('link');
     expect(await links.allTextContents()).toEqual(['Overview', 'Jobs', 'Agents', 'Templates']);
     await staffPage.goto(`${instances.one.url}/console/agents`);

@@ -6,6 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { requireService } from './services.ts';
+import { waitFor } from './wait.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -148,6 +149,27 @@ export function cupsPdfOutDir(): string {
   }
   return out.replace(/\$\{HOME\}|^~/g, homedir()).replace(/\$\{USER\}/g, process.env.USER ?? '');
 }
+
+const namesIn = async (outDir: string) => (existsSync(outDir) ? await readdir(outDir) : []);
+
+/** The files in cups-pdf's output folder now, to tell a job's new PDF from older ones. */
+export async function pdfsIn(outDir: string): Promise<Set<string>> {
+  return new Set(await namesIn(outDir));
+}
+
+/**
+ * The names of the PDFs cups-pdf wrote for a job titled `title` since `before` (it names the
+ * file after the title, and may finish writing a moment after CUPS calls the job completed).
+ */
+export async function newPdfs(outDir: string, before: Set<string>, title: string) {
+  return waitFor(`a new PDF in ${outDir}`, async () => {
+    const made = (await namesIn(outDir)).filter(
+      (name) => !before.has(name) && name.includes(title) && name.endsWith('.pdf'),
+    );
+    return made.length > 0 ? made : null;
+  });
+}
+
 export async function lpadmin(args: string[]): Promise<void> {
   await execFileAsync('lpadmin', args);
 }

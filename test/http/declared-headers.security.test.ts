@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { buildOpenApi } from '../../server/http/openapi.ts';
 import type { AnyRoute } from '../../server/http/route.ts';
 import { apiRoutes } from '../../server/routes.ts';
@@ -8,6 +7,7 @@ import { arbitraryOf, jsonSchemaOf } from '../fuzz/schema-arbitrary.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { expectError } from './error-answers.ts';
+import { concretePath, label } from './route-samples.ts';
 
 /**
  * What the OpenAPI document says a route reads from the request's headers, the route
@@ -16,7 +16,6 @@ import { expectError } from './error-answers.ts';
  * route table, so a route added later is covered without touching this file.
  */
 
-const label = (route: AnyRoute) => `${route.method} ${route.path}`;
 // biome-ignore lint/suspicious/noExplicitAny: the document is read by path.
 const document = buildOpenApi(apiRoutes, 'test') as any;
 
@@ -38,19 +37,6 @@ const agentChecked = documented.filter(
     documentedHeaders(route).get('X-Agent-Id')?.required === false && route.agentHeader !== 'hint',
 );
 const keyed = documented.filter((route) => documentedHeaders(route).has('Idempotency-Key'));
-
-/** A value each path parameter's schema takes (ids, uuids, names). */
-function concretePath(route: AnyRoute): string {
-  const shape: Record<string, z.ZodType> =
-    route.params instanceof z.ZodObject ? (route.params.shape as Record<string, z.ZodType>) : {};
-  return route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
-    const schema = shape[name];
-    const candidates = ['1', 'a', '00000000-0000-4000-8000-000000000000'];
-    const value = candidates.find((candidate) => !schema || schema.safeParse(candidate).success);
-    if (value === undefined) throw new Error(`no sample value for {${name}} of ${label(route)}`);
-    return value;
-  });
-}
 
 /**
  * A body the route's schema accepts, generated from it: the agent is checked once the body

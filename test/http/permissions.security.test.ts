@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { AnyRoute } from '../../server/http/route.ts';
 import { apiRoutes } from '../../server/routes.ts';
 import { permissions as allPermissions, type Permission } from '../../shared/permissions.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { concretePath, label } from './route-samples.ts';
 
 /**
  * The permission matrix, read from the route table itself: a route added later is covered
@@ -14,21 +14,6 @@ type Guarded = AnyRoute & { access: { permission: Permission; alsoAccepts?: Perm
 
 const guarded = apiRoutes.filter((route): route is Guarded => typeof route.access === 'object');
 const accepted = (route: Guarded) => [route.access.permission, ...(route.access.alsoAccepts ?? [])];
-const label = (route: AnyRoute) => `${route.method} ${route.path}`;
-
-/** A value each path parameter's schema takes: 1 for ids, the first option of an enum. */
-function concretePath(route: AnyRoute): string {
-  const shape: Record<string, z.ZodType> =
-    route.params instanceof z.ZodObject ? (route.params.shape as Record<string, z.ZodType>) : {};
-  return route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
-    const schema = shape[name];
-    const candidates = ['1', 'parent', 'a', '00000000-0000-4000-8000-000000000000'];
-    if (schema instanceof z.ZodEnum) candidates.unshift(String(schema.options[0]));
-    const value = candidates.find((candidate) => !schema || schema.safeParse(candidate).success);
-    if (value === undefined) throw new Error(`no sample value for {${name}} of ${label(route)}`);
-    return value;
-  });
-}
 
 /** The smallest request the route takes: its path with sample values, `{}` as the body. */
 function requestFor(route: AnyRoute, token: string) {

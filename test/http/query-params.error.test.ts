@@ -6,28 +6,13 @@ import { allRoutes, apiRoutes } from '../../server/routes.ts';
 import { consoleRequest, consoleUser, signIn } from '../helpers/console.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { expectError } from './error-answers.ts';
+import { concretePath, label } from './route-samples.ts';
 
 /**
  * A query parameter a route does not declare is refused, on every route of the table, with
  * the usual 422 naming it (docs/http.md, "Bodies"): `?stauts=failed` used to answer the whole
  * list as if it were filtered. The rule is the pipeline's and reads no database: SQLite only.
  */
-
-const label = (route: AnyRoute) => `${route.method} ${route.path}`;
-
-/** A value each path parameter's schema takes: 1 for ids, the first option of an enum. */
-function concretePath(route: AnyRoute): string {
-  const shape: Record<string, z.ZodType> =
-    route.params instanceof z.ZodObject ? (route.params.shape as Record<string, z.ZodType>) : {};
-  return route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
-    const schema = shape[name];
-    const candidates = ['1', 'parent', 'a', 'stable', '00000000-0000-4000-8000-000000000000'];
-    if (schema instanceof z.ZodEnum) candidates.unshift(String(schema.options[0]));
-    const value = candidates.find((candidate) => !schema || schema.safeParse(candidate).success);
-    if (value === undefined) throw new Error(`no sample value for {${name}} of ${label(route)}`);
-    return value;
-  });
-}
 
 let server: TestServer;
 let token: string;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { registerAgent, type TestAgent } from '../printing/helpers.ts';
 import { readStarBarcode } from './code-commands.ts';
-import { createTemplate, fetchBytes } from './helpers.ts';
+import { createTemplate, fetchBytes, startTemplateShop } from './helpers.ts';
 
 /**
  * Barcode data stays data, end to end on both databases: an order reference a web-shop
@@ -21,14 +21,7 @@ describe.each(databaseKinds)('barcode data on %s', (kind) => {
   let token: string;
   let star: TestAgent;
   beforeAll(async () => {
-    server = await startTestServerOn(kind);
-    company = await server.createCompany('Barcode shop');
-    token = await server.token(company, [
-      'printing.templates.read',
-      'printing.templates.write',
-      'printing.jobs.create',
-      'printing.jobs.read',
-    ]);
+    ({ server, company, token } = await startTemplateShop(kind, 'Barcode shop'));
     star = await registerAgent(server, company, []);
     const put = await star.call('PUT', '/printing/routes', {
       routes: [

@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRequiredData, templateVariables } from '../../server/templates/template-variables.ts';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { createTemplate, fetchBytes, receiptData, receiptSource } from './helpers.ts';
+import {
+  createTemplate,
+  fetchBytes,
+  receiptData,
+  receiptSource,
+  startTemplateShop,
+} from './helpers.ts';
 
 /**
  * Data that cannot print blank (docs/templates.md, "Data the template needs"): a path the
@@ -127,13 +133,7 @@ describe.each(databaseKinds)('data the template needs on %s', (kind) => {
   let token: string;
   let receiptId: number;
   beforeAll(async () => {
-    server = await startTestServerOn(kind);
-    const company = await server.createCompany('Blank-proof shop');
-    token = await server.token(company, [
-      'printing.templates.read',
-      'printing.templates.write',
-      'printing.jobs.create',
-    ]);
+    ({ server, token } = await startTemplateShop(kind, 'Blank-proof shop'));
     receiptId = (await createTemplate(server, token, { name: 'receipt' })).id;
   });
   afterAll(() => server.close());

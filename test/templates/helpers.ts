@@ -1,3 +1,4 @@
+import { type DatabaseKind, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 /** A receipt template as the tests use it: ReceiptLine with the order's lines. */
@@ -73,4 +74,23 @@ export async function fetchBytes(
     contentType: response.headers.get('content-type') ?? '',
     bytes: Buffer.from(await response.arrayBuffer()),
   };
+}
+
+/**
+ * A server on `kind` with one company and a token that keeps templates and prints from them
+ * (what a shop's till needs).
+ */
+export async function startTemplateShop(
+  kind: DatabaseKind,
+  companyName: string,
+): Promise<{ server: TestServer; company: number; token: string }> {
+  const server = await startTestServerOn(kind);
+  const company = await server.createCompany(companyName);
+  const token = await server.token(company, [
+    'printing.templates.read',
+    'printing.templates.write',
+    'printing.jobs.create',
+    'printing.jobs.read',
+  ]);
+  return { server, company, token };
 }

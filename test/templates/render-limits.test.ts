@@ -4,7 +4,7 @@ import type { RenderPool } from '../../server/templates/render-pool.ts';
 import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { registerAgent, type TestAgent } from '../printing/helpers.ts';
-import { createTemplate } from './helpers.ts';
+import { createTemplate, startTemplateShop } from './helpers.ts';
 
 /** A white PNG of `width` × `height` pixels, in base64 (a blank page deflates to little). */
 const blankPng = (width: number, height: number) =>
@@ -77,14 +77,7 @@ describe.each(databaseKinds)('render bounds on %s', (kind) => {
   let token: string;
   let agent: TestAgent;
   beforeAll(async () => {
-    server = await startTestServerOn(kind);
-    company = await server.createCompany('Bounded shop');
-    token = await server.token(company, [
-      'printing.templates.read',
-      'printing.templates.write',
-      'printing.jobs.create',
-      'printing.jobs.read',
-    ]);
+    ({ server, company, token } = await startTemplateShop(kind, 'Bounded shop'));
     agent = await registerAgent(server, company, []);
     const put = await agent.call('PUT', '/printing/routes', {
       routes: [{ name: 'till', printer: 'PRINTER', profile: { language: 'escpos' } }],

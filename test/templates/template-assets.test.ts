@@ -1,10 +1,10 @@
 import jpeg from 'jpeg-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bitmapToPng } from '../../server/templates/render/png.ts';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { registerAgent, type TestAgent } from '../printing/helpers.ts';
-import { createTemplate, fetchBytes } from './helpers.ts';
+import { createTemplate, fetchBytes, startTemplateShop } from './helpers.ts';
 import { darkIn, greyOf } from './png-pixels.ts';
 
 /** A black logo of `width` × 80 px, as a PNG in base64. */
@@ -36,15 +36,9 @@ describe.each(databaseKinds)("a template's image assets on %s", (kind) => {
   let token: string;
   let agent: TestAgent;
   beforeAll(async () => {
-    server = await startTestServerOn(kind);
-    const company = await server.createCompany('Logo shop');
-    token = await server.token(company, [
-      'printing.templates.read',
-      'printing.templates.write',
-      'printing.jobs.create',
-      'printing.jobs.read',
-    ]);
-    agent = await registerAgent(server, company, []);
+    const shop = await startTemplateShop(kind, 'Logo shop');
+    ({ server, token } = shop);
+    agent = await registerAgent(server, shop.company, []);
     const put = await agent.call('PUT', '/printing/routes', {
       routes: [{ name: 'till', printer: 'EPSON', profile: { language: 'escpos', width_mm: 80 } }],
     });

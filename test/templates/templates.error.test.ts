@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { createTemplate, fetchBytes, receiptData, receiptSchema } from './helpers.ts';
+import {
+  createTemplate,
+  fetchBytes,
+  receiptData,
+  receiptSchema,
+  startTemplateShop,
+} from './helpers.ts';
 
 /**
  * Every refusal of templates and template jobs, on both databases: Liquid errors with their
@@ -14,14 +20,7 @@ describe.each(databaseKinds)('template refusals on %s', (kind) => {
   let company: number;
   let token: string;
   beforeAll(async () => {
-    server = await startTestServerOn(kind);
-    company = await server.createCompany('Strict shop');
-    token = await server.token(company, [
-      'printing.templates.read',
-      'printing.templates.write',
-      'printing.jobs.create',
-      'printing.jobs.read',
-    ]);
+    ({ server, company, token } = await startTemplateShop(kind, 'Strict shop'));
     await createTemplate(server, token, { name: 'checked', data_schema: receiptSchema });
   });
   afterAll(() => server.close());

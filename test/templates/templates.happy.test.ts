@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { registerAgent, type TestAgent } from '../printing/helpers.ts';
 import {
@@ -8,6 +8,7 @@ import {
   receiptData,
   receiptSchema,
   receiptSource,
+  startTemplateShop,
 } from './helpers.ts';
 import { darkIn, greyOf } from './png-pixels.ts';
 
@@ -22,14 +23,7 @@ describe.each(databaseKinds)('templates on %s', (kind) => {
   let company: number;
   let token: string;
   beforeAll(async () => {
-    server = await startTestServerOn(kind);
-    company = await server.createCompany('Template shop');
-    token = await server.token(company, [
-      'printing.templates.read',
-      'printing.templates.write',
-      'printing.jobs.create',
-      'printing.jobs.read',
-    ]);
+    ({ server, company, token } = await startTemplateShop(kind, 'Template shop'));
   });
   afterAll(() => server.close());
 

@@ -1,5 +1,6 @@
 import type { JobRecord } from '../../../shared/printing.ts';
 import { useLoad } from '../load.ts';
+import { previewOf } from '../preview.ts';
 
 type Job = Pick<JobRecord, 'id' | 'content_type'>;
 
@@ -51,13 +52,7 @@ export function Rendering({ job }: { job: Job }) {
       credentials: 'same-origin',
     });
     if (!response.ok || !response.headers.get('content-type')?.startsWith('image/')) return null;
-    const blob = await response.blob();
-    return new Promise<string>((resolve, reject) => {
-      const reader = new FileReader();
-      reader.onload = () => resolve(String(reader.result));
-      reader.onerror = () => reject(reader.error);
-      reader.readAsDataURL(blob);
-    });
+    return previewOf(response);
   }, [job.id, job.content_type]);
   if (!data) return null;
   return (

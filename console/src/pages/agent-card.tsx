@@ -3,6 +3,7 @@ import type { CreatedEnrollment } from '../../../shared/enrollments.ts';
 import type { AgentListing } from '../../../shared/printing.ts';
 import { profileMisfit } from '../../../shared/profile-fit.ts';
 import { capabilitiesInWords, profileInWords } from '../../../shared/profile-presets.ts';
+import { ColumnHeads } from '../../../ui/column-heads.tsx';
 import { api, failureMessage } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
@@ -95,14 +96,7 @@ function PrinterTable({ printers }: { printers: Printer[] }) {
   if (printers.length === 0) return <p>The agent reported no printer.</p>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Printer</th>
-          <th scope="col">State</th>
-          <th scope="col">Details</th>
-          <th scope="col">Takes</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Printer', 'State', 'Details', 'Takes']} />
       <tbody>
         {printers.map((printer) => (
           <tr key={printer.name}>

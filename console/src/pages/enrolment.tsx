@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { CreatedEnrollment, EnrollmentRecord } from '../../../shared/enrollments.ts';
+import { ColumnHeads } from '../../../ui/column-heads.tsx';
 import { api, failureMessage, type Page } from '../api.ts';
 import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
@@ -195,17 +196,7 @@ export function EnrolmentCodes({ version }: { version: number }) {
       )}
       {active.length > 0 && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">For</th>
-              <th scope="col">Routes</th>
-              <th scope="col">Used</th>
-              <th scope="col">Valid until</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['For', 'Routes', 'Used', 'Valid until']} actions />
           <tbody>
             {active.map((code) => (
               <tr key={code.id} data-code={code.id}>

@@ -5,6 +5,7 @@ import type {
   JobChoicesRecord,
 } from '../../../shared/console-jobs.ts';
 import { jobErrorWords } from '../../../shared/job-error-words.ts';
+import { ColumnHeads } from '../../../ui/column-heads.tsx';
 import { api, can, type Page, type Session } from '../api.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
@@ -225,18 +226,9 @@ function JobTable({ jobs, page }: { jobs: ConsoleJobRecord[]; page: number }) {
         {count(jobs.length, 'job')} {page > 1 ? `on page ${page}` : 'shown'}, newest first. Choose a
         row to open its job.
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Job</th>
-          <th scope="col">Title</th>
-          <th scope="col">Route</th>
-          <th scope="col">Printer</th>
-          <th scope="col">Agent</th>
-          <th scope="col">State</th>
-          <th scope="col">Problem</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
+      <ColumnHeads
+        names={['Job', 'Title', 'Route', 'Printer', 'Agent', 'State', 'Problem', 'Created']}
+      />
       <tbody>
         {jobs.map((job) => (
           <tr

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, can, type Session } from '../api.ts';
 import { useLoad } from '../load.ts';
+import { previewOf } from '../preview.ts';
 import { onLinkClick } from '../router.ts';
 import { when } from '../words.ts';
 import {
@@ -11,17 +12,6 @@ import {
   schemaText,
   type Template,
 } from './template-words.ts';
-
-/** Reads a preview (a PNG) into what the page shows: a data: address (CSP). */
-async function previewOf(response: Response): Promise<string> {
-  const blob = await response.blob();
-  return new Promise<string>((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(blob);
-  });
-}
 
 /** An error answer of the API (JSON), as an ApiError. */
 async function failureOf(response: Response): Promise<ApiError> {

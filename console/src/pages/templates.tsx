@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ColumnHeads } from '../../../ui/column-heads.tsx';
 import { api, can, type Page, type Session } from '../api.ts';
 import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
@@ -133,14 +134,7 @@ function TemplateTable({ templates, total }: { templates: Template[]; total: num
   return (
     <table class="list">
       <caption>{count(total, 'template')}, by name</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Kind</th>
-          <th scope="col">Version</th>
-          <th scope="col">Updated</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Kind', 'Version', 'Updated']} />
       <tbody>
         {templates.map((template) => (
           <tr key={template.id} data-template={template.name}>

@@ -2,11 +2,11 @@ import { useState } from 'preact/hooks';
 import type { ConsoleTokenRecord, IssuedConsoleToken } from '../../../shared/console.ts';
 import { permissionGroups, permissionPresets } from '../../../shared/permission-groups.ts';
 import type { Permission } from '../../../shared/permissions.ts';
+import { ColumnHeads } from '../../../ui/column-heads.tsx';
 import { api, failureMessage, type Session } from '../api.ts';
-import { CopyField } from '../components/copy-field.tsx';
-import { Dialog } from '../components/dialog.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
+import { SecretDialog } from '../components/secret-dialog.tsx';
 import { useLoad } from '../load.ts';
 import { count, when } from '../words.ts';
 
@@ -89,43 +89,7 @@ export function TokensPage({ session }: { session: Session }) {
         </EmptyState>
       )}
       {data && data.length > 0 && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">May</th>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.map((token) => (
-              <tr key={token.id} data-token={token.name}>
-                <td data-label="Name">{token.name}</td>
-                <td data-label="Permissions">{permissionsInWords(token.permissions)}</td>
-                <td data-label="Created">{when(token.created_at)}</td>
-                <td data-label="State">
-                  {token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}
-                </td>
-                <td data-label="Actions">
-                  {!token.revoked_at && mayRevoke(token) && (
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() => revoke(token)}
-                      aria-label={`Revoke ${token.name}`}
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TokenTable tokens={data} mayRevoke={mayRevoke} revoke={revoke} />
       )}
       <h2>New token</h2>
       <form onSubmit={create}>
@@ -175,17 +139,54 @@ export function TokensPage({ session }: { session: Session }) {
         <button type="submit">Create token</button>
       </form>
       <p role="status">{message}</p>
-      <Dialog open={issued !== null} title="New token" onClose={() => setIssued(null)}>
-        {issued && (
-          <>
-            <p>
-              The token <strong>{issued.name}</strong>. Copy it now into the program that uses it:
-              it is not shown again.
-            </p>
-            <CopyField label="Token" value={issued.secret} focus />
-          </>
-        )}
-      </Dialog>
+      <SecretDialog
+        title="New token"
+        label="Token"
+        value={issued?.secret ?? null}
+        onClose={() => setIssued(null)}
+      >
+        <p>
+          The token <strong>{issued?.name}</strong>. Copy it now into the program that uses it: it
+          is not shown again.
+        </p>
+      </SecretDialog>
     </>
+  );
+}
+
+/** The tokens, newest first, with Revoke where this role could have made the token. */
+function TokenTable(props: {
+  tokens: ConsoleTokenRecord[];
+  mayRevoke: (token: ConsoleTokenRecord) => boolean;
+  revoke: (token: ConsoleTokenRecord) => void;
+}) {
+  return (
+    <table class="list">
+      <ColumnHeads names={['Name', 'May', 'Created', 'State']} actions />
+      <tbody>
+        {props.tokens.map((token) => (
+          <tr key={token.id} data-token={token.name}>
+            <td data-label="Name">{token.name}</td>
+            <td data-label="Permissions">{permissionsInWords(token.permissions)}</td>
+            <td data-label="Created">{when(token.created_at)}</td>
+            <td data-label="State">
+              {token.revoked_at ? `Revoked ${when(token.revoked_at)}` : 'Active'}
+            </td>
+            <td data-label="Actions">
+              {!token.revoked_at && props.mayRevoke(token) && (
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() => props.revoke(token)}
+                  aria-label={`Revoke ${token.name}`}
+                >
+                  Revoke
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

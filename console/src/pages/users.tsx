@@ -5,10 +5,10 @@ import type {
   InvitationRecord,
   PasswordResetRecord,
 } from '../../../shared/console.ts';
+import { ColumnHeads } from '../../../ui/column-heads.tsx';
 import { api, failureMessage, type Session } from '../api.ts';
-import { CopyField } from '../components/copy-field.tsx';
-import { Dialog } from '../components/dialog.tsx';
 import { usePageTitle } from '../components/page-title.ts';
+import { SecretDialog } from '../components/secret-dialog.tsx';
 import { useLoad } from '../load.ts';
 
 const roleWords: Record<ConsoleRole, string> = {
@@ -94,15 +94,7 @@ export function UsersPage({ session }: { session: Session }) {
       {error && <p role="alert">{error}</p>}
       {data && (
         <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Role</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['E-mail', 'Role']} actions />
           <tbody>
             {data.map((user) => (
               <tr key={user.id} data-user={user.email}>
@@ -117,11 +109,7 @@ export function UsersPage({ session }: { session: Session }) {
                     value={user.role}
                     onChange={(event) => changeRole(user, event.currentTarget.value as ConsoleRole)}
                   >
-                    {roles.map((role) => (
-                      <option key={role} value={role}>
-                        {roleWords[role]}
-                      </option>
-                    ))}
+                    <RoleOptions />
                   </select>
                 </td>
                 <td data-label="Actions">
@@ -158,22 +146,31 @@ export function UsersPage({ session }: { session: Session }) {
         <input id="invite-email" name="email" type="email" required />
         <label for="invite-role">Role</label>
         <select id="invite-role" name="role">
-          {roles.map((role) => (
-            <option key={role} value={role}>
-              {roleWords[role]}
-            </option>
-          ))}
+          <RoleOptions />
         </select>
         <button type="submit">Invite</button>
       </form>
-      <Dialog open={link !== null} title={link?.title ?? ''} onClose={() => setLink(null)}>
-        {link && (
-          <>
-            <p>{link.text} It is not shown again.</p>
-            <CopyField label="One-time link" value={link.url} focus />
-          </>
-        )}
-      </Dialog>
+      <SecretDialog
+        title={link?.title ?? ''}
+        label="One-time link"
+        value={link?.url ?? null}
+        onClose={() => setLink(null)}
+      >
+        <p>{link?.text} It is not shown again.</p>
+      </SecretDialog>
+    </>
+  );
+}
+
+/** The roles to choose from, in words. */
+function RoleOptions() {
+  return (
+    <>
+      {roles.map((role) => (
+        <option key={role} value={role}>
+          {roleWords[role]}
+        </option>
+      ))}
     </>
   );
 }

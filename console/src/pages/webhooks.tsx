@@ -5,11 +5,12 @@ import type {
   EndpointRecord,
   RotatedSecretRecord,
 } from '../../../shared/webhooks.ts';
+import { ColumnHeads } from '../../../ui/column-heads.tsx';
 import { api, failureMessage, type Page } from '../api.ts';
-import { CopyField } from '../components/copy-field.tsx';
 import { Dialog } from '../components/dialog.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { usePageTitle } from '../components/page-title.ts';
+import { SecretDialog } from '../components/secret-dialog.tsx';
 import { useLiveVersion } from '../live.ts';
 import { useLoad } from '../load.ts';
 import { count, when } from '../words.ts';
@@ -67,17 +68,17 @@ export function WebhooksPage() {
           }}
         />
       </Dialog>
-      <Dialog open={secret !== null} title={secret?.title ?? ''} onClose={() => setSecret(null)}>
-        {secret && (
-          <>
-            <p>
-              Your system checks each delivery's signature with this secret. Copy it now: it is not
-              shown again.
-            </p>
-            <CopyField label="Signing secret" value={secret.secret} focus />
-          </>
-        )}
-      </Dialog>
+      <SecretDialog
+        title={secret?.title ?? ''}
+        label="Signing secret"
+        value={secret?.secret ?? null}
+        onClose={() => setSecret(null)}
+      >
+        <p>
+          Your system checks each delivery's signature with this secret. Copy it now: it is not
+          shown again.
+        </p>
+      </SecretDialog>
     </>
   );
 }
@@ -250,17 +251,7 @@ function DeliveryTable(props: {
   return (
     <table class="list">
       <caption>Latest deliveries</caption>
-      <thead>
-        <tr>
-          <th scope="col">Event</th>
-          <th scope="col">Status</th>
-          <th scope="col">Response</th>
-          <th scope="col">Created</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Event', 'Status', 'Response', 'Created']} actions />
       <tbody>
         {props.deliveries.map((delivery) => (
           <tr key={delivery.id}>

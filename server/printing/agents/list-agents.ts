@@ -1,7 +1,7 @@
 import type { PageQuery } from '../../../shared/http.ts';
 import type { AgentListing, PrintRoute } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
-import { offsetOf, totalOf } from '../../storage/pages.ts';
+import { readPage } from '../../storage/pages.ts';
 import type { Presence } from './presence.ts';
 import { toAgentListing, toRouteRecord } from './records.ts';
 
@@ -32,14 +32,9 @@ export async function listAgents(
     .where('company_id', '=', companyId)
     // Removed in the console (remove-agent.ts): hidden until it registers again.
     .where('removed_at', 'is', null);
-  const total = await totalOf(base);
-  const rows = await base
-    .selectAll()
-    .orderBy('name')
-    .orderBy('id')
-    .limit(page.per_page)
-    .offset(offsetOf(page))
-    .execute();
+  const { rows, total } = await readPage(base, page, (list) =>
+    list.selectAll().orderBy('name').orderBy('id'),
+  );
   const routes = await routesOf(
     db,
     rows.map((row) => row.id),

@@ -45,3 +45,31 @@ export function spawnShopdesk(args: string[], env: NodeJS.ProcessEnv = {}): Shop
     },
   };
 }
+
+/** The arguments of `shopdesk agent` with `server`'s agent token, one route (`name=printer`), its state in `stateDir`. */
+export function agentArgs(
+  server: { url: string; token: string },
+  route: string,
+  stateDir: string,
+): string[] {
+  return [
+    'agent',
+    '--server',
+    server.url,
+    '--token',
+    server.token,
+    '--route',
+    route,
+    '--state-dir',
+    stateDir,
+  ];
+}
+
+/** `shopdesk agent` started with `agentArgs`. */
+export function spawnAgent(
+  server: { url: string; token: string },
+  route: string,
+  stateDir: string,
+): ShopdeskProcess {
+  return spawnShopdesk(agentArgs(server, route, stateDir));
+}
