@@ -98,17 +98,6 @@ export class PrintJobChanges implements JobChanges {
     };
   }
 
-  async record(trx: Db, { kind, row }: JobChange): Promise<void> {
-    const type = webhookEvents[kind];
-    if (type === undefined) return;
-    await this.#outbox.record(trx, {
-      companyId: row.company_id,
-      type,
-      at: row.updated_at,
-      data: () => toJobRecord(row),
-    });
-  }
-
   committed({ kind, row }: JobChange): void {
     // A job announced held did not change: nobody need look for it again.
     if (row.status === 'queued' && kind !== 'held') this.#wake(row.company_id, row.route);

@@ -93,8 +93,6 @@ export interface JobChanges {
    * changes' own commit.
    */
   outboxFor(db: Db, companyIds: readonly number[], kind: JobChangeKind): Promise<ChangeOutbox>;
-  /** In a single change's transaction: what must commit with it (the webhook outbox rows). */
-  record(trx: Db, change: JobChange): Promise<void>;
   /**
    * After the change has committed (in this process): a queued job wakes the agents waiting
    * here for its route. Must not throw: the change has committed.

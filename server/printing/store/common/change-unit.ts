@@ -2,7 +2,7 @@ import type { Db } from '../../../storage/db.ts';
 import { groupedSqliteTransaction } from '../../../storage/prepared.ts';
 import { insertOutboxRows, insertOutboxRowsNow } from '../../../webhooks/index.ts';
 import type { ChangeOutbox, JobChange, JobChangeKind, JobRow } from '../queue-store.ts';
-import type { StoreContext } from './store-context.ts';
+import { announceQueued, type StoreContext } from './store-context.ts';
 
 /**
  * The unit of work of a batch of job changes, written once for every operation that takes
@@ -85,6 +85,59 @@ export async function inGroupUnit<T>(
     context.storage.transaction(db, async () => run()));
   announceCommitted(context, db, unit.outbox, changes);
   return result;
+}
+
+/**
+ * The unit of work of the operations whose statements are several and whose changed jobs
+ * are known only once written (a reprint, a claim given back, a lost claim released, the
+ * sweep): `write` runs them in one transaction (or the larger unit of work `db` is) and
+ * says what it changed; a job left queued is announced (`announceQueued`); the outbox rows
+ * of all the changes, read from the subscriptions' cache (`JobChanges.outboxFor`, one read
+ * a kind), go in one insert, in the order of the changes; once committed, each change is
+ * announced. When nobody subscribes, no statement is sent for the outbox.
+ */
+export function inTransactionUnit<T>(
+  context: StoreContext,
+  db: Db,
+  write: (trx: Db) => Promise<{ result: T; changes: readonly JobChange[] }>,
+): Promise<T> {
+  return context.storage.transaction(db, async (trx) => {
+    const { result, changes } = await write(trx);
+    // A job announced held is still queued: it is announced as the others (as it always was).
+    for (const { row } of changes)
+      if (row.status === 'queued') await announceQueued(context, trx, row);
+    const outbox = await outboxOfChanges(context, trx, changes);
+    await insertOutboxRows(trx, outbox.rowsOf(changes));
+    announceCommitted(context, trx, outbox, changes);
+    return result;
+  });
+}
+
+/** The outbox of changes of several kinds: one `outboxFor` a kind, their rows in order. */
+async function outboxOfChanges(
+  context: StoreContext,
+  db: Db,
+  changes: readonly JobChange[],
+): Promise<ChangeOutbox> {
+  const byKind = new Map<JobChangeKind, number[]>();
+  for (const { kind, row } of changes)
+    byKind.set(kind, [...(byKind.get(kind) ?? []), row.company_id]);
+  const outboxes = new Map<JobChangeKind, ChangeOutbox>();
+  for (const [kind, companies] of byKind) {
+    const outbox = await context.changes.outboxFor(db, companies, kind);
+    if (outbox.due) outboxes.set(kind, outbox);
+  }
+  const due = [...outboxes.values()];
+  return {
+    due: due.length > 0,
+    rowsOf: (ofChanges) =>
+      due.length === 0
+        ? []
+        : ofChanges.flatMap((change) => outboxes.get(change.kind)?.rowsOf([change]) ?? []),
+    written: () => {
+      for (const outbox of due) outbox.written();
+    },
+  };
 }
 
 /** Once `db`'s unit of work has committed (at once when it has): the changes announced. */
