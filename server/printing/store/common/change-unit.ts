@@ -1,3 +1,4 @@
+import type { WaitReason } from '../../../../shared/wait-reasons.ts';
 import type { Db } from '../../../storage/db.ts';
 import { groupedSqliteTransaction } from '../../../storage/prepared.ts';
 import { insertOutboxRows, insertOutboxRowsNow } from '../../../webhooks/index.ts';
@@ -31,9 +32,12 @@ export async function oneChange(
   db: Db,
   kind: JobChangeKind,
   companyId: number,
+  waitReason?: WaitReason,
 ): Promise<ChangeUnit<JobRow | undefined>> {
   const outbox = await context.changes.outboxFor(db, [companyId], kind);
-  return { outbox, changesOf: (row) => (row ? [{ kind, row }] : []) };
+  const changeOf = (row: JobRow): JobChange =>
+    waitReason ? { kind, row, waitReason } : { kind, row };
+  return { outbox, changesOf: (row) => (row ? [changeOf(row)] : []) };
 }
 
 /**

@@ -34,7 +34,8 @@ export async function requeueJob(
   request: Requeue,
 ): Promise<JobRow | undefined> {
   const p = requeueParams(request);
-  const unit = await oneChange(context, db, 'requeued', p.companyId);
+  const kind = request.waitReason ? 'released' : 'requeued';
+  const unit = await oneChange(context, db, kind, p.companyId, request.waitReason);
   return inStatementUnit(context, db, unit, async (unit) => {
     const found = (await requeueInOneStatement(unit, p))[0];
     if (!found) return undefined;

@@ -22,7 +22,8 @@ export async function requeueJob(
   request: Requeue,
 ): Promise<JobRow | undefined> {
   const p = requeueParams(request);
-  const unit = await oneChange(context, db, 'requeued', p.companyId);
+  const kind = request.waitReason ? 'released' : 'requeued';
+  const unit = await oneChange(context, db, kind, p.companyId, request.waitReason);
   return inGroupUnit(context, db, unit, () => {
     const found = requeueStatement.sync(db, p)[0];
     if (!found) return undefined;
