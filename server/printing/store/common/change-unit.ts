@@ -1,4 +1,3 @@
-import type { WaitReason } from '../../../../shared/wait-reasons.ts';
 import type { Db } from '../../../storage/db.ts';
 import { groupedSqliteTransaction } from '../../../storage/prepared.ts';
 import { insertOutboxRows, insertOutboxRowsNow } from '../../../webhooks/index.ts';
@@ -20,24 +19,6 @@ import { announceQueued, type StoreContext } from './store-context.ts';
 export interface ChangeUnit<T> {
   outbox: ChangeOutbox;
   changesOf: (result: T) => JobChange[];
-}
-
-/**
- * The unit of one job's change of `kind` (a confirm, a fail, a requeue, a cancel): the
- * outbox of its company, and the change its row makes (none when the guarded write changed
- * nothing).
- */
-export async function oneChange(
-  context: StoreContext,
-  db: Db,
-  kind: JobChangeKind,
-  companyId: number,
-  waitReason?: WaitReason,
-): Promise<ChangeUnit<JobRow | undefined>> {
-  const outbox = await context.changes.outboxFor(db, [companyId], kind);
-  const changeOf = (row: JobRow): JobChange =>
-    waitReason ? { kind, row, waitReason } : { kind, row };
-  return { outbox, changesOf: (row) => (row ? [changeOf(row)] : []) };
 }
 
 /**
@@ -110,34 +91,52 @@ export function inTransactionUnit<T>(
     // A job announced held is still queued: it is announced as the others (as it always was).
     for (const { row } of changes)
       if (row.status === 'queued') await announceQueued(context, trx, row);
-    const outbox = await outboxOfChanges(context, trx, changes);
+    const changing = changes.map(({ kind, row }) => ({ kind, companyId: row.company_id }));
+    const outbox = await outboxOf(context, trx, changing);
     await insertOutboxRows(trx, outbox.rowsOf(changes));
     announceCommitted(context, trx, outbox, changes);
     return result;
   });
 }
 
-/** The outbox of changes of several kinds: one `outboxFor` a kind, their rows in order. */
-async function outboxOfChanges(
+/** What a batch will change: the kind of each change, and its job's company. */
+export interface Changing {
+  kind: JobChangeKind;
+  companyId: number;
+}
+
+/**
+ * The outbox of a batch's changes, read before they are written (`JobChanges.outboxFor`,
+ * from the subscriptions' cache): one read when they are all of one kind (the usual
+ * batch), else one a kind, their rows in the changes' order.
+ */
+export async function outboxOf(
   context: StoreContext,
   db: Db,
-  changes: readonly JobChange[],
+  changing: readonly Changing[],
 ): Promise<ChangeOutbox> {
+  const kind = changing[0]?.kind;
+  if (kind !== undefined && changing.every((change) => change.kind === kind))
+    return context.changes.outboxFor(
+      db,
+      changing.map((change) => change.companyId),
+      kind,
+    );
   const byKind = new Map<JobChangeKind, number[]>();
-  for (const { kind, row } of changes)
-    byKind.set(kind, [...(byKind.get(kind) ?? []), row.company_id]);
+  for (const change of changing)
+    byKind.set(change.kind, [...(byKind.get(change.kind) ?? []), change.companyId]);
   const outboxes = new Map<JobChangeKind, ChangeOutbox>();
-  for (const [kind, companies] of byKind) {
-    const outbox = await context.changes.outboxFor(db, companies, kind);
-    if (outbox.due) outboxes.set(kind, outbox);
+  for (const [ofKind, companies] of byKind) {
+    const outbox = await context.changes.outboxFor(db, companies, ofKind);
+    if (outbox.due) outboxes.set(ofKind, outbox);
   }
   const due = [...outboxes.values()];
   return {
     due: due.length > 0,
-    rowsOf: (ofChanges) =>
+    rowsOf: (changes) =>
       due.length === 0
         ? []
-        : ofChanges.flatMap((change) => outboxes.get(change.kind)?.rowsOf([change]) ?? []),
+        : changes.flatMap((change) => outboxes.get(change.kind)?.rowsOf([change]) ?? []),
     written: () => {
       for (const outbox of due) outbox.written();
     },
