@@ -1,6 +1,6 @@
 import type { Db } from '../../../storage/db.ts';
 import { perTurn } from '../../../storage/per-turn.ts';
-import type { JobChange, JobChangeKind, JobRow } from '../queue-store.ts';
+import type { JobChange, JobChangeKind, JobRow, NewJob } from '../queue-store.ts';
 import {
   type ChangeUnit,
   changedOnce,
@@ -24,6 +24,12 @@ export interface JobOperation<In, Out> {
   changesOf(batch: readonly In[], outputs: readonly Out[]): JobChange[];
   /** The batch's statements: one output per input, in order. */
   write(db: Db, batch: In[]): Out[] | Promise<Out[]>;
+  /**
+   * Never gathered with the other calls of its turn (PostgreSQL's create: its statements
+   * are not guarded, so a batch that failed half-way would fail calls whose job was
+   * queued, and their clients would queue it again). A batch of one each.
+   */
+  alone?: boolean;
 }
 
 /**
@@ -81,7 +87,7 @@ export function batcher<In, Out>(
     const changesOf = (outputs: Out[]) => operation.changesOf(batch, outputs);
     return units.run(context, db, { outbox, changesOf }, (unit) => operation.write(unit, batch));
   };
-  if (units.perTurn) return perTurn(run);
+  if (units.perTurn && !operation.alone) return perTurn(run);
   return async (db, input) => (await run(db, [input]))[0] as Out;
 }
 
@@ -99,5 +105,18 @@ export function guardedChange<In extends { companyId: number }>(
     companyOf: (input) => input.companyId,
     changesOf: (_batch, rows) => changedOnce(kind, rows),
     write,
+  };
+}
+
+/** The create as the batcher runs it: each job queued, from the database's `write`; alone. */
+export function newJobs(
+  write: JobOperation<NewJob, JobRow>['write'],
+): JobOperation<NewJob, JobRow> {
+  return {
+    kindOf: () => 'created',
+    companyOf: (job) => job.companyId,
+    changesOf: (_batch, rows) => rows.map((row) => ({ kind: 'created', row })),
+    write,
+    alone: true,
   };
 }

@@ -19,7 +19,7 @@ import type {
   Requeue,
   StoredClaim,
 } from '../queue-store.ts';
-import { type BatchUnits, batcher, guardedChange } from './batcher.ts';
+import { type BatchUnits, batcher, guardedChange, newJobs } from './batcher.ts';
 import { extendLeases } from './extend-leases.ts';
 import { giveBackClaim } from './give-back-claim.ts';
 import { listJobs, queuedRoutes, readJob, readTrail } from './read-jobs.ts';
@@ -32,11 +32,12 @@ import { sweepJobs } from './sweep-jobs.ts';
 type Rows = (JobRow | undefined)[] | Promise<(JobRow | undefined)[]>;
 
 /**
- * A database's SQL for the guarded changes, in batch form (one row per input, in order;
+ * A database's SQL for the create and the guarded changes, in batch form (one row per input, in order;
  * undefined when the job was not in the state the change expects). The rest of their path
  * (the batch, its outbox, its unit of work, the announcements) is the same for both.
  */
 export interface ChangeSql {
+  create(db: Db, batch: NewJob[]): JobRow[] | Promise<JobRow[]>;
   confirm(db: Db, batch: ConfirmRequest[]): Rows;
   fail(db: Db, batch: FailRequest[]): Rows;
   requeue(db: Db, batch: RequeueParams[]): Rows;
@@ -44,13 +45,14 @@ export interface ChangeSql {
 }
 
 /**
- * What both stores run alike: the SQL of this folder, and the confirm, fail, requeue and
- * cancel through one batcher (`batcher.ts`) with each database's SQL (`ChangeSql`) and
- * units of work (`BatchUnits`). Each database's store extends it with its own create,
- * claim and notifier (`../sqlite/`, `../postgres/`).
+ * What both stores run alike: the SQL of this folder, and the create, confirm, fail,
+ * requeue and cancel through one batcher (`batcher.ts`) with each database's SQL
+ * (`ChangeSql`) and units of work (`BatchUnits`). Each database's store extends it with its
+ * own claim and notifier (`../sqlite/`, `../postgres/`).
  */
 export abstract class CommonQueueStore implements PrintQueueStore {
   protected readonly context: StoreContext;
+  readonly #create;
   readonly #confirm;
   readonly #fail;
   readonly #requeue;
@@ -66,6 +68,7 @@ export abstract class CommonQueueStore implements PrintQueueStore {
     this.context = context;
     const sql = sqlOf(context);
     // One batcher per store and operation: the calls of one turn on one database are one batch.
+    this.#create = batcher(context, units, newJobs(sql.create));
     this.#confirm = batcher(context, units, guardedChange('printed', sql.confirm));
     this.#fail = batcher(context, units, guardedChange('failed', sql.fail));
     this.#requeue = batcher(context, units, requeueOperation(sql.requeue));
@@ -73,8 +76,11 @@ export abstract class CommonQueueStore implements PrintQueueStore {
   }
 
   abstract openNotifier(log: Logger): JobNotifier;
-  abstract create(db: Db, job: NewJob): Promise<JobRow>;
   abstract claim(db: Db, request: ClaimRequest): Promise<StoredClaim | undefined>;
+
+  create(db: Db, job: NewJob) {
+    return this.#create(db, job);
+  }
 
   confirm(db: Db, request: ConfirmRequest) {
     return this.#confirm(db, request);

@@ -10,13 +10,14 @@ import type { ClaimRequest, JobChanges, NewJob } from '../queue-store.ts';
 import { cancelRows } from './cancel-job.ts';
 import { postgresClaim } from './claim-job.ts';
 import { confirmRows } from './confirm-job.ts';
-import { createJob } from './create-job.ts';
+import { createRows } from './create-job.ts';
 import { failRows } from './fail-job.ts';
 import { PostgresJobNotifier } from './postgres-job-notifier.ts';
 import { requeueRows } from './requeue-job.ts';
 
-/** PostgreSQL's SQL of the guarded changes, each with its event in one statement. */
+/** PostgreSQL's SQL of the create and the guarded changes, each with its event in one statement. */
 const postgresChanges = (context: StoreContext) => ({
+  create: (db: Db, batch: NewJob[]) => createRows(context, db, batch),
   confirm: confirmRows,
   fail: failRows,
   requeue: (db: Db, batch: Parameters<typeof requeueRows>[2]) => requeueRows(context, db, batch),
@@ -52,10 +53,6 @@ export class PostgresQueueStore extends CommonQueueStore {
     // From now on a job that an agent waiting here will take is announced here alone.
     this.context.waitersHere = notifier;
     return notifier;
-  }
-
-  create(db: Db, job: NewJob) {
-    return createJob(this.context, db, job);
   }
 
   // One batcher per store: the claims of one turn on one database are one batch.

@@ -7,9 +7,10 @@ import { failedTransition, failStatement } from '../common/fail-job.ts';
 import { jobRowOf, requeuedTransition, requeueStatement } from '../common/requeue-job.ts';
 import { type Transition, transitionStatement } from '../common/trail.ts';
 import type { JobRow } from '../queue-store.ts';
+import { createRows } from './create-job.ts';
 
 /**
- * SQLite's guarded changes, each input its UPDATE and, when it changed the job, its event:
+ * SQLite's SQL of the create (create-job.ts) and of the guarded changes: each input its UPDATE and, when it changed the job, its event:
  * synchronously, in the group commit of the turn's writes (`../common/batcher.ts`).
  */
 function eachChange<P extends object, Row extends JobRow>(
@@ -27,6 +28,7 @@ function eachChange<P extends object, Row extends JobRow>(
 const requeueRows = eachChange(requeueStatement, (_row, p) => requeuedTransition(p));
 
 export const sqliteChanges: ChangeSql = {
+  create: createRows,
   confirm: eachChange(confirmStatement, printedTransition),
   fail: eachChange(failStatement, failedTransition),
   requeue: (db, batch) => requeueRows(db, batch).map((row) => row && jobRowOf(row)),

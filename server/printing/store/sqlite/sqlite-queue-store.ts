@@ -1,17 +1,16 @@
 import type { Storage } from '../../../storage/database.ts';
 import type { Db } from '../../../storage/db.ts';
-import { groupUnits } from '../common/batcher.ts';
+import { batcher, groupUnits } from '../common/batcher.ts';
 import { CommonQueueStore } from '../common/common-queue-store.ts';
-import type { ClaimRequest, JobChanges, NewJob } from '../queue-store.ts';
-import { claimJob } from './claim-job.ts';
-import { createJob } from './create-job.ts';
+import type { ClaimRequest, JobChanges } from '../queue-store.ts';
+import { sqliteClaim } from './claim-job.ts';
 import { sqliteChanges } from './guarded-changes.ts';
 import { SqliteJobNotifier } from './sqlite-job-notifier.ts';
 
 /**
- * The print queue on SQLite (one server process). Its own: the create and the claim
- * (create-job.ts, claim-job.ts) and the SQL of the confirm, the fail, the requeue and the
- * cancel (guarded-changes.ts), all written synchronously in the group commit of the turn's
+ * The print queue on SQLite (one server process). Its own: the claim (claim-job.ts) and
+ * the SQL of the create, the confirm, the fail, the requeue and the cancel
+ * (create-job.ts, guarded-changes.ts), all written synchronously in the group commit of the turn's
  * writes (`../common/change-unit.ts`, `../common/batcher.ts`); the rest is what both
  * databases share (`../common/`). Agents waiting in this process hear of jobs queued by
  * another process (the CLI) through `SqliteJobNotifier`.
@@ -26,11 +25,9 @@ export class SqliteQueueStore extends CommonQueueStore {
     return new SqliteJobNotifier(this.context.storage);
   }
 
-  create(db: Db, job: NewJob) {
-    return createJob(this.context, db, job);
-  }
+  readonly #claim = batcher(this.context, groupUnits, sqliteClaim);
 
   claim(db: Db, request: ClaimRequest) {
-    return claimJob(this.context, db, request);
+    return this.#claim(db, request);
   }
 }
