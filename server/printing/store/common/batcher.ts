@@ -78,12 +78,17 @@ export function batcher<In, Out>(
   units: BatchUnits,
   operation: JobOperation<In, Out>,
 ): (db: Db, input: In) => Promise<Out> {
+  const { kindOf, companyOf } = operation;
   const run = async (db: Db, batch: In[]): Promise<Out[]> => {
-    const changing = batch.map((input) => ({
-      kind: operation.kindOf(input),
-      companyId: operation.companyOf(input),
-    }));
-    const outbox = await outboxOf(context, db, changing);
+    const only = batch.length === 1 ? batch[0]! : undefined;
+    // A batch of one (every SQLite call) asks the cache directly, allocating nothing more.
+    const outbox = await (only !== undefined
+      ? context.changes.outboxFor(db, [companyOf(only)], kindOf(only))
+      : outboxOf(
+          context,
+          db,
+          batch.map((input) => ({ kind: kindOf(input), companyId: companyOf(input) })),
+        ));
     const changesOf = (outputs: Out[]) => operation.changesOf(batch, outputs);
     return units.run(context, db, { outbox, changesOf }, (unit) => operation.write(unit, batch));
   };

@@ -5,8 +5,8 @@ import type { ChangeOutbox, JobChange, JobChangeKind, JobRow } from '../queue-st
 import { announceQueued, type StoreContext } from './store-context.ts';
 
 /**
- * The unit of work of a batch of job changes, written once for every operation that takes
- * it (claim, confirm, create): the batch's statements (the changes and their history rows),
+ * The unit of work of a batch of job changes, written once for every write of the queue
+ * (through `batcher.ts`; PostgreSQL's claim calls it itself): the batch's statements (the changes and their history rows),
  * then the webhook outbox rows of what they changed, in one commit; once committed, each
  * change is announced (`JobChanges.committed`) and the dispatcher told of the rows. The
  * operation gives its SQL (`write`) and says which changes its result holds (`changesOf`);
