@@ -2,13 +2,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimManyText } from '../../server/printing/store/postgres/claim-many.ts';
 import { confirmManyText } from '../../server/printing/store/postgres/confirm-job.ts';
+import { failManyText } from '../../server/printing/store/postgres/fail-job.ts';
 import { isoNow } from '../../server/time.ts';
 import { type FreshDatabase, freshDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken, registerAgent } from './helpers.ts';
 
 /**
- * The batch claim and the batch confirm (pg-claim.ts, pg-confirm.ts) run as named
+ * The batch claim, confirm and fail (claim-many.ts, holder-changes.ts) run as named
  * statements, so PostgreSQL may keep one generic plan for them, made on whatever statistics
  * it had then. Their `UPDATE`s must find the jobs by id even then: with the status written
  * as a literal, the plan read a partial index whole (every queued job, or every claimed
@@ -125,5 +126,21 @@ describe('the batch statements on PostgreSQL, under a generic plan', () => {
       ),
     );
     expect(confirmAccess).toEqual(['print_jobs_pkey']);
+
+    const failAccess = updateAccess(
+      await genericPlan(
+        failManyText,
+        ['integer[]', 'integer[]', 'text[]', 'text[]', 'text[]', 'text[]'],
+        [
+          array([first.id, first.id + 1]),
+          array([company, company]),
+          array([agent.uuid, agent.uuid]),
+          array(['jam', 'jam']),
+          array(['NULL', 'NULL']),
+          array([now, now]),
+        ],
+      ),
+    );
+    expect(failAccess).toEqual(['print_jobs_pkey']);
   });
 });

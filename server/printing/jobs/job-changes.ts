@@ -13,6 +13,7 @@ const webhookEvents: Record<JobChangeKind, WebhookEventType | undefined> = {
   expired: 'print_job.expired',
   cancelled: 'print_job.cancelled',
   requeued: undefined,
+  released: 'print_job.waiting',
   held: 'print_job.held',
 };
 
@@ -88,25 +89,16 @@ export class PrintJobChanges implements JobChanges {
     return {
       due: true,
       rowsOf: (changes) =>
-        changes.flatMap(({ row }) => {
+        changes.flatMap(({ row, waitReason }) => {
           const ids = endpoints.get(row.company_id);
           if (!ids) return [];
           const event = { companyId: row.company_id, type, at: row.updated_at };
-          return rowsOfEvent(event, toJobRecord(row), ids);
+          const job = toJobRecord(row);
+          const data = waitReason ? { ...job, wait_reason: waitReason } : job;
+          return rowsOfEvent(event, data, ids);
         }),
       written: () => this.#outbox.written(),
     };
-  }
-
-  async record(trx: Db, { kind, row }: JobChange): Promise<void> {
-    const type = webhookEvents[kind];
-    if (type === undefined) return;
-    await this.#outbox.record(trx, {
-      companyId: row.company_id,
-      type,
-      at: row.updated_at,
-      data: () => toJobRecord(row),
-    });
   }
 
   committed({ kind, row }: JobChange): void {

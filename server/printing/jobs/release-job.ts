@@ -27,13 +27,14 @@ function waitReasonOf({ code, message }: ReleaseJobBody): WaitReason {
  * Attempts keep counting: the claim happened.
  */
 export async function releaseJob(
-  { storage, store, outbox }: PrintQueue,
+  { storage, store }: PrintQueue,
   db: Db,
   agent: AgentRef,
   jobId: number,
   reason: ReleaseJobBody,
   now: Date,
 ): Promise<JobRecord> {
+  const waitReason = waitReasonOf(reason);
   const row = await storage.transaction(db, async (trx) => {
     const current = await readJobRow(store, trx, agent.companyId, jobId);
     if (current.status !== 'claimed' || current.agent_id !== agent.uuid) {
@@ -48,16 +49,11 @@ export async function releaseJob(
       expiresAt: current.expires_at,
       now: isoNow(now),
       message: `given back unprinted (${reason.code}): ${reason.message}`,
+      // It starts waiting now, for the reason its agent gave: print_job.waiting, in its commit.
+      waitReason,
     });
     if (!row) throw new Conflict(`Job ${jobId} changed while it was being given back; try again.`);
-    // It starts waiting now, for the reason its agent gave: print_job.waiting, in its commit.
-    await outbox.record(trx, {
-      companyId: agent.companyId,
-      type: 'print_job.waiting',
-      at: row.updated_at,
-      data: () => ({ ...toJobRecord(row), wait_reason: waitReasonOf(reason) }),
-    });
     return row;
   });
-  return { ...toJobRecord(row), wait_reason: waitReasonOf(reason) };
+  return { ...toJobRecord(row), wait_reason: waitReason };
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { ContentType, HistoryQuery, JobStatus } from '../../../shared/printing.ts';
+import type { WaitReason } from '../../../shared/wait-reasons.ts';
 import type { Db } from '../../storage/db.ts';
 import type { PrintingTables } from '../../storage/tables/printing.ts';
 import type { OutboxRow } from '../../webhooks/index.ts';
@@ -93,8 +94,6 @@ export interface JobChanges {
    * changes' own commit.
    */
   outboxFor(db: Db, companyIds: readonly number[], kind: JobChangeKind): Promise<ChangeOutbox>;
-  /** In a single change's transaction: what must commit with it (the webhook outbox rows). */
-  record(trx: Db, change: JobChange): Promise<void>;
   /**
    * After the change has committed (in this process): a queued job wakes the agents waiting
    * here for its route. Must not throw: the change has committed.
@@ -122,6 +121,8 @@ export type JobChangeKind =
   | 'cancelled'
   /** Retried, or a claim given back: queued again under its id (no webhook event). */
   | 'requeued'
+  /** Given back unprinted by its agent, its printer unable to print now (`print_job.waiting`). */
+  | 'released'
   /** Still queued, past the notice threshold (`print_job.held`): announced, not changed. */
   | 'held';
 
@@ -129,6 +130,8 @@ export interface JobChange {
   kind: JobChangeKind;
   /** The job as the change left it. */
   row: JobRow;
+  /** Why a `released` job waits: its event carries it. */
+  waitReason?: WaitReason;
 }
 
 export type JobRow = Selectable<PrintingTables['print_jobs']>;
@@ -231,6 +234,11 @@ export interface Requeue {
   heldBy?: string;
   /** The event's message; `retry` when left out. */
   message?: string;
+  /**
+   * A held job its agent gives back unprinted because its printer cannot print now: why it
+   * waits (the change is `released`, sent as `print_job.waiting`).
+   */
+  waitReason?: WaitReason;
 }
 
 export interface Cancel {

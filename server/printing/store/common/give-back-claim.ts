@@ -2,7 +2,8 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import type { Database } from '../../../storage/schema.ts';
 import type { ClaimGivenBack } from '../queue-store.ts';
-import { finishChange, type StoreContext } from './store-context.ts';
+import { inTransactionUnit } from './change-unit.ts';
+import type { StoreContext } from './store-context.ts';
 
 /** A claimed job's columns as if it had never been claimed (attempts restored). */
 export const unclaimed = (eb: ExpressionBuilder<Database, 'print_jobs'>) =>
@@ -24,7 +25,7 @@ export function giveBackClaim(
   db: Db,
   claim: ClaimGivenBack,
 ): Promise<boolean> {
-  return context.storage.transaction(db, async (trx) => {
+  return inTransactionUnit(context, db, async (trx) => {
     const row = await trx
       .updateTable('print_jobs')
       .set(unclaimed)
@@ -34,9 +35,8 @@ export function giveBackClaim(
       .where('status', '=', 'claimed')
       .returningAll()
       .executeTakeFirst();
-    if (!row) return false;
+    if (!row) return { result: false, changes: [] };
     await trx.deleteFrom('print_job_events').where('id', '=', claim.eventId).execute();
-    await finishChange(context, trx, { kind: 'requeued', row });
-    return true;
+    return { result: true, changes: [{ kind: 'requeued', row }] };
   });
 }

@@ -1,7 +1,8 @@
 import type { Db } from '../../../storage/db.ts';
 import type { JobRow, Reprint } from '../queue-store.ts';
+import { inTransactionUnit } from './change-unit.ts';
 import { insertQueuedJob } from './insert-job.ts';
-import { finishChange, type StoreContext } from './store-context.ts';
+import type { StoreContext } from './store-context.ts';
 
 /** A reprint: a new queued job of the original's document, its first event naming the original. */
 export function reprintJob(
@@ -9,7 +10,7 @@ export function reprintJob(
   db: Db,
   { original, createdAt, expiresAt }: Reprint,
 ): Promise<JobRow> {
-  return context.storage.transaction(db, async (trx) => {
+  return inTransactionUnit(context, db, async (trx) => {
     const row = await insertQueuedJob(
       trx,
       {
@@ -31,7 +32,6 @@ export function reprintJob(
       },
       `reprint of job ${original.id}`,
     );
-    await finishChange(context, trx, { kind: 'created', row });
-    return row;
+    return { result: row, changes: [{ kind: 'created', row }] };
   });
 }

@@ -1,7 +1,9 @@
 import { type QueryCreator, sql } from 'kysely';
+import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
-import type { JobRow, Requeue } from '../queue-store.ts';
+import type { JobChange, JobRow, Requeue } from '../queue-store.ts';
+import type { JobOperation } from './batcher.ts';
 import type { Transition, TransitionSql } from './trail.ts';
 
 /** A requeue's values as its statements bind them: every field present, none undefined. */
@@ -98,3 +100,27 @@ export const requeuedHistory: TransitionSql = {
   message: '"event_message"',
   at: '"updated_at"',
 };
+
+/**
+ * The requeue as the batcher runs it: a held job given back with a wait reason is
+ * `released` (`print_job.waiting`, with the reason), any other `requeued` (no event).
+ */
+export function requeueOperation(
+  write: (
+    db: Db,
+    batch: RequeueParams[],
+  ) => (JobRow | undefined)[] | Promise<(JobRow | undefined)[]>,
+): JobOperation<Requeue, JobRow | undefined> {
+  const kindOf = (request: Requeue) => (request.waitReason ? 'released' : 'requeued');
+  return {
+    kindOf,
+    companyOf: (request) => request.companyId,
+    changesOf: (batch, rows) =>
+      rows.flatMap((row, i): JobChange[] => {
+        const { waitReason } = batch[i]!;
+        if (!row) return [];
+        return [waitReason ? { kind: 'released', row, waitReason } : { kind: 'requeued', row }];
+      }),
+    write: (db, batch) => write(db, batch.map(requeueParams)),
+  };
+}

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import type { SweptJobs } from '../queue-store.ts';
-import { finishChanges, type StoreContext } from './store-context.ts';
+import { inTransactionUnit } from './change-unit.ts';
+import type { StoreContext } from './store-context.ts';
 import { writeTrail } from './trail.ts';
 
 export const leaseExpiredMessage =
@@ -19,7 +20,7 @@ export function sweepJobs(
   stamp: string,
   heldSince: string | null,
 ): Promise<SweptJobs> {
-  return context.storage.transaction(db, async (trx) => {
+  return inTransactionUnit(context, db, async (trx) => {
     const leaseExpired = await trx
       .updateTable('print_jobs')
       .set({
@@ -73,11 +74,11 @@ export function sweepJobs(
         at: stamp,
       })),
     ]);
-    await finishChanges(context, trx, [
+    const changes = [
       ...leaseExpired.map((row) => ({ kind: 'failed' as const, row })),
       ...expired.map((row) => ({ kind: 'expired' as const, row })),
       ...held.map((row) => ({ kind: 'held' as const, row })),
-    ]);
-    return { leaseExpired, expired, held };
+    ];
+    return { result: { leaseExpired, expired, held }, changes };
   });
 }

@@ -2,12 +2,10 @@ import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import { cancelledHistory, cancelUpdate } from '../common/cancel-job.ts';
-import { inStatementUnit, oneChange } from '../common/change-unit.ts';
-import type { StoreContext } from '../common/store-context.ts';
 import { historyFrom } from '../common/trail.ts';
 import type { Cancel, JobRow } from '../queue-store.ts';
 
-/** The cancel and its event in one statement. */
+/** The cancel and its event in one statement (on its own, autocommit: one round trip). */
 const cancelInOneStatement = prepared<Cancel, JobRow>((db, p) =>
   db
     .with('cancelled', (qc) => cancelUpdate(qc, p))
@@ -17,19 +15,12 @@ const cancelInOneStatement = prepared<Cancel, JobRow>((db, p) =>
 );
 
 /**
- * PostgreSQL's cancel: one statement, with the outbox row when an endpoint takes
- * `print_job.cancelled` (`inStatementUnit`). `undefined` when the job was no longer queued.
+ * PostgreSQL's cancels, one statement each, in order. A cancel runs in the transaction in
+ * which its caller read the job, so its batch is always one: no statement of many.
+ * `undefined` when the job was no longer queued.
  */
-export async function cancelJob(
-  context: StoreContext,
-  db: Db,
-  request: Cancel,
-): Promise<JobRow | undefined> {
-  const unit = await oneChange(context, db, 'cancelled', request.companyId);
-  return inStatementUnit(
-    context,
-    db,
-    unit,
-    async (unit) => (await cancelInOneStatement(unit, request))[0],
-  );
+export async function cancelRows(db: Db, batch: Cancel[]): Promise<(JobRow | undefined)[]> {
+  const rows: (JobRow | undefined)[] = [];
+  for (const request of batch) rows.push((await cancelInOneStatement(db, request))[0]);
+  return rows;
 }

@@ -2,7 +2,6 @@ import { hash } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { nameStatement } from '../../../storage/pg-named-statements.ts';
-import { inStatementUnit } from '../common/change-unit.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { historyFrom } from '../common/trail.ts';
 import { jobsChannel, noticePrefix } from '../queue-notices.ts';
@@ -83,26 +82,30 @@ async function createInOneStatement(
 }
 
 /**
- * PostgreSQL's create: one statement (above), with the outbox row when an endpoint takes
- * `print_job.created` (`inStatementUnit`), or in the larger unit of work `db` is (a request
- * with an `Idempotency-Key` stores its answer in its transaction, a template job its
- * template row). A statement that gave no row (content stored by a transaction that
- * committed while it ran) is sent once more: its new snapshot sees that document.
+ * PostgreSQL's creates: one statement each (above), through the batcher alone (never
+ * gathered per turn: `newJobs`), with the outbox row when an endpoint takes
+ * `print_job.created`, or in the larger unit of work `db` is (a request with an
+ * `Idempotency-Key` stores its answer in its transaction, a template job its template row).
+ * A statement that gave no row (content stored by a transaction that committed while it ran)
+ * is sent once more: its new snapshot sees that document.
  */
-export async function createJob(context: StoreContext, db: Db, job: NewJob): Promise<JobRow> {
-  const outbox = await context.changes.outboxFor(db, [job.companyId], 'created');
-  const here = context.waitersHere;
-  const keptHere = here?.takesHere(job.companyId, job.route) ? here : undefined;
-  const notice = keptHere === undefined;
-  const changesOf = (row: JobRow) => [{ kind: 'created' as const, row }];
-  const row = await inStatementUnit(context, db, { outbox, changesOf }, async (unit) => {
+export async function createRows(
+  context: StoreContext,
+  db: Db,
+  batch: NewJob[],
+): Promise<JobRow[]> {
+  const rows: JobRow[] = [];
+  for (const job of batch) {
+    const here = context.waitersHere;
+    const keptHere = here?.takesHere(job.companyId, job.route) ? here : undefined;
+    const notice = keptHere === undefined;
     const created =
-      (await createInOneStatement(unit, job, notice)) ??
-      (await createInOneStatement(unit, job, notice));
+      (await createInOneStatement(db, job, notice)) ??
+      (await createInOneStatement(db, job, notice));
     if (!created) throw new Error('the job insert returned no row');
-    return created;
-  });
-  if (keptHere)
-    context.storage.afterCommit(db, () => keptHere.queuedHere(job.companyId, job.route));
-  return row;
+    if (keptHere)
+      context.storage.afterCommit(db, () => keptHere.queuedHere(job.companyId, job.route));
+    rows.push(created);
+  }
+  return rows;
 }

@@ -1,11 +1,9 @@
 import { sql } from 'kysely';
-import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
-import { inStatementUnit, oneChange } from '../common/change-unit.ts';
 import { failedHistory, failUpdate } from '../common/fail-job.ts';
-import type { StoreContext } from '../common/store-context.ts';
 import { historyFrom } from '../common/trail.ts';
 import type { FailRequest, JobRow } from '../queue-store.ts';
+import { type HolderChanges, holderChangeRows, holderChangesText } from './holder-changes.ts';
 
 /** The holder's fail and its event in one statement (on its own, autocommit: one round trip). */
 const failInOneStatement = prepared<FailRequest, JobRow>((db, p) =>
@@ -16,21 +14,29 @@ const failInOneStatement = prepared<FailRequest, JobRow>((db, p) =>
     .selectAll('failed'),
 );
 
+const failMany: HolderChanges<FailRequest> = {
+  name: 'failed',
+  expected: 'claimed',
+  columns: [
+    ['message', 'message', 'text'],
+    ['code', 'code', 'text'],
+    ['now', 'at', 'text'],
+  ],
+  set: `"status" = 'failed', "error_message" = "i"."message", "error_code" = "i"."code",
+    "lease_expires_at" = null, "updated_at" = "i"."at"`,
+  history: failedHistory,
+};
+
+/** The fails of several agents in one statement (`holderChangesText`). */
+export const failManyText = holderChangesText(failMany);
+
 /**
- * PostgreSQL's fail: one statement, with the outbox row when an endpoint takes
- * `print_job.failed` (`inStatementUnit`). `undefined` when the agent does not hold the job
- * claimed: the caller reads the job to say why.
+ * PostgreSQL's fails of one batch (`../common/batcher.ts`), as one statement. A job failed
+ * twice in one batch is failed by the first (as if they had come one after the other): the
+ * row answers the fail whose message it carries, once.
  */
-export async function failJob(
-  context: StoreContext,
-  db: Db,
-  request: FailRequest,
-): Promise<JobRow | undefined> {
-  const unit = await oneChange(context, db, 'failed', request.companyId);
-  return inStatementUnit(
-    context,
-    db,
-    unit,
-    async (trx) => (await failInOneStatement(trx, request))[0],
-  );
-}
+export const failRows = holderChangeRows(failInOneStatement, failManyText, failMany, {
+  answers: (row, request) =>
+    row.error_message === request.message && row.error_code === request.code,
+  once: true,
+});

@@ -16,8 +16,8 @@ import { jobsChannel, noticeOf, parseNotice, type WaitersHere } from '../queue-n
  *   nothing: with 50 agents over three instances and a job every 5 ms those lost races
  *   (each a read of the token, of the agent and a claim) made the p99 of POST → claim
  *   138 ms (bench/printing-postgres.ts --steady);
- * - otherwise the transaction that queues it runs `pg_notify('shopdesk_jobs', ...)` (the
- *   stores' `finishChange`, and the one-statement create), so the notice is delivered only
+ * - otherwise the transaction that queues it runs `pg_notify('shopdesk_jobs', ...)`
+ *   (`announceQueued` in the store's units of work, and the one-statement create), so the notice is delivered only
  *   once the job is committed, and to every instance, whoever queued it (this instance,
  *   another one, the CLI). Several instances then each wake one waiter for the same job;
  *   `FOR UPDATE SKIP LOCKED` and the claim's `status = 'queued'` guard give it to one of

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inTransactionUnit } from '../common/change-unit.ts';
 import { unclaimed } from '../common/give-back-claim.ts';
-import { finishChange, type StoreContext } from '../common/store-context.ts';
+import type { StoreContext } from '../common/store-context.ts';
 
 /**
  * The pauses before each new look for a lost claim, in ms (the looks come 50 ms, 250 ms
@@ -33,7 +34,7 @@ export interface LostClaim {
 }
 
 async function releaseOnce(context: StoreContext, claim: LostClaim): Promise<boolean> {
-  return context.storage.transaction(context.storage.db, async (trx) => {
+  return inTransactionUnit(context, context.storage.db, async (trx) => {
     const released = await trx
       .updateTable('print_jobs')
       .set(unclaimed)
@@ -42,7 +43,7 @@ async function releaseOnce(context: StoreContext, claim: LostClaim): Promise<boo
       .where('status', '=', 'claimed')
       .returningAll()
       .executeTakeFirst();
-    if (!released) return false;
+    if (!released) return { result: false, changes: [] };
     await trx
       .deleteFrom('print_job_events')
       .where('job_id', '=', released.id)
@@ -50,7 +51,6 @@ async function releaseOnce(context: StoreContext, claim: LostClaim): Promise<boo
       .where('agent_id', '=', claim.agentUuid)
       .where('at', '=', claim.claimedAt)
       .execute();
-    await finishChange(context, trx, { kind: 'requeued', row: released });
-    return true;
+    return { result: true, changes: [{ kind: 'requeued' as const, row: released }] };
   });
 }

@@ -1,18 +1,16 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
-import { inStatementUnit, oneChange } from '../common/change-unit.ts';
 import {
   jobRowOf,
   type RequeuedRow,
   type RequeueParams,
   requeuedHistory,
-  requeueParams,
   requeueUpdate,
 } from '../common/requeue-job.ts';
 import { announceQueued, type StoreContext } from '../common/store-context.ts';
 import { historyFrom } from '../common/trail.ts';
-import type { JobRow, Requeue } from '../queue-store.ts';
+import type { JobRow } from '../queue-store.ts';
 
 /** The requeue and its event in one statement, the event made from the row it returned. */
 const requeueInOneStatement = prepared<RequeueParams, RequeuedRow>((db, p) =>
@@ -24,22 +22,22 @@ const requeueInOneStatement = prepared<RequeueParams, RequeuedRow>((db, p) =>
 );
 
 /**
- * PostgreSQL's requeue (a retry, a held job given back by its agent): the UPDATE and its
- * event in one statement, then the job announced as queued (a NOTIFY in the same unit of
- * work, or once committed to an agent waiting here: `announceQueued`).
+ * PostgreSQL's requeues (a retry, a held job given back by its agent): the UPDATE and its
+ * event in one statement each, then the job announced as queued (a NOTIFY in the same unit
+ * of work, or once committed to an agent waiting here: `announceQueued`). A requeue runs in
+ * the transaction in which its caller read the job, so its batch is always one.
  */
-export async function requeueJob(
+export async function requeueRows(
   context: StoreContext,
   db: Db,
-  request: Requeue,
-): Promise<JobRow | undefined> {
-  const p = requeueParams(request);
-  const unit = await oneChange(context, db, 'requeued', p.companyId);
-  return inStatementUnit(context, db, unit, async (unit) => {
-    const found = (await requeueInOneStatement(unit, p))[0];
-    if (!found) return undefined;
-    const row = jobRowOf(found);
-    await announceQueued(context, unit, row);
-    return row;
-  });
+  batch: RequeueParams[],
+): Promise<(JobRow | undefined)[]> {
+  const rows: (JobRow | undefined)[] = [];
+  for (const p of batch) {
+    const found = (await requeueInOneStatement(db, p))[0];
+    const row = found && jobRowOf(found);
+    if (row) await announceQueued(context, db, row);
+    rows.push(row);
+  }
+  return rows;
 }

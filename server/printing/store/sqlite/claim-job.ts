@@ -2,10 +2,9 @@ import { type Kysely, sql } from 'kysely';
 import type { Db } from '../../../storage/db.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
-import { inGroupUnit } from '../common/change-unit.ts';
+import type { JobOperation } from '../common/batcher.ts';
 import { claimedColumns, claimTransition, documentContent } from '../common/claim-update.ts';
 import { asInteger, bestQueuedJob, comesFirst } from '../common/queue-order.ts';
-import type { StoreContext } from '../common/store-context.ts';
 import { transitionStatement } from '../common/trail.ts';
 import type { ClaimRequest, JobRow, StoredClaim } from '../queue-store.ts';
 
@@ -62,23 +61,20 @@ const claimByIdStatement = prepared<ClaimRequest & { jobId: number }, JobRow>((d
 );
 
 /**
- * SQLite's claim: the pick, the UPDATE by id, the claim's event, the document, and the
- * outbox row when an endpoint takes `print_job.claimed`, synchronously, in the group commit
- * of this turn's writes (`inGroupUnit`: no Kysely connection lock, promises or transaction
- * object, about half a claim's CPU; one commit for the group). The group holds SQLite's
- * write lock (`BEGIN IMMEDIATE`), so no other process's commit can come between the pick
- * and its update.
+ * SQLite's claim as the batcher runs it (`../common/batcher.ts`): the pick, the UPDATE by
+ * id, the claim's event, the document, and the outbox row when an endpoint takes
+ * `print_job.claimed`, synchronously, in the group commit of this turn's writes (no Kysely
+ * connection lock, promises or transaction object, about half a claim's CPU; one commit for
+ * the group). The group holds SQLite's write lock (`BEGIN IMMEDIATE`), so no other
+ * process's commit can come between the pick and its update.
  */
-export async function claimJob(
-  context: StoreContext,
-  db: Db,
-  request: ClaimRequest,
-): Promise<StoredClaim | undefined> {
-  const outbox = await context.changes.outboxFor(db, [request.companyId], 'claimed');
-  const changesOf = (claim: StoredClaim | undefined) =>
-    claim ? [{ kind: 'claimed' as const, row: claim.row }] : [];
-  return inGroupUnit(context, db, { outbox, changesOf }, () => claimNow(db, request));
-}
+export const sqliteClaim: JobOperation<ClaimRequest, StoredClaim | undefined> = {
+  kindOf: () => 'claimed',
+  companyOf: (request) => request.companyId,
+  changesOf: (_batch, claims) =>
+    claims.flatMap((claim) => (claim ? [{ kind: 'claimed' as const, row: claim.row }] : [])),
+  write: (db, batch) => batch.map((request) => claimNow(db, request)),
+};
 
 /** The claim's statements, run straight on the connection by the unit that holds it. */
 function claimNow(db: Db, request: ClaimRequest): StoredClaim | undefined {

@@ -1,21 +1,16 @@
 import type { Db } from '../../../storage/db.ts';
-import { inGroupUnit } from '../common/change-unit.ts';
 import { insertQueuedJobNow, storeDocumentNow } from '../common/insert-job.ts';
-import type { StoreContext } from '../common/store-context.ts';
 import type { JobRow, NewJob } from '../queue-store.ts';
 
 /**
- * SQLite's create: the document (stored once per company and content), the job, its event
- * and the outbox row when an endpoint takes `print_job.created`, synchronously, in the
- * group commit of this turn's writes (`inGroupUnit`, as the claim and the confirm: no
- * Kysely transaction, connection lock or savepoint per create). Agents waiting in this
- * process are woken once it has committed (`JobChanges.committed`); another process hears
- * of it through the file's `data_version`.
+ * SQLite's creates: each job's document (stored once per company and content), the job and
+ * its event, synchronously, in the group commit of this turn's writes (`../common/batcher.ts`,
+ * as the claim and the confirm: no Kysely transaction, connection lock or savepoint per
+ * create). Agents waiting in this process are woken once it has committed
+ * (`JobChanges.committed`); another process hears of it through the file's `data_version`.
  */
-export async function createJob(context: StoreContext, db: Db, job: NewJob): Promise<JobRow> {
-  const outbox = await context.changes.outboxFor(db, [job.companyId], 'created');
-  const changesOf = (row: JobRow) => [{ kind: 'created' as const, row }];
-  return inGroupUnit(context, db, { outbox, changesOf }, () => {
+export function createRows(db: Db, batch: NewJob[]): JobRow[] {
+  return batch.map((job) => {
     const { content, ...values } = job;
     const document = storeDocumentNow(db, job.companyId, content, job.createdAt);
     return insertQueuedJobNow(db, { ...values, document, reprintOf: null }, null);
