@@ -7,8 +7,7 @@
  * listed in docs/cloudprnt.md ("Epson Server Direct Print").
  */
 
-import { eposPrintNamespace } from '../templates/render/epos-print-namespace.ts';
-import { escapeXml } from '../templates/render/escape.ts';
+import { eposPrintNamespace, escapeXml } from '../templates/index.ts';
 
 /** The three requests a TM intelligent printer sends, as URL-encoded form data. */
 export type SdpRequest =
