@@ -6,6 +6,7 @@ import {
 } from '../../server/templates/render/epos-print.ts';
 import { escapeReceiptLine, escapeXml } from '../../server/templates/render/escape.ts';
 import { bitmapToPng } from '../../server/templates/render/png.ts';
+import { renderDocument } from '../../server/templates/render-document.ts';
 import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 import {
   elementsNamed,
@@ -157,5 +158,26 @@ describe('data is text, never markup', () => {
     expect(escapeXml(`<a href="x" title='y'>&</a>`)).toBe(
       '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;',
     );
+  });
+});
+
+describe('a template for a route whose profile is `epos`', () => {
+  it('renders as ePOS-Print XML, its data escaped by the template and again as XML', async () => {
+    const template = {
+      kind: 'receipt' as const,
+      source: 'Order | {{ name }}\n{code:{{ name }}; option:qrcode,4,m}',
+    };
+    const name = '</text><cut type="feed"/>{code:x}';
+    const { contentType, bytes } = await renderDocument(
+      template,
+      { name },
+      { language: 'epos' },
+      'raw',
+    );
+    expect(contentType).toBe('application/vnd.epson.epos-print+xml');
+    const root = parseXml(bytes.toString('utf8'));
+    expect(line(root)).toBe(`Order ${name}`);
+    expect(textOf(elementsNamed(root, 'symbol')[0]!)).toBe(name);
+    expect(elementsNamed(root, 'cut')).toHaveLength(1);
   });
 });
