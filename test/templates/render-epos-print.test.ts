@@ -108,6 +108,8 @@ describe('ePOS-Print XML of a receipt', () => {
 
   it('cuts at a `=` line, and not at all on a printer without a cutter', () => {
     expect(elementsNamed(render('A\n=\nB'), 'cut')).toHaveLength(2);
+    // A `=` last is the end's cut: the paper is not cut twice.
+    expect(elementsNamed(render('A\n='), 'cut')).toHaveLength(1);
     expect(elementsNamed(render('A\n=\nB', { ...profile, cut: false }), 'cut')).toHaveLength(0);
   });
 

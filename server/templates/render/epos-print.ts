@@ -117,7 +117,14 @@ function eposCommands(profile: PrinterProfile) {
     position += width;
     return '';
   };
+  // A `=` on the last line has cut the paper: the end of the document does not cut it again.
+  let cutLast = false;
+  const cut = () => {
+    cutLast = true;
+    return profile.cut === false ? '' : '<cut type="feed"/>';
+  };
   const lf = () => {
+    cutLast = false;
     const line = pieces.map(textElement).join('');
     pieces = [];
     position = 0;
@@ -128,7 +135,7 @@ function eposCommands(profile: PrinterProfile) {
   return {
     ...base,
     open: () => '',
-    close: () => (profile.cut === false ? '' : '<cut type="feed"/>'),
+    close: () => (cutLast ? '' : cut()),
     area: (l: number) => {
       left = l;
       return '';
@@ -160,7 +167,7 @@ function eposCommands(profile: PrinterProfile) {
     },
     vrlf: lf,
     lf,
-    cut: () => (profile.cut === false ? '' : '<cut type="feed"/>'),
+    cut,
     ul: () => {
       style = { ...style, ul: true };
       return '';
