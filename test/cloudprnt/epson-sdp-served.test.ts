@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
+import { sentDuring } from '../helpers/pg-sent.ts';
 import { EpsonSdpPrinter } from '../helpers/printer-simulators/epson-sdp.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
@@ -291,5 +293,28 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
     expect(answer.body.errors.content_type[0]).toContain(
       'application/vnd.epson.epos-print+xml, text/plain',
     );
+  });
+
+  it('a print request with nothing to print and nothing new writes nothing', async () => {
+    const { printer } = await addPrinter();
+    await cycles(printer, 3);
+    const server = instances.two;
+    const ask = () => printer.through(`${server.api}/cloudprnt/epson`).getRequest();
+    // The sweep's timer writes beside the request: what is due now is swept first, and its
+    // statements, which the timer may send again meanwhile, are told apart.
+    const { sent: swept } = await sentDuring(() => server.app.services.printing.sweep());
+    if (dialect === 'postgres') {
+      const { sent } = await sentDuring(ask);
+      const writes = sent.filter((text) => /^\s*(insert|update|delete)\b/i.test(text));
+      expect(writes.filter((text) => !swept.includes(text))).toEqual([]);
+    } else {
+      const db = server.app.services.storage.db;
+      const changes = async () =>
+        (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
+      const before = await changes();
+      await ask();
+      expect(await changes()).toBe(before);
+    }
+    expect(printer.wire.at(-1)).toBe('GetRequest 200 empty');
   });
 });
