@@ -74,19 +74,23 @@ function stateAfter(name: string, outcome: SdpOutcome, words: string): PrinterIn
   };
 }
 
-/** Presence, at most once per half heartbeat interval: a request with nothing new writes nothing. */
+/**
+ * Presence, at most once per half heartbeat interval: a request with nothing new writes
+ * nothing. It extends no lease: a printer prints what it was answered within the answer's
+ * timeout (10 s) and says so at once, so a claim still held after the lease (120 s) is one
+ * whose answer or result was lost for good, and it fails by its lease however often the
+ * printer asks for work meanwhile.
+ */
 async function notePresence(
   { printing, config }: CloudPrntDeps,
   db: Db,
-  { row, agent }: CallingPrinter,
+  agent: CallingPrinter['agent'],
   now: Date,
 ): Promise<void> {
   const stored = await memberLastSeen(db, agent);
   const halfBeat = isoNow(new Date(now.getTime() - (config.heartbeatSeconds * 1000) / 2));
   if (stored.online && stored.lastSeenAt !== null && stored.lastSeenAt >= halfBeat) return;
-  const held = parseJobToken(row.job_token);
-  const heldIds = held ? [held.jobId] : [];
-  await recordMemberSeen(printing.queue, db, agent, undefined, heldIds, now, config.leaseSeconds);
+  await recordMemberSeen(printing.queue, db, agent, undefined, [], now, config.leaseSeconds);
 }
 
 /**
@@ -106,7 +110,7 @@ export async function answerPrintRequest(
   const { printing, clock, config } = deps;
   const { row, agent } = printer;
   const now = clock.now();
-  await notePresence(deps, db, printer, now);
+  await notePresence(deps, db, agent, now);
   const held = parseJobToken(row.job_token);
   if (held && row.job_token) {
     if (await memberHolds(printing.queue, db, agent, held.jobId)) return '';

@@ -71,6 +71,22 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
   const queue = (route: string) =>
     createJob(instances.one, integrator, { route, title: `for ${route}` });
 
+  const advance = (ms: number) => {
+    for (const server of new Set([instances.one, instances.two])) server.clock.advance(ms);
+  };
+
+  /**
+   * The lease runs out while the printer keeps asking for work (its presence written at half
+   * the lease): asking extends no lease. Then the sweep.
+   */
+  async function leaseRunsOutWhileAsking(printer: EpsonSdpPrinter) {
+    const { leaseSeconds } = instances.one.app.services.config;
+    advance((leaseSeconds * 1000) / 2);
+    await cycles(printer, 1);
+    advance((leaseSeconds * 1000) / 2 + 1000);
+    await instances.one.app.services.printing.sweep();
+  }
+
   /** Cycles alternately through each instance: the two must agree on everything. */
   async function cycles(printer: EpsonSdpPrinter, n: number) {
     for (let i = 0; i < n; i++) {
@@ -250,10 +266,7 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
       'GetRequest 200 empty',
       'GetRequest 200 empty',
     ]);
-    for (const server of new Set([instances.one, instances.two])) {
-      server.clock.advance(instances.one.app.services.config.leaseSeconds * 1000 + 1000);
-    }
-    await instances.one.app.services.printing.sweep();
+    await leaseRunsOutWhileAsking(printer);
     expect(await job(queued.id)).toMatchObject({
       status: 'failed',
       error: { code: 'lease_expired' },
@@ -266,10 +279,7 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
     printer.faults.neverConfirm = true;
     await cycles(printer, 3);
     expect(printer.printed).toHaveLength(1);
-    for (const server of new Set([instances.one, instances.two])) {
-      server.clock.advance(instances.one.app.services.config.leaseSeconds * 1000 + 1000);
-    }
-    await instances.one.app.services.printing.sweep();
+    await leaseRunsOutWhileAsking(printer);
     expect(await job(queued.id)).toMatchObject({
       status: 'failed',
       error: { code: 'lease_expired' },
