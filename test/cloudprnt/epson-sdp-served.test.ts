@@ -124,6 +124,27 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
     );
   });
 
+  it('POST /cloudprnt/printers with kind epson gives the same settings; …/revoke ends them (401)', async () => {
+    const itToken = await instances.two.token(company, ['printing.agents.write']);
+    const answer = await instances.two.request('POST', '/cloudprnt/printers', {
+      token: itToken,
+      body: { route: 'epson-api', name: 'Terrace', kind: 'epson' },
+    });
+    expect(answer.status).toBe(201);
+    const { url, user, password, agent_id } = answer.body.data;
+    expect(url).toBe(`${instances.two.api}/cloudprnt/epson`);
+    expect(answer.headers.get('location')).toBe(`${instances.two.api}/printing/agents/${agent_id}`);
+    const printer = new EpsonSdpPrinter({ url, id: user, password });
+    expect(await printer.getRequest()).toBeUndefined();
+    expect(printer.wire).toEqual(['GetRequest 200 empty']);
+    const revoked = await instances.one.request('POST', `/cloudprnt/printers/${agent_id}/revoke`, {
+      token: itToken,
+    });
+    expect(revoked.status).toBe(204);
+    await printer.getRequest();
+    expect(printer.wire.at(-1)).toBe('GetRequest 401');
+  });
+
   it('takes a form only: JSON is 415', async () => {
     const { values } = await addPrinter();
     const json = await fetch(values.URL!, {
