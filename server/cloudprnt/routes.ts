@@ -75,9 +75,9 @@ export const cloudPrntRoutes: AnyRoute[] = [
     path: '/cloudprnt/printers',
     access: { permission: 'printing.agents.write' },
     operationId: 'addCloudPrntPrinter',
-    summary: 'Add a Star CloudPRNT printer (its password shown once)',
+    summary: 'Add a Star CloudPRNT or Epson Server Direct Print printer (its password shown once)',
     description:
-      'Extension. The printer becomes a print agent of the company (platform `cloudprnt`) serving `route`, and gets HTTP basic credentials for its CloudPRNT settings; the password is kept only as its hash. As `shopdesk cloudprnt add` (docs/cloudprnt.md).',
+      'Extension. The printer becomes a print agent of the company (platform `cloudprnt`; with `kind` `epson`, `epson-sdp`, its route rendering ePOS-Print XML) serving `route`, and gets the credentials for its settings (HTTP basic; Epson: its Server Direct Print ID and password, for HTTP Digest); the password is kept only as its hash (and Epson’s Digest HA1). As `shopdesk cloudprnt add [--kind epson]` (docs/cloudprnt.md).',
     tag,
     body: addCloudPrntPrinterBody,
     responses: {
