@@ -6,7 +6,7 @@ import { z } from 'zod';
  * A route without a profile prints what it is sent, as a raw job's bytes.
  */
 
-export const printerLanguages = ['escpos', 'starprnt', 'zpl', 'pdf', 'text'] as const;
+export const printerLanguages = ['escpos', 'starprnt', 'zpl', 'pdf', 'text', 'epos'] as const;
 export type PrinterLanguage = (typeof printerLanguages)[number];
 
 /** Receipt rolls, in mm: 58, 80 and 112 mm paper. */

@@ -24,6 +24,7 @@ export const contentTypes = [
   'application/vnd.escpos',
   'application/vnd.star.starprnt',
   'text/plain',
+  'application/vnd.epson.epos-print+xml',
 ] as const;
 export const contentTypeSchema = z.enum(contentTypes);
 export type ContentType = z.infer<typeof contentTypeSchema>;

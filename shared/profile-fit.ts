@@ -6,7 +6,7 @@
  */
 
 /** A profile's language, and the languages a printer takes (`capabilities.languages`). */
-type Language = 'escpos' | 'starprnt' | 'zpl' | 'pdf' | 'text';
+type Language = 'escpos' | 'starprnt' | 'zpl' | 'pdf' | 'text' | 'epos';
 
 /** The names people know the languages by. */
 export const languageWords: Record<Language, string> = {
@@ -15,10 +15,11 @@ export const languageWords: Record<Language, string> = {
   zpl: 'ZPL',
   pdf: 'PDF',
   text: 'text',
+  epos: 'ePOS-Print XML',
 };
 
 /** Plain text prints on a receipt printer as it is, and through a PDF queue's driver. */
-const takesText: readonly Language[] = ['escpos', 'starprnt', 'pdf', 'text'];
+const takesText: readonly Language[] = ['escpos', 'starprnt', 'pdf', 'text', 'epos'];
 
 /**
  * Why `profile` does not fit the printer, in words ("misconfigured: EPSON takes PDF, the

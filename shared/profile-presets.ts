@@ -14,6 +14,7 @@ export const profileLanguages: ReadonlyArray<PrinterProfile['language']> = [
   'zpl',
   'pdf',
   'text',
+  'epos',
 ];
 export const profileRollWidths = [58, 80, 112] as const;
 export const profileSheetSizes: ReadonlyArray<Extract<PrinterProfile['width_mm'], string>> = [

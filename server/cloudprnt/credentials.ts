@@ -7,6 +7,13 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
  */
 export const newUsername = (): string => `cp-${randomBytes(6).toString('hex')}`;
 export const newPassword = (): string => randomBytes(24).toString('base64url');
+/**
+ * An Epson printer's ID and Password (Server Direct Print's WebConfig fields, the Digest user
+ * and password): at most 30 letters, digits, `_`, `.` and `-` each, as the manual allows; the
+ * password 22 random bytes (30 characters of base64url).
+ */
+export const newEpsonId = (): string => `sdp-${randomBytes(6).toString('hex')}`;
+export const newEpsonPassword = (): string => randomBytes(22).toString('base64url');
 export const hashPassword = (password: string): string => hash('sha256', password, 'hex');
 
 /** The user and password of an `Authorization: Basic …` header (RFC 7617); undefined if none. */

@@ -7,6 +7,8 @@
  * listed in docs/cloudprnt.md ("Epson Server Direct Print").
  */
 
+import { eposPrintNamespace, escapeXml } from '../templates/index.ts';
+
 /** The three requests a TM intelligent printer sends, as URL-encoded form data. */
 export type SdpRequest =
   | { kind: 'GetRequest'; id: string }
@@ -32,12 +34,6 @@ export function parseSdpForm(body: string): SdpRequest | undefined {
       return undefined;
   }
 }
-
-/** XML text and attribute values escaped: a job's words never become markup. */
-export const escapeXml = (text: string): string =>
-  text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-export const eposPrintNamespace = 'http://www.epson-pos.com/schemas/2011/03/epos-print';
 
 /**
  * A plain text job as ePOS-Print XML: its text (line feeds kept, as `&#10;`), then a feed

@@ -16,6 +16,7 @@ import { isoNow } from '../time.ts';
 import { addCloudPrntPrinter } from './add-printer.ts';
 import { answerPoll } from './answer-poll.ts';
 import { confirmServedJob } from './confirm-job.ts';
+import { epsonSdpRoutes } from './epson-routes.ts';
 import { type CallingPrinter, type CloudPrntDeps, callingPrinter } from './member.ts';
 import { revokePrinter } from './printer-rows.ts';
 import { pollRequestSchema } from './protocol.ts';
@@ -74,9 +75,9 @@ export const cloudPrntRoutes: AnyRoute[] = [
     path: '/cloudprnt/printers',
     access: { permission: 'printing.agents.write' },
     operationId: 'addCloudPrntPrinter',
-    summary: 'Add a Star CloudPRNT printer (its password shown once)',
+    summary: 'Add a Star CloudPRNT or Epson Server Direct Print printer (its password shown once)',
     description:
-      'Extension. The printer becomes a print agent of the company (platform `cloudprnt`) serving `route`, and gets HTTP basic credentials for its CloudPRNT settings; the password is kept only as its hash. As `shopdesk cloudprnt add` (docs/cloudprnt.md).',
+      'Extension. The printer becomes a print agent of the company (platform `cloudprnt`; with `kind` `epson`, `epson-sdp`, its route rendering ePOS-Print XML) serving `route`, and gets the credentials for its settings (HTTP basic; Epson: its Server Direct Print ID and password, for HTTP Digest); the password is kept only as its hash (and Epson’s Digest HA1). As `shopdesk cloudprnt add [--kind epson]` (docs/cloudprnt.md).',
     tag,
     body: addCloudPrntPrinterBody,
     responses: {
@@ -89,10 +90,10 @@ export const cloudPrntRoutes: AnyRoute[] = [
       const added = await addCloudPrntPrinter(
         services,
         db,
-        { companyId: caller.companyId, route: body.route, name: body.name },
+        { companyId: caller.companyId, route: body.route, name: body.name, kind: body.kind },
         services.clock.now(),
       );
-      const url = baseUrl.replace(/\/printers$/, '');
+      const url = baseUrl.replace(/\/printers$/, body.kind === 'epson' ? '/epson' : '');
       const record = {
         agent_id: added.agentUuid,
         url,
@@ -101,7 +102,7 @@ export const cloudPrntRoutes: AnyRoute[] = [
       };
       return created(
         record,
-        `${url.replace(/\/cloudprnt$/, '')}/printing/agents/${added.agentUuid}`,
+        `${url.replace(/\/cloudprnt(?:\/epson)?$/, '')}/printing/agents/${added.agentUuid}`,
       );
     },
   }),
@@ -187,4 +188,5 @@ export const cloudPrntRoutes: AnyRoute[] = [
       return { status: 200, body: { ok: true } };
     },
   }),
+  ...epsonSdpRoutes,
 ];

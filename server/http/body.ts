@@ -41,12 +41,58 @@ export async function readJsonBody(
   beforeReading?: () => void,
   deadlineMs?: number,
 ): Promise<unknown> {
+  const bytes = await readBodyBytes(
+    request,
+    limit,
+    refuseUnsupportedType,
+    beforeReading,
+    deadlineMs,
+  );
+  const text = bytes?.toString('utf8');
+  if (bytes === undefined || text === undefined || text.trim() === '') return undefined;
+  // Before the parser, which would spend a second of CPU on a 1 MiB body of `[`.
+  if (nestsDeeperThan(bytes, maxBodyDepth)) {
+    const message = `The body must not nest objects and arrays more than ${maxBodyDepth} levels deep.`;
+    throw new HttpError('validation_failed', message, { errors: { body: [message] } });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError('malformed_json');
+  }
+}
+
+/**
+ * Reads an HTML form's body (`application/x-www-form-urlencoded`, what Epson's printers POST:
+ * docs/cloudprnt.md) as its fields, each name's last value; the same limits as a JSON body.
+ */
+export async function readFormBody(
+  request: IncomingMessage,
+  limit: number,
+  beforeReading?: () => void,
+  deadlineMs?: number,
+): Promise<Record<string, string> | undefined> {
+  const text = (
+    await readBodyBytes(request, limit, refuseNotForm, beforeReading, deadlineMs)
+  )?.toString('utf8');
+  if (text === undefined || text.trim() === '') return undefined;
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** The body's bytes, UTF-8 text within the limits; undefined when the request has none. */
+async function readBodyBytes(
+  request: IncomingMessage,
+  limit: number,
+  refuseType: (contentType: string) => void,
+  beforeReading?: () => void,
+  deadlineMs?: number,
+): Promise<Buffer | undefined> {
   const declared = request.headers['content-length'];
   const hasBody =
     declared !== undefined ? declared !== '0' : 'transfer-encoding' in request.headers;
   if (!hasBody) return undefined;
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
-  refuseUnsupportedType(request.headers['content-type'] ?? '');
+  refuseType(request.headers['content-type'] ?? '');
   // Every check before the body has passed: a client waiting for `100 Continue` gets it now.
   beforeReading?.();
   // The pipeline may call this within the request's event, before Node's parser has handed
@@ -59,17 +105,19 @@ export async function readJsonBody(
   if (!isUtf8(bytes)) {
     throw new HttpError('malformed_json', 'The request body is not valid UTF-8 text.');
   }
-  const text = bytes.toString('utf8');
-  if (text.trim() === '') return undefined;
-  // Before the parser, which would spend a second of CPU on a 1 MiB body of `[`.
-  if (nestsDeeperThan(bytes, maxBodyDepth)) {
-    const message = `The body must not nest objects and arrays more than ${maxBodyDepth} levels deep.`;
-    throw new HttpError('validation_failed', message, { errors: { body: [message] } });
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError('malformed_json');
+  return bytes;
+}
+
+/** `application/x-www-form-urlencoded`, with a UTF-8 charset if any. */
+function refuseNotForm(contentType: string): void {
+  const [mediaType = '', ...parameters] = contentType.split(';');
+  const charset = parameters.find((p) => p.trim().toLowerCase().startsWith('charset='));
+  const utf8 = !charset || /^\s*charset=\s*"?utf-?8"?\s*$/i.test(charset);
+  if (mediaType.trim().toLowerCase() !== 'application/x-www-form-urlencoded' || !utf8) {
+    throw new HttpError(
+      'unsupported_media_type',
+      'The request body must be a UTF-8 form (application/x-www-form-urlencoded).',
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { isTransient } from '../storage/connection-loss.ts';
 import { bearerOf, type Caller } from '../tokens/index.ts';
 import { loggableError, loggedPath } from './access-log.ts';
-import { BodyTimedOut, RequestAborted, readJsonBody } from './body.ts';
+import { BodyTimedOut, RequestAborted, readFormBody, readJsonBody } from './body.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import { HttpError, httpErrorOf } from './errors.ts';
 import { type ContextSources, HandlerContext } from './handler-context.ts';
@@ -276,7 +276,8 @@ function run(
       }
     : undefined;
   const limit = route.bodyLimit ?? defaultBodyLimit;
-  return readJsonBody(request, limit, sendContinue, route.bodyTimeoutMs).then(answer);
+  const read = route.bodyType === 'form' ? readFormBody : readJsonBody;
+  return read(request, limit, sendContinue, route.bodyTimeoutMs).then(answer);
 }
 
 const hasPreHandler = (hook: RouteHook): boolean => hook.preHandler !== undefined;

@@ -233,7 +233,10 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
     if (route.body) {
       operation.requestBody = {
         required: !route.body.safeParse(undefined).success,
-        content: { 'application/json': mediaType(route.body, 'input') },
+        content: {
+          [route.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']:
+            mediaType(route.body, 'input'),
+        },
       };
     }
     const path = `/api/v1${route.path}`;

@@ -88,6 +88,11 @@ export interface RouteSpec<
   body?: B;
   /** Left out of the OpenAPI document (the document itself, the docs page). */
   hidden?: boolean;
+  /**
+   * What the body is: JSON (the default), or an HTML form (`application/x-www-form-urlencoded`,
+   * its fields as an object of strings), which Epson's printers send.
+   */
+  bodyType?: 'json' | 'form';
   /** Largest body accepted, in bytes (413 above it). */
   bodyLimit?: number;
   /**

@@ -8,7 +8,7 @@ import { defaultProfile } from './render-document.ts';
 
 /** The printer languages each kind of template renders into (`render-document.ts`). */
 const kindPrintsOn: Record<TemplateKind, readonly PrinterProfile['language'][]> = {
-  receipt: ['escpos', 'starprnt', 'zpl', 'pdf', 'text'],
+  receipt: ['escpos', 'starprnt', 'zpl', 'pdf', 'text', 'epos'],
   label: ['zpl'],
 };
 

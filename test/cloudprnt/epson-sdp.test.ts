@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   eposPrintOfText,
-  escapeXml,
   outcomeOf,
   parseSdpForm,
   printRequestInfo,
   readPrintResults,
 } from '../../server/cloudprnt/epson-sdp.ts';
+import { escapeXml } from '../../server/templates/render/escape.ts';
 
 /**
  * Epson Server Direct Print, from the manual's examples (docs/cloudprnt.md lists the pages):

@@ -115,7 +115,7 @@ function requestArbitrary(
         : fc.option(arbitraryOf(one.schema, hints, one.name), { nil: undefined }),
     ),
   );
-  const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+  const bodySchema = bodySchemaOf(operation);
   const body = bodySchema
     ? operation.requestBody.required
       ? arbitraryOf(bodySchema, hints)
@@ -191,7 +191,7 @@ export function fuzzContractOn(kind: DatabaseKind): void {
               parameters.set(`${one.in} ${one.name}`, ajv.compile(one.schema));
             }
           }
-          const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+          const bodySchema = bodySchemaOf(operation);
           const validators = {
             parameters,
             ...(bodySchema && { body: ajv.compile(bodySchema) }),
@@ -206,7 +206,14 @@ export function fuzzContractOn(kind: DatabaseKind): void {
                     operation.operationId === 'claimNextPrintJob' && request.body
                       ? { ...(request.body as object), wait: 0 }
                       : request.body;
-                  const answer = await send(server, method.toUpperCase(), request, body, own);
+                  const answer = await send(
+                    server,
+                    method.toUpperCase(),
+                    request,
+                    body,
+                    own,
+                    takesForm(operation),
+                  );
                   const label = `${method.toUpperCase()} ${request.path}${request.query} ${JSON.stringify(body)?.slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`;
                   seen.set(String(answer.status), (seen.get(String(answer.status)) ?? 0) + 1);
                   expect(answer.status, label).toBeLessThan(500);
@@ -246,19 +253,35 @@ export function fuzzContractOn(kind: DatabaseKind): void {
   });
 }
 
+const formType = 'application/x-www-form-urlencoded';
+
+/** The body's schema, JSON's or (Epson's printers) a form's. */
+function bodySchemaOf(operation: Operation) {
+  const content = operation.requestBody?.content;
+  return content?.['application/json']?.schema ?? content?.[formType]?.schema;
+}
+
+/** Whether the operation's body is a form (sent URL-encoded, as a printer sends it). */
+const takesForm = (operation: Operation): boolean =>
+  operation.requestBody?.content?.[formType] !== undefined;
+
 async function send(
   server: TestServer,
   method: string,
   request: Request,
   body: unknown,
   own: FuzzCompany,
+  form = false,
 ): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = {
     authorization: `Bearer ${own.token}`,
     'x-agent-id': own.agentUuid,
   };
   let text: string | undefined;
-  if (body !== undefined) {
+  if (body !== undefined && form) {
+    text = new URLSearchParams(body as Record<string, string>).toString();
+    headers['content-type'] = formType;
+  } else if (body !== undefined) {
     text = JSON.stringify(body);
     headers['content-type'] = 'application/json';
   }

@@ -14,6 +14,7 @@ const extensions: Record<ContentType, string> = {
   'application/vnd.escpos': 'escpos',
   'application/vnd.star.starprnt': 'starprnt',
   'text/plain': 'txt',
+  'application/vnd.epson.epos-print+xml': 'xml',
 };
 
 export function isFolderPrinter(printer: string): boolean {

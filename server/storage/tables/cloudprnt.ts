@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** Printers that poll ShopDesk themselves (migration 034_cloudprnt_printers). */
+/** Printers that poll ShopDesk themselves (migrations 034_cloudprnt_printers, 040). */
 export interface CloudPrntTables {
   cloudprnt_printers: {
     id: Generated<number>;
@@ -17,5 +17,9 @@ export interface CloudPrntTables {
     job_token: string | null;
     created_at: string;
     revoked_at: string | null;
+    /** `star` (CloudPRNT) or `epson` (Server Direct Print): migration 040. */
+    kind: Generated<string>;
+    /** An Epson printer's HTTP Digest key, MD5(user:realm:password); null for Star's. */
+    digest_ha1: string | null;
   };
 }

@@ -7,6 +7,7 @@
 import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { PreviewFormat } from '../../../shared/templates.ts';
 import { checkBarcodes, type RefusalField } from './barcodes.ts';
+import { receiptToEposPrint } from './epos-print.ts';
 import { prepareImages } from './images.ts';
 import { dotsOf, labelSize, labelToPng } from './label-png.ts';
 import { receiptToPdf } from './pdf-receipt.ts';
@@ -53,6 +54,8 @@ async function receiptForPrinter(
       return { contentType, bytes: receiptToPrinter(document, profile) };
     case 'text':
       return { contentType, bytes: Buffer.from(receiptToText(document, profile), 'utf8') };
+    case 'epos':
+      return { contentType, bytes: Buffer.from(receiptToEposPrint(document, profile), 'utf8') };
     case 'pdf':
       return {
         contentType,

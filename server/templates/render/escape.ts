@@ -46,3 +46,19 @@ export function escapeZplField(value: unknown): string {
   }
   return out;
 }
+
+/**
+ * XML text and attribute values (ePOS-Print XML, `epos-print.ts`): `< > & " '` as character
+ * references, and the characters XML 1.0 cannot hold at all (control characters other than
+ * tab and line feeds, lone surrogates, U+FFFE and U+FFFF) as `?`, so that no value can end an
+ * element, open one or make the document unreadable. Line breaks are kept.
+ */
+export function escapeXml(value: unknown): string {
+  return textOf(value)
+    .replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`)
+    .replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters XML 1.0 forbids.
+      /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      '?',
+    );
+}

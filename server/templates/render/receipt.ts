@@ -85,7 +85,7 @@ function nativeQrcode(symbol: QrSymbol, encoding: string): string {
 }
 
 /** An image's rows packed eight dots a byte, the leftmost in the high bit, black set. */
-function packedRows(image: string): { rowBytes: number; height: number; rows: string } {
+export function packedRows(image: string): { rowBytes: number; height: number; rows: string } {
   const png = PNG.sync.read(Buffer.from(image, 'base64'));
   const rowBytes = (png.width + 7) >> 3;
   const packed = Buffer.alloc(rowBytes * png.height);

@@ -14,4 +14,5 @@ export const printerContentType: Record<PrinterLanguage, ContentType> = {
   zpl: 'application/vnd.zebra.zpl',
   pdf: 'application/pdf',
   text: 'text/plain',
+  epos: 'application/vnd.epson.epos-print+xml',
 };
