@@ -28,7 +28,7 @@ import * as printerAttention from './migrations/031_printer_attention.ts';
 import * as agentNames from './migrations/032_agent_names.ts';
 import * as consoleJobReads from './migrations/033_console_job_reads.ts';
 import * as cloudprntPrinters from './migrations/034_cloudprnt_printers.ts';
-import * as epsonSdpPrinters from './migrations/040_epson_sdp_printers.ts';
+import * as epsonSdpPrinters from './migrations/035_epson_sdp_printers.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -60,7 +60,7 @@ const migrations: Record<string, Migration> = {
   '032_agent_names': agentNames,
   '033_console_job_reads': consoleJobReads,
   '034_cloudprnt_printers': cloudprntPrinters,
-  '040_epson_sdp_printers': epsonSdpPrinters,
+  '035_epson_sdp_printers': epsonSdpPrinters,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

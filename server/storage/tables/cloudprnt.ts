@@ -17,7 +17,7 @@ export interface CloudPrntTables {
     job_token: string | null;
     created_at: string;
     revoked_at: string | null;
-    /** `star` (CloudPRNT) or `epson` (Server Direct Print): migration 040. */
+    /** `star` (CloudPRNT) or `epson` (Server Direct Print): migration 035. */
     kind: Generated<string>;
     /** An Epson printer's HTTP Digest key, MD5(user:realm:password); null for Star's. */
     digest_ha1: string | null;
