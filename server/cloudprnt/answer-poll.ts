@@ -84,7 +84,10 @@ export async function answerPoll(
       db,
       agent,
       changed ? seen : undefined,
-      held ? [held.jobId] : [],
+      // A claim's lease is kept only while the printer says it is printing it: a printer that
+      // polls on and never confirms must not hold its job for ever (the lease ends, the sweep
+      // fails the job with lease_expired).
+      held && poll.printingInProgress === true ? [held.jobId] : [],
       now,
       config.leaseSeconds,
     );
