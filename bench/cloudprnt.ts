@@ -1,32 +1,10 @@
-/**
- * What Star CloudPRNT printers cost the server (docs/cloudprnt.md), against `shopdesk serve` in
- * a child process on a fresh SQLite file, the printers in this process speaking the protocol
- * as test/helpers/printer-simulators/cloudprnt.ts does:
- *
- *   idle     one printer polls back to back with nothing to print: the server's CPU per poll
- *            (utime + stime of its process over the run, /proc/PID/stat). Target ≤ 0.3 ms.
- *   fleet    `--printers` printers (500) each polling every `--interval` s (2) at its own
- *            phase for `--seconds` (30): each poll's latency as the printer sees it, p50 and
- *            p99. Target: p99 ≤ 20 ms.
- *   latency  during the fleet run, a job queued every second on a random printer's route:
- *            the time from `POST /printing/jobs` answered to that printer's GET. Target: at
- *            most one poll interval + 50 ms.
- *
- * The machine is shared (2 cores, other work beside): figures are what one run saw.
- * Linux only (reads /proc).
- *
- *   node bench/cloudprnt.ts [--printers 500] [--interval 2] [--seconds 30] [--idle-polls 5000]
- */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addCloudPrntPrinter } from '../server/cloudprnt/index.ts';
 import { createCompany } from '../server/companies/create-company.ts';
-import { openStorage } from '../server/storage/database.ts';
 import { createToken } from '../server/tokens/index.ts';
 import { WebhookOutbox } from '../server/webhooks/outbox.ts';
-import { startServe } from '../test/helpers/serve-process.ts';
+import { withServedSqlite } from './lib/served-sqlite.ts';
+import { cpuSecondsOf } from './lib/spawn.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,13 +18,6 @@ const printerCount = Number(values.printers);
 const intervalMs = Number(values.interval) * 1000;
 const fleetMs = Number(values.seconds) * 1000;
 const idlePolls = Number(values['idle-polls']);
-const ticksPerSecond = 100; // USER_HZ on Linux
-
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-}
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -77,13 +48,9 @@ const firstPollBody = JSON.stringify({
 const pollBody = JSON.stringify(status);
 
 async function main() {
-  const dir = await mkdtemp(join(tmpdir(), 'shopdesk-bench-cloudprnt-'));
-  const file = join(dir, 'shopdesk.sqlite');
-  const serve = await startServe(['--db', file, '--create', '--rate-limit', '0']);
-  const pid = serve.child.pid!;
-  const url = `${serve.url}/api/v1/cloudprnt`;
-  const storage = openStorage({ kind: 'sqlite', file });
-  try {
+  await withServedSqlite('cloudprnt', async ({ url: served, pid, storage }) => {
+    const cpu = () => cpuSecondsOf(pid) ?? 0;
+    const url = `${served}/api/v1/cloudprnt`;
     const company = await createCompany(storage.db, 'Bench');
     const { secret: integrator } = await createToken(storage.db, {
       companyId: company,
@@ -137,15 +104,15 @@ async function main() {
     // idle: one printer, its presence fresh first.
     const idle = printers[0]!;
     for (let i = 0; i < 3; i++) await poll(idle);
-    const idleStart = await cpuSeconds(pid);
+    const idleStart = cpu();
     for (let i = 0; i < idlePolls; i++) await poll(idle);
-    const idleCpuMs = ((await cpuSeconds(pid)) - idleStart) * 1000;
+    const idleCpuMs = (cpu() - idleStart) * 1000;
 
     // fleet and latency.
     const latencies: number[] = [];
     const toGet: number[] = [];
     let running = true;
-    const fleetStart = await cpuSeconds(pid);
+    const fleetStart = cpu();
     const loops = printers.map(async (printer) => {
       await wait(Math.random() * intervalMs);
       while (running) {
@@ -165,7 +132,7 @@ async function main() {
       while (running) {
         const printer = printers[1 + Math.floor(Math.random() * (printers.length - 1))]!;
         if (printer.queuedAt === undefined) {
-          const answer = await fetch(`${serve.url}/api/v1/printing/jobs`, {
+          const answer = await fetch(`${served}/api/v1/printing/jobs`, {
             method: 'POST',
             headers: { authorization: `Bearer ${integrator}`, 'content-type': 'application/json' },
             body: JSON.stringify({
@@ -184,7 +151,7 @@ async function main() {
     await wait(fleetMs);
     running = false;
     await Promise.all([...loops, jobs]);
-    const fleetCpu = (await cpuSeconds(pid)) - fleetStart;
+    const fleetCpu = cpu() - fleetStart;
     latencies.sort((a, b) => a - b);
     toGet.sort((a, b) => a - b);
 
@@ -199,12 +166,7 @@ async function main() {
     console.log(
       `job to GET: ${toGet.length} jobs, p50 ${ms(percentile(toGet, 50))}, max ${ms(toGet.at(-1) ?? Number.NaN)} (target ≤ ${intervalMs + 50} ms)`,
     );
-  } finally {
-    await storage.close();
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

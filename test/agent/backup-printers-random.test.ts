@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import { EscposSimulator } from '../helpers/printer-simulators/escpos.ts';
 import type { SimulatedCondition } from '../helpers/printer-simulators/simulator.ts';
+import { seeded } from '../helpers/seeded-random.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type AgentTestServer, startAgentTestServer } from './helpers/agent-test-server.ts';
 import { makeStateDir } from './helpers/state-dir.ts';
@@ -17,18 +18,6 @@ import { makeStateDir } from './helpers/state-dir.ts';
 
 const jobs = Number(process.env.BACKUP_PRINTERS_JOBS ?? 200);
 const seed = Number(process.env.BACKUP_PRINTERS_SEED ?? 20261128);
-
-/** mulberry32: a small seeded generator, so that a failing run can be replayed. */
-function seeded(start: number): () => number {
-  let a = start >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const faults: Array<keyof SimulatedCondition> = ['paperEnd', 'coverOpen', 'offline'];
 const mark = (n: number) => `RECEIPT-${String(n).padStart(6, '0')};`;

@@ -6,6 +6,7 @@ import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
 import { createJob, integratorToken } from '../printing/helpers.ts';
+import { addPrinterByCli, cliDatabase } from './helpers.ts';
 
 /**
  * A Star CloudPRNT printer as a member of its company (docs/cloudprnt.md), end to end: enrolled
@@ -26,33 +27,13 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
   });
   afterAll(() => instances.close());
 
-  const dbArgs = () =>
-    instances.databaseUrl
-      ? ['--database-url', instances.databaseUrl]
-      : ['--db', instances.one.dbFile];
+  const dbArgs = () => cliDatabase(instances);
 
   /** A printer added with the command line on a route of its own, polling instance one. */
   async function addPrinter(name?: string) {
     const route = `cloudprnt-${++routeNumber}`;
-    const run = await shopdesk(
-      'cloudprnt',
-      'add',
-      '--company',
-      String(company),
-      '--route',
-      route,
-      ...(name ? ['--name', name] : []),
-      '--server',
-      instances.one.url,
-      ...dbArgs(),
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const values = Object.fromEntries(
-      run.stdout
-        .trim()
-        .split('\n')
-        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-    );
+    const server = instances.one.url;
+    const values = await addPrinterByCli(instances, company, route, { name, server });
     const printer = new CloudPrntPrinter({
       url: values.URL!,
       user: values.USER!,

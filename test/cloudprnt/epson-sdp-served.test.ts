@@ -4,9 +4,9 @@ import { dialects, type Instances, startInstances } from '../helpers/instances.t
 import { sentDuring } from '../helpers/pg-sent.ts';
 import { EpsonSdpPrinter } from '../helpers/printer-simulators/epson-sdp.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { shopdesk } from '../helpers/shopdesk-cli.ts';
 import { createJob, integratorToken } from '../printing/helpers.ts';
 import { createTemplate } from '../templates/helpers.ts';
+import { addPrinterByCli } from './helpers.ts';
 
 /**
  * An Epson printer on Server Direct Print as a member of its company (docs/cloudprnt.md), end
@@ -28,35 +28,15 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
   });
   afterAll(() => instances.close());
 
-  const dbArgs = () =>
-    instances.databaseUrl
-      ? ['--database-url', instances.databaseUrl]
-      : ['--db', instances.one.dbFile];
-
   /** A printer added with the command line on a route of its own. */
   async function addPrinter(name?: string) {
     const route = `epson-${++routeNumber}`;
-    const run = await shopdesk(
-      'cloudprnt',
-      'add',
-      '--kind',
-      'epson',
-      '--company',
-      String(company),
-      '--route',
-      route,
-      ...(name ? ['--name', name] : []),
-      '--server',
-      instances.one.url,
-      ...dbArgs(),
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const values = Object.fromEntries(
-      run.stdout
-        .trim()
-        .split('\n')
-        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-    );
+    const server = instances.one.url;
+    const values = await addPrinterByCli(instances, company, route, {
+      kind: 'epson',
+      name,
+      server,
+    });
     const printer = new EpsonSdpPrinter({
       url: values.URL!,
       id: values.USER!,

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
 import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
-import { shopdesk } from '../helpers/shopdesk-cli.ts';
+import { seeded } from '../helpers/seeded-random.ts';
 import { integratorToken } from '../printing/helpers.ts';
+import { addPrinterByCli } from './helpers.ts';
 
 /**
  * 1,000 jobs over 20 simulated CloudPRNT printers (four routes of five printers each), their
@@ -15,18 +16,6 @@ const jobCount = 1000;
 const routes = ['front', 'kitchen', 'bar', 'office'];
 const printersPerRoute = 5;
 
-/** Mulberry32: a small seeded generator, so that a run can be repeated. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe.each(dialects)('1,000 jobs over 20 CloudPRNT printers with faults (%s)', (dialect) => {
   let instances: Instances;
   let company: number;
@@ -37,26 +26,14 @@ describe.each(dialects)('1,000 jobs over 20 CloudPRNT printers with faults (%s)'
     instances = await startInstances(dialect);
     company = await instances.one.createCompany();
     integrator = await integratorToken(instances.one, company);
-    const db = instances.databaseUrl
-      ? ['--database-url', instances.databaseUrl]
-      : ['--db', instances.one.dbFile];
     for (const route of routes) {
       for (let i = 0; i < printersPerRoute; i++) {
-        const run = await shopdesk(
-          'cloudprnt',
-          'add',
-          '--company',
-          String(company),
-          '--route',
-          route,
-          ...db,
-        );
-        const line = (name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(run.stdout)![1]!;
+        const values = await addPrinterByCli(instances, company, route);
         printers.push(
           new CloudPrntPrinter({
             url: `${instances.one.api}/cloudprnt`,
-            user: line('USER'),
-            password: line('PASSWORD'),
+            user: values.USER!,
+            password: values.PASSWORD!,
           }),
         );
       }

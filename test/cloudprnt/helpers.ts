@@ -1,0 +1,40 @@
+import { expect } from 'vitest';
+import type { Instances } from '../helpers/instances.ts';
+import { shopdesk } from '../helpers/shopdesk-cli.ts';
+
+/** The command line's database options for the instances' database. */
+export const cliDatabase = (instances: Instances): string[] =>
+  instances.databaseUrl
+    ? ['--database-url', instances.databaseUrl]
+    : ['--db', instances.one.dbFile];
+
+/**
+ * `shopdesk cloudprnt add` for a printer of the company on `route`: the settings it printed
+ * (`URL`, `USER`, `PASSWORD`), the run checked to have succeeded.
+ */
+export async function addPrinterByCli(
+  instances: Instances,
+  company: number,
+  route: string,
+  options: { kind?: 'epson'; name?: string; server?: string } = {},
+): Promise<Record<string, string>> {
+  const run = await shopdesk(
+    'cloudprnt',
+    'add',
+    ...(options.kind ? ['--kind', options.kind] : []),
+    '--company',
+    String(company),
+    '--route',
+    route,
+    ...(options.name ? ['--name', options.name] : []),
+    ...(options.server ? ['--server', options.server] : []),
+    ...cliDatabase(instances),
+  );
+  expect(run.code, run.stderr).toBe(0);
+  return Object.fromEntries(
+    run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
