@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { PrintingService } from '../printing/index.ts';
 import type { Storage } from '../storage/database.ts';
 import type { ListenSubscription } from '../storage/listen-connection.ts';
-import { notify } from '../storage/notify.ts';
 
 /** The PostgreSQL channel on which every instance hears that a company's jobs changed. */
 export const consoleChannel = 'shopdesk_console';
@@ -120,10 +120,14 @@ export class LiveNotices {
         this.#pending.delete(companyId);
       }
     }, minGapMs).unref();
-    notify(this.#storage.db, consoleChannel, `${this.#instance}:${companyId}`).catch(
-      (error: unknown) =>
+    // Its channel written in the text (not a parameter), so that it reads apart from the print
+    // queue's own NOTIFYs wherever statements are counted.
+    sql`select pg_notify(${sql.lit(consoleChannel)}, ${`${this.#instance}:${companyId}`})`
+      .execute(this.#storage.db)
+      .then(() => undefined)
+      .catch((error: unknown) =>
         // The other instances' poll still carries the change, within its interval.
         this.#log.debug({ err: error }, 'console events: a change could not be announced'),
-    );
+      );
   }
 }

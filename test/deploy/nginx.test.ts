@@ -251,10 +251,21 @@ describe('nginx with TLS in front of two instances on PostgreSQL', () => {
         throw new Error(`${error.message}; stdout: ${agent.stdout()}; stderr: ${agent.stderr()}`);
       });
       expect(readdirSync(outDir).sort()).toEqual([`${ids[0]}-first.txt`, `${ids[1]}-second.txt`]);
-      for (const id of ids) {
-        const job = await call('GET', `/printing/jobs/${id}`, { token: admin });
-        expect(job.body.data.status).toBe('printed');
-      }
+      // The agent logs "printed" when the spooler took the job; its confirm follows from its
+      // outbox, a moment later.
+      const statuses = async () =>
+        Promise.all(
+          ids.map(
+            async (id) =>
+              (await call('GET', `/printing/jobs/${id}`, { token: admin })).body.data.status,
+          ),
+        );
+      await waitFor(
+        'both confirmed',
+        async () => (await statuses()).every((status) => status === 'printed') || undefined,
+        10_000,
+      ).catch(() => {});
+      expect(await statuses()).toEqual(['printed', 'printed']);
     } finally {
       expect(await agent.kill('SIGTERM')).toBe(0);
     }
