@@ -1,6 +1,6 @@
 import type { TemplateKind } from '../../shared/templates.ts';
 import { InvalidFields } from '../domain-errors.ts';
-import { renderLiquid, type TemplateAssets } from './liquid.ts';
+import { eventLoopRenderLimitMs, renderLiquid, type TemplateAssets } from './liquid.ts';
 import { checkBarcodes, dataPathOf, mayHoldCode, type RefusalField } from './render/barcodes.ts';
 import { checkDocument } from './render/document-limits.ts';
 import { finishZpl } from './render/label.ts';
@@ -40,7 +40,14 @@ export function checkJobCodes(version: CodeSource, data: Record<string, unknown>
   if (!writesCodes(version)) return;
   let document: string;
   try {
-    document = renderLiquid(version.kind, version.source, data, undefined, version.assets);
+    document = renderLiquid(
+      version.kind,
+      version.source,
+      data,
+      undefined,
+      version.assets,
+      eventLoopRenderLimitMs,
+    );
   } catch (error) {
     if (error instanceof InvalidFields) return;
     throw error;

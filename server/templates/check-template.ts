@@ -2,7 +2,12 @@ import type { TemplateKind } from '../../shared/templates.ts';
 import { checkCodes } from './check-codes.ts';
 import { checkCommandProperties } from './check-commands.ts';
 import { checkData, checkDataSchema } from './data-check.ts';
-import { parsedTemplate, renderLiquid, type TemplateAssets } from './liquid.ts';
+import {
+  eventLoopRenderLimitMs,
+  parsedTemplate,
+  renderLiquid,
+  type TemplateAssets,
+} from './liquid.ts';
 import { checkImages } from './render/document-limits.ts';
 import { checkAsset } from './render/image-check.ts';
 
@@ -46,6 +51,7 @@ export function checkVersion(content: VersionContent): void {
     content.sample_data ?? {},
     refusal,
     content.assets,
+    eventLoopRenderLimitMs,
   );
   checkCodes(content.kind, document, refusal.field);
 }

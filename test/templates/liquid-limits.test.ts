@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderLiquid } from '../../server/templates/liquid.ts';
+import { eventLoopRenderLimitMs, renderLiquid } from '../../server/templates/liquid.ts';
 
 /**
  * The limits of a render are liquidjs's own (`renderLimit`, `memoryLimit`: options of its
@@ -21,6 +21,19 @@ describe('Liquid render limits (liquidjs options)', () => {
     const source = '{% for i in (1..n) %}{% for j in (1..n) %}x{% endfor %}{% endfor %}';
     expect(refusalOf(source, { n: 10_000 })).toBe(
       'The template could not be rendered with this data: it passed its limit of 1000 ms.',
+    );
+  });
+
+  it('a render on the event loop (a template saved, a job created) stops at a quarter of that', () => {
+    const source = '{% for i in (1..n) %}{% for j in (1..n) %}x{% endfor %}{% endfor %}';
+    let said: string | undefined;
+    try {
+      renderLiquid('receipt', source, { n: 10_000 }, undefined, {}, eventLoopRenderLimitMs);
+    } catch (error) {
+      said = (error as { errors?: Record<string, string[]> }).errors?.data?.[0];
+    }
+    expect(said).toBe(
+      'The template could not be rendered with this data: it passed its limit of 250 ms.',
     );
   });
 
