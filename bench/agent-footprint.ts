@@ -12,11 +12,12 @@
  *   node bench/agent-footprint.ts [--jobs 1000] [--idle-seconds 20] [--variants sources,bundle]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRealAgentTestServer } from '../test/helpers/real-agent-server.ts';
+import { cpuSecondsOf, rssMiBOf } from './lib/spawn.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,7 +28,6 @@ const { values } = parseArgs({
 });
 const jobCount = Number(values.jobs);
 const idleSeconds = Number(values['idle-seconds']);
-const ticksPerSecond = 100; // USER_HZ on Linux
 const root = join(import.meta.dirname, '..');
 const targets = { idleMiB: 80, afterJobsMiB: 100 };
 
@@ -71,18 +71,8 @@ const variants: Record<string, (launch: Launch) => ChildProcess> = {
     ),
 };
 
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of /proc/PID/stat (proc(5)); here offset by 3.
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kib / 1024;
-}
+const cpuSeconds = async (pid: number): Promise<number> => cpuSecondsOf(pid) ?? 0;
+const rssMiB = async (pid: number): Promise<number> => rssMiBOf(pid) ?? 0;
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

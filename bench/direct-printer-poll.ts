@@ -16,12 +16,13 @@
  *   node bench/direct-printer-poll.ts [--idle-seconds 60] [--rounds 2]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EscposSimulator } from '../test/helpers/printer-simulators/escpos.ts';
 import { startRealAgentTestServer } from '../test/helpers/real-agent-server.ts';
+import { cpuSecondsOf, rssMiBOf } from './lib/spawn.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,23 +32,13 @@ const { values } = parseArgs({
 });
 const idleSeconds = Number(values['idle-seconds']);
 const rounds = Number(values.rounds);
-const ticksPerSecond = 100; // USER_HZ on Linux
 const root = join(import.meta.dirname, '..');
 const targets = { cpuPercent: 1, rssMiB: 5 };
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of /proc/PID/stat (proc(5)); here offset by 3.
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
+const cpuSeconds = async (pid: number): Promise<number> => cpuSecondsOf(pid) ?? 0;
+const rssMiB = async (pid: number): Promise<number> => rssMiBOf(pid) ?? 0;
 
 function startAgent(
   server: string,

@@ -108,6 +108,17 @@ export function cpuSecondsOf(pid: number | undefined): number | null {
   }
 }
 
+/** The resident memory of process `pid` in MiB (`VmRSS`, /proc/PID/status), or null once it is gone. */
+export function rssMiBOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return null;
+  }
+}
+
 /** USER_HZ: 100 on every Linux build that matters here. */
 const ticksPerSecond = 100;
 

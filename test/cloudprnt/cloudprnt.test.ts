@@ -5,8 +5,8 @@ import { count, sentDuring } from '../helpers/pg-sent.ts';
 import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
-import { createJob, integratorToken } from '../printing/helpers.ts';
-import { addPrinterByCli, cliDatabase } from './helpers.ts';
+import { integratorToken } from '../printing/helpers.ts';
+import { addPrinterByCli, alternately, cliDatabase, queueOn, readJob } from './helpers.ts';
 
 /**
  * A Star CloudPRNT printer as a member of its company (docs/cloudprnt.md), end to end: enrolled
@@ -42,19 +42,12 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     return { route, printer, values };
   }
 
-  const job = async (id: number, server: TestServer = instances.two) =>
-    (await server.request('GET', `/printing/jobs/${id}`, { token: integrator })).body.data;
-
-  const queue = (route: string) =>
-    createJob(instances.one, integrator, { route, title: `for ${route}` });
+  const job = (id: number, server: TestServer = instances.two) => readJob(server, integrator, id);
+  const queue = (route: string) => queueOn(instances, integrator, route);
 
   /** Polls alternately through each instance: the two must agree on everything. */
-  async function cycles(printer: CloudPrntPrinter, n: number) {
-    for (let i = 0; i < n; i++) {
-      const server = i % 2 === 0 ? instances.one : instances.two;
-      await printer.through(`${server.api}/cloudprnt`).cycle();
-    }
-  }
+  const cycles = (printer: CloudPrntPrinter, n: number) =>
+    alternately(instances, n, (server) => printer.through(`${server.api}/cloudprnt`).cycle());
 
   it('add prints the three settings, and the printer lists as an agent of its route', async () => {
     const { route, printer, values } = await addPrinter('Kitchen');

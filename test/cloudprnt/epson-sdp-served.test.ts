@@ -4,9 +4,9 @@ import { dialects, type Instances, startInstances } from '../helpers/instances.t
 import { sentDuring } from '../helpers/pg-sent.ts';
 import { EpsonSdpPrinter } from '../helpers/printer-simulators/epson-sdp.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { createJob, integratorToken } from '../printing/helpers.ts';
+import { integratorToken } from '../printing/helpers.ts';
 import { createTemplate } from '../templates/helpers.ts';
-import { addPrinterByCli } from './helpers.ts';
+import { addPrinterByCli, alternately, queueOn, readJob } from './helpers.ts';
 
 /**
  * An Epson printer on Server Direct Print as a member of its company (docs/cloudprnt.md), end
@@ -45,11 +45,8 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
     return { route, printer, values };
   }
 
-  const job = async (id: number, server: TestServer = instances.two) =>
-    (await server.request('GET', `/printing/jobs/${id}`, { token: integrator })).body.data;
-
-  const queue = (route: string) =>
-    createJob(instances.one, integrator, { route, title: `for ${route}` });
+  const job = (id: number, server: TestServer = instances.two) => readJob(server, integrator, id);
+  const queue = (route: string) => queueOn(instances, integrator, route);
 
   const advance = (ms: number) => {
     for (const server of new Set([instances.one, instances.two])) server.clock.advance(ms);
@@ -68,12 +65,8 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
   }
 
   /** Cycles alternately through each instance: the two must agree on everything. */
-  async function cycles(printer: EpsonSdpPrinter, n: number) {
-    for (let i = 0; i < n; i++) {
-      const server = i % 2 === 0 ? instances.one : instances.two;
-      await printer.through(`${server.api}/cloudprnt/epson`).cycle();
-    }
-  }
+  const cycles = (printer: EpsonSdpPrinter, n: number) =>
+    alternately(instances, n, (server) => printer.through(`${server.api}/cloudprnt/epson`).cycle());
 
   it('add --kind epson prints the settings; the printer lists as an agent of platform epson-sdp', async () => {
     const { route, printer, values } = await addPrinter('Bar');

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { Instances } from '../helpers/instances.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
+import { createJob } from '../printing/helpers.ts';
 
 /** The command line's database options for the instances' database. */
 export const cliDatabase = (instances: Instances): string[] =>
@@ -37,4 +39,21 @@ export async function addPrinterByCli(
       .split('\n')
       .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   );
+}
+
+/** A job as the API shows it, read through `server` with `token`. */
+export const readJob = async (server: TestServer, token: string, id: number) =>
+  (await server.request('GET', `/printing/jobs/${id}`, { token })).body.data;
+
+/** A job queued on `route` through instance one. */
+export const queueOn = (instances: Instances, token: string, route: string) =>
+  createJob(instances.one, token, { route, title: `for ${route}` });
+
+/** `step` run `n` times, through each instance in turn: the two must agree on everything. */
+export async function alternately(
+  instances: Instances,
+  n: number,
+  step: (server: TestServer) => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < n; i++) await step(i % 2 === 0 ? instances.one : instances.two);
 }
