@@ -21,7 +21,8 @@ import { type AgentContext, agentRoutes, boundJobGuard, tag } from './agent-rout
 import { optionalAgent } from './agents/agent-hook.ts';
 import { listAgents } from './agents/list-agents.ts';
 import { readAgent } from './agents/read-agent.ts';
-import { withRouteOnline } from './agents/route-online.ts';
+import { readRouteServers, withRouteOnline } from './agents/route-online.ts';
+import type { Server } from './agents/route-wait-reasons.ts';
 import { withWaitReasons } from './agents/route-wait-reasons.ts';
 import { cancelJob } from './jobs/cancel-job.ts';
 import { refuseUnprintableOptions } from './jobs/check-job-options.ts';
@@ -51,14 +52,17 @@ const jobUrl = (baseUrl: string, id: number) =>
 /**
  * A job just queued, with `route_online` and `wait_reason`; one that starts out waiting (no
  * agent, its printers out of paper…) sends `print_job.waiting` once (docs/webhooks.md). The
- * reason comes from the read `route_online` makes; a company without such an endpoint pays a
+ * reason comes from the route's rows the create read once (`servers`, which the options check
+ * read too; a retry or reprint reads them here); a company without such an endpoint pays a
  * look at the subscription cache.
  */
 const queued = async (
   job: JobRecord,
+  servers: Server[] | undefined,
   { caller, services, db }: Pick<AgentContext, 'caller' | 'services' | 'db'>,
 ) => {
-  const answer = await withRouteOnline(db, caller.companyId, job, services.printing.presence());
+  const rows = servers ?? (await readRouteServers(db, caller.companyId, job.route));
+  const answer = withRouteOnline(job, rows, services.printing.presence());
   if (answer.wait_reason !== null) {
     await services.printing.queue.outbox.record(db, {
       companyId: caller.companyId,
@@ -95,9 +99,9 @@ const integratorRoutes: AnyRoute[] = [
     async handler({ body, caller, services, baseUrl, db }) {
       const { content_base64, content_type, template, data, ...rest } = body;
       if (template !== undefined && data !== undefined) {
-        await refuseUnprintableOptions(
-          db,
-          caller.companyId,
+        const servers = await readRouteServers(db, caller.companyId, rest.route);
+        refuseUnprintableOptions(
+          servers,
           { ...rest, content_type: null },
           services.printing.presence(),
         );
@@ -109,7 +113,10 @@ const integratorRoutes: AnyRoute[] = [
           { ...rest, template, data, holdSeconds: services.config.holdSeconds },
           services.clock.now(),
         );
-        return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);
+        return created(
+          await queued(job, servers, { caller, services, db }),
+          `${baseUrl}/${job.id}`,
+        );
       }
       const content = Buffer.from(content_base64 ?? '', 'base64');
       if (content.length === 0) {
@@ -125,7 +132,8 @@ const integratorRoutes: AnyRoute[] = [
         );
       }
       const bytes = { ...rest, content_type: content_type ?? 'application/pdf' };
-      await refuseUnprintableOptions(db, caller.companyId, bytes, services.printing.presence());
+      const servers = await readRouteServers(db, caller.companyId, bytes.route);
+      refuseUnprintableOptions(servers, bytes, services.printing.presence());
       const job = await createJob(
         services.printing.queue,
         db,
@@ -133,7 +141,7 @@ const integratorRoutes: AnyRoute[] = [
         { ...bytes, content, holdSeconds: services.config.holdSeconds },
         services.clock.now(),
       );
-      return created(await queued(job, { caller, services, db }), `${baseUrl}/${job.id}`);
+      return created(await queued(job, servers, { caller, services, db }), `${baseUrl}/${job.id}`);
     },
   }),
   defineRoute({
@@ -264,7 +272,7 @@ const integratorRoutes: AnyRoute[] = [
         services.clock.now(),
         boundJobGuard(caller),
       );
-      return ok(await queued(job, { caller, services, db }));
+      return ok(await queued(job, undefined, { caller, services, db }));
     },
   }),
   defineRoute({
@@ -294,7 +302,10 @@ const integratorRoutes: AnyRoute[] = [
         services.clock.now(),
         boundJobGuard(caller),
       );
-      return created(await queued(job, { caller, services, db }), jobUrl(baseUrl, job.id));
+      return created(
+        await queued(job, undefined, { caller, services, db }),
+        jobUrl(baseUrl, job.id),
+      );
     },
   }),
   defineRoute({

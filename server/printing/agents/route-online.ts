@@ -15,20 +15,30 @@ const routeRows = prepared((db, p: { companyId: number; route: string }) =>
 );
 
 /**
- * Whether an agent that would print a job of `route` now is there (online, not paused, and
- * serving the route, enabled), and why the job waits if nothing can print it now. One indexed
- * read (print_routes by company and name, with their agents): the agents serving one route
- * are a few rows.
+ * The agents serving `route` (every row, enabled or not), with their printers: one indexed
+ * read (print_routes by company and name, with their agents); the agents serving one route
+ * are a few rows. A create reads it once, for the options check and for `route_online`.
  */
-export async function routeOnline(
+export async function readRouteServers(
   db: Db,
   companyId: number,
   route: string,
+): Promise<Server[]> {
+  return await routeRows(db, { companyId, route });
+}
+
+/**
+ * Whether an agent that would print a job of `route` now is there (online, not paused, and
+ * serving the route, enabled), and why the job waits if nothing can print it now, from the
+ * route's rows (`readRouteServers`).
+ */
+export function routeOnline(
+  servers: Server[],
+  route: string,
   { now, heartbeatSeconds }: Presence,
-): Promise<Pick<QueuedJobRecord, 'route_online' | 'wait_reason'>> {
-  const rows: Server[] = await routeRows(db, { companyId, route });
+): Pick<QueuedJobRecord, 'route_online' | 'wait_reason'> {
   const since = onlineSince(now, heartbeatSeconds);
-  const enabled = rows.filter((row) => row.enabled);
+  const enabled = servers.filter((row) => row.enabled);
   return {
     route_online: anyServingNow(enabled, since),
     wait_reason: reasonOf(route, enabled, since),
@@ -37,15 +47,14 @@ export async function routeOnline(
 
 /**
  * A job just queued, with `route_online` (whether an agent is there to print it now) and,
- * queued, its `wait_reason`.
+ * queued, its `wait_reason`, from its route's rows as the create read them.
  */
-export async function withRouteOnline(
-  db: Db,
-  companyId: number,
+export function withRouteOnline(
   job: JobRecord,
+  servers: Server[],
   presence: Presence,
-): Promise<QueuedJobRecord> {
-  const found = await routeOnline(db, companyId, job.route, presence);
+): QueuedJobRecord {
+  const found = routeOnline(servers, job.route, presence);
   return {
     ...job,
     route_online: found.route_online,

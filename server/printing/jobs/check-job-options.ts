@@ -6,10 +6,9 @@ import {
 import { type ContentType, type PrintOptions, rawContentTypes } from '../../../shared/printing.ts';
 import { routePrinterNames } from '../../../shared/wait-reasons.ts';
 import { InvalidFields } from '../../domain-errors.ts';
-import type { Db } from '../../storage/db.ts';
-import { prepared } from '../../storage/prepared.ts';
 import { onlineSince, type Presence } from '../agents/presence.ts';
 import { backupPrintersOf } from '../agents/records.ts';
+import type { Server } from '../agents/route-wait-reasons.ts';
 
 /** The options a printer's capabilities answer for, in the order a refusal names them. */
 const checkedOptions = ['paper', 'duplex', 'color'] as const;
@@ -22,21 +21,6 @@ export interface JobAsked {
   copies: number;
   options: PrintOptions;
 }
-
-// Compiled once (prepared), like the create's own statements: building a Kysely query costs
-// more than SQLite takes to run this one.
-const routePrinters = prepared((db, p: { companyId: number; route: string; seenSince: string }) =>
-  db
-    .selectFrom('print_routes as r')
-    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select(['r.printer', 'r.backup_printers', 'a.printers'])
-    .where('r.company_id', '=', p.companyId)
-    .where('r.name', '=', p.route)
-    .where('r.enabled', '=', 1)
-    .where('a.last_seen_at', '>=', p.seenSince)
-    // Online as the agent record says (agents/records.ts): a clean stop signs it off at once.
-    .where('a.online_since', 'is not', null),
-);
 
 /** Whether a printer of these capabilities can honour one asked value; absent: unchecked. */
 function honours(caps: PrinterCapabilities, option: CheckedOption, value: string): boolean {
@@ -73,25 +57,27 @@ const takes = (caps: PrinterCapabilities, contentType: ContentType | null) =>
  * with `route_online: false`, as before). Raw content (ZPL, ESC/POS) ignores the options,
  * so only its copies are checked; bytes of a type no printer of the route takes (its
  * `content_types`) are refused on `content_type`, naming what the route prints. A job that
- * asks for no option and one copy, in plain text or StarPRNT, reads nothing; the others one
- * indexed read: the route's rows by company and name.
+ * asks for no option and one copy, in plain text or StarPRNT, is not looked at; the others
+ * are checked against the route's rows the create read once (`readRouteServers`), which also
+ * answer its `route_online`.
  */
-export async function refuseUnprintableOptions(
-  db: Db,
-  companyId: number,
+export function refuseUnprintableOptions(
+  servers: Server[],
   job: JobAsked,
   { now, heartbeatSeconds }: Presence,
-): Promise<void> {
+): void {
   const raw = job.content_type !== null && rawContentTypes.includes(job.content_type);
   const asked = checkedOptions.filter((option) => job.options[option] !== undefined && !raw);
   // Most jobs (a receipt: no options, one copy, text or StarPRNT) ask nothing a printer could
-  // refuse: no read. ESC/POS, PDF and ZPL read once: a printer may not take them.
+  // refuse. ESC/POS, PDF and ZPL are looked at: a printer may not take them.
   if (asked.length === 0 && job.copies <= 1 && !mayBeRefused(job.content_type)) return;
-  const rows = await routePrinters(db, {
-    companyId,
-    route: job.route,
-    seenSince: onlineSince(now, heartbeatSeconds),
-  });
+  // The enabled rows of online agents (online as the agent record says, agents/records.ts:
+  // a clean stop signs it off at once); paused ones count, they print once resumed.
+  const since = onlineSince(now, heartbeatSeconds);
+  const rows = servers.filter(
+    (row) =>
+      row.enabled && row.lastSeenAt !== null && row.lastSeenAt >= since && row.onlineSince !== null,
+  );
   if (rows.length === 0) return;
   const fits = (caps: PrinterCapabilities | null) =>
     caps === null ||
@@ -103,7 +89,7 @@ export async function refuseUnprintableOptions(
   for (const row of rows) {
     const names = routePrinterNames({
       printer: row.printer,
-      backup_printers: backupPrintersOf(row.backup_printers),
+      backup_printers: backupPrintersOf(row.backupPrinters),
     });
     for (const name of names) {
       const caps = capabilitiesOf(row.printers, name);
