@@ -2,24 +2,18 @@ import type { QueryCreator } from 'kysely';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
 import type { FailRequest, JobRow } from '../queue-store.ts';
+import { holderUpdate } from './holder-update.ts';
 import type { Transition, TransitionSql } from './trail.ts';
 
 /** The holder's `claimed → failed`, with its message and code, only by the agent that holds it. */
 export const failUpdate = (db: QueryCreator<Database>, p: FailRequest) =>
-  db
-    .updateTable('print_jobs')
-    .set({
-      status: 'failed',
-      error_message: p.message,
-      error_code: p.code,
-      lease_expires_at: null,
-      updated_at: p.now,
-    })
-    .where('id', '=', p.jobId)
-    .where('company_id', '=', p.companyId)
-    .where('agent_id', '=', p.agentUuid)
-    .where('status', '=', 'claimed')
-    .returningAll();
+  holderUpdate(db, p, {
+    status: 'failed',
+    error_message: p.message,
+    error_code: p.code,
+    lease_expires_at: null,
+    updated_at: p.now,
+  });
 
 /** `failUpdate`, compiled once (SQLite runs it with `.sync`). */
 export const failStatement = prepared<FailRequest, JobRow>((db, p) => failUpdate(db, p));
