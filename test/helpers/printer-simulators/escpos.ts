@@ -43,14 +43,6 @@ export class EscposSimulator extends PrinterSimulator {
     const bytes = connection.pending;
     let printFrom = 0;
     let at = 0;
-    const flushPrint = (end: number) => {
-      if (end > printFrom) {
-        connection.queue.push({
-          kind: 'print',
-          bytes: Buffer.from(bytes.subarray(printFrom, end)),
-        });
-      }
-    };
     while (at < bytes.length) {
       const byte = bytes[at];
       if (byte !== 0x10 && byte !== 0x1d) {
@@ -63,12 +55,12 @@ export class EscposSimulator extends PrinterSimulator {
         at++;
         continue;
       }
-      flushPrint(at);
+      this.queuePrint(connection, bytes, printFrom, at);
       this.command(connection, bytes.subarray(at, at + need));
       at += need;
       printFrom = at;
     }
-    flushPrint(at);
+    this.queuePrint(connection, bytes, printFrom, at);
     connection.pending = Buffer.from(bytes.subarray(at));
   }
 

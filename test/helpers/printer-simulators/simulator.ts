@@ -114,6 +114,13 @@ export abstract class PrinterSimulator {
   /** A condition changed: a printer with automatic status on says so. */
   protected abstract conditionChanged(connection: Connection): void;
 
+  /** The bytes `from`–`end` of what came in, queued to print (nothing when the run is empty). */
+  protected queuePrint(connection: Connection, bytes: Buffer, from: number, end: number): void {
+    if (end > from) {
+      connection.queue.push({ kind: 'print', bytes: Buffer.from(bytes.subarray(from, end)) });
+    }
+  }
+
   protected send(connection: Connection, bytes: Buffer): void {
     if (!connection.socket.destroyed) connection.socket.write(bytes);
   }

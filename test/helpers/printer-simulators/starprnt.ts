@@ -38,14 +38,6 @@ export class StarprntSimulator extends PrinterSimulator {
     const bytes = connection.pending;
     let printFrom = 0;
     let at = 0;
-    const flushPrint = (end: number) => {
-      if (end > printFrom) {
-        connection.queue.push({
-          kind: 'print',
-          bytes: Buffer.from(bytes.subarray(printFrom, end)),
-        });
-      }
-    };
     while (at < bytes.length) {
       if (bytes[at] !== 0x1b) {
         at++;
@@ -54,7 +46,7 @@ export class StarprntSimulator extends PrinterSimulator {
       const left = bytes.length - at;
       if (left < 3) break;
       if (bytes[at + 1] === 0x06 && bytes[at + 2] === 0x01) {
-        flushPrint(at);
+        this.queuePrint(connection, bytes, printFrom, at);
         this.send(connection, this.asbBlock());
         at += 3;
         printFrom = at;
@@ -62,7 +54,7 @@ export class StarprntSimulator extends PrinterSimulator {
       }
       if (bytes[at + 1] === 0x1e && bytes[at + 2] === 0x61) {
         if (left < 4) break;
-        flushPrint(at);
+        this.queuePrint(connection, bytes, printFrom, at);
         const n = bytes[at + 3] as number;
         connection.queue.push({
           kind: 'run',
@@ -77,7 +69,7 @@ export class StarprntSimulator extends PrinterSimulator {
       }
       at++;
     }
-    flushPrint(at);
+    this.queuePrint(connection, bytes, printFrom, at);
     connection.pending = Buffer.from(bytes.subarray(at));
   }
 
