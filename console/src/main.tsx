@@ -139,7 +139,12 @@ function App() {
 function TopBar(props: { session: Session; current: string; onSignOut: () => void }) {
   const { session, current } = props;
   const [open, setOpen] = useState(false);
+  // Back and forward change the page without a click: the menu closes then too.
   useEffect(() => setOpen(false), [current]);
+  const follow = (event: MouseEvent) => {
+    setOpen(false);
+    onLinkClick(event);
+  };
   return (
     <header class="top">
       <span class="brand">
@@ -163,7 +168,7 @@ function TopBar(props: { session: Session; current: string; onSignOut: () => voi
               <li key={item.href}>
                 <a
                   href={item.href}
-                  onClick={onLinkClick}
+                  onClick={follow}
                   aria-current={section(item.href) === current ? 'page' : undefined}
                 >
                   {item.label}
@@ -174,7 +179,7 @@ function TopBar(props: { session: Session; current: string; onSignOut: () => voi
           <li class="phone-only">
             <a
               href="/console/account"
-              onClick={onLinkClick}
+              onClick={follow}
               aria-current={current === 'account' ? 'page' : undefined}
             >
               Account

@@ -153,6 +153,8 @@ describe('every console page at laptop and phone size', () => {
     await page.getByRole('button', { name: 'Menu' }).click();
     await nav.getByRole('link', { name: 'Jobs' }).click();
     await loaded('Jobs');
+    // Closed by the same click that opened the page: waited for, not sampled mid-render.
+    await nav.waitFor({ state: 'hidden', timeout: 2000 });
     expect(await nav.isVisible()).toBe(false);
   });
 
