@@ -65,6 +65,10 @@ describe('every console page at laptop and phone size', () => {
       code: 'printer_not_ready',
     });
     ids.failed = claimed.body.data.id;
+    // One agent stopped cleanly: offline at once, so every run shows an offline agent's
+    // printers (their longest words) whatever the time the run takes.
+    const stopped = await registerAgent(server, company, ['labels']);
+    expect((await stopped.call('POST', '/printing/offline')).status).toBe(204);
     const templates = await server.token(company, ['printing.templates.write']);
     const example = (name: string) => readFileSync(join(root, 'docs/templates', name), 'utf8');
     const template = await server.request('POST', '/printing/templates', {

@@ -95,18 +95,18 @@ export function AgentCard(props: { agent: Agent; mayEdit: boolean; onChanged: ()
 function PrinterTable({ printers }: { printers: Printer[] }) {
   if (printers.length === 0) return <p>The agent reported no printer.</p>;
   return (
-    <table>
+    <table class="list">
       <ColumnHeads names={['Printer', 'State', 'Details', 'Takes']} />
       <tbody>
         {printers.map((printer) => (
           <tr key={printer.name}>
-            <td>
+            <td data-label="Printer">
               {printer.name}
               {printer.is_default && ' (default)'}
             </td>
-            <td>{printerStates[printer.state] ?? printer.state}</td>
-            <td>{printerDetails(printer)}</td>
-            <td>{capabilitiesInWords(printer.capabilities)}</td>
+            <td data-label="State">{printerStates[printer.state] ?? printer.state}</td>
+            <td data-label="Details">{printerDetails(printer)}</td>
+            <td data-label="Takes">{capabilitiesInWords(printer.capabilities)}</td>
           </tr>
         ))}
       </tbody>
@@ -117,9 +117,13 @@ function PrinterTable({ printers }: { printers: Printer[] }) {
 function printerDetails(printer: Printer): string {
   const last = printer.last_known;
   if (last) {
-    const state = (printerStates[last.state] ?? last.state).toLowerCase();
+    // The last report may itself have had no state ("unknown"): say so, not "last seen unknown".
+    const state =
+      last.state === 'unknown'
+        ? 'no state reported'
+        : (printerStates[last.state] ?? last.state).toLowerCase();
     const parts = [...last.reasons.map(reasonInWords), last.message].filter(Boolean);
-    return `The agent is offline; last seen ${state}${parts.map((part) => `, ${part}`).join('')} at ${when(last.at)}`;
+    return `The agent is offline. Last report, ${when(last.at)}: ${[state, ...parts].join(', ')}.`;
   }
   return [...printer.reasons.map(reasonInWords), printer.message].filter(Boolean).join(', ') || '—';
 }

@@ -195,20 +195,20 @@ export function EnrolmentCodes({ version }: { version: number }) {
         <p>No active code. "Enrol an agent" makes one for the next computer.</p>
       )}
       {active.length > 0 && (
-        <table>
+        <table class="list">
           <ColumnHeads names={['For', 'Routes', 'Used', 'Valid until']} actions />
           <tbody>
             {active.map((code) => (
               <tr key={code.id} data-code={code.id}>
-                <td>
+                <td data-label="For">
                   {code.agent_id ? `Re-enrol ${code.agent_id.slice(0, 8)}` : (code.name ?? '—')}
                 </td>
-                <td>{code.routes.join(', ') || 'none'}</td>
-                <td>
+                <td data-label="Routes">{code.routes.join(', ') || 'none'}</td>
+                <td data-label="Used">
                   {code.used} of {count(code.uses, 'computer')}
                 </td>
-                <td>{when(code.expires_at)}</td>
-                <td>
+                <td data-label="Valid until">{when(code.expires_at)}</td>
+                <td data-label="Actions">
                   <button
                     type="button"
                     class="danger"
