@@ -25,7 +25,11 @@ import { readRouteServers, withRouteOnline } from './agents/route-online.ts';
 import type { Server } from './agents/route-wait-reasons.ts';
 import { withWaitReasons } from './agents/route-wait-reasons.ts';
 import { cancelJob } from './jobs/cancel-job.ts';
-import { refuseUnprintableOptions } from './jobs/check-job-options.ts';
+import {
+  type JobAsked,
+  refuseUnprintableOptions,
+  unprintableOptions,
+} from './jobs/check-job-options.ts';
 import { createJob } from './jobs/create-job.ts';
 import { listJobs } from './jobs/list-jobs.ts';
 import { readJobDetail } from './jobs/read-job.ts';
@@ -61,7 +65,9 @@ const queued = async (
   servers: Server[] | undefined,
   { caller, services, db }: Pick<AgentContext, 'caller' | 'services' | 'db'>,
 ) => {
-  const rows = servers ?? (await readRouteServers(db, caller.companyId, job.route));
+  const rows =
+    servers ??
+    (await readRouteServers(db, caller.companyId, job.route, services.printing.presence()));
   const answer = withRouteOnline(job, rows, services.printing.presence());
   if (answer.wait_reason !== null) {
     await services.printing.queue.outbox.record(db, {
@@ -75,6 +81,24 @@ const queued = async (
     });
   }
   return answer;
+};
+
+/**
+ * The route's rows a create needs (`readRouteServers`): one agent that can print the job as
+ * asked, or, when there is none, every row, for the reason and the refusal.
+ */
+const readServersFor = (
+  job: JobAsked,
+  { caller, services, db }: Pick<AgentContext, 'caller' | 'services' | 'db'>,
+) => {
+  const presence = services.printing.presence();
+  return readRouteServers(
+    db,
+    caller.companyId,
+    job.route,
+    presence,
+    (rows) => unprintableOptions(rows, job, presence) === null,
+  );
 };
 
 const integratorRoutes: AnyRoute[] = [
@@ -99,12 +123,9 @@ const integratorRoutes: AnyRoute[] = [
     async handler({ body, caller, services, baseUrl, db }) {
       const { content_base64, content_type, template, data, ...rest } = body;
       if (template !== undefined && data !== undefined) {
-        const servers = await readRouteServers(db, caller.companyId, rest.route);
-        refuseUnprintableOptions(
-          servers,
-          { ...rest, content_type: null },
-          services.printing.presence(),
-        );
+        const asked = { ...rest, content_type: null };
+        const servers = await readServersFor(asked, { caller, services, db });
+        refuseUnprintableOptions(servers, asked, services.printing.presence());
         const { queue } = services.printing;
         const job = await queue.renderer.createFromTemplate(
           queue,
@@ -132,7 +153,7 @@ const integratorRoutes: AnyRoute[] = [
         );
       }
       const bytes = { ...rest, content_type: content_type ?? 'application/pdf' };
-      const servers = await readRouteServers(db, caller.companyId, bytes.route);
+      const servers = await readServersFor(bytes, { caller, services, db });
       refuseUnprintableOptions(servers, bytes, services.printing.presence());
       const job = await createJob(
         services.printing.queue,

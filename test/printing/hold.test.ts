@@ -222,6 +222,9 @@ describe.each(dialects)('hold, not fail, on %s', (dialect) => {
     const second = await registerAgent(two, company, ['reasons']);
     await printers(second, [ready]);
     expect((await read(nobody.id)).wait_reason).toBeNull();
+    // And a job created now, whichever of the two the create looks at first.
+    const either = await createJob(two, integrator, { route: 'reasons' });
+    expect(either).toMatchObject({ route_online: true, wait_reason: null });
 
     // Past the online interval, neither is online.
     one.clock.advance(3600_000);

@@ -4,7 +4,7 @@ import { prepared } from '../../storage/prepared.ts';
 import { onlineSince, type Presence } from './presence.ts';
 import { anyServingNow, reasonOf, type Server, serverColumns } from './route-wait-reasons.ts';
 
-// Compiled once (prepared): every POST /printing/jobs runs it.
+// Compiled once (prepared): every POST /printing/jobs runs them.
 const routeRows = prepared((db, p: { companyId: number; route: string }) =>
   db
     .selectFrom('print_routes as r')
@@ -13,17 +13,40 @@ const routeRows = prepared((db, p: { companyId: number; route: string }) =>
     .where('r.company_id', '=', p.companyId)
     .where('r.name', '=', p.route),
 );
+const servingNowRow = prepared((db, p: { companyId: number; route: string; since: string }) =>
+  db
+    .selectFrom('print_routes as r')
+    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
+    .select(serverColumns)
+    .where('r.company_id', '=', p.companyId)
+    .where('r.name', '=', p.route)
+    .where('r.enabled', '=', 1)
+    .where('a.paused', '=', 0)
+    .where('a.last_seen_at', '>=', p.since)
+    .where('a.online_since', 'is not', null)
+    .limit(1),
+);
 
 /**
- * The agents serving `route` (every row, enabled or not), with their printers: one indexed
- * read (print_routes by company and name, with their agents); the agents serving one route
- * are a few rows. A create reads it once, for the options check and for `route_online`.
+ * The agents serving `route` that a create needs to answer for: usually one row, an agent
+ * online, not paused, serving the route, whose printers can print now and (`enough`) fit the
+ * job's options; the answer is then the same as from every row, since one such agent makes
+ * the route online with no reason to wait. Otherwise (none, or it cannot print) every row of
+ * the route (enabled or not), with their printers, so that the reason and the refusal name
+ * all of them. One indexed read (print_routes by company and name) in the usual case, two
+ * otherwise; the agents serving one route are a few rows. A create reads it once, for the
+ * options check and for `route_online`.
  */
 export async function readRouteServers(
   db: Db,
   companyId: number,
   route: string,
+  presence: Presence,
+  enough: (servers: Server[]) => boolean = () => true,
 ): Promise<Server[]> {
+  const since = onlineSince(presence.now, presence.heartbeatSeconds);
+  const first = await servingNowRow(db, { companyId, route, since });
+  if (first.length === 1 && reasonOf(route, first, since) === null && enough(first)) return first;
   return await routeRows(db, { companyId, route });
 }
 

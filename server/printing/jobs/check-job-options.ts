@@ -64,13 +64,23 @@ const takes = (caps: PrinterCapabilities, contentType: ContentType | null) =>
 export function refuseUnprintableOptions(
   servers: Server[],
   job: JobAsked,
-  { now, heartbeatSeconds }: Presence,
+  presence: Presence,
 ): void {
+  const errors = unprintableOptions(servers, job, presence);
+  if (errors !== null) throw new InvalidFields(errors);
+}
+
+/** What `refuseUnprintableOptions` would refuse, by field; null when a printer fits. */
+export function unprintableOptions(
+  servers: Server[],
+  job: JobAsked,
+  { now, heartbeatSeconds }: Presence,
+): Record<string, string[]> | null {
   const raw = job.content_type !== null && rawContentTypes.includes(job.content_type);
   const asked = checkedOptions.filter((option) => job.options[option] !== undefined && !raw);
   // Most jobs (a receipt: no options, one copy, text or StarPRNT) ask nothing a printer could
   // refuse. ESC/POS, PDF and ZPL are looked at: a printer may not take them.
-  if (asked.length === 0 && job.copies <= 1 && !mayBeRefused(job.content_type)) return;
+  if (asked.length === 0 && job.copies <= 1 && !mayBeRefused(job.content_type)) return null;
   // The enabled rows of online agents (online as the agent record says, agents/records.ts:
   // a clean stop signs it off at once); paused ones count, they print once resumed.
   const since = onlineSince(now, heartbeatSeconds);
@@ -78,7 +88,7 @@ export function refuseUnprintableOptions(
     (row) =>
       row.enabled && row.lastSeenAt !== null && row.lastSeenAt >= since && row.onlineSince !== null,
   );
-  if (rows.length === 0) return;
+  if (rows.length === 0) return null;
   const fits = (caps: PrinterCapabilities | null) =>
     caps === null ||
     ((caps.copies === undefined || job.copies <= caps.copies) &&
@@ -93,7 +103,7 @@ export function refuseUnprintableOptions(
     });
     for (const name of names) {
       const caps = capabilitiesOf(row.printers, name);
-      if (fits(caps)) return;
+      if (fits(caps)) return null;
       printers.push(caps);
     }
   }
@@ -125,7 +135,7 @@ export function refuseUnprintableOptions(
       `No single printer serving route ${job.route} supports these options together (${asked.map((option) => `${option}: ${job.options[option]}`).join(', ')}).`,
     ];
   }
-  throw new InvalidFields(errors);
+  return errors;
 }
 
 function supportedValues(caps: PrinterCapabilities, option: CheckedOption): string[] {
