@@ -32,7 +32,8 @@ interface Member {
  * error, where SQLite may roll the transaction back anyway), so when its work throws the
  * whole group is rolled back and every member hears the error; nothing half-done is
  * committed. A failed commit rejects every member. Nothing else interleaves
- * with the open group: the storage layer calls `settle()` before any other use of the
+ * with the open group: a prepared read joins it as a member (its rows come at the commit,
+ * prepared.ts), and the storage layer calls `settle()` before any other use of the
  * connection (a query outside a transaction, a transaction of its own), which commits the
  * group first. So nothing outside the group reads its uncommitted rows, and no transaction
  * lands inside it.

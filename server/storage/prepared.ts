@@ -16,6 +16,8 @@ class Slot {
 export interface DirectSqlite {
   prepare(sql: string): {
     readonly reader: boolean;
+    /** Whether it writes nothing (better-sqlite3's `readonly`): a read may join the group. */
+    readonly readonly: boolean;
     all(parameters: readonly unknown[]): unknown[];
     run(parameters: readonly unknown[]): { lastInsertRowid: number | bigint };
   };
@@ -105,6 +107,10 @@ export function prepared<Params extends object, Row>(
     const plan = planOf(db, db.getExecutor().adapter);
     const parameters = plan.parametersOf(params);
     const direct = plan.direct;
+    if (direct && !db.isTransaction && direct.group.open) {
+      const joined = readInGroup(direct.group, plan.statement(), parameters);
+      if (joined) return joined as Promise<Row[]>;
+    }
     direct?.group.settle();
     if (direct && (db.isTransaction || !direct.group.open)) {
       const statement = plan.statement();
@@ -185,4 +191,34 @@ class Plan<Row> {
 export function groupedSqliteTransaction<T>(db: Db, work: () => T): Promise<T> | undefined {
   if (db.isTransaction) return undefined;
   return directConnections.get(db.getExecutor().adapter)?.group.join(work);
+}
+
+/**
+ * A read while this turn's group commit is open (`group-commit.ts`) joins the group rather
+ * than committing it early: its rows come once the group has committed, so no answer is
+ * made of rows that could still be rolled back, and the turn's writes still pay one commit,
+ * not one for each read between them (a create reads its route before it writes: 32 creates
+ * at once were 32 commits). A read that fails rejects its own caller only. Undefined (the
+ * caller commits the group and runs it as before) for a statement that writes (an UPDATE …
+ * RETURNING included), or while a member runs.
+ */
+function readInGroup(
+  group: GroupCommit,
+  statement: DirectStatement,
+  parameters: unknown[],
+): Promise<unknown[]> | undefined {
+  if (!statement.readonly) return undefined;
+  let rows: unknown[] = [];
+  let failed: { error: unknown } | undefined;
+  const joined = group.join(() => {
+    try {
+      rows = statement.all(parameters);
+    } catch (error) {
+      failed = { error };
+    }
+  });
+  return joined?.then(() => {
+    if (failed) throw failed.error;
+    return rows;
+  });
 }

@@ -102,12 +102,28 @@ describe('group commit on SQLite', () => {
     expect(ids.map(committedName)).toEqual(['A', 'B', 'Kept']);
   });
 
-  it('a prepared query outside the group commits the open group first, and reads committed rows', async () => {
+  it('a prepared read while a group is open joins it: its rows come once the group has committed, and it commits nothing early', async () => {
     const member = renameInGroup(ids[0]!, 'Grouped');
-    // Straight on the connection, synchronously: the group is committed before it runs.
     const read = nameOf(storage.db, { id: ids[0]! });
-    expect(read).toEqual([{ name: 'Grouped' }]);
+    // A promise, not rows: the read waits for the group's one commit instead of forcing it.
+    expect(read).toBeInstanceOf(Promise);
+    expect(committedName(ids[0]!)).toBe('A');
+    expect(await read).toEqual([{ name: 'Grouped' }]);
     expect(committedName(ids[0]!)).toBe('Grouped');
+    expect(await member).toEqual([{ name: 'Grouped' }]);
+  });
+
+  it('a prepared read with no group open runs at once, synchronously', () => {
+    expect(nameOf(storage.db, { id: ids[1]! })).toEqual([{ name: 'B' }]);
+  });
+
+  it('a prepared write outside the group commits the open group first', async () => {
+    const member = renameInGroup(ids[0]!, 'Grouped');
+    // UPDATE … RETURNING reads rows back, and writes: it is not a read.
+    const written = rename(storage.db, { id: ids[1]!, name: 'Outside' });
+    expect(written).toEqual([{ name: 'Outside' }]);
+    expect(committedName(ids[0]!)).toBe('Grouped');
+    expect(committedName(ids[1]!)).toBe('Outside');
     expect(await member).toEqual([{ name: 'Grouped' }]);
   });
 
