@@ -198,6 +198,19 @@ export function parseJobToken(
 }
 
 /**
+ * CloudPRNT's `jobToken`, which the poll answer carries with `jobReady` and the printer sends
+ * back as the `token` of its GET and its DELETE (firmware that knows it; older firmware sends
+ * none): the number of the printer's claim it names. The poll names the printer's next claim,
+ * which the GET bringing the token back makes; from then on the token names that claim.
+ */
+export const claimTokenOf = (claim: number): string => String(claim);
+
+/** The claim number a `token` names; 0 (no claim) for one ShopDesk never gives. */
+export function claimNumberOf(token: string): number {
+  return /^[1-9]\d{0,8}$/.test(token) ? Number(token) : 0;
+}
+
+/**
  * The DELETE's `code`: `OK` (older clients), or a printer status code. 2xx: printed. 520 (the
  * download timed out: a network cut during the GET) printed nothing. Any other (5xx: the
  * printer could not take or decode the job) fails it with the code and words.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   capabilitiesFrom,
+  claimNumberOf,
+  claimTokenOf,
   clientActionsToAsk,
   confirmationOf,
   jobTokenOf,
@@ -211,4 +213,18 @@ describe('job token and confirmation (Print job confirmation (DELETE))', () => {
   it('fails the job when the code is missing', () => {
     expect(confirmationOf(undefined)).toMatchObject({ printed: false, code: 'cloudprnt_unknown' });
   });
+});
+
+describe('the job token the poll hands out (JSON Response `jobToken`; the GET and DELETE `token`)', () => {
+  it('names a claim by its number, and reads back', () => {
+    expect(claimTokenOf(7)).toBe('7');
+    expect(claimNumberOf(claimTokenOf(7))).toBe(7);
+  });
+
+  it.each(['', '0', '07', '-1', '1.2', 'abc', '1234567890', ' 7'])(
+    'names no claim when it is %j (never one ShopDesk gave)',
+    (token) => {
+      expect(claimNumberOf(token)).toBe(0);
+    },
+  );
 });

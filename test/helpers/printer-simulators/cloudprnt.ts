@@ -3,7 +3,8 @@
  * (docs/cloudprnt.md lists the pages): it POSTs its status to the one URL it was given, with
  * HTTP basic credentials; answers the client actions the server asks for in its next POST; when
  * told `jobReady`, GETs the job in the first of the offered media types it accepts, prints it,
- * and DELETEs it with `code=200 OK` (or the 5xx it met). A test drives it one cycle at a time
+ * and DELETEs it with `code=200 OK` (or the 5xx it met), both with the answer's `jobToken` as
+ * their `token` when it had one. A test drives it one cycle at a time
  * (`cycle()`), so nothing depends on timing, and puts it in the conditions and faults it needs.
  */
 
@@ -17,6 +18,11 @@ export interface CloudPrntPrinterOptions {
   /** The media types it accepts, its preferred first (its `Encodings` answer). */
   encodings?: string[];
   pollIntervalSeconds?: number;
+  /**
+   * Whether its firmware knows the poll answer's `jobToken` (mC-Print3 3.2 and later, HI01X
+   * 1.8, TSP100IV): false for older firmware, which sends no `token`.
+   */
+  takesJobToken?: boolean;
 }
 
 export interface PrintedJob {
@@ -64,6 +70,7 @@ export class CloudPrntPrinter {
         'text/plain',
       ],
       pollIntervalSeconds: 2,
+      takesJobToken: true,
       ...options,
     };
   }
@@ -177,21 +184,22 @@ export class CloudPrntPrinter {
     if (answer.jobReady !== true || !this.canPrint) return;
     const offered = (answer.mediaTypes ?? []) as string[];
     const type = this.options.encodings.find((accepted) => offered.includes(accepted));
-    const token = typeof answer.jobToken === 'string' ? answer.jobToken : null;
+    const given = this.options.takesJobToken ? answer.jobToken : undefined;
+    const token = typeof given === 'string' ? given : null;
     if (!type) {
       await this.confirm(token, '510 Incompatible media type');
       return;
     }
+    // The GET and the DELETE carry the poll's job token back, as Star's reference says.
     const job = await this.fetchJob(type, token);
-    const jobToken = token ?? null;
     if (this.faults.cutNextGet) {
       this.faults.cutNextGet = false;
       this.wire.push('GET lost');
-      await this.confirm(jobToken, '520 Timeout');
+      await this.confirm(token, '520 Timeout');
       return;
     }
     if (job.status !== 200) {
-      await this.confirm(jobToken, '520 Timeout');
+      await this.confirm(token, '520 Timeout');
       return;
     }
     if (this.faults.paperOutAfterGet) {
@@ -201,15 +209,15 @@ export class CloudPrntPrinter {
       this.condition.paperEnd = true;
       return;
     }
-    this.printed.push({ token: jobToken, mediaType: job.mediaType, bytes: job.bytes });
+    this.printed.push({ token, mediaType: job.mediaType, bytes: job.bytes });
     if (this.faults.neverConfirm) return;
     if (this.faults.dropNextDelete) {
       this.faults.dropNextDelete = false;
-      this.#unconfirmed = { token: jobToken, code: '200 OK' };
+      this.#unconfirmed = { token: token, code: '200 OK' };
       this.wire.push('DELETE lost');
       return;
     }
-    await this.confirm(jobToken, '200 OK');
+    await this.confirm(token, '200 OK');
   }
 
   /** Polls on its own every `pollIntervalSeconds` (benches); `stop()` ends it. */
