@@ -155,7 +155,7 @@ export const cloudPrntRoutes: AnyRoute[] = [
     operationId: 'cloudPrntFetchJob',
     summary: 'A CloudPRNT printer fetches its job',
     description:
-      "The job the printer holds, again, or the next job of its route claimed for it with a lease; its bytes in the media type they are. `token`, the poll's `jobToken` sent back, must name the printer's held or next claim. 404 when there is none, the token names another, or the printer last said it cannot print.",
+      "The job the printer holds, again, or the next job of its route claimed for it with a lease; its bytes in the media type they are, plain text with the `X-Star-Cut` and `X-Star-CashDrawer` its route's profile asks for. `token`, the poll's `jobToken` sent back, must name the printer's held or next claim. 404 when there is none, the token names another, or the printer last said it cannot print.",
     tag,
     query: jobQuery,
     queryNotCredentials: ['token'],
@@ -171,7 +171,11 @@ export const cloudPrntRoutes: AnyRoute[] = [
       return {
         status: 200,
         body: job.bytes,
-        headers: { 'content-type': job.mediaType, 'x-shopdesk-job-token': job.token },
+        headers: {
+          'content-type': job.mediaType,
+          'x-shopdesk-job-token': job.token,
+          ...job.controls,
+        },
       };
     },
   }),

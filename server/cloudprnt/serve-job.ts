@@ -1,17 +1,34 @@
 import type { ClaimedJob } from '../../shared/printing.ts';
 import { printerCanPrint } from '../../shared/wait-reasons.ts';
-import { claimForMember, failMemberJob, heldJobOf, memberLastSeen } from '../printing/index.ts';
+import {
+  claimForMember,
+  failMemberJob,
+  heldJobOf,
+  memberLastSeen,
+  readRouteProfile,
+} from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { ignoreNotHeld } from './answer-poll.ts';
 import type { CallingPrinter, CloudPrntDeps } from './member.ts';
 import { capabilitiesOf, clearJobToken, saveJobToken, takeClaimNumber } from './printer-rows.ts';
-import { claimNumberOf, jobTokenOf, mediaTypesFor, parseJobToken } from './protocol.ts';
+import {
+  claimNumberOf,
+  jobTokenOf,
+  mediaTypesFor,
+  type PrinterControls,
+  parseJobToken,
+  printerControlsFor,
+} from './protocol.ts';
 
-/** A job as the printer gets it: its bytes, in the media type they are, the claim's name. */
+/**
+ * A job as the printer gets it: its bytes, in the media type they are, the claim's name
+ * (`<job id>.<attempt>`), and what it asks of the printer's cutter and drawer.
+ */
 export interface ServedJob {
   bytes: Buffer;
   mediaType: string;
   token: string;
+  controls: PrinterControls;
 }
 
 /** Jobs the printer cannot take, failed one after the other, before the GET gives up. */
@@ -63,7 +80,7 @@ async function heldJob(
   const held = parseJobToken(jobToken);
   const job = held && (await heldJobOf(printing.queue, db, agent, held.jobId));
   const mediaType = job && mediaTypesFor(job.content_type, capabilitiesOf(row).encodings)[0];
-  if (job && mediaType) return served(job, mediaType, jobToken);
+  if (job && mediaType) return served(db, { row, agent }, job, mediaType, jobToken);
   await clearJobToken(db, row.id, jobToken);
   return undefined;
 }
@@ -83,7 +100,7 @@ async function claimNext(
     if (mediaType) {
       const token = jobTokenOf(job.id, job.attempts);
       await saveJobToken(db, row.id, token);
-      return served(job, mediaType, token);
+      return served(db, { row, agent }, job, mediaType, token);
     }
     const message = `a Star CloudPRNT printer cannot print ${job.content_type}: route ${row.route} prints StarPRNT or plain text${encodings ? ` (the printer takes ${encodings.join(', ')})` : ''}`;
     await failMemberJob(
@@ -98,8 +115,20 @@ async function claimNext(
   return undefined;
 }
 
-const served = (job: ClaimedJob, mediaType: string, token: string): ServedJob => ({
-  bytes: Buffer.from(job.document.content_base64, 'base64'),
-  mediaType,
-  token,
-});
+/** The job's bytes, and, for plain text, the cut and drawer its route's profile asks for. */
+async function served(
+  db: Db,
+  { row, agent }: CallingPrinter,
+  job: ClaimedJob,
+  mediaType: string,
+  token: string,
+): Promise<ServedJob> {
+  const profile =
+    mediaType === 'text/plain' ? await readRouteProfile(db, agent.rowId, row.route) : null;
+  return {
+    bytes: Buffer.from(job.document.content_base64, 'base64'),
+    mediaType,
+    token,
+    controls: printerControlsFor(mediaType, profile),
+  };
+}

@@ -9,6 +9,7 @@ import {
   mediaTypesFor,
   parseJobToken,
   pollRequestSchema,
+  printerControlsFor,
   printerStateOf,
   readAsb,
   statusNumberOf,
@@ -227,4 +228,32 @@ describe('the job token the poll hands out (JSON Response `jobToken`; the GET an
       expect(claimNumberOf(token)).toBe(0);
     },
   );
+});
+
+describe('cut and drawer in the GET answer (Response (GET), custom response headers)', () => {
+  it('plain text: a full cut after a feed by default, none for a printer without a cutter', () => {
+    expect(printerControlsFor('text/plain', null)).toEqual({ 'X-Star-Cut': 'full; feed=true' });
+    expect(printerControlsFor('text/plain', { cut: true })).toEqual({
+      'X-Star-Cut': 'full; feed=true',
+    });
+    expect(printerControlsFor('text/plain', { cut: false })).toEqual({
+      'X-Star-Cut': 'none; feed=true',
+    });
+  });
+
+  it('plain text: the drawer opens at the end of the job when the profile asks', () => {
+    expect(printerControlsFor('text/plain', { drawer: true })).toEqual({
+      'X-Star-Cut': 'full; feed=true',
+      'X-Star-CashDrawer': 'end',
+    });
+    expect(printerControlsFor('text/plain', { drawer: false })).not.toHaveProperty(
+      'X-Star-CashDrawer',
+    );
+  });
+
+  it('StarPRNT carries its own commands: no header', () => {
+    expect(
+      printerControlsFor('application/vnd.star.starprnt', { cut: true, drawer: true }),
+    ).toEqual({});
+  });
 });
