@@ -15,6 +15,7 @@ import type { CallingPrinter, CloudPrntDeps } from './member.ts';
 import { capabilitiesOf, clearJobToken, saveCapabilities } from './printer-rows.ts';
 import {
   capabilitiesFrom,
+  claimTokenOf,
   clientActionsToAsk,
   type PollRequest,
   type PollResponse,
@@ -41,7 +42,8 @@ const sameState = (a: PrinterInfo | undefined, b: PrinterInfo) =>
  * nothing to print and nothing new costs reads only. A printer that holds a claim and now
  * says it cannot print (out of paper, cover open) gives it back, waiting with the reason (once
  * it recovers, its next GET claims it again); a printer that cannot print, or holds a claim,
- * is never told a job is ready.
+ * is never told a job is ready. A job ready comes with its job token, which names the claim
+ * the printer's GET will make (serve-job.ts); handing it out writes nothing.
  */
 export async function answerPoll(
   deps: CloudPrntDeps,
@@ -116,7 +118,8 @@ export async function answerPoll(
   }
   if (!(await jobQueuedOn(printing.queue, db, agent, row.route)))
     return answer({ jobReady: false });
-  return answer({ jobReady: true, mediaTypes: takes });
+  // The token names the claim the GET it asks for will make: the printer's next.
+  return answer({ jobReady: true, mediaTypes: takes, jobToken: claimTokenOf(row.claims + 1) });
 }
 
 /** A claim that is no longer the printer's (the sweep, another instance) needs nothing more. */

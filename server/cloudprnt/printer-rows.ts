@@ -26,7 +26,7 @@ export async function findPrinterByUsername(
 
 export async function insertPrinter(
   db: Db,
-  row: Omit<CloudPrntPrinterRow, 'id' | 'capabilities' | 'job_token' | 'revoked_at'>,
+  row: Omit<CloudPrntPrinterRow, 'id' | 'capabilities' | 'job_token' | 'claims' | 'revoked_at'>,
 ): Promise<void> {
   await db.insertInto('cloudprnt_printers').values(row).execute();
 }
@@ -38,6 +38,21 @@ export async function saveJobToken(db: Db, id: number, token: string): Promise<v
     .set({ job_token: token })
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * Takes claim number `claim` for the printer, once: true when it held no claim and its last
+ * was `claim - 1`, so that two GETs naming the same claim (two instances, a retry) make one.
+ */
+export async function takeClaimNumber(db: Db, id: number, claim: number): Promise<boolean> {
+  const result = await db
+    .updateTable('cloudprnt_printers')
+    .set({ claims: claim })
+    .where('id', '=', id)
+    .where('claims', '=', claim - 1)
+    .where('job_token', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The printer no longer holds the claim `token` names (a later claim's token is kept). */

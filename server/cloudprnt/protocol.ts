@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PrinterInfo, PrinterState } from '../../shared/printer-info.ts';
+import type { PrinterProfile } from '../../shared/printer-profiles.ts';
 
 /**
  * Star CloudPRNT (HTTP method) as ShopDesk serves it, pure: the poll's JSON, what its status
@@ -195,6 +196,43 @@ export function parseJobToken(
   const match = /^([1-9]\d{0,15})\.(\d{1,6})$/.exec(token ?? '');
   if (!match) return undefined;
   return { jobId: Number(match[1]), attempt: Number(match[2]) };
+}
+
+/**
+ * CloudPRNT's `jobToken`, which the poll answer carries with `jobReady` and the printer sends
+ * back as the `token` of its GET and its DELETE (firmware that knows it; older firmware sends
+ * none): the number of the printer's claim it names. The poll names the printer's next claim,
+ * which the GET bringing the token back makes; from then on the token names that claim.
+ */
+export const claimTokenOf = (claim: number): string => String(claim);
+
+/** The claim number a `token` names; 0 (no claim) for one ShopDesk never gives. */
+export function claimNumberOf(token: string): number {
+  return /^[1-9]\d{0,8}$/.test(token) ? Number(token) : 0;
+}
+
+/** The response headers that steer a printer's cutter and cash drawer (Star's names). */
+export type PrinterControls = Partial<Record<'X-Star-Cut' | 'X-Star-CashDrawer', string>>;
+
+/**
+ * What a job served as `mediaType` asks of the printer's cutter and cash drawer, from its
+ * route's profile, in the GET answer's headers. The printer reads them for plain text (and
+ * images); StarPRNT bytes carry their own commands (templates render the profile's cut and
+ * drawer into them), so they get none. Plain text: a full cut after feeding the paper past
+ * the cutter (`cut`, true by default), or none for a profile with `cut: false` (the printer
+ * would otherwise cut, as it does after plain text); the drawer opened at the job's end for
+ * `drawer: true`, as the profile opens it after the receipt.
+ */
+export function printerControlsFor(
+  mediaType: string,
+  profile: Pick<PrinterProfile, 'cut' | 'drawer'> | null,
+): PrinterControls {
+  if (mediaType !== 'text/plain') return {};
+  const controls: PrinterControls = {
+    'X-Star-Cut': profile?.cut === false ? 'none; feed=true' : 'full; feed=true',
+  };
+  if (profile?.drawer === true) controls['X-Star-CashDrawer'] = 'end';
+  return controls;
 }
 
 /**

@@ -24,9 +24,12 @@ import { serveJob } from './serve-job.ts';
 
 /**
  * The one URL a Star CloudPRNT printer is given (docs/cloudprnt.md): it polls with POST,
- * fetches its job with GET and confirms it with DELETE. No token: each request carries the
- * printer's own HTTP basic credentials (`shopdesk cloudprnt add`), checked here, 401 without
- * them. The answers are CloudPRNT's own, not the API's `{data}` envelope.
+ * fetches its job with GET and confirms it with DELETE. No API token: each request carries
+ * the printer's own HTTP basic credentials (`shopdesk cloudprnt add`), checked here, 401
+ * without them. The GET's and DELETE's `token` is CloudPRNT's job token, a claim's number and
+ * no credential, which these two routes alone declare (`queryNotCredentials`): everywhere else
+ * the pipeline refuses `token=` as a credential in the URL. The answers are CloudPRNT's own,
+ * not the API's `{data}` envelope.
  */
 
 const tag = 'CloudPRNT';
@@ -37,16 +40,16 @@ const unauthorised = {
 
 /**
  * The GET's and DELETE's query parameters, as the reference lists them: the ones ShopDesk reads
+ * (`token`, the job token the poll handed out, sent back by firmware that knows it; `code`)
  * and those newer firmware adds (`retry`, and the update job's `firmware`, `config`, `skip`,
- * `error`), accepted and left unread. No `token`: a printer sends one only when the poll gave
- * it one, and ShopDesk's poll gives none (the claim, and its token, are made at the GET); the
- * pipeline refuses a `token` parameter as a credential in the URL.
+ * `error`), accepted and left unread.
  */
 const text = (max: number) => z.string().max(max).optional();
 const jobQuery = z.object({
   uid: text(64),
   mac: text(64),
   type: text(128),
+  token: text(64),
   retry: text(16),
   firmware: text(64),
   config: text(64),
@@ -132,7 +135,7 @@ export const cloudPrntRoutes: AnyRoute[] = [
     operationId: 'cloudPrntPoll',
     summary: 'A CloudPRNT printer polls: its status in, whether a job is ready out',
     description:
-      "Star CloudPRNT's poll. The body is the printer's status (`statusCode`, the ASB `status`, client action results); the answer says `jobReady`, the `mediaTypes` the job can be served in, the `jobToken` of a job it holds, and client actions asking its type, encodings and poll interval. A poll with nothing to print and nothing new writes nothing.",
+      "Star CloudPRNT's poll. The body is the printer's status (`statusCode`, the ASB `status`, client action results); the answer says `jobReady`, the `mediaTypes` the job can be served in, with `jobReady` the `jobToken` naming the claim its GET will make, and client actions asking its type, encodings and poll interval. A poll with nothing to print and nothing new writes nothing.",
     tag,
     ...publicBody,
     body: pollRequestSchema,
@@ -152,22 +155,27 @@ export const cloudPrntRoutes: AnyRoute[] = [
     operationId: 'cloudPrntFetchJob',
     summary: 'A CloudPRNT printer fetches its job',
     description:
-      'The job the printer holds, again, or the next job of its route claimed for it with a lease; its bytes in the media type they are. 404 when there is none or the printer last said it cannot print.',
+      "The job the printer holds, again, or the next job of its route claimed for it with a lease; its bytes in the media type they are, plain text with the `X-Star-Cut` and `X-Star-CashDrawer` its route's profile asks for. `token`, the poll's `jobToken` sent back, must name the printer's held or next claim. 404 when there is none, the token names another, or the printer last said it cannot print.",
     tag,
     query: jobQuery,
+    queryNotCredentials: ['token'],
     responses: {
       200: { description: 'The job, as StarPRNT bytes or plain text.' },
       401: unauthorised,
       404: { description: 'No job for this printer now.' },
     },
-    async handler({ services, db, request }): Promise<Reply> {
+    async handler({ query, services, db, request }): Promise<Reply> {
       const printer = await printerCalling(services, db, request);
-      const job = await serveJob(services, db, printer);
+      const job = await serveJob(services, db, printer, query.token);
       if (!job) throw new HttpError('not_found', 'No job for this printer now.');
       return {
         status: 200,
         body: job.bytes,
-        headers: { 'content-type': job.mediaType, 'x-shopdesk-job-token': job.token },
+        headers: {
+          'content-type': job.mediaType,
+          'x-shopdesk-job-token': job.token,
+          ...job.controls,
+        },
       };
     },
   }),
@@ -178,9 +186,10 @@ export const cloudPrntRoutes: AnyRoute[] = [
     operationId: 'cloudPrntConfirmJob',
     summary: 'A CloudPRNT printer confirms (or fails) its job',
     description:
-      '`code` 2xx or `OK`: printed; any other code fails the job with it. Acts once on the claim the `token` names; a repeated DELETE changes nothing.',
+      '`code` 2xx or `OK`: printed; 520: given back to the queue; any other code fails the job with it. Acts once on the claim the printer holds, and only when `token` (if sent) names it; a repeated DELETE, or one naming another claim, changes nothing.',
     tag,
     query: jobQuery.extend({ code: text(200) }),
+    queryNotCredentials: ['token'],
     responses: { 200: { description: 'Recorded (or nothing to do).' }, 401: unauthorised },
     async handler({ query, services, db, request }) {
       const printer = await printerCalling(services, db, request);

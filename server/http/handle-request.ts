@@ -181,9 +181,13 @@ function dispatch(exchange: Exchange): MaybePromise<Reply> {
   if (request.headers.host === undefined && request.httpVersion === '1.1') {
     throw new HttpError('bad_request', 'The Host header is required (RFC 9112 §3.2).');
   }
-  // Before the route: a credential in the URL is refused (400) wherever it was sent.
-  const query = parseQuery(exchange.search);
   const match = pipeline.router.match(request.method ?? 'GET', exchange.pathname);
+  // Before the route answers, even 404: a credential in the URL is refused (400) wherever it
+  // was sent, but for a name the route found declares is none of its (CloudPRNT's job token).
+  const query = parseQuery(
+    exchange.search,
+    match.kind === 'found' ? match.route.queryNotCredentials : undefined,
+  );
   if (match.kind === 'not_found') {
     throw new HttpError('not_found', 'The requested resource was not found.');
   }

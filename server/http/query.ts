@@ -13,9 +13,13 @@ const isCredentialParameter = (key: string) =>
 /**
  * The query string as the route's schema reads it: `key=value` pairs decoded (`+` is a
  * space), `key[]=` and repeated keys as arrays. A credential among the keys is refused
- * first (400), whatever else the query holds.
+ * first (400), whatever else the query holds; `notCredentials` are the names that, on the
+ * route found, are not credentials (its `queryNotCredentials`), matched exactly.
  */
-export function parseQuery(search: string): Record<string, string | string[]> {
+export function parseQuery(
+  search: string,
+  notCredentials: readonly string[] = [],
+): Record<string, string | string[]> {
   // No prototype: `__proto__=…` is a parameter like any other (and refused as one), not a
   // write to the object's prototype that no key would show.
   const values: Record<string, string | string[]> = Object.create(null);
@@ -29,7 +33,9 @@ export function parseQuery(search: string): Record<string, string | string[]> {
     const value = equals === -1 ? '' : decodeComponent(pair.slice(equals + 1));
     decoded.push([key, value]);
   }
-  if (decoded.some(([key]) => isCredentialParameter(key))) throw new HttpError('credential_in_url');
+  const refused = ([key]: [string, string]) =>
+    isCredentialParameter(key) && !notCredentials.includes(key);
+  if (decoded.some(refused)) throw new HttpError('credential_in_url');
   for (const [key, value] of decoded) {
     const list = key.endsWith('[]');
     const name = list ? key.slice(0, -2) : key;

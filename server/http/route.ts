@@ -102,6 +102,12 @@ export interface RouteSpec<
    * long, not the 60 s request timeout (docs/security.md, "Limits").
    */
   bodyTimeoutMs?: number;
+  /**
+   * Query parameters the pipeline refuses elsewhere as credentials in the URL (docs/http.md)
+   * that this route reads as something else: Star CloudPRNT's `token`, the job token its poll
+   * handed the printer, which names a claim and opens nothing. Exact names, declared in `query`.
+   */
+  queryNotCredentials?: readonly string[];
   /** Path parameters that hold personal data (a tax id): `***` in the log (docs/security.md). */
   personalParams?: readonly string[];
   /**

@@ -168,8 +168,8 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     expect(again.bytes.equals(first.bytes)).toBe(true);
     expect(await job(queued.id)).toMatchObject({ status: 'claimed', attempts: 1 });
     expect((await printer.poll()).jobReady).toBe(false);
-    // The token is made at the GET, so the poll before it named none: the printer's DELETE
-    // carries none, and confirms the claim it holds.
+    // As older firmware does, no token on the GETs nor on the DELETE, which confirms the claim
+    // the printer holds (the token's own rules: job-token.test.ts).
     expect(await printer.confirm(null, '200 OK')).toBe(200);
     const printed = await job(queued.id);
     expect(await printer.through(`${instances.one.api}/cloudprnt`).confirm(null, '200 OK')).toBe(

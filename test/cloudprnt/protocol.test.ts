@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   capabilitiesFrom,
+  claimNumberOf,
+  claimTokenOf,
   clientActionsToAsk,
   confirmationOf,
   jobTokenOf,
   mediaTypesFor,
   parseJobToken,
   pollRequestSchema,
+  printerControlsFor,
   printerStateOf,
   readAsb,
   statusNumberOf,
@@ -210,5 +213,47 @@ describe('job token and confirmation (Print job confirmation (DELETE))', () => {
 
   it('fails the job when the code is missing', () => {
     expect(confirmationOf(undefined)).toMatchObject({ printed: false, code: 'cloudprnt_unknown' });
+  });
+});
+
+describe('the job token the poll hands out (JSON Response `jobToken`; the GET and DELETE `token`)', () => {
+  it('names a claim by its number, and reads back', () => {
+    expect(claimTokenOf(7)).toBe('7');
+    expect(claimNumberOf(claimTokenOf(7))).toBe(7);
+  });
+
+  it.each(['', '0', '07', '-1', '1.2', 'abc', '1234567890', ' 7'])(
+    'names no claim when it is %j (never one ShopDesk gave)',
+    (token) => {
+      expect(claimNumberOf(token)).toBe(0);
+    },
+  );
+});
+
+describe('cut and drawer in the GET answer (Response (GET), custom response headers)', () => {
+  it('plain text: a full cut after a feed by default, none for a printer without a cutter', () => {
+    expect(printerControlsFor('text/plain', null)).toEqual({ 'X-Star-Cut': 'full; feed=true' });
+    expect(printerControlsFor('text/plain', { cut: true })).toEqual({
+      'X-Star-Cut': 'full; feed=true',
+    });
+    expect(printerControlsFor('text/plain', { cut: false })).toEqual({
+      'X-Star-Cut': 'none; feed=true',
+    });
+  });
+
+  it('plain text: the drawer opens at the end of the job when the profile asks', () => {
+    expect(printerControlsFor('text/plain', { drawer: true })).toEqual({
+      'X-Star-Cut': 'full; feed=true',
+      'X-Star-CashDrawer': 'end',
+    });
+    expect(printerControlsFor('text/plain', { drawer: false })).not.toHaveProperty(
+      'X-Star-CashDrawer',
+    );
+  });
+
+  it('StarPRNT carries its own commands: no header', () => {
+    expect(
+      printerControlsFor('application/vnd.star.starprnt', { cut: true, drawer: true }),
+    ).toEqual({});
   });
 });

@@ -66,6 +66,26 @@ describe('400 Bad Request', () => {
     },
   );
 
+  it('`token` is taken only where a route declares it is none (the CloudPRNT GET and DELETE)', async () => {
+    // No printer credentials: the GET and DELETE get as far as asking for them (401), past the
+    // credential check; the poll, the same path, declares no such thing and refuses it.
+    for (const method of ['GET', 'DELETE'] as const) {
+      const taken = await shop.server.request(method, '/cloudprnt?token=7');
+      expectError(taken, 401, 'unauthenticated');
+      for (const spelled of ['Token=7', 'token[]=7', 'access_token=7']) {
+        expectError(
+          await shop.server.request(method, `/cloudprnt?${spelled}`),
+          400,
+          'credential_in_url',
+        );
+      }
+    }
+    const poll = await shop.server.request('POST', '/cloudprnt?token=7', {
+      body: { statusCode: '200 OK' },
+    });
+    expectError(poll, 400, 'credential_in_url');
+  });
+
   it('a parameter that only looks alike is not a credential', async () => {
     const answer = await shop.server.request('GET', '/customers?search=token&tokens=1', {
       token: shop.token,

@@ -87,6 +87,15 @@ describe('named in the usual validation answer, beside the declared ones', () =>
     }
   });
 
+  it('the parameters a route says are not credentials are its own: CloudPRNT GET and DELETE `token`', () => {
+    const declaring = allRoutes.filter((route) => route.queryNotCredentials !== undefined);
+    expect(declaring.map(label).sort()).toEqual(['DELETE /cloudprnt', 'GET /cloudprnt']);
+    for (const route of declaring) {
+      expect(route.queryNotCredentials, label(route)).toEqual(['token']);
+      expect(Object.keys((route.query as z.ZodObject).shape), label(route)).toContain('token');
+    }
+  });
+
   it('declared parameters pass as before', async () => {
     for (const path of [
       '/customers?per_page=5&search=x&page=1',

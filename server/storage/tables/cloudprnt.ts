@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** Printers that poll ShopDesk themselves (migrations 034_cloudprnt_printers, 040). */
+/** Printers that poll ShopDesk themselves (migrations 034_cloudprnt_printers, 035, 036). */
 export interface CloudPrntTables {
   cloudprnt_printers: {
     id: Generated<number>;
@@ -15,6 +15,11 @@ export interface CloudPrntTables {
     capabilities: Generated<string>;
     /** The claim the printer holds between its GET and its DELETE; null when none. */
     job_token: string | null;
+    /**
+     * How many claims the printer has made; the held claim, if any, is the last (Star's
+     * `jobToken` names a claim by its number: migration 036).
+     */
+    claims: Generated<number>;
     created_at: string;
     revoked_at: string | null;
     /** `star` (CloudPRNT) or `epson` (Server Direct Print): migration 035. */

@@ -3,8 +3,12 @@
  * (docs/cloudprnt.md lists the pages): it POSTs its status to the one URL it was given, with
  * HTTP basic credentials; answers the client actions the server asks for in its next POST; when
  * told `jobReady`, GETs the job in the first of the offered media types it accepts, prints it,
- * and DELETEs it with `code=200 OK` (or the 5xx it met). A test drives it one cycle at a time
- * (`cycle()`), so nothing depends on timing, and puts it in the conditions and faults it needs.
+ * and DELETEs it with `code=200 OK` (or the 5xx it met), both with the answer's `jobToken` as
+ * their `token` when it had one. A plain-text job is followed by a cut, the one its GET
+ * answer's `X-Star-Cut` names (`none`: no cut), and opens the drawer when `X-Star-CashDrawer`
+ * says `start` or `end`; other media types carry their own commands, and the printer reads
+ * no header for them. A test drives it one cycle at a time (`cycle()`), so nothing depends on
+ * timing, and puts it in the conditions and faults it needs.
  */
 
 export interface CloudPrntPrinterOptions {
@@ -17,12 +21,41 @@ export interface CloudPrntPrinterOptions {
   /** The media types it accepts, its preferred first (its `Encodings` answer). */
   encodings?: string[];
   pollIntervalSeconds?: number;
+  /**
+   * Whether its firmware knows the poll answer's `jobToken` (mC-Print3 3.2 and later, HI01X
+   * 1.8, TSP100IV): false for older firmware, which sends no `token`.
+   */
+  takesJobToken?: boolean;
 }
 
 export interface PrintedJob {
   token: string | null;
   mediaType: string;
   bytes: Buffer;
+  /** The cut after the job, for plain text (Star: plain text is followed by a cut, by default). */
+  cut: 'full' | 'partial' | null;
+  /** When the job pulsed the cash drawer (plain text, `X-Star-CashDrawer`), or null. */
+  drawer: 'start' | 'end' | null;
+}
+
+/** What the GET answered: its status, and the job with what its headers ask for. */
+export interface FetchedJob {
+  status: number;
+  mediaType: string;
+  bytes: Buffer;
+  cut: PrintedJob['cut'];
+  drawer: PrintedJob['drawer'];
+}
+
+/** Star's plain-text rule: a cut unless `X-Star-Cut` says `none`; the drawer if asked. */
+function controlsOf(mediaType: string, headers: Headers): Pick<FetchedJob, 'cut' | 'drawer'> {
+  if (mediaType !== 'text/plain') return { cut: null, drawer: null };
+  const cut = (headers.get('x-star-cut') ?? 'full').split(';')[0]!.trim();
+  const drawer = headers.get('x-star-cashdrawer')?.trim();
+  return {
+    cut: cut === 'partial' ? 'partial' : cut === 'none' ? null : 'full',
+    drawer: drawer === 'start' || drawer === 'end' ? drawer : null,
+  };
 }
 
 /** What went on the wire, in order: `POST`, `GET 200`, `DELETE 200 OK`… */
@@ -64,6 +97,7 @@ export class CloudPrntPrinter {
         'text/plain',
       ],
       pollIntervalSeconds: 2,
+      takesJobToken: true,
       ...options,
     };
   }
@@ -139,16 +173,18 @@ export class CloudPrntPrinter {
     return undefined;
   }
 
-  /** The GET; the job's bytes (and its media type), or the status when not 200. */
-  async fetchJob(
-    type: string,
-    token: string | null,
-  ): Promise<{ status: number; mediaType: string; bytes: Buffer }> {
+  /** The GET; the job's bytes, media type, cut and drawer, or the status when not 200. */
+  async fetchJob(type: string, token: string | null): Promise<FetchedJob> {
     const response = await fetch(this.#query({ type, token }), { headers: this.#headers() });
     const bytes = Buffer.from(await response.arrayBuffer());
     this.wire.push(`GET ${response.status}`);
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
-    return { status: response.status, mediaType, bytes };
+    return {
+      status: response.status,
+      mediaType,
+      bytes,
+      ...controlsOf(mediaType, response.headers),
+    };
   }
 
   /** The DELETE with `code`; its status. */
@@ -177,21 +213,22 @@ export class CloudPrntPrinter {
     if (answer.jobReady !== true || !this.canPrint) return;
     const offered = (answer.mediaTypes ?? []) as string[];
     const type = this.options.encodings.find((accepted) => offered.includes(accepted));
-    const token = typeof answer.jobToken === 'string' ? answer.jobToken : null;
+    const given = this.options.takesJobToken ? answer.jobToken : undefined;
+    const token = typeof given === 'string' ? given : null;
     if (!type) {
       await this.confirm(token, '510 Incompatible media type');
       return;
     }
+    // The GET and the DELETE carry the poll's job token back, as Star's reference says.
     const job = await this.fetchJob(type, token);
-    const jobToken = token ?? null;
     if (this.faults.cutNextGet) {
       this.faults.cutNextGet = false;
       this.wire.push('GET lost');
-      await this.confirm(jobToken, '520 Timeout');
+      await this.confirm(token, '520 Timeout');
       return;
     }
     if (job.status !== 200) {
-      await this.confirm(jobToken, '520 Timeout');
+      await this.confirm(token, '520 Timeout');
       return;
     }
     if (this.faults.paperOutAfterGet) {
@@ -201,15 +238,16 @@ export class CloudPrntPrinter {
       this.condition.paperEnd = true;
       return;
     }
-    this.printed.push({ token: jobToken, mediaType: job.mediaType, bytes: job.bytes });
+    const { mediaType, bytes, cut, drawer } = job;
+    this.printed.push({ token: token, mediaType, bytes, cut, drawer });
     if (this.faults.neverConfirm) return;
     if (this.faults.dropNextDelete) {
       this.faults.dropNextDelete = false;
-      this.#unconfirmed = { token: jobToken, code: '200 OK' };
+      this.#unconfirmed = { token: token, code: '200 OK' };
       this.wire.push('DELETE lost');
       return;
     }
-    await this.confirm(jobToken, '200 OK');
+    await this.confirm(token, '200 OK');
   }
 
   /** Polls on its own every `pollIntervalSeconds` (benches); `stop()` ends it. */
