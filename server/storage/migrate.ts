@@ -29,6 +29,7 @@ import * as agentNames from './migrations/032_agent_names.ts';
 import * as consoleJobReads from './migrations/033_console_job_reads.ts';
 import * as cloudprntPrinters from './migrations/034_cloudprnt_printers.ts';
 import * as epsonSdpPrinters from './migrations/035_epson_sdp_printers.ts';
+import * as epsonStatusAt from './migrations/037_epson_status_at.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '033_console_job_reads': consoleJobReads,
   '034_cloudprnt_printers': cloudprntPrinters,
   '035_epson_sdp_printers': epsonSdpPrinters,
+  '037_epson_status_at': epsonStatusAt,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */
