@@ -4,11 +4,12 @@ import { type AnyRoute, defineRoute, publicBody, type Reply } from '../http/rout
 import { digestChallenge } from './digest.ts';
 import { parseSdpForm } from './epson-sdp.ts';
 import { callingEpsonPrinter } from './member.ts';
-import { answerPrintRequest, recordPrintResult } from './serve-sdp.ts';
+import { answerPrintRequest, recordPrintResult, recordStatusNotification } from './serve-sdp.ts';
 
 /**
- * The URL an Epson printer's Server Direct Print is given (docs/cloudprnt.md): one form POST
- * for its print requests, its printing results and its status notifications, each carrying
+ * The URL an Epson printer's Server Direct Print and Status Notification are given
+ * (docs/cloudprnt.md): one form POST for its print requests, its printing results and its
+ * status notifications, each carrying
  * the printer's HTTP Digest answer to the challenge of its dummy request (`shopdesk cloudprnt
  * add --kind epson`). The answers are Server Direct Print's own: ePOS-Print XML, or an empty
  * 200 when there is nothing to print.
@@ -39,7 +40,7 @@ export const epsonSdpRoutes: AnyRoute[] = [
     operationId: 'epsonServerDirectPrint',
     summary: 'An Epson printer asks for work, or reports a printing result',
     description:
-      "Epson Server Direct Print. `ConnectionType=GetRequest`: the answer is the next job of the printer's route as `<PrintRequestInfo>` (ePOS-Print XML, its claim token as `printjobid`), or an empty 200 when there is none. `SetResponse`: the `ResponseFile` confirms, gives back (no paper, cover open) or fails the claim the printer holds, once. `SetStatus` is taken and not read. Authenticated by HTTP Digest (MD5, qop auth): 401 with the challenge without it.",
+      "Epson Server Direct Print. `ConnectionType=GetRequest`: the answer is the next job of the printer's route as `<PrintRequestInfo>` (ePOS-Print XML, its claim token as `printjobid`), or an empty 200 when there is none. `SetResponse`: the `ResponseFile` confirms, gives back (no paper, cover open) or fails the claim the printer holds, once. `SetStatus`: the status notification's ASB bits are the printer's state (no paper, cover open, an error, offline: its print requests are answered empty while it says so; paper low: a warning). Authenticated by HTTP Digest (MD5, qop auth): 401 with the challenge without it.",
     tag: 'CloudPRNT',
     bodyType: 'form',
     ...publicBody,
@@ -72,6 +73,8 @@ export const epsonSdpRoutes: AnyRoute[] = [
       if (form.kind === 'GetRequest') return xml(await answerPrintRequest(services, db, printer));
       if (form.kind === 'SetResponse') {
         await recordPrintResult(services, db, printer, form.responseFile);
+      } else {
+        await recordStatusNotification(services, db, printer, form.status);
       }
       return xml('');
     },

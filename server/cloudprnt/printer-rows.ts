@@ -26,7 +26,10 @@ export async function findPrinterByUsername(
 
 export async function insertPrinter(
   db: Db,
-  row: Omit<CloudPrntPrinterRow, 'id' | 'capabilities' | 'job_token' | 'claims' | 'revoked_at'>,
+  row: Omit<
+    CloudPrntPrinterRow,
+    'id' | 'capabilities' | 'job_token' | 'claims' | 'revoked_at' | 'status_at'
+  >,
 ): Promise<void> {
   await db.insertInto('cloudprnt_printers').values(row).execute();
 }
@@ -63,6 +66,11 @@ export async function clearJobToken(db: Db, id: number, token: string): Promise<
     .where('id', '=', id)
     .where('job_token', '=', token)
     .execute();
+}
+
+/** An Epson printer's status notification was heard `at` (written once per half heartbeat). */
+export async function saveStatusAt(db: Db, id: number, at: string): Promise<void> {
+  await db.updateTable('cloudprnt_printers').set({ status_at: at }).where('id', '=', id).execute();
 }
 
 export async function saveCapabilities(

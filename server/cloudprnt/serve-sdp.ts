@@ -1,5 +1,6 @@
 import type { PrinterInfo } from '../../shared/printer-info.ts';
 import type { ClaimedJob } from '../../shared/printing.ts';
+import { printerCanPrint } from '../../shared/wait-reasons.ts';
 import {
   claimForMember,
   confirmMemberJob,
@@ -16,20 +17,27 @@ import { ignoreNotHeld } from './answer-poll.ts';
 import {
   eposPrintOfText,
   outcomeOf,
+  printerStateOfAsb,
   printRequestInfo,
   readPrintResults,
+  readStatusNotification,
   type SdpOutcome,
+  type SdpPrinterState,
 } from './epson-sdp.ts';
 import type { CallingPrinter, CloudPrntDeps } from './member.ts';
-import { clearJobToken, saveJobToken } from './printer-rows.ts';
+import { clearJobToken, saveJobToken, saveStatusAt } from './printer-rows.ts';
 import { jobTokenOf, parseJobToken } from './protocol.ts';
 
 /**
  * Epson Server Direct Print served (docs/cloudprnt.md): a print request (`GetRequest`) is the
  * printer's heartbeat and its fetch at once, answered with the next job of its route as
  * ePOS-Print XML, claimed for it with a lease, or with an empty body; the printing result
- * (`SetResponse`) confirms, gives back or fails that claim, once.
+ * (`SetResponse`) confirms, gives back or fails that claim, once; the status notification
+ * (`SetStatus`) is the printer's state, and while it says the printer cannot print, print
+ * requests are answered with nothing.
  */
+
+type Stored = Awaited<ReturnType<typeof memberLastSeen>>;
 
 /** Jobs the printer cannot take, failed one after the other, before the answer gives up. */
 const maxRefused = 10;
@@ -57,21 +65,50 @@ function eposPrintOf(job: ClaimedJob): string | undefined {
   return undefined;
 }
 
-/** The printer's state as its last printing result says it: idle, or stopped and why. */
-function stateAfter(name: string, outcome: SdpOutcome, words: string): PrinterInfo {
-  const reason =
-    outcome.kind !== 'wait'
-      ? []
-      : [outcome.code === 'printer_out_of_paper' ? 'media-empty-error' : 'cover-open-error'];
+/** The printer as its agent lists it, in `state`: it takes ePOS-Print XML and plain text. */
+function eposPrinter(name: string, state: SdpPrinterState): PrinterInfo {
   return {
     name,
     is_default: true,
     accepting_jobs: null,
-    state: reason.length > 0 ? 'stopped' : 'idle',
-    reasons: reason,
-    message: reason.length > 0 ? words : null,
+    ...state,
     capabilities: { content_types: ['application/vnd.epson.epos-print+xml', 'text/plain'] },
   };
+}
+
+const sameState = (a: PrinterInfo | undefined, b: SdpPrinterState) =>
+  a !== undefined &&
+  a.state === b.state &&
+  a.message === b.message &&
+  a.reasons.join(' ') === b.reasons.join(' ');
+
+/**
+ * The printer's state after a printing result, or undefined to leave it as it is: stopped,
+ * with the reason, when the printer could not print (already said: unchanged). Once it
+ * answered otherwise, idle; but while its status notifications are heard (`notified`), they
+ * say its state (a result says how one job went, not whether paper is in now), and a state
+ * that already lets it print is kept (a paper-low warning).
+ */
+function stateAfter(
+  outcome: SdpOutcome,
+  stored: PrinterInfo | undefined,
+  notified: boolean,
+): SdpPrinterState | undefined {
+  if (outcome.kind === 'wait') {
+    const reason =
+      outcome.code === 'printer_out_of_paper' ? 'media-empty-error' : 'cover-open-error';
+    if (stored?.state === 'stopped' && stored.reasons.includes(reason)) return undefined;
+    return { state: 'stopped', reasons: [reason], message: outcome.message };
+  }
+  if (notified) return undefined;
+  if (stored && stored.state !== 'unknown' && printerCanPrint(stored)) return undefined;
+  return { state: 'idle', reasons: [], message: null };
+}
+
+/** Whether presence is due: not written for half a heartbeat interval, or the member is offline. */
+function presenceDue(stored: Stored, now: Date, heartbeatSeconds: number): boolean {
+  const halfBeat = isoNow(new Date(now.getTime() - (heartbeatSeconds * 1000) / 2));
+  return !stored.online || stored.lastSeenAt === null || stored.lastSeenAt < halfBeat;
 }
 
 /**
@@ -79,18 +116,46 @@ function stateAfter(name: string, outcome: SdpOutcome, words: string): PrinterIn
  * nothing. It extends no lease: a printer prints what it was answered within the answer's
  * timeout (10 s) and says so at once, so a claim still held after the lease (120 s) is one
  * whose answer or result was lost for good, and it fails by its lease however often the
- * printer asks for work meanwhile.
+ * printer asks for work meanwhile. The member as stored, for what follows to read.
  */
 async function notePresence(
   { printing, config }: CloudPrntDeps,
   db: Db,
   agent: CallingPrinter['agent'],
   now: Date,
-): Promise<void> {
+): Promise<Stored> {
   const stored = await memberLastSeen(db, agent);
-  const halfBeat = isoNow(new Date(now.getTime() - (config.heartbeatSeconds * 1000) / 2));
-  if (stored.online && stored.lastSeenAt !== null && stored.lastSeenAt >= halfBeat) return;
-  await recordMemberSeen(printing.queue, db, agent, undefined, [], now, config.leaseSeconds);
+  if (presenceDue(stored, now, config.heartbeatSeconds)) {
+    await recordMemberSeen(printing.queue, db, agent, undefined, [], now, config.leaseSeconds);
+  }
+  return stored;
+}
+
+/**
+ * Whether the printer's status notifications are heard: one came within two heartbeat
+ * intervals (the time after which an agent counts as offline). Not when they were never set
+ * up, or were turned off.
+ */
+function notificationsHeard(row: CallingPrinter['row'], now: Date, heartbeatSeconds: number) {
+  return (
+    row.status_at !== null &&
+    row.status_at >= isoNow(new Date(now.getTime() - heartbeatSeconds * 2000))
+  );
+}
+
+/**
+ * Whether the printer's own status notifications say it cannot print now. Without them the
+ * state is only what its last printing result said, and the print request is answered as
+ * before: the printer itself refuses a job it cannot print.
+ */
+function statusHoldsBack(
+  row: CallingPrinter['row'],
+  stored: Stored,
+  now: Date,
+  heartbeatSeconds: number,
+): boolean {
+  if (!stored.printer || printerCanPrint(stored.printer)) return false;
+  return notificationsHeard(row, now, heartbeatSeconds);
 }
 
 /**
@@ -99,8 +164,10 @@ async function notePresence(
  * data") when there is none. While the printer holds a claim it is given nothing: it printed
  * it or is about to say it could not, and giving the same job again could print it twice (a
  * claim whose answer was lost on the way fails by its lease, as every agent's: it may have
- * printed). A printer whose last result said no paper or cover open is offered its job again:
- * ePOS-Print refuses it before printing while the fault lasts, and prints it once cleared.
+ * printed). A printer whose status notifications say it cannot print (no paper, cover open,
+ * offline) is given nothing; one whose last result said no paper or cover open, and that sends
+ * no notifications, is offered its job again: ePOS-Print refuses it before printing while the
+ * fault lasts, and prints it once cleared.
  */
 export async function answerPrintRequest(
   deps: CloudPrntDeps,
@@ -110,7 +177,8 @@ export async function answerPrintRequest(
   const { printing, clock, config } = deps;
   const { row, agent } = printer;
   const now = clock.now();
-  await notePresence(deps, db, agent, now);
+  const stored = await notePresence(deps, db, agent, now);
+  if (statusHoldsBack(row, stored, now, config.heartbeatSeconds)) return '';
   const held = parseJobToken(row.job_token);
   if (held && row.job_token) {
     if (await memberHolds(printing.queue, db, agent, held.jobId)) return '';
@@ -169,12 +237,39 @@ export async function recordPrintResult(
   }
   await clearJobToken(db, row.id, token);
   const stored = await memberLastSeen(db, agent);
-  const words = outcome.kind === 'printed' ? '' : outcome.message;
-  const state = stateAfter(stored.printer?.name ?? 'epson', outcome, words);
-  const same =
-    stored.printer?.state === state.state &&
-    stored.printer.reasons.join(' ') === state.reasons.join(' ');
-  if (!same) {
-    await recordMemberSeen(printing.queue, db, agent, state, [], now, config.leaseSeconds);
+  const notified = notificationsHeard(row, now, config.heartbeatSeconds);
+  const state = stateAfter(outcome, stored.printer, notified);
+  if (state && !sameState(stored.printer, state)) {
+    const printer = eposPrinter(stored.printer?.name ?? 'epson', state);
+    await recordMemberSeen(printing.queue, db, agent, printer, [], now, config.leaseSeconds);
+  }
+}
+
+/**
+ * A status notification (`SetStatus`): the printer's ASB bits read as its state, written when
+ * it changed, with presence at most once per half heartbeat interval, and when it was heard
+ * (as often): a notification that says nothing new writes nothing. A claim the printer holds
+ * is left to its printing result: the job may have printed before the paper ran out. A
+ * `Status` with nothing to read is taken and left.
+ */
+export async function recordStatusNotification(
+  { printing, clock, config }: CloudPrntDeps,
+  db: Db,
+  { row, agent }: CallingPrinter,
+  status: string,
+): Promise<void> {
+  const bits = readStatusNotification(status);
+  if (bits === undefined) return;
+  const now = clock.now();
+  const stored = await memberLastSeen(db, agent);
+  const state = printerStateOfAsb(bits);
+  const changed = !sameState(stored.printer, state);
+  if (changed || presenceDue(stored, now, config.heartbeatSeconds)) {
+    const printer = changed ? eposPrinter(stored.printer?.name ?? 'epson', state) : undefined;
+    await recordMemberSeen(printing.queue, db, agent, printer, [], now, config.leaseSeconds);
+  }
+  const halfBeat = isoNow(new Date(now.getTime() - (config.heartbeatSeconds * 1000) / 2));
+  if (row.status_at === null || row.status_at < halfBeat) {
+    await saveStatusAt(db, row.id, isoNow(now));
   }
 }

@@ -3,10 +3,13 @@ import {
   eposPrintOfText,
   outcomeOf,
   parseSdpForm,
+  printerStateOfAsb,
   printRequestInfo,
   readPrintResults,
+  readStatusNotification,
 } from '../../server/cloudprnt/epson-sdp.ts';
 import { escapeXml } from '../../server/templates/render/escape.ts';
+import { printerWaitReason } from '../../shared/wait-reasons.ts';
 
 /**
  * Epson Server Direct Print, from the manual's examples (docs/cloudprnt.md lists the pages):
@@ -27,10 +30,14 @@ describe('the printer’s requests (Request (Print Request), Request (Printing R
     expect(parseSdpForm(form)).toEqual({ kind: 'SetResponse', id: '', responseFile: file });
   });
 
-  it('reads a status notification', () => {
+  it('reads a status notification: Status as the example sends it, ResponseFile as the table names it', () => {
     expect(parseSdpForm('ConnectionType=SetStatus&ID=&Status=x')).toMatchObject({
       kind: 'SetStatus',
       status: 'x',
+    });
+    expect(parseSdpForm('ConnectionType=SetStatus&ID=&ResponseFile=y')).toMatchObject({
+      kind: 'SetStatus',
+      status: 'y',
     });
   });
 
@@ -112,5 +119,74 @@ describe('the printing result (PrintResponseInfo)', () => {
     ],
   ])('%j → %j', (result, outcome) => {
     expect(outcomeOf({ printJobId: '1.1', status: 0, ...result })).toMatchObject(outcome);
+  });
+});
+
+describe('the status notification (Status Notification, Request; ePOS-Print status bits)', () => {
+  /** The manual's example: one `<printerstatus>` per device, the printer's own `local_printer`. */
+  const manual = `<?xml version="1.0" encoding="utf-8"?>
+<statusmonitor Version="1.00">
+<printerstatus devicename="kitchen_printer" asbstatus = "0x00000001"/>
+<printerstatus devicename="local_printer" asbstatus = "0x0F00003C"/>
+</statusmonitor>`;
+
+  it('reads the asbstatus of local_printer, the device jobs print on', () => {
+    expect(readStatusNotification(manual)).toBe(0x0f00003c);
+  });
+
+  it('reads the only device listed, whatever its name, and a bare hex value', () => {
+    const one =
+      '<statusmonitor Version="1.00"><printerstatus devicename="p" asbstatus="0x00080008"/></statusmonitor>';
+    expect(readStatusNotification(one)).toBe(0x00080008);
+    expect(readStatusNotification('0x00000020')).toBe(0x20);
+  });
+
+  it.each([
+    '',
+    'nonsense',
+    '<statusmonitor Version="1.00"></statusmonitor>',
+    '<statusmonitor><printerstatus devicename="a" asbstatus="0x1"/><printerstatus devicename="b" asbstatus="0x1"/></statusmonitor>',
+    '<statusmonitor><printerstatus devicename="local_printer" asbstatus="twelve"/></statusmonitor>',
+  ])('reads nothing from %j', (status) => {
+    expect(readStatusNotification(status)).toBeUndefined();
+  });
+
+  const printer = (bits: number) => ({
+    name: 'Bar',
+    is_default: true,
+    accepting_jobs: null,
+    ...printerStateOfAsb(bits),
+  });
+
+  it.each([
+    [
+      'paper end (and offline)',
+      0x00080008,
+      'stopped',
+      ['media-empty-error'],
+      'printer_out_of_paper',
+    ],
+    ['cover open (and offline)', 0x00000028, 'stopped', ['cover-open-error'], 'printer_cover_open'],
+    ['an autocutter error', 0x00000808, 'stopped', ['other-error'], 'printer_stopped'],
+    ['offline alone', 0x00000008, 'offline', ['offline-report'], 'printer_offline'],
+    ['no answer from the printer', 0x00000001, 'offline', ['offline-report'], 'printer_offline'],
+    ['paper near end', 0x00020000, 'idle', ['media-low-warning'], null],
+    ['all clear', 0x00000000, 'idle', [], null],
+  ])('%s: %s, %j, jobs wait with %s', (_, bits, state, reasons, code) => {
+    expect(printerStateOfAsb(bits)).toMatchObject({ state, reasons });
+    expect(printerWaitReason(printer(bits))?.code ?? null).toBe(code);
+  });
+
+  it('a bit that says nothing of printing (drawer, print success, buzzer) changes nothing', () => {
+    const noise = 0x00000004 | 0x00000002 | 0x01000000;
+    expect(printerStateOfAsb(0x00080008 | noise)).toEqual(printerStateOfAsb(0x00080008));
+    expect(printerStateOfAsb(noise)).toEqual(printerStateOfAsb(0));
+  });
+
+  it('says what the bits said in words', () => {
+    expect(printerStateOfAsb(0x000a0028).message).toBe(
+      'its status notification says no paper, cover open',
+    );
+    expect(printerStateOfAsb(0).message).toBeNull();
   });
 });

@@ -48,7 +48,7 @@ export function AgentCard(props: { agent: Agent; mayEdit: boolean; onChanged: ()
               Edit routes
             </button>
           )}
-          {agent.platform === 'cloudprnt' ? (
+          {agent.platform === 'cloudprnt' || agent.platform === 'epson-sdp' ? (
             <RevokeCloudPrntPrinter
               agentId={agent.id}
               agentName={agent.name}

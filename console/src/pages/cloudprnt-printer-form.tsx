@@ -1,20 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AddedCloudPrntPrinter } from '../../../shared/cloudprnt.ts';
+import type { AddedCloudPrntPrinter, CloudPrinterKind } from '../../../shared/cloudprnt.ts';
 import { ApiError, api } from '../api.ts';
 
-type Added = AddedCloudPrntPrinter;
+type Added = AddedCloudPrntPrinter & { kind: CloudPrinterKind };
 
-/** One setting of the printer's CloudPRNT page, with its Copy button. */
-function Setting({ label, value, testId }: { label: string; value: string; testId: string }) {
+/** One setting to type into the printer, with its Copy button (`spoken`: the button's name). */
+function Setting(props: { label: string; spoken: string; value: string; testId: string }) {
   return (
     <div class="setting">
-      <dt>{label}</dt>
+      <dt>{props.label}</dt>
       <dd>
-        <code data-testid={testId}>{value}</code>{' '}
+        <code data-testid={props.testId}>{props.value}</code>{' '}
         <button
           type="button"
-          aria-label={`Copy the ${label.toLowerCase()}`}
-          onClick={() => navigator.clipboard?.writeText(value)}
+          aria-label={`Copy the ${props.spoken}`}
+          onClick={() => navigator.clipboard?.writeText(props.value)}
         >
           Copy
         </button>
@@ -23,10 +23,97 @@ function Setting({ label, value, testId }: { label: string; value: string; testI
   );
 }
 
+/** What to type where, in the printer's own settings page, for each kind (docs/cloudprnt.md). */
+function PrinterSettings({ added }: { added: Added }) {
+  if (added.kind === 'epson') {
+    return (
+      <>
+        <ol>
+          <li>
+            Open the printer's settings page, EPSON TMNet WebConfig: type the printer's IP address
+            into a browser.
+          </li>
+          <li>
+            In <strong>Server Direct Print</strong>: choose Enable, type in the URL, ID and password
+            below, and set the Interval to 5 seconds.
+          </li>
+          <li>
+            In <strong>Status Notification</strong>: the same, with the same three values. Then
+            ShopDesk knows at once when the paper runs out or the cover is open.
+          </li>
+        </ol>
+        <p>The password is not shown again.</p>
+        <dl>
+          <Setting label="URL" spoken="URL" value={added.url} testId="cloudprnt-url" />
+          <Setting label="ID" spoken="ID" value={added.user} testId="cloudprnt-user" />
+          <Setting
+            label="Password"
+            spoken="password"
+            value={added.password}
+            testId="cloudprnt-password"
+          />
+        </dl>
+      </>
+    );
+  }
+  return (
+    <>
+      <p>
+        Open the printer's web page (type its IP address into a browser), go to its CloudPRNT
+        settings and type these in; a polling time of 5 seconds is right. The password is not shown
+        again.
+      </p>
+      <dl>
+        <Setting label="Server URL" spoken="server URL" value={added.url} testId="cloudprnt-url" />
+        <Setting label="User Name" spoken="user name" value={added.user} testId="cloudprnt-user" />
+        <Setting
+          label="Password"
+          spoken="password"
+          value={added.password}
+          testId="cloudprnt-password"
+        />
+      </dl>
+    </>
+  );
+}
+
+/** The form's fields: which kind of printer, the route it prints, its name. */
+function PrinterFields() {
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  return (
+    <>
+      <fieldset>
+        <legend>Kind of printer</legend>
+        <label class="check">
+          <input ref={first} type="radio" name="kind" value="star" defaultChecked /> Star, with
+          CloudPRNT (mC-Print3, TSP100IV, mC-Label3…)
+        </label>
+        <label class="check">
+          <input type="radio" name="kind" value="epson" /> Epson TM-i or TM-DT, with Server Direct
+          Print
+        </label>
+      </fieldset>
+      <label for="cloudprnt-route">Route it prints</label>
+      <input
+        id="cloudprnt-route"
+        name="route"
+        required
+        maxLength={64}
+        pattern="[a-z0-9._\-]{1,64}"
+        placeholder="kitchen"
+      />
+      <label for="cloudprnt-name">Name</label>
+      <input id="cloudprnt-name" name="name" maxLength={255} placeholder="Kitchen printer" />
+    </>
+  );
+}
+
 /**
- * "Add a CloudPRNT printer": a Star printer that fetches its own work, with no computer beside
- * it (docs/cloudprnt.md). Asks the route it prints and a name, then shows once the three values
- * to type into the printer's CloudPRNT settings, each with Copy, the focus on them.
+ * "Add a CloudPRNT or Epson printer": a printer that fetches its own work, with no computer
+ * beside it (docs/cloudprnt.md): a Star with CloudPRNT, or an Epson with Server Direct Print.
+ * Asks the kind, the route it prints and a name, then shows once the values to type into the
+ * printer's own settings, in that printer's words, each with Copy, the focus on them.
  */
 export function AddCloudPrntPrinter({ onAdded }: { onAdded: () => void }) {
   const [open, setOpen] = useState(false);
@@ -40,13 +127,15 @@ export function AddCloudPrntPrinter({ onAdded }: { onAdded: () => void }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const name = String(form.get('name') ?? '').trim();
+    const kind: CloudPrinterKind = form.get('kind') === 'epson' ? 'epson' : 'star';
     setError('');
     try {
-      const answer = await api<{ data: Added }>('POST', '/cloudprnt/printers', {
+      const answer = await api<{ data: AddedCloudPrntPrinter }>('POST', '/cloudprnt/printers', {
         route: form.get('route'),
+        kind,
         ...(name && { name }),
       });
-      setAdded(answer.data);
+      setAdded({ ...answer.data, kind });
       setOpen(false);
       onAdded();
     } catch (failure) {
@@ -63,23 +152,13 @@ export function AddCloudPrntPrinter({ onAdded }: { onAdded: () => void }) {
             setAdded(null);
           }}
         >
-          Add a CloudPRNT printer
+          Add a CloudPRNT or Epson printer
         </button>
       )}
       {open && (
-        <form onSubmit={add} aria-label="Add a CloudPRNT printer">
-          <p>A Star printer with CloudPRNT fetches its own jobs: it needs no computer.</p>
-          <label for="cloudprnt-route">Route it prints</label>
-          <input
-            id="cloudprnt-route"
-            name="route"
-            required
-            maxLength={64}
-            pattern="[a-z0-9._\-]{1,64}"
-            placeholder="kitchen"
-          />
-          <label for="cloudprnt-name">Name</label>
-          <input id="cloudprnt-name" name="name" maxLength={255} placeholder="Kitchen printer" />
+        <form onSubmit={add} aria-label="Add a CloudPRNT or Epson printer">
+          <p>These printers fetch their own jobs over the network: they need no computer.</p>
+          <PrinterFields />
           <button type="submit">Add printer</button>{' '}
           <button type="button" onClick={() => setOpen(false)}>
             Cancel
@@ -95,15 +174,7 @@ export function AddCloudPrntPrinter({ onAdded }: { onAdded: () => void }) {
           ref={shown}
           data-testid="cloudprnt-settings"
         >
-          <p>
-            Open the printer's web page, go to its CloudPRNT settings and type these in. The
-            password is not shown again.
-          </p>
-          <dl>
-            <Setting label="Server URL" value={added.url} testId="cloudprnt-url" />
-            <Setting label="User name" value={added.user} testId="cloudprnt-user" />
-            <Setting label="Password" value={added.password} testId="cloudprnt-password" />
-          </dl>
+          <PrinterSettings added={added} />
         </section>
       )}
     </div>
@@ -111,8 +182,8 @@ export function AddCloudPrntPrinter({ onAdded }: { onAdded: () => void }) {
 }
 
 /**
- * "Revoke its password" on a CloudPRNT printer's agent: confirmed in words, then its next poll
- * is refused. Its place of "Re-enrol this computer", which a printer has no use for.
+ * "Revoke its password" on the agent of a printer that fetches its own work (CloudPRNT,
+ * Epson): confirmed in words, then its next request is refused. Its place of "Re-enrol this computer", which a printer has no use for.
  */
 export function RevokeCloudPrntPrinter({
   agentId,
@@ -125,7 +196,7 @@ export function RevokeCloudPrntPrinter({
 }) {
   const [message, setMessage] = useState('');
   const revoke = async () => {
-    const question = `Revoke the password of ${agentName}? The printer stops printing at once; to print again it needs a new password (Add a CloudPRNT printer).`;
+    const question = `Revoke the password of ${agentName}? The printer stops printing at once; to print again it needs a new password (Add a CloudPRNT or Epson printer).`;
     if (!confirm(question)) return;
     try {
       await api('POST', `/cloudprnt/printers/${agentId}/revoke`);

@@ -26,5 +26,7 @@ export interface CloudPrntTables {
     kind: Generated<string>;
     /** An Epson printer's HTTP Digest key, MD5(user:realm:password); null for Star's. */
     digest_ha1: string | null;
+    /** When an Epson printer's status notification was last recorded (migration 037). */
+    status_at: string | null;
   };
 }

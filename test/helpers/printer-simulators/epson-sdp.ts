@@ -10,8 +10,11 @@ import { elementsNamed, parseXml, textOf, type XmlElement } from './epos-xml.ts'
  * printer would), then the result POSTed as `ConnectionType=SetResponse&ResponseFile=…`
  * (`<PrintResponseInfo Version="2.00">`, one `<ePOSPrint>` per job with its `printjobid`). An
  * empty answer means nothing to print. With no paper or its cover open, ePOS-Print answers
- * `EPTR_REC_EMPTY` or `EPTR_COVER_OPEN` before printing anything. A test drives it one cycle
- * at a time (`cycle()`) and sets the faults it needs.
+ * `EPTR_REC_EMPTY` or `EPTR_COVER_OPEN` before printing anything. With its status
+ * notification on (WebConfig's Status Notification, the same URL, ID and password), it also
+ * POSTs `ConnectionType=SetStatus&Status=<statusmonitor>` with its ASB bits: each
+ * `statusEvery` cycles (its interval), and at once when they changed. A test drives it one
+ * cycle at a time (`cycle()`) and sets the conditions and faults it needs.
  */
 
 export interface EpsonSdpPrinterOptions {
@@ -21,6 +24,8 @@ export interface EpsonSdpPrinterOptions {
   id: string;
   password: string;
   name?: string;
+  /** Status notification on: a `SetStatus` each this many cycles, and whenever it changed. */
+  statusEvery?: number;
 }
 
 /** A job as it came out of the printer. */
@@ -74,6 +79,14 @@ function printOf(root: XmlElement): Omit<PrintedEposJob, 'printJobId'> {
   return { text: text + line, elements };
 }
 
+/** The ePOS-Print status bits the simulator sets (the ePOS-Print XML User's Manual's list). */
+const asb = {
+  offline: 0x00000008,
+  coverOpen: 0x00000020,
+  receiptNearEnd: 0x00020000,
+  receiptEnd: 0x00080000,
+};
+
 interface JobResult {
   printJobId: string | null;
   success: boolean;
@@ -81,8 +94,9 @@ interface JobResult {
 }
 
 export class EpsonSdpPrinter {
-  readonly options: Required<EpsonSdpPrinterOptions>;
-  readonly condition = { paperEnd: false, coverOpen: false };
+  readonly options: Required<Omit<EpsonSdpPrinterOptions, 'statusEvery'>> &
+    Pick<EpsonSdpPrinterOptions, 'statusEvery'>;
+  readonly condition = { paperEnd: false, paperNearEnd: false, coverOpen: false, offline: false };
   readonly printed: PrintedEposJob[] = [];
   /** What went on the wire, in order: `GetRequest 401`, `GetRequest 200 1 job`, … */
   readonly wire: string[] = [];
@@ -100,6 +114,9 @@ export class EpsonSdpPrinter {
   };
   #unsent: string | undefined;
   #nc = 0;
+  /** The ASB bits last notified, and the cycles since. */
+  #notified: number | undefined;
+  #sinceNotified = 0;
 
   constructor(options: EpsonSdpPrinterOptions) {
     this.options = { name: 'TM-m30III', ...options };
@@ -192,6 +209,48 @@ export class EpsonSdpPrinter {
     return `<?xml version="1.0" encoding="UTF-8"?>\n<PrintResponseInfo Version="2.00">${jobs.join('')}</PrintResponseInfo>`;
   }
 
+  /**
+   * The printer's ASB bits as ePOS-Print gives them: a printer with no paper or its cover open
+   * is offline too.
+   */
+  asbStatus(): number {
+    const { paperEnd, paperNearEnd, coverOpen, offline } = this.condition;
+    let bits = 0;
+    if (paperEnd) bits |= asb.receiptEnd | asb.offline;
+    if (paperNearEnd && !paperEnd) bits |= asb.receiptNearEnd;
+    if (coverOpen) bits |= asb.coverOpen | asb.offline;
+    if (offline) bits |= asb.offline;
+    return bits;
+  }
+
+  /** The status notification's `Status`, as the manual's example writes it. */
+  static statusFile(bits: number): string {
+    const hex = `0x${bits.toString(16).toUpperCase().padStart(8, '0')}`;
+    return `<?xml version="1.0" encoding="utf-8"?>\n<statusmonitor Version="1.00"><printerstatus devicename="local_printer" asbstatus="${hex}"/></statusmonitor>`;
+  }
+
+  /** Sends a status notification with the printer's bits now; its status. */
+  async setStatus(): Promise<number> {
+    const bits = this.asbStatus();
+    const form = this.#form('SetStatus', { Status: EpsonSdpPrinter.statusFile(bits) });
+    const { status } = await this.post(form);
+    this.wire.push(`SetStatus ${status}`);
+    if (status === 200) {
+      this.#notified = bits;
+      this.#sinceNotified = 0;
+    }
+    return status;
+  }
+
+  /** A status notification when one is due: its interval has passed, or the bits changed. */
+  async #notifyIfDue(): Promise<void> {
+    const every = this.options.statusEvery;
+    if (every === undefined) return;
+    this.#sinceNotified++;
+    if (this.#notified === this.asbStatus() && this.#sinceNotified < every) return;
+    await this.setStatus();
+  }
+
   /** Sends a printing result; its status. */
   async setResponse(responseFile: string): Promise<number> {
     const { status } = await this.post(this.#form('SetResponse', { ResponseFile: responseFile }));
@@ -200,11 +259,12 @@ export class EpsonSdpPrinter {
   }
 
   /**
-   * One interval's work: a result the network lost is sent again first; then the print
-   * request, and what it brings printed (or refused by the printer's state) and its result
-   * sent.
+   * One interval's work: a status notification when due; a result the network lost is sent
+   * again; then the print request, and what it brings printed (or refused by the printer's
+   * state) and its result sent.
    */
   async cycle(): Promise<void> {
+    await this.#notifyIfDue();
     if (this.#unsent !== undefined && !this.faults.neverConfirm) {
       if ((await this.setResponse(this.#unsent)) === 200) this.#unsent = undefined;
     }
