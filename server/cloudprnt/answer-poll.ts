@@ -5,12 +5,13 @@ import {
   jobQueuedOn,
   memberHolds,
   memberLastSeen,
+  memberPresenceDue,
+  memberPresentSeconds,
   recordMemberModel,
   recordMemberSeen,
   releaseMemberJob,
 } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
-import { isoNow } from '../time.ts';
 import type { CallingPrinter, CloudPrntDeps } from './member.ts';
 import { capabilitiesOf, clearJobToken, saveCapabilities } from './printer-rows.ts';
 import {
@@ -37,9 +38,11 @@ const sameState = (a: PrinterInfo | undefined, b: PrinterInfo) =>
   JSON.stringify(a.capabilities) === JSON.stringify(b.capabilities);
 
 /**
- * Answers a printer's poll. The poll is its heartbeat: presence is written at most once per
- * half heartbeat interval, and the printer's state only when it changed, so a poll with
- * nothing to print and nothing new costs reads only. A printer that holds a claim and now
+ * Answers a printer's poll. The poll is its heartbeat: it is present for three of its polling
+ * intervals, two heartbeat intervals at least (docs/cloudprnt.md, "Online"), and presence is
+ * written at most once per half heartbeat interval (half its polling interval when that is
+ * longer), and the printer's state only when it changed, so a poll with nothing to print and
+ * nothing new costs reads only. A printer that holds a claim and now
  * says it cannot print (out of paper, cover open) gives it back, waiting with the reason (once
  * it recovers, its next GET claims it again); a printer that cannot print, or holds a claim,
  * is never told a job is ready. A job ready comes with its job token, which names the claim
@@ -75,10 +78,11 @@ export async function answerPoll(
     }
   }
   const held = parseJobToken(row.job_token);
+  const interval = learnt.pollIntervalSeconds;
+  // A polling interval learnt (or changed) sets how long the printer is present: written now.
   const stale =
-    !stored.online ||
-    stored.lastSeenAt === null ||
-    stored.lastSeenAt < isoNow(new Date(now.getTime() - (config.heartbeatSeconds * 1000) / 2));
+    memberPresenceDue(stored, now, config.heartbeatSeconds, interval) ||
+    interval !== known.pollIntervalSeconds;
   const changed = !sameState(stored.printer, seen);
   if (stale || changed) {
     await recordMemberSeen(
@@ -91,7 +95,10 @@ export async function answerPoll(
       // fails the job with lease_expired).
       held && poll.printingInProgress === true ? [held.jobId] : [],
       now,
-      config.leaseSeconds,
+      {
+        leaseSeconds: config.leaseSeconds,
+        presentSeconds: memberPresentSeconds(config.heartbeatSeconds, interval),
+      },
     );
   }
   const asks = clientActionsToAsk(learnt);

@@ -8,6 +8,8 @@ import {
   jobQueuedOn,
   memberHolds,
   memberLastSeen,
+  memberPresenceDue,
+  memberPresentSeconds,
   recordMemberSeen,
   releaseMemberJob,
 } from '../printing/index.ts';
@@ -105,11 +107,19 @@ function stateAfter(
   return { state: 'idle', reasons: [], message: null };
 }
 
-/** Whether presence is due: not written for half a heartbeat interval, or the member is offline. */
-function presenceDue(stored: Stored, now: Date, heartbeatSeconds: number): boolean {
-  const halfBeat = isoNow(new Date(now.getTime() - (heartbeatSeconds * 1000) / 2));
-  return !stored.online || stored.lastSeenAt === null || stored.lastSeenAt < halfBeat;
-}
+/**
+ * Whether presence is due: not written for half a heartbeat interval, or the member is offline.
+ * ShopDesk does not learn the interval an Epson printer is set to (docs/cloudprnt.md, 2 to 5 s):
+ * it is present for two heartbeat intervals, as an agent.
+ */
+const presenceDue = (stored: Stored, now: Date, heartbeatSeconds: number): boolean =>
+  memberPresenceDue(stored, now, heartbeatSeconds, undefined);
+
+/** The lease a claim gets, and how long the printer is present once heard. */
+const intervalsOf = (config: CloudPrntDeps['config']) => ({
+  leaseSeconds: config.leaseSeconds,
+  presentSeconds: memberPresentSeconds(config.heartbeatSeconds, undefined),
+});
 
 /**
  * Presence, at most once per half heartbeat interval: a request with nothing new writes
@@ -126,7 +136,7 @@ async function notePresence(
 ): Promise<Stored> {
   const stored = await memberLastSeen(db, agent);
   if (presenceDue(stored, now, config.heartbeatSeconds)) {
-    await recordMemberSeen(printing.queue, db, agent, undefined, [], now, config.leaseSeconds);
+    await recordMemberSeen(printing.queue, db, agent, undefined, [], now, intervalsOf(config));
   }
   return stored;
 }
@@ -241,7 +251,7 @@ export async function recordPrintResult(
   const state = stateAfter(outcome, stored.printer, notified);
   if (state && !sameState(stored.printer, state)) {
     const printer = eposPrinter(stored.printer?.name ?? 'epson', state);
-    await recordMemberSeen(printing.queue, db, agent, printer, [], now, config.leaseSeconds);
+    await recordMemberSeen(printing.queue, db, agent, printer, [], now, intervalsOf(config));
   }
 }
 
@@ -266,7 +276,7 @@ export async function recordStatusNotification(
   const changed = !sameState(stored.printer, state);
   if (changed || presenceDue(stored, now, config.heartbeatSeconds)) {
     const printer = changed ? eposPrinter(stored.printer?.name ?? 'epson', state) : undefined;
-    await recordMemberSeen(printing.queue, db, agent, printer, [], now, config.leaseSeconds);
+    await recordMemberSeen(printing.queue, db, agent, printer, [], now, intervalsOf(config));
   }
   const halfBeat = isoNow(new Date(now.getTime() - (config.heartbeatSeconds * 1000) / 2));
   if (row.status_at === null || row.status_at < halfBeat) {

@@ -28,6 +28,7 @@ import {
 } from '../http/route.ts';
 import { boundJobGuard, routesBeyondGrant } from './agents/agent-binding.ts';
 import { callingAgent, refuseOtherAgent } from './agents/agent-hook.ts';
+import { agentPresentSeconds } from './agents/presence.ts';
 import { readAgentConfig } from './agents/read-agent-config.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
 import { toAgentRecord } from './agents/records.ts';
@@ -86,11 +87,9 @@ export const agentRoutes: AnyRoute[] = [
         caller.companyId,
         body,
         now,
+        agentPresentSeconds(services.config.heartbeatSeconds),
       );
-      const record = toAgentRecord(row, {
-        now,
-        heartbeatSeconds: services.config.heartbeatSeconds,
-      });
+      const record = toAgentRecord(row, { now });
       if (!isNew) return ok(record);
       return created(record, baseUrl.replace(/\/register$/, '/config'));
     },
@@ -114,7 +113,10 @@ export const agentRoutes: AnyRoute[] = [
         agent,
         body,
         services.clock.now(),
-        services.config.leaseSeconds,
+        {
+          leaseSeconds: services.config.leaseSeconds,
+          presentSeconds: agentPresentSeconds(services.config.heartbeatSeconds),
+        },
       );
       return ok(result);
     },

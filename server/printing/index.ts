@@ -6,7 +6,12 @@
 
 export { boundJobGuard } from './agents/agent-binding.ts';
 export { findAgentRow } from './agents/agent-identities.ts';
-export { onlineSince, type Presence } from './agents/presence.ts';
+export {
+  agentPresentSeconds,
+  memberPresenceDue,
+  memberPresentSeconds,
+  type Presence,
+} from './agents/presence.ts';
 export { readRouteList } from './agents/read-route-list.ts';
 export { removeAgent } from './agents/remove-agent.ts';
 export { renameAgent } from './agents/rename-agent.ts';

@@ -1,10 +1,12 @@
 import type { PrinterInfo } from '../../shared/printer-info.ts';
 import type { ClaimedJob, PrintRoute } from '../../shared/printing.ts';
+import { defaultServerConfig } from '../config.ts';
 import type { Db } from '../storage/db.ts';
 import { prepared } from '../storage/prepared.ts';
 import { isoNow } from '../time.ts';
 import type { OutboxDeps } from '../webhooks/index.ts';
 import type { AgentRef } from './agents/agent-identities.ts';
+import { agentPresentSeconds } from './agents/presence.ts';
 import { recordHeartbeat } from './agents/record-heartbeat.ts';
 import { storedPrinters } from './agents/records.ts';
 import { registerAgent } from './agents/register-agent.ts';
@@ -37,7 +39,11 @@ export interface NewPrinterMember {
   profile?: PrintRoute['profile'];
 }
 
-/** Registers the member as an agent of the company, and gives it its one route. */
+/**
+ * Registers the member as an agent of the company, and gives it its one route. Present as an
+ * agent registering is, for the default heartbeat's online interval: the command line that
+ * adds it knows no server's heartbeat, and its first poll writes its own.
+ */
 export async function registerPrinterMember(
   deps: OutboxDeps,
   db: Db,
@@ -58,6 +64,7 @@ export async function registerPrinterMember(
       printers: [member.printer],
     },
     now,
+    agentPresentSeconds(defaultServerConfig.heartbeatSeconds),
   );
   const agent = { rowId: row.id, companyId, uuid: row.uuid };
   const route: PrintRoute = {
@@ -72,8 +79,9 @@ export async function registerPrinterMember(
 }
 
 /**
- * The member was heard from: its presence, and its printer's state when it changed (undefined:
- * as before). The jobs it holds keep their leases while it is heard from.
+ * The member was heard from: its presence (for `intervals.presentSeconds`:
+ * `memberPresentSeconds`), and its printer's state when it changed (undefined: as before). The
+ * jobs it holds keep their leases while it is heard from.
  */
 export async function recordMemberSeen(
   queue: PrintQueue,
@@ -82,7 +90,7 @@ export async function recordMemberSeen(
   printer: PrinterInfo | undefined,
   heldJobIds: number[],
   now: Date,
-  leaseSeconds: number,
+  intervals: { leaseSeconds: number; presentSeconds: number },
 ): Promise<void> {
   await recordHeartbeat(
     queue,
@@ -90,7 +98,7 @@ export async function recordMemberSeen(
     agent,
     { held_job_ids: heldJobIds, ...(printer && { printers: [printer] }) },
     now,
-    leaseSeconds,
+    intervals,
   );
 }
 

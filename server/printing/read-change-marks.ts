@@ -1,5 +1,5 @@
 import type { Db } from '../storage/db.ts';
-import { onlineSince, type Presence } from './agents/presence.ts';
+import { type Presence, presentAt } from './agents/presence.ts';
 
 /**
  * Lines that change whenever the printing the console's live pages show changes: a job's
@@ -19,13 +19,13 @@ export async function readPrintingMarks(
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  const since = onlineSince(presence.now, presence.heartbeatSeconds);
+  const at = presentAt(presence.now);
   const agents = await db
     .selectFrom('print_agents')
     .select([
       'uuid',
       'name',
-      'last_seen_at',
+      'present_until',
       'online_since',
       'paused',
       'printers',
@@ -41,7 +41,7 @@ export async function readPrintingMarks(
       [
         a.uuid,
         a.name,
-        a.last_seen_at !== null && a.online_since !== null && a.last_seen_at >= since,
+        a.present_until !== null && a.online_since !== null && a.present_until >= at,
         a.paused,
         a.printers,
         a.routes_version,

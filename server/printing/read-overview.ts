@@ -3,7 +3,7 @@ import { printerInfoSchema } from '../../shared/printing.ts';
 import { printerWaitReason } from '../../shared/wait-reasons.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { onlineSince, type Presence } from './agents/presence.ts';
+import { type Presence, presentAt } from './agents/presence.ts';
 import { routeWaitReasons } from './agents/route-wait-reasons.ts';
 
 /** Reasons that need nobody: the printer is fine. */
@@ -24,10 +24,18 @@ export async function readPrintingOverview(
   companyId: number,
   presence: Presence,
 ): Promise<PrintingOverview> {
-  const since = onlineSince(presence.now, presence.heartbeatSeconds);
+  const at = presentAt(presence.now);
   const agents = await db
     .selectFrom('print_agents')
-    .select(['uuid', 'name', 'hostname', 'last_seen_at', 'online_since', 'printers'])
+    .select([
+      'uuid',
+      'name',
+      'hostname',
+      'last_seen_at',
+      'present_until',
+      'online_since',
+      'printers',
+    ])
     .where('company_id', '=', companyId)
     .where('removed_at', 'is', null)
     .orderBy('name')
@@ -39,7 +47,7 @@ export async function readPrintingOverview(
   const serving = await agentsServingRoutes(db, companyId);
   for (const agent of agents) {
     const isOnline =
-      agent.last_seen_at !== null && agent.online_since !== null && agent.last_seen_at >= since;
+      agent.present_until !== null && agent.online_since !== null && agent.present_until >= at;
     if (isOnline) online++;
     const name = agent.name || agent.hostname;
     if (!isOnline) {

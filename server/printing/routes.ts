@@ -172,7 +172,7 @@ const integratorRoutes: AnyRoute[] = [
     operationId: 'listPrintAgents',
     summary: "The company's print agents",
     description:
-      'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals), `last_seen_at`, `paused`, its routes, its printers as it last reported them (with their `capabilities`), and `update`: the newest agent build offered to it and whether its `version` is `behind`.',
+      'Extension. By name, paginated: each agent with `online` (a heartbeat within two heartbeat intervals; a printer that polls ShopDesk itself: a poll within three of its polling intervals, 30 s at least), `last_seen_at`, `paused`, its routes, its printers as it last reported them (with their `capabilities`), and `update`: the newest agent build offered to it and whether its `version` is `behind`.',
     tag,
     query: agentsQuery,
     responses: {

@@ -107,12 +107,11 @@ export class PrintingService {
     const start = async () => {
       const now = clock.now();
       const result = await sweepJobs(this.queue, storage.db, now, config.heldNoticeSeconds);
-      const offline = await sweepAgents(this.#deps, storage.db, now, config.heartbeatSeconds);
+      const offline = await sweepAgents(this.#deps, storage.db, now);
       const printers = await sweepPrinterAttention(
         this.#deps,
         storage.db,
         now,
-        config.heartbeatSeconds,
         config.printerAttentionSeconds,
       );
       if (printers.attention.length > 0 || printers.recovered.length > 0) {
@@ -157,9 +156,9 @@ export class PrintingService {
     return () => this.#jobListeners.delete(listener);
   }
 
-  /** What an agent's `online` is measured against: now, and the heartbeat interval. */
+  /** What an agent's `online` is measured against: now (each row says until when it is present). */
   presence(): Presence {
-    return { now: this.#deps.clock.now(), heartbeatSeconds: this.#deps.config.heartbeatSeconds };
+    return { now: this.#deps.clock.now() };
   }
 
   /**

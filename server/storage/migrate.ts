@@ -31,6 +31,7 @@ import * as cloudprntPrinters from './migrations/034_cloudprnt_printers.ts';
 import * as epsonSdpPrinters from './migrations/035_epson_sdp_printers.ts';
 import * as cloudprntClaimNumbers from './migrations/036_cloudprnt_claim_numbers.ts';
 import * as epsonStatusAt from './migrations/037_epson_status_at.ts';
+import * as presentUntil from './migrations/038_present_until.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '035_epson_sdp_printers': epsonSdpPrinters,
   '036_cloudprnt_claim_numbers': cloudprntClaimNumbers,
   '037_epson_status_at': epsonStatusAt,
+  '038_present_until': presentUntil,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

@@ -60,6 +60,7 @@ describe('sweeps', () => {
           printers: [],
         },
         clock.now(),
+        30,
       );
       const agent = { rowId: row.id, companyId: company, uuid: row.uuid };
       await updateRouteList(storage, storage.db, agent, [

@@ -36,7 +36,7 @@ export async function readAgentConfig(
   const names = new Set([...served.map((r) => r.name), ...queued]);
   return {
     company,
-    agent: toAgentRecord(row, { now, heartbeatSeconds: config.heartbeatSeconds }),
+    agent: toAgentRecord(row, { now }),
     routes,
     routes_version: row.routes_version,
     route_names: [...names].sort(),

@@ -4,18 +4,23 @@ import { isoNow } from '../../time.ts';
 import type { PrintQueue } from '../jobs/print-queue.ts';
 import { afterAgentChange, beforeAgentChange } from './agent-events.ts';
 import type { AgentRef } from './agent-identities.ts';
+import { presentUntil } from './presence.ts';
 import { justSeen } from './records.ts';
 
-/** Presence, printers and paused flag; extends the leases of the jobs the agent still holds. */
+/**
+ * Presence (present for `presentSeconds` from now: presence.ts), printers and paused flag;
+ * extends the leases of the jobs the agent still holds.
+ */
 export async function recordHeartbeat(
   { storage, store, outbox }: PrintQueue,
   db: Db,
   agent: AgentRef,
   input: HeartbeatBody,
   now: Date,
-  leaseSeconds: number,
+  { leaseSeconds, presentSeconds }: { leaseSeconds: number; presentSeconds: number },
 ): Promise<HeartbeatResult> {
   const stamp = isoNow(now);
+  const until = presentUntil(now, presentSeconds);
   const lease = isoNow(new Date(now.getTime() + leaseSeconds * 1000));
   return storage.transaction(db, async (trx) => {
     const before = await beforeAgentChange(outbox, trx, agent, stamp, input.printers !== undefined);
@@ -23,6 +28,7 @@ export async function recordHeartbeat(
       .updateTable('print_agents')
       .set({
         last_seen_at: stamp,
+        present_until: until,
         ...(input.printers !== undefined ? { printers: JSON.stringify(input.printers) } : {}),
         ...(input.paused !== undefined ? { paused: input.paused ? 1 : 0 } : {}),
         // Presence alone is not a change of the record; what the agent says about itself is.

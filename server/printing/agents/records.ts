@@ -8,7 +8,7 @@ import {
   printerInfoSchema,
 } from '../../../shared/printing.ts';
 import type { PrintingTables } from '../../storage/tables/printing.ts';
-import { onlineSince, type Presence } from './presence.ts';
+import { type Presence, presentAt } from './presence.ts';
 
 export type AgentRow = Selectable<PrintingTables['print_agents']>;
 export type RouteRow = Pick<
@@ -23,16 +23,15 @@ export type RouteRow = Pick<
 export const storedPrinters = z.array(printerInfoSchema);
 
 /**
- * Whether the agent is online at `now`: heard within the online interval and not signed off
- * (a clean stop clears `online_since` at once, as the sweep does for a silent agent).
+ * Whether the agent is online at `now`: still present (heard within its online interval, which
+ * its `present_until` says) and not signed off (a clean stop clears `online_since` at once, as
+ * the sweep does for a silent agent).
  */
 export const isOnlineRow = (
-  row: Pick<AgentRow, 'last_seen_at' | 'online_since'>,
-  { now, heartbeatSeconds }: Presence,
+  row: Pick<AgentRow, 'present_until' | 'online_since'>,
+  { now }: Presence,
 ): boolean =>
-  row.last_seen_at !== null &&
-  row.online_since !== null &&
-  row.last_seen_at >= onlineSince(now, heartbeatSeconds);
+  row.present_until !== null && row.online_since !== null && row.present_until >= presentAt(now);
 
 /**
  * The printers of an agent record: as reported while the agent is online; `unknown` once it is
@@ -73,12 +72,8 @@ export function toAgentRecord(row: AgentRow, presence: Presence): AgentRecord {
   };
 }
 
-/**
- * An agent just seen (registered, or a heartbeat): its `last_seen_at` is `now`, so it is
- * online whatever the heartbeat interval, even none.
- */
-export const justSeen = (now: Date) => (row: AgentRow) =>
-  toAgentRecord(row, { now, heartbeatSeconds: 0 });
+/** An agent just seen (registered, or a heartbeat): present from `now` on, so online. */
+export const justSeen = (now: Date) => (row: AgentRow) => toAgentRecord(row, { now });
 
 /** An agent's print route as the API shows it. */
 export function toRouteRecord(row: RouteRow): PrintRoute {

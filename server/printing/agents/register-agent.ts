@@ -5,6 +5,7 @@ import { isoNow } from '../../time.ts';
 import type { OutboxDeps } from '../../webhooks/index.ts';
 import { afterAgentChange, beforeAgentChange, recordAgentOnline } from './agent-events.ts';
 import { findAgentRow } from './agent-identities.ts';
+import { presentUntil } from './presence.ts';
 import { type AgentRow, justSeen } from './records.ts';
 
 const takenElsewhere = () =>
@@ -12,15 +13,20 @@ const takenElsewhere = () =>
     'This agent UUID is registered to another company; the agent must generate a new UUID.',
   );
 
-/** Idempotent per uuid: creates the agent, or refreshes what it says about itself. */
+/**
+ * Idempotent per uuid: creates the agent, or refreshes what it says about itself. It counts
+ * as present for `presentSeconds` from now (`agentPresentSeconds`, presence.ts).
+ */
 export async function registerAgent(
   { storage, outbox }: OutboxDeps,
   db: Db,
   companyId: number,
   input: RegisterAgentBody,
   now: Date,
+  presentSeconds: number,
 ): Promise<{ row: AgentRow; created: boolean }> {
   const stamp = isoNow(now);
+  const until = presentUntil(now, presentSeconds);
   return storage.transaction(db, async (trx) => {
     const inserted = await trx
       .insertInto('print_agents')
@@ -34,6 +40,7 @@ export async function registerAgent(
         printers: JSON.stringify(input.printers),
         paused: 0,
         last_seen_at: stamp,
+        present_until: until,
         online_since: stamp,
         created_at: stamp,
         updated_at: stamp,
@@ -62,6 +69,7 @@ export async function registerAgent(
         version: input.version,
         printers: JSON.stringify(input.printers),
         last_seen_at: stamp,
+        present_until: until,
         updated_at: stamp,
       })
       .where('id', '=', existing.id)

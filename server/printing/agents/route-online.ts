@@ -1,7 +1,7 @@
 import type { JobRecord, QueuedJobRecord } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
 import { prepared } from '../../storage/prepared.ts';
-import { onlineSince, type Presence } from './presence.ts';
+import { type Presence, presentAt } from './presence.ts';
 import { anyServingNow, reasonOf, type Server, serverColumns } from './route-wait-reasons.ts';
 
 // Compiled once (prepared): every POST /printing/jobs runs them.
@@ -13,7 +13,7 @@ const routeRows = prepared((db, p: { companyId: number; route: string }) =>
     .where('r.company_id', '=', p.companyId)
     .where('r.name', '=', p.route),
 );
-const servingNowRow = prepared((db, p: { companyId: number; route: string; since: string }) =>
+const servingNowRow = prepared((db, p: { companyId: number; route: string; at: string }) =>
   db
     .selectFrom('print_routes as r')
     .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
@@ -22,7 +22,7 @@ const servingNowRow = prepared((db, p: { companyId: number; route: string; since
     .where('r.name', '=', p.route)
     .where('r.enabled', '=', 1)
     .where('a.paused', '=', 0)
-    .where('a.last_seen_at', '>=', p.since)
+    .where('a.present_until', '>=', p.at)
     .where('a.online_since', 'is not', null)
     .limit(1),
 );
@@ -44,9 +44,9 @@ export async function readRouteServers(
   presence: Presence,
   enough: (servers: Server[]) => boolean = () => true,
 ): Promise<Server[]> {
-  const since = onlineSince(presence.now, presence.heartbeatSeconds);
-  const first = await servingNowRow(db, { companyId, route, since });
-  if (first.length === 1 && reasonOf(route, first, since) === null && enough(first)) return first;
+  const at = presentAt(presence.now);
+  const first = await servingNowRow(db, { companyId, route, at });
+  if (first.length === 1 && reasonOf(route, first, at) === null && enough(first)) return first;
   return await routeRows(db, { companyId, route });
 }
 
@@ -58,13 +58,13 @@ export async function readRouteServers(
 export function routeOnline(
   servers: Server[],
   route: string,
-  { now, heartbeatSeconds }: Presence,
+  { now }: Presence,
 ): Pick<QueuedJobRecord, 'route_online' | 'wait_reason'> {
-  const since = onlineSince(now, heartbeatSeconds);
+  const at = presentAt(now);
   const enabled = servers.filter((row) => row.enabled);
   return {
-    route_online: anyServingNow(enabled, since),
-    wait_reason: reasonOf(route, enabled, since),
+    route_online: anyServingNow(enabled, at),
+    wait_reason: reasonOf(route, enabled, at),
   };
 }
 

@@ -2,7 +2,7 @@ import type { PrinterProfile } from '../../../shared/printer-profiles.ts';
 import type { JobRecord, PrinterInfo } from '../../../shared/printing.ts';
 import { routeWaitReason, type WaitReason } from '../../../shared/wait-reasons.ts';
 import type { Db } from '../../storage/db.ts';
-import { onlineSince, type Presence } from './presence.ts';
+import { type Presence, presentAt } from './presence.ts';
 import { backupPrintersOf, storedPrinters } from './records.ts';
 
 /** One agent's row for a route, as the reasons need it. */
@@ -15,7 +15,7 @@ export interface Server {
   backupPrinters: string | null;
   enabled: number;
   paused: number;
-  lastSeenAt: string | null;
+  presentUntil: string | null;
   onlineSince: string | null;
   printers: string;
 }
@@ -28,7 +28,7 @@ export const serverColumns = [
   'r.backup_printers as backupPrinters',
   'r.enabled',
   'a.paused',
-  'a.last_seen_at as lastSeenAt',
+  'a.present_until as presentUntil',
   'a.online_since as onlineSince',
   'a.printers',
 ] as const;
@@ -45,7 +45,7 @@ export async function routeWaitReasons(
   db: Db,
   companyId: number,
   routes: readonly string[],
-  { now, heartbeatSeconds }: Presence,
+  { now }: Presence,
 ): Promise<Map<string, WaitReason>> {
   const reasons = new Map<string, WaitReason>();
   const names = [...new Set(routes)];
@@ -57,39 +57,42 @@ export async function routeWaitReasons(
     .where('r.company_id', '=', companyId)
     .where('r.name', 'in', names)
     .execute();
-  const since = onlineSince(now, heartbeatSeconds);
+  const at = presentAt(now);
   for (const route of names) {
     const reason = reasonOf(
       route,
       rows.filter((row) => row.route === route && row.enabled),
-      since,
+      at,
     );
     if (reason !== null) reasons.set(route, reason);
   }
   return reasons;
 }
 
-/** An agent is online as its record says (`toAgentRecord`): seen lately, not signed off. */
-const isOnline = (row: Server, since: string) =>
-  row.lastSeenAt !== null && row.lastSeenAt >= since && row.onlineSince !== null;
+/**
+ * An agent is online as its record says (`toAgentRecord`): still present at `at` (the time
+ * `presentAt` gives), not signed off.
+ */
+export const isOnline = (row: Server, at: string) =>
+  row.presentUntil !== null && row.presentUntil >= at && row.onlineSince !== null;
 
 /** Whether an agent that would print a job of the route now is there: online, not paused. */
-export const anyServingNow = (rows: Server[], since: string): boolean =>
-  rows.some((row) => row.enabled && !row.paused && isOnline(row, since));
+export const anyServingNow = (rows: Server[], at: string): boolean =>
+  rows.some((row) => row.enabled && !row.paused && isOnline(row, at));
 
 /**
  * Why a job of `route` waits, from the route's rows (`serving`: its enabled ones): no agent,
  * none online, all paused, or, over the printers of the agents that would take it, the
  * printers' reason when none of them can print (`routeWaitReason`); null when one can.
  */
-export function reasonOf(route: string, serving: Server[], since: string): WaitReason | null {
+export function reasonOf(route: string, serving: Server[], at: string): WaitReason | null {
   if (serving.length === 0) {
     return {
       code: 'no_agent_for_route',
       message: `no print agent serves route ${route}`,
     };
   }
-  const online = serving.filter((row) => isOnline(row, since));
+  const online = serving.filter((row) => isOnline(row, at));
   if (online.length === 0) {
     return {
       code: 'no_agent_online',

@@ -3,7 +3,7 @@ import { printerWaitReason, type WaitReason } from '../../../shared/wait-reasons
 import type { Db } from '../../storage/db.ts';
 import { isoNow } from '../../time.ts';
 import type { OutboxDeps } from '../../webhooks/index.ts';
-import { onlineSince } from './presence.ts';
+import { presentAt } from './presence.ts';
 
 /** What the sweep announced: `agent uuid/printer` of each event sent, in order. */
 export interface PrinterAttentionSwept {
@@ -28,7 +28,6 @@ export async function sweepPrinterAttention(
   { storage, outbox }: OutboxDeps,
   db: Db,
   now: Date,
-  heartbeatSeconds: number,
   thresholdSeconds: number,
 ): Promise<PrinterAttentionSwept> {
   const swept: PrinterAttentionSwept = { attention: [], recovered: [] };
@@ -40,7 +39,7 @@ export async function sweepPrinterAttention(
       .selectFrom('print_agents')
       .select(['id', 'uuid', 'name', 'hostname', 'company_id', 'printers'])
       .where('online_since', 'is not', null)
-      .where('last_seen_at', '>=', onlineSince(now, heartbeatSeconds))
+      .where('present_until', '>=', presentAt(now))
       .execute();
     const open = await trx
       .selectFrom('printer_attention')

@@ -6,9 +6,9 @@ import {
 import { type ContentType, type PrintOptions, rawContentTypes } from '../../../shared/printing.ts';
 import { routePrinterNames } from '../../../shared/wait-reasons.ts';
 import { InvalidFields } from '../../domain-errors.ts';
-import { onlineSince, type Presence } from '../agents/presence.ts';
+import { type Presence, presentAt } from '../agents/presence.ts';
 import { backupPrintersOf } from '../agents/records.ts';
-import type { Server } from '../agents/route-wait-reasons.ts';
+import { isOnline, type Server } from '../agents/route-wait-reasons.ts';
 
 /** The options a printer's capabilities answer for, in the order a refusal names them. */
 const checkedOptions = ['paper', 'duplex', 'color'] as const;
@@ -74,7 +74,7 @@ export function refuseUnprintableOptions(
 export function unprintableOptions(
   servers: Server[],
   job: JobAsked,
-  { now, heartbeatSeconds }: Presence,
+  { now }: Presence,
 ): Record<string, string[]> | null {
   const raw = job.content_type !== null && rawContentTypes.includes(job.content_type);
   const asked = checkedOptions.filter((option) => job.options[option] !== undefined && !raw);
@@ -83,11 +83,8 @@ export function unprintableOptions(
   if (asked.length === 0 && job.copies <= 1 && !mayBeRefused(job.content_type)) return null;
   // The enabled rows of online agents (online as the agent record says, agents/records.ts:
   // a clean stop signs it off at once); paused ones count, they print once resumed.
-  const since = onlineSince(now, heartbeatSeconds);
-  const rows = servers.filter(
-    (row) =>
-      row.enabled && row.lastSeenAt !== null && row.lastSeenAt >= since && row.onlineSince !== null,
-  );
+  const at = presentAt(now);
+  const rows = servers.filter((row) => row.enabled && isOnline(row, at));
   if (rows.length === 0) return null;
   const fits = (caps: PrinterCapabilities | null) =>
     caps === null ||

@@ -18,6 +18,11 @@ export interface PrintingTables {
     paused: number;
     last_seen_at: string | null;
     /**
+     * Until when it counts as present: written with `last_seen_at`, one online interval later
+     * (server/printing/agents/presence.ts). Added by 038_present_until.
+     */
+    present_until: string | null;
+    /**
      * When the agent last came online as the webhook events announced it (`agent.online`);
      * null once the sweep found it silent (`agent.offline`). Added by 009_webhooks.
      */
