@@ -1,6 +1,7 @@
 import type { HistoryQuery } from '../../../../shared/printing.ts';
 import type { Db } from '../../../storage/db.ts';
 import { offsetOf, totalOf } from '../../../storage/pages.ts';
+import { prepared } from '../../../storage/prepared.ts';
 import { isoNow } from '../../../time.ts';
 import type { JobRow, TrailRow } from '../queue-store.ts';
 
@@ -43,14 +44,18 @@ export async function listJobs(
   return { rows, total };
 }
 
-/** The routes with jobs queued (the partial queue index holds them). */
-export async function queuedRoutes(db: Db, companyId: number): Promise<string[]> {
-  const rows = await db
+// Compiled once (prepared): every CloudPRNT poll and Epson print request reads it.
+const queuedRouteRows = prepared((db, p: { companyId: number }) =>
+  db
     .selectFrom('print_jobs')
     .select('route')
     .distinct()
-    .where('company_id', '=', companyId)
-    .where('status', '=', 'queued')
-    .execute();
+    .where('company_id', '=', p.companyId)
+    .where('status', '=', 'queued'),
+);
+
+/** The routes with jobs queued (the partial queue index holds them). */
+export async function queuedRoutes(db: Db, companyId: number): Promise<string[]> {
+  const rows = await queuedRouteRows(db, { companyId });
   return rows.map((row) => row.route);
 }
