@@ -51,8 +51,10 @@ describe('RenderPool', () => {
 
   it('ends a thread whose render passes its time budget, and a fresh thread renders the next', async () => {
     // The render takes seconds here, its budget is 0.2 s (a warmed thread renders the small
-    // receipt in a few ms): the test holds on a machine ten times faster.
-    pool = new RenderPool({ threads: 1, budgetMs: 200 });
+    // receipt in a few ms): the test holds on a machine ten times faster. At nice 0: at the
+    // threads' usual nice 19 the suite's other processes (load 8 on two cores) starved the
+    // fresh thread's small render past 0.2 s of wall time in one CI run.
+    pool = new RenderPool({ threads: 1, budgetMs: 200, niceness: 0 });
     await pool.render(small(1));
     const before = pool.threadsStarted;
     const refused = await pool.render(slow(1)).catch((e) => e);
