@@ -29,6 +29,15 @@ const slow = (companyId: number): RenderRequest => ({
 });
 
 let pool: RenderPool | undefined;
+
+/**
+ * A pool whose threads run at nice 0, as every server of the suite renders
+ * (docs/testing.md): at the threads' usual nice 19 the suite's other processes (load 8 on
+ * two cores) starved them, and renders passed their time limits (the budget, Liquid's own
+ * 1 s) on wall time alone.
+ */
+const poolOf = (limits: ConstructorParameters<typeof RenderPool>[0]) =>
+  new RenderPool({ niceness: 0, ...limits });
 afterEach(async () => {
   await pool?.close();
   pool = undefined;
@@ -36,7 +45,7 @@ afterEach(async () => {
 
 describe('RenderPool', () => {
   it('starts no thread until the first render, renders there, and a refusal comes back as a 422', async () => {
-    pool = new RenderPool({ threads: 1 });
+    pool = poolOf({ threads: 1 });
     expect(pool.started).toBe(false);
     const rendered = await pool.render(small(1));
     expect(pool.started).toBe(true);
@@ -51,10 +60,8 @@ describe('RenderPool', () => {
 
   it('ends a thread whose render passes its time budget, and a fresh thread renders the next', async () => {
     // The render takes seconds here, its budget is 0.2 s (a warmed thread renders the small
-    // receipt in a few ms): the test holds on a machine ten times faster. At nice 0: at the
-    // threads' usual nice 19 the suite's other processes (load 8 on two cores) starved the
-    // fresh thread's small render past 0.2 s of wall time in one CI run.
-    pool = new RenderPool({ threads: 1, budgetMs: 200, niceness: 0 });
+    // receipt in a few ms): the test holds on a machine ten times faster.
+    pool = poolOf({ threads: 1, budgetMs: 200 });
     await pool.render(small(1));
     const before = pool.threadsStarted;
     const refused = await pool.render(slow(1)).catch((e) => e);
@@ -69,7 +76,7 @@ describe('RenderPool', () => {
 
   it('a render past the memory limit ends its thread cleanly: a 422 naming the limit, and the next renders', async () => {
     // A budget that never ends it first: near its limit a heap collects often and slowly.
-    pool = new RenderPool({ threads: 1, memoryMb: 16, budgetMs: 120_000 });
+    pool = poolOf({ threads: 1, memoryMb: 16, budgetMs: 120_000 });
     const refused = await pool.render(slow(1)).catch((e) => e);
     expect(refused).toBeInstanceOf(InvalidFields);
     expect(refused.errors).toEqual({
@@ -82,7 +89,7 @@ describe('RenderPool', () => {
 
   it("serves companies in turn: one company's slow renders do not queue another's behind them", async () => {
     // A budget that never ends a render here: the order is what is tested.
-    pool = new RenderPool({ threads: 1, queuedPerCompany: 8, budgetMs: 600_000 });
+    pool = poolOf({ threads: 1, queuedPerCompany: 8, budgetMs: 600_000 });
     const finished: string[] = [];
     const track = (name: string, request: RenderRequest) =>
       pool!.render(request).then(() => finished.push(name));
@@ -94,7 +101,7 @@ describe('RenderPool', () => {
   });
 
   it("refuses a company's preview past its queue (Busy: a 429), never a claim, and never another company", async () => {
-    pool = new RenderPool({ threads: 1, queuedPerCompany: 2, budgetMs: 600_000 });
+    pool = poolOf({ threads: 1, queuedPerCompany: 2, budgetMs: 600_000 });
     const running = pool.render(slow(1));
     const waiting = [pool.render(slow(1)), pool.render(slow(1))];
     const refused = await pool.render(small(1)).catch((e) => e);
