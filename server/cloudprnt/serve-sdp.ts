@@ -2,6 +2,7 @@ import type { PrinterInfo } from '../../shared/printer-info.ts';
 import type { ClaimedJob } from '../../shared/printing.ts';
 import { printerCanPrint } from '../../shared/wait-reasons.ts';
 import {
+  agentPresentSeconds,
   claimForMember,
   confirmMemberJob,
   failMemberJob,
@@ -149,7 +150,7 @@ async function notePresence(
 function notificationsHeard(row: CallingPrinter['row'], now: Date, heartbeatSeconds: number) {
   return (
     row.status_at !== null &&
-    row.status_at >= isoNow(new Date(now.getTime() - heartbeatSeconds * 2000))
+    row.status_at >= isoNow(new Date(now.getTime() - agentPresentSeconds(heartbeatSeconds) * 1000))
   );
 }
 

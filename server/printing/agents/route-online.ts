@@ -2,23 +2,14 @@ import type { JobRecord, QueuedJobRecord } from '../../../shared/printing.ts';
 import type { Db } from '../../storage/db.ts';
 import { prepared } from '../../storage/prepared.ts';
 import { type Presence, presentAt } from './presence.ts';
-import { anyServingNow, reasonOf, type Server, serverColumns } from './route-wait-reasons.ts';
+import { anyServingNow, reasonOf, routeServers, type Server } from './route-wait-reasons.ts';
 
 // Compiled once (prepared): every POST /printing/jobs runs them.
 const routeRows = prepared((db, p: { companyId: number; route: string }) =>
-  db
-    .selectFrom('print_routes as r')
-    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select(serverColumns)
-    .where('r.company_id', '=', p.companyId)
-    .where('r.name', '=', p.route),
+  routeServers(db, p.companyId).where('r.name', '=', p.route),
 );
 const servingNowRow = prepared((db, p: { companyId: number; route: string; at: string }) =>
-  db
-    .selectFrom('print_routes as r')
-    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select(serverColumns)
-    .where('r.company_id', '=', p.companyId)
+  routeServers(db, p.companyId)
     .where('r.name', '=', p.route)
     .where('r.enabled', '=', 1)
     .where('a.paused', '=', 0)

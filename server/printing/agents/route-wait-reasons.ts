@@ -33,6 +33,14 @@ export const serverColumns = [
   'a.printers',
 ] as const;
 
+/** The routes of `companyId` (`r`) joined to their agents (`a`), as `Server` rows. */
+export const routeServers = (db: Db, companyId: number) =>
+  db
+    .selectFrom('print_routes as r')
+    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
+    .select(serverColumns)
+    .where('r.company_id', '=', companyId);
+
 /**
  * Why the queued jobs of `routes` wait, per route, from what the server knows now: the
  * agents serving each route (online, paused) and their printers as last reported. Computed
@@ -50,13 +58,7 @@ export async function routeWaitReasons(
   const reasons = new Map<string, WaitReason>();
   const names = [...new Set(routes)];
   if (names.length === 0) return reasons;
-  const rows: Server[] = await db
-    .selectFrom('print_routes as r')
-    .innerJoin('print_agents as a', 'a.id', 'r.agent_id')
-    .select(serverColumns)
-    .where('r.company_id', '=', companyId)
-    .where('r.name', 'in', names)
-    .execute();
+  const rows: Server[] = await routeServers(db, companyId).where('r.name', 'in', names).execute();
   const at = presentAt(now);
   for (const route of names) {
     const reason = reasonOf(
