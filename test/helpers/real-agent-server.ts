@@ -9,7 +9,7 @@ import { createToken } from '../../server/tokens/create-token.ts';
 import type { Permission } from '../../shared/permissions.ts';
 import type { CreateJobBody, JobRecord } from '../../shared/printing.ts';
 import { migratedSqliteFile } from './migrated-schema.ts';
-import { TestClock } from './server.ts';
+import { suiteRenders, TestClock } from './server.ts';
 
 /**
  * The real server (server/app.ts over a real SQLite file) in the test's process, as the
@@ -81,6 +81,7 @@ export async function startRealAgentTestServer(
         rateLimitPerMinute: 0,
         logLevel: 'silent',
         ...config,
+        renders: suiteRenders(config.renders),
       },
       { log: pino({ level: 'silent' }), clock },
     );

@@ -17,6 +17,17 @@ import { permissions as allPermissions } from '../../shared/permissions.ts';
 import { migratedSqliteFile } from './migrated-schema.ts';
 
 /** The secret key of the PostgreSQL instances the tests start: one for all, as deployed. */
+
+/**
+ * The render threads of a server the suite starts: at the server's own priority, since
+ * beside three other test files on two cores a thread at nice 19 waited seconds for a core,
+ * and a minute on a loaded CI run, where an agent's claim went unanswered (docs/testing.md).
+ */
+export const suiteRenders = (renders?: ServerConfig['renders']): ServerConfig['renders'] => ({
+  niceness: 0,
+  ...renders,
+});
+
 export const testSecretKey = Buffer.alloc(32, 0x5a).toString('base64');
 
 /** A clock the test moves by hand: leases and expiries without sleeping. */
@@ -123,9 +134,7 @@ export async function startTestServer(
       // PostgreSQL: every instance needs the same key (else it would go to ./data).
       ...(database.kind === 'postgres' && { secretKey: testSecretKey }),
       ...options.config,
-      // Renders at the server's own priority: beside three other test files on two cores, a
-      // thread at nice 19 waited seconds for a core (docs/testing.md).
-      renders: { niceness: 0, ...options.config?.renders },
+      renders: suiteRenders(options.config?.renders),
     },
     {
       clock,
