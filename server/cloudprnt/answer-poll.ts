@@ -2,7 +2,6 @@ import type { PrinterInfo } from '../../shared/printer-info.ts';
 import { printerCanPrint, printerWaitReason } from '../../shared/wait-reasons.ts';
 import { isDomainError } from '../domain-errors.ts';
 import {
-  jobQueuedOn,
   memberHolds,
   memberLastSeen,
   memberPresenceDue,
@@ -56,7 +55,7 @@ export async function answerPoll(
 ): Promise<PollResponse> {
   const { printing, clock, config } = deps;
   const now = clock.now();
-  const stored = await memberLastSeen(db, agent);
+  const stored = await memberLastSeen(db, agent, row.route);
   const name = stored.printer?.name ?? 'cloudprnt';
   const known = capabilitiesOf(row);
   const learnt = capabilitiesFrom(known, poll.clientAction);
@@ -123,8 +122,7 @@ export async function answerPoll(
     // Its lease ran out (the sweep failed it) or it was confirmed through another instance.
     await clearJobToken(db, row.id, row.job_token);
   }
-  if (!(await jobQueuedOn(printing.queue, db, agent, row.route)))
-    return answer({ jobReady: false });
+  if (!stored.jobQueued) return answer({ jobReady: false });
   // The token names the claim the GET it asks for will make: the printer's next.
   return answer({ jobReady: true, mediaTypes: takes, jobToken: claimTokenOf(row.claims + 1) });
 }

@@ -64,7 +64,7 @@ export async function serveJob(
   } else if (named !== undefined && named !== row.claims + 1) {
     return undefined;
   }
-  const { printer: seen } = await memberLastSeen(db, agent);
+  const { printer: seen } = await memberLastSeen(db, agent, row.route);
   if (seen && !printerCanPrint(seen)) return undefined;
   if (!(await takeClaimNumber(db, row.id, row.claims + 1))) return undefined;
   return claimNext(deps, db, printer);

@@ -6,7 +6,6 @@ import {
   claimForMember,
   confirmMemberJob,
   failMemberJob,
-  jobQueuedOn,
   memberHolds,
   memberLastSeen,
   memberPresenceDue,
@@ -132,10 +131,10 @@ const intervalsOf = (config: CloudPrntDeps['config']) => ({
 async function notePresence(
   { printing, config }: CloudPrntDeps,
   db: Db,
-  agent: CallingPrinter['agent'],
+  { agent, row }: CallingPrinter,
   now: Date,
 ): Promise<Stored> {
-  const stored = await memberLastSeen(db, agent);
+  const stored = await memberLastSeen(db, agent, row.route);
   if (presenceDue(stored, now, config.heartbeatSeconds)) {
     await recordMemberSeen(printing.queue, db, agent, undefined, [], now, intervalsOf(config));
   }
@@ -188,7 +187,7 @@ export async function answerPrintRequest(
   const { printing, clock, config } = deps;
   const { row, agent } = printer;
   const now = clock.now();
-  const stored = await notePresence(deps, db, agent, now);
+  const stored = await notePresence(deps, db, printer, now);
   if (statusHoldsBack(row, stored, now, config.heartbeatSeconds)) return '';
   const held = parseJobToken(row.job_token);
   if (held && row.job_token) {
@@ -196,7 +195,7 @@ export async function answerPrintRequest(
     // Its lease ran out (the sweep failed it), or another instance recorded its result.
     await clearJobToken(db, row.id, row.job_token);
   }
-  if (!(await jobQueuedOn(printing.queue, db, agent, row.route))) return '';
+  if (!stored.jobQueued) return '';
   for (let refused = 0; refused < maxRefused; refused++) {
     const job = await claimForMember(printing.queue, db, agent, clock.now(), config.leaseSeconds);
     if (!job) return '';
@@ -247,7 +246,7 @@ export async function recordPrintResult(
     await failMemberJob(printing.queue, db, agent, jobId, report, now).catch(ignoreNotHeld);
   }
   await clearJobToken(db, row.id, token);
-  const stored = await memberLastSeen(db, agent);
+  const stored = await memberLastSeen(db, agent, row.route);
   const notified = notificationsHeard(row, now, config.heartbeatSeconds);
   const state = stateAfter(outcome, stored.printer, notified);
   if (state && !sameState(stored.printer, state)) {
@@ -272,7 +271,7 @@ export async function recordStatusNotification(
   const bits = readStatusNotification(status);
   if (bits === undefined) return;
   const now = clock.now();
-  const stored = await memberLastSeen(db, agent);
+  const stored = await memberLastSeen(db, agent, row.route);
   const state = printerStateOfAsb(bits);
   const changed = !sameState(stored.printer, state);
   if (changed || presenceDue(stored, now, config.heartbeatSeconds)) {

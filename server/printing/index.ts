@@ -39,7 +39,7 @@ export {
   confirmMemberJob,
   failMemberJob,
   heldJobOf,
-  jobQueuedOn,
+  type MemberLastSeen,
   memberHolds,
   memberLastSeen,
   type NewPrinterMember,

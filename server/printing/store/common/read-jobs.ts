@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { HistoryQuery } from '../../../../shared/printing.ts';
 import type { Db } from '../../../storage/db.ts';
 import { offsetOf, totalOf } from '../../../storage/pages.ts';
@@ -51,7 +52,8 @@ const queuedRouteRows = prepared((db, p: { companyId: number }) =>
     .select('route')
     .distinct()
     .where('company_id', '=', p.companyId)
-    .where('status', '=', 'queued'),
+    // A constant, so the partial queue index (`status = 'queued'`) serves it.
+    .where('status', '=', sql.lit('queued')),
 );
 
 /** The routes with jobs queued (the partial queue index holds them). */
