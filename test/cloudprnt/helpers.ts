@@ -1,21 +1,19 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect } from 'vitest';
-import { type Instances, startInstances, type TestDialect } from '../helpers/instances.ts';
+import { expect } from 'vitest';
+import type { Instances, TestDialect } from '../helpers/instances.ts';
 import { sentDuring } from '../helpers/pg-sent.ts';
 import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
 import { EpsonSdpPrinter } from '../helpers/printer-simulators/epson-sdp.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
-import { createJob, integratorToken } from '../printing/helpers.ts';
+import { createJob } from '../printing/helpers.ts';
+import { type CompanyOnInstances, companyOnInstances } from '../printing/two-instances.ts';
 
-/** What the printer tests of one dialect share: two instances, a company, its integrator. */
-export interface PrinterCompany {
-  instances: Instances;
-  company: number;
-  /** A token of the company's integrator, to queue and read jobs. */
-  integrator: string;
-  /** A route of its own for each printer: `prefix-1`, `prefix-2`, … */
-  nextRoute(prefix: string): string;
+/**
+ * What the printer tests of one dialect share: two instances, a company, its integrator (to
+ * queue and read jobs), and the printers' steps.
+ */
+export interface PrinterCompany extends CompanyOnInstances {
   /** `shopdesk cloudprnt add` on a route of its own: the route, and the settings it printed. */
   addPrinter(
     prefix: string,
@@ -33,15 +31,11 @@ export interface PrinterCompany {
 
 /**
  * Starts two instances of `dialect` with a company and its integrator before the tests of the
- * enclosing `describe`, and closes them after. The fields are set once `beforeAll` has run.
+ * enclosing `describe`, and closes them after (companyOnInstances), with the printers' steps.
  */
 export function printerCompany(dialect: TestDialect): PrinterCompany {
-  let routeNumber = 0;
-  const setup: PrinterCompany = {
-    instances: undefined as unknown as Instances,
-    company: 0,
-    integrator: '',
-    nextRoute: (prefix) => `${prefix}-${++routeNumber}`,
+  const setup = companyOnInstances(dialect);
+  const steps: Omit<PrinterCompany, keyof CompanyOnInstances> = {
     async addPrinter(prefix, options) {
       const route = setup.nextRoute(prefix);
       return {
@@ -53,19 +47,11 @@ export function printerCompany(dialect: TestDialect): PrinterCompany {
       alternately(setup.instances, n, (server) => printer.through(pathOf(server, printer)).cycle()),
     job: (id, server = setup.instances.two) => readJob(server, setup.integrator, id),
     queue: (route) => queueOn(setup.instances, setup.integrator, route),
-    advanceClocks: (ms) => {
-      for (const server of new Set([setup.instances.one, setup.instances.two])) {
-        server.clock.advance(ms);
-      }
+    advanceClocks: (ms: number) => {
+      for (const server of new Set([setup.one, setup.two])) server.clock.advance(ms);
     },
   };
-  beforeAll(async () => {
-    setup.instances = await startInstances(dialect);
-    setup.company = await setup.instances.one.createCompany();
-    setup.integrator = await integratorToken(setup.instances.one, setup.company);
-  });
-  afterAll(() => setup.instances.close());
-  return setup;
+  return Object.assign(setup, steps);
 }
 
 /** The settings `shopdesk cloudprnt add` printed, as `URL`, `USER` and `PASSWORD`. */
