@@ -1,5 +1,6 @@
 import type { Db } from '../storage/db.ts';
-import { type Presence, presentAt } from './agents/presence.ts';
+import type { Presence } from './agents/presence.ts';
+import { isOnlineRow } from './agents/records.ts';
 
 /**
  * Lines that change whenever the printing the console's live pages show changes: a job's
@@ -19,7 +20,6 @@ export async function readPrintingMarks(
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  const at = presentAt(presence.now);
   const agents = await db
     .selectFrom('print_agents')
     .select([
@@ -38,14 +38,7 @@ export async function readPrintingMarks(
   return [
     String(lastEvent?.id ?? 0),
     ...agents.map((a) =>
-      [
-        a.uuid,
-        a.name,
-        a.present_until !== null && a.online_since !== null && a.present_until >= at,
-        a.paused,
-        a.printers,
-        a.routes_version,
-      ].join(),
+      [a.uuid, a.name, isOnlineRow(a, presence), a.paused, a.printers, a.routes_version].join(),
     ),
   ];
 }

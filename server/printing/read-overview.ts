@@ -3,7 +3,8 @@ import { printerInfoSchema } from '../../shared/printing.ts';
 import { printerWaitReason } from '../../shared/wait-reasons.ts';
 import type { Db } from '../storage/db.ts';
 import { isoNow } from '../time.ts';
-import { type Presence, presentAt } from './agents/presence.ts';
+import type { Presence } from './agents/presence.ts';
+import { isOnlineRow } from './agents/records.ts';
 import { routeWaitReasons } from './agents/route-wait-reasons.ts';
 
 /** Reasons that need nobody: the printer is fine. */
@@ -24,7 +25,6 @@ export async function readPrintingOverview(
   companyId: number,
   presence: Presence,
 ): Promise<PrintingOverview> {
-  const at = presentAt(presence.now);
   const agents = await db
     .selectFrom('print_agents')
     .select([
@@ -46,8 +46,7 @@ export async function readPrintingOverview(
   const offlineAgents: CannotPrint[] = [];
   const serving = await agentsServingRoutes(db, companyId);
   for (const agent of agents) {
-    const isOnline =
-      agent.present_until !== null && agent.online_since !== null && agent.present_until >= at;
+    const isOnline = isOnlineRow(agent, presence);
     if (isOnline) online++;
     const name = agent.name || agent.hostname;
     if (!isOnline) {

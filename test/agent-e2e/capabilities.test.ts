@@ -4,23 +4,14 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
-import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import {
-  cupsPdfOutDir,
-  deleteQueue,
-  lpadmin,
-  minimalPdf,
-  newPdfs,
-  pdfsIn,
-  startTestCups,
-} from '../helpers/cups.ts';
-import {
-  type RealAgentTestServer,
-  startRealAgentTestServer,
-} from '../helpers/real-agent-server.ts';
+import { cupsPdfOutDir, lpadmin, minimalPdf, newPdfs, pdfsIn } from '../helpers/cups.ts';
+import type { RealAgentTestServer } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import {
+  closeCupsAndServer,
+  startAgentRuntime,
+  startCupsAndServer,
+} from './helpers/cups-server.ts';
 import { printerOnServer } from './helpers/server-printers.ts';
 
 /**
@@ -34,24 +25,18 @@ const suffix = randomBytes(3).toString('hex');
 const queue = `shopdesk-e2e-caps-${suffix}`;
 
 let server: RealAgentTestServer;
-let runtime: AgentRuntime;
-let cleanState: () => Promise<void>;
+let agent: Awaited<ReturnType<typeof startAgentRuntime>> | undefined;
 
 beforeAll(async () => {
-  await startTestCups();
-  await lpadmin(['-p', queue, '-E', '-v', 'cups-pdf:/', '-m', 'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd']);
-  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
-  const state = await makeStateDir();
-  cleanState = state.cleanup;
-  runtime = testAgentRuntime(server, state.dir, [{ name: 'a4', printer: queue }]);
-  await runtime.start();
+  server = await startCupsAndServer(() =>
+    lpadmin(['-p', queue, '-E', '-v', 'cups-pdf:/', '-m', 'lsb/usr/cups-pdf/CUPS-PDF_opt.ppd']),
+  );
+  agent = await startAgentRuntime(server, [{ name: 'a4', printer: queue }]);
 });
 
 afterAll(async () => {
-  await runtime?.stop();
-  await cleanState?.();
-  await server?.close();
-  await deleteQueue(queue);
+  await agent?.stop();
+  await closeCupsAndServer(server, [queue]);
 });
 
 describe('printer capabilities through real CUPS', () => {

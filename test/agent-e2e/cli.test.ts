@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ok } from '../helpers/shopdesk-cli.ts';
+import { ok, tokenByCli } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnAgent, spawnShopdesk } from './helpers/agent-process.ts';
 
@@ -29,30 +29,8 @@ describe('shopdesk agent (headless) against shopdesk serve', () => {
     });
 
     const company = (await ok('company', 'create', '--name', 'CLI shop', '--db', db)).trim();
-    const agentToken = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        company,
-        '--permissions',
-        'printing.agent',
-        '--db',
-        db,
-      )
-    ).trim();
-    const readToken = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        company,
-        '--permissions',
-        'printing.jobs.read',
-        '--db',
-        db,
-      )
-    ).trim();
+    const agentToken = await tokenByCli(company, 'printing.agent', '--db', db);
+    const readToken = await tokenByCli(company, 'printing.jobs.read', '--db', db);
 
     const serve = spawnShopdesk(['serve', '--port', '0', '--db', db]);
     running.push(serve);

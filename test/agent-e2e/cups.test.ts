@@ -10,19 +10,15 @@ import {
   addPdfQueue,
   addRawQueue,
   cupsPdfOutDir,
-  deleteQueue,
   minimalPdf,
   newPdfs,
   pdfsIn,
-  startTestCups,
 } from '../helpers/cups.ts';
-import {
-  type RealAgentTestServer,
-  startRealAgentTestServer,
-} from '../helpers/real-agent-server.ts';
+import type { RealAgentTestServer } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { agentArgs, type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import { closeCupsAndServer, startCupsAndServer } from './helpers/cups-server.ts';
 import { bigLabel, type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
 const execFileAsync = promisify(execFile);
@@ -38,14 +34,14 @@ let server: RealAgentTestServer;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
-  await startTestCups();
-  rawPrinter = await startRawPrinter();
-  heldPrinter = await startRawPrinter();
-  await addPdfQueue(pdfQueue);
-  await addRawQueue(rawQueue, rawPrinter.port);
-  await addRawQueue(stoppedQueue, rawPrinter.port);
-  await addRawQueue(heldQueue, heldPrinter.port);
-  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
+  server = await startCupsAndServer(async () => {
+    rawPrinter = await startRawPrinter();
+    heldPrinter = await startRawPrinter();
+    await addPdfQueue(pdfQueue);
+    await addRawQueue(rawQueue, rawPrinter.port);
+    await addRawQueue(stoppedQueue, rawPrinter.port);
+    await addRawQueue(heldQueue, heldPrinter.port);
+  });
 });
 
 afterEach(async () => {
@@ -53,8 +49,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await server?.close();
-  for (const queue of [pdfQueue, rawQueue, stoppedQueue, heldQueue]) await deleteQueue(queue);
+  await closeCupsAndServer(server, [pdfQueue, rawQueue, stoppedQueue, heldQueue]);
   heldPrinter?.releaseHeld();
   rawPrinter?.server.close();
   heldPrinter?.server.close();

@@ -1,36 +1,19 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type RealAgentTestServer,
-  startRealAgentTestServer,
-} from '../helpers/real-agent-server.ts';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { agentProcessFixture } from './helpers/process-fixture.ts';
 
 /**
  * `shopdesk agent` enrolled with a code from `shopdesk enrollment create`, and one agent per
  * state directory, as processes against the real server (docs/agent.md, "Enrolment" and
  * "One agent per state directory").
  */
-let server: RealAgentTestServer;
-let dir: string;
-const cleanups: Array<() => Promise<unknown>> = [];
+const fixture = agentProcessFixture('shopdesk-e2e-fleet-');
+const { cleanups } = fixture;
 let runs = 0;
-
-beforeAll(async () => {
-  server = await startRealAgentTestServer({ heartbeatSeconds: 2, longPollWaitSeconds: 2 });
-  dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-fleet-'));
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await server?.close();
-  await rm(dir, { recursive: true, force: true });
-});
 
 const newCode = async (...args: string[]) =>
   (
@@ -38,9 +21,9 @@ const newCode = async (...args: string[]) =>
       'enrollment',
       'create',
       '--company',
-      String(server.companyId),
+      String(fixture.server.companyId),
       '--db',
-      server.dbFile,
+      fixture.server.dbFile,
       ...args,
     )
   ).trim();
@@ -49,7 +32,7 @@ function startAgent(args: string[], stateDir: string, out: string): ShopdeskProc
   const agent = spawnShopdesk([
     'agent',
     '--server',
-    server.url,
+    fixture.server.url,
     '--route',
     `receipts=folder:${out}`,
     '--state-dir',
@@ -62,14 +45,14 @@ function startAgent(args: string[], stateDir: string, out: string): ShopdeskProc
 
 const fresh = () => {
   runs += 1;
-  return { stateDir: join(dir, `state-${runs}`), out: join(dir, `out-${runs}`) };
+  return { stateDir: join(fixture.dir, `state-${runs}`), out: join(fixture.dir, `out-${runs}`) };
 };
 
 async function printsAJob(out: string, title: string): Promise<void> {
-  const job = await server.createJob({ route: 'receipts', title, content: title });
+  const job = await fixture.server.createJob({ route: 'receipts', title, content: title });
   await waitFor(
     `job ${job.id} printed`,
-    async () => (await server.job(job.id)).status === 'printed',
+    async () => (await fixture.server.job(job.id)).status === 'printed',
     20_000,
   );
   expect((await readdir(out)).some((name) => name.includes(title))).toBe(true);
@@ -115,7 +98,14 @@ describe('enrolment', () => {
 /** The state and uses of the newest code (`shopdesk enrollment list`, newest first): `active 0/1`. */
 async function newestCodeState(): Promise<string> {
   const lines = (
-    await ok('enrollment', 'list', '--company', String(server.companyId), '--db', server.dbFile)
+    await ok(
+      'enrollment',
+      'list',
+      '--company',
+      String(fixture.server.companyId),
+      '--db',
+      fixture.server.dbFile,
+    )
   ).split('\n');
   return lines[0]!.split('\t').slice(1, 3).join(' ');
 }
@@ -127,7 +117,7 @@ describe('enrolment that cannot lock anyone out', () => {
     const refused = spawnShopdesk([
       'agent',
       '--server',
-      server.url,
+      fixture.server.url,
       '--route',
       `labels=folder:${wrong.out}`,
       '--state-dir',
@@ -154,7 +144,7 @@ describe('enrolment that cannot lock anyone out', () => {
     const agent = spawnShopdesk([
       'agent',
       '--server',
-      server.url,
+      fixture.server.url,
       '--route',
       `receipts=folder:${out}`,
       '--profile',
@@ -174,7 +164,7 @@ describe('enrolment that cannot lock anyone out', () => {
 describe('one agent per state directory', () => {
   it('a second headless agent on the same directory exits at once naming the first one and the directory', async () => {
     const { stateDir, out } = fresh();
-    const env = ['--token', server.token];
+    const env = ['--token', fixture.server.token];
     const first = startAgent(env, stateDir, out);
     await waitFor('connected', () => first.stderr().includes('connected;'), 20_000);
     const second = startAgent(env, stateDir, `${out}-second`);
@@ -186,7 +176,7 @@ describe('one agent per state directory', () => {
 
   it('after kill -9 the next agent takes the stale lock over and prints', async () => {
     const { stateDir, out } = fresh();
-    const env = ['--token', server.token];
+    const env = ['--token', fixture.server.token];
     const first = startAgent(env, stateDir, out);
     await waitFor('connected', () => first.stderr().includes('connected;'), 20_000);
     expect(await first.kill('SIGKILL')).toBe('SIGKILL');

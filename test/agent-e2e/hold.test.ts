@@ -7,20 +7,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetail } from '../../shared/printing.ts';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import {
-  addPdfQueue,
-  cupsPdfOutDir,
-  deleteQueue,
-  minimalPdf,
-  startTestCups,
-} from '../helpers/cups.ts';
-import {
-  type RealAgentTestServer,
-  startRealAgentTestServer,
-} from '../helpers/real-agent-server.ts';
+import { addPdfQueue, cupsPdfOutDir, minimalPdf } from '../helpers/cups.ts';
+import type { RealAgentTestServer } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { spawnAgent } from './helpers/agent-process.ts';
 import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import { closeCupsAndServer, startCupsAndServer } from './helpers/cups-server.ts';
 
 /**
  * Hold, don't fail: a printer that cannot print (a cups-pdf queue stopped as a fault would,
@@ -36,16 +28,13 @@ let server: RealAgentTestServer;
 const outDir = cupsPdfOutDir();
 
 beforeAll(async () => {
-  await startTestCups();
-  await addPdfQueue(waitingQueue);
-  await addPdfQueue(stoppingQueue);
-  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
+  server = await startCupsAndServer(async () => {
+    await addPdfQueue(waitingQueue);
+    await addPdfQueue(stoppingQueue);
+  });
 });
 
-afterAll(async () => {
-  await server?.close();
-  for (const queue of [waitingQueue, stoppingQueue]) await deleteQueue(queue);
-});
+afterAll(() => closeCupsAndServer(server, [waitingQueue, stoppingQueue]));
 
 /** The PDFs cups-pdf wrote for titles starting with `prefix` (it names files after the title). */
 async function pdfsOf(prefix: string): Promise<string[]> {

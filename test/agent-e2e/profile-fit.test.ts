@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRuntime } from '../../agent/core/runtime/agent-runtime.ts';
 import type { LogLine } from '../../agent/core/status.ts';
-import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import { addPdfQueue, cupsPdfOutDir, deleteQueue, pdfsIn, startTestCups } from '../helpers/cups.ts';
-import {
-  type RealAgentTestServer,
-  startRealAgentTestServer,
-} from '../helpers/real-agent-server.ts';
+import { addPdfQueue, cupsPdfOutDir, pdfsIn } from '../helpers/cups.ts';
+import type { RealAgentTestServer } from '../helpers/real-agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import {
+  closeCupsAndServer,
+  startAgentRuntime,
+  startCupsAndServer,
+} from './helpers/cups-server.ts';
 import { printerOnServer } from './helpers/server-printers.ts';
 
 /**
@@ -23,28 +22,20 @@ const suffix = randomBytes(3).toString('hex');
 const queue = `shopdesk-e2e-fit-${suffix}`;
 
 let server: RealAgentTestServer;
-let runtime: AgentRuntime;
-let cleanState: () => Promise<void>;
+let agent: Awaited<ReturnType<typeof startAgentRuntime>> | undefined;
 const lines: LogLine[] = [];
 
 beforeAll(async () => {
-  await startTestCups();
-  await addPdfQueue(queue);
-  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
-  const state = await makeStateDir();
-  cleanState = state.cleanup;
-  runtime = testAgentRuntime(server, state.dir, [
-    { name: 'till', printer: queue, profile: { language: 'escpos', width_mm: 80 } },
-  ]);
-  runtime.onLog((line) => lines.push(line));
-  await runtime.start();
+  server = await startCupsAndServer(() => addPdfQueue(queue));
+  const profile = { language: 'escpos', width_mm: 80 } as const;
+  agent = await startAgentRuntime(server, [{ name: 'till', printer: queue, profile }], (runtime) =>
+    runtime.onLog((line) => lines.push(line)),
+  );
 });
 
 afterAll(async () => {
-  await runtime?.stop();
-  await cleanState?.();
-  await server?.close();
-  await deleteQueue(queue);
+  await agent?.stop();
+  await closeCupsAndServer(server, [queue]);
 });
 
 describe('an ESC/POS profile on a cups-pdf queue', () => {

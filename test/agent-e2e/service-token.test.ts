@@ -1,50 +1,32 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts';
-import {
-  type RealAgentTestServer,
-  startRealAgentTestServer,
-} from '../helpers/real-agent-server.ts';
 import { shopdeskProcess } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
+import { agentProcessFixture } from './helpers/process-fixture.ts';
 
 /**
  * `shopdesk agent` as a service runs it (docs/agent-install.md, "As a service"), as a process
  * against the real server: where its token comes from, and which answers end it.
  */
-let server: RealAgentTestServer;
-let dir: string;
-const cleanups: Array<() => Promise<unknown>> = [];
-
-beforeAll(async () => {
-  // Short intervals: a revoked token is noticed at the next heartbeat or long-poll.
-  server = await startRealAgentTestServer({ heartbeatSeconds: 2, longPollWaitSeconds: 2 });
-  dir = await mkdtemp(join(tmpdir(), 'shopdesk-e2e-service-'));
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await server?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const fixture = agentProcessFixture('shopdesk-e2e-service-');
+const { cleanups } = fixture;
 
 let runs = 0;
 
 /** `shopdesk agent` with a folder route and its own state folder; killed after the test. */
 function startAgent(options: { args?: string[]; env?: NodeJS.ProcessEnv; server?: string } = {}) {
   const run = ++runs;
-  const out = join(dir, `out-${run}`);
-  const stateDir = join(dir, `state-${run}`);
+  const out = join(fixture.dir, `out-${run}`);
+  const stateDir = join(fixture.dir, `state-${run}`);
   const agent = spawnShopdesk(
     [
       'agent',
       '--server',
-      options.server ?? server.url,
+      options.server ?? fixture.server.url,
       '--route',
       `receipts=folder:${out}`,
       '--state-dir',
@@ -58,10 +40,10 @@ function startAgent(options: { args?: string[]; env?: NodeJS.ProcessEnv; server?
 }
 
 async function printsAJob(agent: ShopdeskProcess, out: string, title: string): Promise<void> {
-  const job = await server.createJob({ route: 'receipts', title, content: title });
+  const job = await fixture.server.createJob({ route: 'receipts', title, content: title });
   await waitFor(
     `job ${job.id} printed`,
-    async () => (await server.job(job.id)).status === 'printed',
+    async () => (await fixture.server.job(job.id)).status === 'printed',
     30_000,
   ).catch((error: Error) => {
     throw new Error(`${error.message}; agent stderr: ${agent.stderr()}`);
@@ -73,17 +55,17 @@ const stderrLines = (agent: ShopdeskProcess) => agent.stderr().trim().split('\n'
 
 describe('shopdesk agent: where the token comes from', () => {
   it('takes SHOPDESK_AGENT_TOKEN: the token is not on its command line', async () => {
-    const { agent, out } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: server.token } });
+    const { agent, out } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: fixture.server.token } });
     await printsAJob(agent, out, 'from-env');
     const commandLine = readFileSync(`/proc/${agent.child.pid}/cmdline`, 'utf8');
     expect(commandLine).toContain('agent');
-    expect(commandLine).not.toContain(server.token);
+    expect(commandLine).not.toContain(fixture.server.token);
     expect(await agent.kill('SIGTERM')).toBe(0);
   }, 60_000);
 
   it('takes --token-file (its trailing newline trimmed), and warns once when others can read it', async () => {
-    const file = join(dir, 'agent-token');
-    await writeFile(file, `${server.token}\n`);
+    const file = join(fixture.dir, 'agent-token');
+    await writeFile(file, `${fixture.server.token}\n`);
     await chmod(file, 0o600);
     const private_ = startAgent({ args: ['--token-file', file] });
     await printsAJob(private_.agent, private_.out, 'from-private-file');
@@ -138,7 +120,7 @@ describe('shopdesk agent: a refused token ends it with exit code 77', () => {
   }, 30_000);
 
   it('later: a token revoked while it runs (shopdesk token revoke) ends it with 77; its jobs stay queued', async () => {
-    const issued = await server.issueToken(['printing.agent']);
+    const issued = await fixture.server.issueToken(['printing.agent']);
     const { agent, out } = startAgent({ env: { SHOPDESK_AGENT_TOKEN: issued.secret } });
     await printsAJob(agent, out, 'before-revoke');
 
@@ -150,7 +132,7 @@ describe('shopdesk agent: a refused token ends it with exit code 77', () => {
       'revoke',
       String(issued.id),
       '--db',
-      server.dbFile,
+      fixture.server.dbFile,
     );
     expect(revoke.code, revoke.stderr).toBe(0);
     const revokedAt = Date.now();
@@ -161,8 +143,12 @@ describe('shopdesk agent: a refused token ends it with exit code 77', () => {
     expect(stderrLines(agent).at(-1)).toMatch(/ error exiting with code 77 \(token refused\)/);
 
     // Nothing of it is left claiming: a job created now stays queued.
-    const after = await server.createJob({ route: 'receipts', title: 'after', content: 'x' });
-    expect((await server.job(after.id)).status).toBe('queued');
+    const after = await fixture.server.createJob({
+      route: 'receipts',
+      title: 'after',
+      content: 'x',
+    });
+    expect((await fixture.server.job(after.id)).status).toBe('queued');
   }, 60_000);
 });
 
@@ -176,14 +162,14 @@ async function answeredTwiceMore(proxy: FaultProxy, status: number): Promise<voi
 describe('shopdesk agent: a server in trouble does not end it', () => {
   let proxy: FaultProxy;
   beforeAll(async () => {
-    proxy = await startFaultProxy(server.url);
+    proxy = await startFaultProxy(fixture.server.url);
   });
   afterAll(() => proxy?.close());
 
   it('keeps running through 503 answers and a server that is down, then prints', async () => {
     const { agent, out } = startAgent({
       server: proxy.url,
-      env: { SHOPDESK_AGENT_TOKEN: server.token },
+      env: { SHOPDESK_AGENT_TOKEN: fixture.server.token },
     });
     await printsAJob(agent, out, 'before-trouble');
 
@@ -197,11 +183,11 @@ describe('shopdesk agent: a server in trouble does not end it', () => {
     await printsAJob(agent, out, 'after-503');
     await waitFor('the reachable line', () => agent.stderr().includes('server reachable again'));
 
-    await server.stop();
+    await fixture.server.stop();
     // The proxy finds no server behind it (502) each time the agent asks.
     await answeredTwiceMore(proxy, 502);
     expect(agent.child.exitCode).toBeNull();
-    await server.restart();
+    await fixture.server.restart();
     await printsAJob(agent, out, 'after-restart');
     expect(agent.child.exitCode).toBeNull();
     expect(await agent.kill('SIGTERM')).toBe(0);

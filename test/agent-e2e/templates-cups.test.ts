@@ -3,22 +3,12 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeStateDir } from '../agent/helpers/state-dir.ts';
-import {
-  addPdfQueue,
-  addRawQueue,
-  cupsPdfOutDir,
-  deleteQueue,
-  newPdfs,
-  pdfsIn,
-  startTestCups,
-} from '../helpers/cups.ts';
-import {
-  type RealAgentTestServer,
-  startRealAgentTestServer,
-} from '../helpers/real-agent-server.ts';
+import { addPdfQueue, addRawQueue, cupsPdfOutDir, newPdfs, pdfsIn } from '../helpers/cups.ts';
+import type { RealAgentTestServer } from '../helpers/real-agent-server.ts';
 import { pdfImages, pdfText } from '../helpers/system-programs.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { testAgentRuntime } from './helpers/agent-runtime.ts';
+import { closeCupsAndServer, startCupsAndServer } from './helpers/cups-server.ts';
 import { type RawPrinter, startRawPrinter } from './helpers/raw-printer.ts';
 
 /**
@@ -37,16 +27,15 @@ let printer: RawPrinter;
 let server: RealAgentTestServer;
 
 beforeAll(async () => {
-  await startTestCups();
-  printer = await startRawPrinter();
-  await addRawQueue(rawQueue, printer.port);
-  await addPdfQueue(pdfQueue);
-  server = await startRealAgentTestServer({ longPollWaitSeconds: 5 });
+  server = await startCupsAndServer(async () => {
+    printer = await startRawPrinter();
+    await addRawQueue(rawQueue, printer.port);
+    await addPdfQueue(pdfQueue);
+  });
 });
 
 afterAll(async () => {
-  await server?.close();
-  for (const queue of [rawQueue, pdfQueue]) await deleteQueue(queue);
+  await closeCupsAndServer(server, [rawQueue, pdfQueue]);
   printer?.server.close();
 });
 

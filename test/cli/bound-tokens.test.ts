@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, postgresUrlOf, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { ok } from '../helpers/shopdesk-cli.ts';
+import { ok, tokenByCli } from '../helpers/shopdesk-cli.ts';
 
 /**
  * `token create --agent UUID --routes r1,r2`: the routes a bound token may give its agent
@@ -24,23 +24,17 @@ describe.each(databaseKinds)('bound tokens from the command line, on %s', (kind)
 
   it('grants the routes --routes names, and no others', async () => {
     const uuid = randomUUID();
-    const token = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        company,
-        '--permissions',
-        'printing.agent',
-        '--name',
-        'till 3',
-        '--agent',
-        uuid,
-        '--routes',
-        'receipts,labels',
-        ...database,
-      )
-    ).trim();
+    const token = await tokenByCli(
+      company,
+      'printing.agent',
+      '--name',
+      'till 3',
+      '--agent',
+      uuid,
+      '--routes',
+      'receipts,labels',
+      ...database,
+    );
     const list = (await ok('token', 'list', '--company', company, ...database)).split('\n');
     expect(list[0]).toBe('ID\tNAME\tSTATE\tPERMISSIONS\tAGENT\tROUTES');
     expect(list.find((line) => line.includes('till 3'))).toMatch(
@@ -66,19 +60,7 @@ describe.each(databaseKinds)('bound tokens from the command line, on %s', (kind)
 
   it('grants nothing without --routes: the agent keeps what it serves', async () => {
     const uuid = randomUUID();
-    const token = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        company,
-        '--permissions',
-        'printing.agent',
-        '--agent',
-        uuid,
-        ...database,
-      )
-    ).trim();
+    const token = await tokenByCli(company, 'printing.agent', '--agent', uuid, ...database);
     const list = await ok('token', 'list', '--company', company, ...database);
     expect(list).toMatch(new RegExp(`\\t${uuid}\\t-$`, 'm'));
     const registration = {

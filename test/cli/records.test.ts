@@ -3,7 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { ok, revokedAt, scratchDir, shopdesk } from '../helpers/shopdesk-cli.ts';
+import { ok, revokedAt, scratchDir, shopdesk, tokenByCli } from '../helpers/shopdesk-cli.ts';
 
 /**
  * The records an operator makes with `shopdesk` (docs/reference.md: the operator CLI), as
@@ -70,20 +70,7 @@ describe('records: company, token, warehouse, category', () => {
   });
 
   it('--expires-in sets an expiry that the server enforces', async () => {
-    const token = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        companyId,
-        '--permissions',
-        'customers.read',
-        '--expires-in',
-        '2',
-        '--db',
-        db,
-      )
-    ).trim();
+    const token = await tokenByCli(companyId, 'customers.read', '--expires-in', '2', '--db', db);
     const me = await server.request('GET', '/me', { token });
     expect(me.status).toBe(200);
     const expiresAt = Date.parse(me.body.data.token.expires_at);
@@ -91,20 +78,7 @@ describe('records: company, token, warehouse, category', () => {
   });
 
   it('token list shows every token of the company, never a secret', async () => {
-    const secret = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        companyId,
-        '--permissions',
-        'offers.read',
-        '--name',
-        'listed',
-        '--db',
-        db,
-      )
-    ).trim();
+    const secret = await tokenByCli(companyId, 'offers.read', '--name', 'listed', '--db', db);
     const out = await ok('token', 'list', '--company', companyId, '--db', db);
     const lines = out.trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(4);
@@ -136,22 +110,16 @@ describe('records: company, token, warehouse, category', () => {
 
   it('token create --agent binds the token to that agent: list shows it, the server holds it', async () => {
     const uuid = '0B6F3C52-5D1E-4E7A-9A57-3C1DE1F0A001';
-    const token = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        companyId,
-        '--permissions',
-        'printing.agent',
-        '--name',
-        'till 1',
-        '--agent',
-        uuid,
-        '--db',
-        db,
-      )
-    ).trim();
+    const token = await tokenByCli(
+      companyId,
+      'printing.agent',
+      '--name',
+      'till 1',
+      '--agent',
+      uuid,
+      '--db',
+      db,
+    );
     const out = await ok('token', 'list', '--company', companyId, '--db', db);
     const line = out.split('\n').find((entry) => entry.includes('till 1'))!;
     expect(line).toMatch(new RegExp(`\tprinting\\.agent\t${uuid.toLowerCase()}\t-$`));
@@ -165,18 +133,7 @@ describe('records: company, token, warehouse, category', () => {
   });
 
   it('token revoke takes effect at once on a running server that has cached the token', async () => {
-    const token = (
-      await ok(
-        'token',
-        'create',
-        '--company',
-        companyId,
-        '--permissions',
-        'customers.read',
-        '--db',
-        db,
-      )
-    ).trim();
+    const token = await tokenByCli(companyId, 'customers.read', '--db', db);
     const me = await server.request('GET', '/me', { token });
     expect(me.status).toBe(200);
     // Cached now: a second request is served from the cache.

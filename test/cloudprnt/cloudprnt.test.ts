@@ -1,12 +1,9 @@
-import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import { count, sentDuring } from '../helpers/pg-sent.ts';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/instances.ts';
+import { count } from '../helpers/pg-sent.ts';
 import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
-import type { TestServer } from '../helpers/server.ts';
 import { shopdesk } from '../helpers/shopdesk-cli.ts';
-import { integratorToken } from '../printing/helpers.ts';
-import { addPrinterByCli, alternately, cliDatabase, queueOn, readJob } from './helpers.ts';
+import { cliDatabase, expectWritesNothing, printerCompany, starPrinter } from './helpers.ts';
 
 /**
  * A Star CloudPRNT printer as a member of its company (docs/cloudprnt.md), end to end: enrolled
@@ -15,47 +12,28 @@ import { addPrinterByCli, alternately, cliDatabase, queueOn, readJob } from './h
  * with two instances, its requests spread over both.
  */
 describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
-  let instances: Instances;
-  let company: number;
-  let integrator: string;
-  let routeNumber = 0;
+  const shop = printerCompany(dialect);
 
-  beforeAll(async () => {
-    instances = await startInstances(dialect);
-    company = await instances.one.createCompany();
-    integrator = await integratorToken(instances.one, company);
-  });
-  afterAll(() => instances.close());
-
-  const dbArgs = () => cliDatabase(instances);
+  const dbArgs = () => cliDatabase(shop.instances);
 
   /** A printer added with the command line on a route of its own, polling instance one. */
   async function addPrinter(name?: string) {
-    const route = `cloudprnt-${++routeNumber}`;
-    const server = instances.one.url;
-    const values = await addPrinterByCli(instances, company, route, { name, server });
-    const printer = new CloudPrntPrinter({
-      url: values.URL!,
-      user: values.USER!,
-      password: values.PASSWORD!,
-    });
-    return { route, printer, values };
+    const server = shop.instances.one.url;
+    const { route, values } = await shop.addPrinter('cloudprnt', { name, server });
+    return { route, printer: starPrinter(values), values };
   }
 
-  const job = (id: number, server: TestServer = instances.two) => readJob(server, integrator, id);
-  const queue = (route: string) => queueOn(instances, integrator, route);
-
-  /** Polls alternately through each instance: the two must agree on everything. */
-  const cycles = (printer: CloudPrntPrinter, n: number) =>
-    alternately(instances, n, (server) => printer.through(`${server.api}/cloudprnt`).cycle());
+  const { job, queue, cycles } = shop;
 
   it('add prints the three settings, and the printer lists as an agent of its route', async () => {
     const { route, printer, values } = await addPrinter('Kitchen');
-    expect(values.URL).toBe(`${instances.one.url}/api/v1/cloudprnt`);
+    expect(values.URL).toBe(`${shop.instances.one.url}/api/v1/cloudprnt`);
     expect(values.USER).toMatch(/^cp-[0-9a-f]{12}$/);
     expect(values.PASSWORD!.length).toBeGreaterThanOrEqual(32);
     await cycles(printer, 2);
-    const agents = await instances.two.request('GET', '/printing/agents', { token: integrator });
+    const agents = await shop.instances.two.request('GET', '/printing/agents', {
+      token: shop.integrator,
+    });
     const listed = agents.body.data.find((agent: { name: string }) => agent.name === 'Kitchen');
     expect(listed).toMatchObject({
       platform: 'cloudprnt',
@@ -69,14 +47,16 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
   it('cloudprnt revoke refuses the printer at its next poll (401); an unknown company is a usage error', async () => {
     const { printer } = await addPrinter('Revoked');
     await printer.poll();
-    const agents = await instances.two.request('GET', '/printing/agents', { token: integrator });
+    const agents = await shop.instances.two.request('GET', '/printing/agents', {
+      token: shop.integrator,
+    });
     const agent = agents.body.data.find((a: { name: string }) => a.name === 'Revoked');
     const revoke = await shopdesk(
       'cloudprnt',
       'revoke',
       agent.id,
       '--company',
-      String(company),
+      String(shop.company),
       ...dbArgs(),
     );
     expect(revoke.stdout.trim()).toBe(`revoked CloudPRNT printer ${agent.id}`);
@@ -86,7 +66,7 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
       'revoke',
       agent.id,
       '--company',
-      String(company),
+      String(shop.company),
       ...dbArgs(),
     );
     expect(again.code).toBe(2);
@@ -104,24 +84,28 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
   });
 
   it('POST /cloudprnt/printers (IT, printing.agents.write) gives the same three settings; …/revoke ends them', async () => {
-    const itToken = await instances.two.token(company, ['printing.agents.write']);
-    const answer = await instances.two.request('POST', '/cloudprnt/printers', {
+    const itToken = await shop.instances.two.token(shop.company, ['printing.agents.write']);
+    const answer = await shop.instances.two.request('POST', '/cloudprnt/printers', {
       token: itToken,
       body: { route: 'cloudprnt-api', name: 'Bar' },
     });
     expect(answer.status).toBe(201);
     const { url, user, password, agent_id } = answer.body.data;
-    expect(url).toBe(`${instances.two.api}/cloudprnt`);
-    expect(answer.headers.get('location')).toBe(`${instances.two.api}/printing/agents/${agent_id}`);
+    expect(url).toBe(`${shop.instances.two.api}/cloudprnt`);
+    expect(answer.headers.get('location')).toBe(
+      `${shop.instances.two.api}/printing/agents/${agent_id}`,
+    );
     const printer = new CloudPrntPrinter({ url, user, password });
     expect((await printer.poll()).jobReady).toBe(false);
     const revokePath = `/cloudprnt/printers/${agent_id}/revoke`;
-    const revoked = await instances.one.request('POST', revokePath, { token: itToken });
+    const revoked = await shop.instances.one.request('POST', revokePath, { token: itToken });
     expect(revoked.status).toBe(204);
     await expect(printer.poll()).rejects.toThrow('poll answered 401');
-    expect((await instances.two.request('POST', revokePath, { token: itToken })).status).toBe(404);
-    const reader = await instances.two.request('POST', '/cloudprnt/printers', {
-      token: integrator,
+    expect((await shop.instances.two.request('POST', revokePath, { token: itToken })).status).toBe(
+      404,
+    );
+    const reader = await shop.instances.two.request('POST', '/cloudprnt/printers', {
+      token: shop.integrator,
       body: { route: 'cloudprnt-api' },
     });
     expect(reader.status).toBe(403);
@@ -141,7 +125,7 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
 
   it('refuses a wrong password with 401 and a Basic challenge', async () => {
     const { values } = await addPrinter();
-    const wrong = new CloudPrntPrinter({ url: values.URL!, user: values.USER!, password: 'x' });
+    const wrong = starPrinter(values, { password: 'x' });
     await expect(wrong.poll()).rejects.toThrow('poll answered 401');
   });
 
@@ -160,10 +144,10 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     await printer.poll();
     await printer.poll();
     const first = await printer
-      .through(`${instances.one.api}/cloudprnt`)
+      .through(`${shop.instances.one.api}/cloudprnt`)
       .fetchJob('text/plain', null);
     const again = await printer
-      .through(`${instances.two.api}/cloudprnt`)
+      .through(`${shop.instances.two.api}/cloudprnt`)
       .fetchJob('text/plain', null);
     expect(again.bytes.equals(first.bytes)).toBe(true);
     expect(await job(queued.id)).toMatchObject({ status: 'claimed', attempts: 1 });
@@ -172,9 +156,9 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     // the printer holds (the token's own rules: job-token.test.ts).
     expect(await printer.confirm(null, '200 OK')).toBe(200);
     const printed = await job(queued.id);
-    expect(await printer.through(`${instances.one.api}/cloudprnt`).confirm(null, '200 OK')).toBe(
-      200,
-    );
+    expect(
+      await printer.through(`${shop.instances.one.api}/cloudprnt`).confirm(null, '200 OK'),
+    ).toBe(200);
     expect(await job(queued.id)).toEqual(printed);
   });
 
@@ -187,8 +171,8 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     async (type, bytes) => {
       const { route, printer } = await addPrinter();
       await cycles(printer, 2);
-      const answer = await instances.two.request('POST', '/printing/jobs', {
-        token: integrator,
+      const answer = await shop.instances.two.request('POST', '/printing/jobs', {
+        token: shop.integrator,
         body: { route, content_type: type, content_base64: Buffer.from(bytes).toString('base64') },
       });
       expect(answer.status).toBe(422);
@@ -261,14 +245,11 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
     await cycles(printer, 3);
     expect(printer.printed).toHaveLength(1);
     // It goes on polling, not printing: its polls keep the printer seen, not the claim.
-    const lease = instances.one.app.services.config.leaseSeconds * 1000;
-    const advance = (ms: number) => {
-      for (const server of new Set([instances.one, instances.two])) server.clock.advance(ms);
-    };
-    advance(lease / 2);
+    const lease = shop.instances.one.app.services.config.leaseSeconds * 1000;
+    shop.advanceClocks(lease / 2);
     await cycles(printer, 2);
-    advance(lease / 2 + 1000);
-    await instances.one.app.services.printing.sweep();
+    shop.advanceClocks(lease / 2 + 1000);
+    await shop.instances.one.app.services.printing.sweep();
     expect(await job(queued.id)).toMatchObject({
       status: 'failed',
       error: { code: 'lease_expired' },
@@ -280,24 +261,10 @@ describe.each(dialects)('CloudPRNT printers (%s)', (dialect) => {
   it('a poll with nothing to print and nothing new writes nothing', async () => {
     const { printer } = await addPrinter();
     await cycles(printer, 3);
-    const server = instances.two;
+    const server = shop.instances.two;
     const poll = () => printer.through(`${server.api}/cloudprnt`).poll();
-    // The sweep's timer (every 5 s) writes beside the poll: what is due now is swept first,
-    // and its statements, which the timer may send again during the poll, are told apart.
-    const { sent: swept } = await sentDuring(() => server.app.services.printing.sweep());
-    if (dialect === 'postgres') {
-      const { sent } = await sentDuring(poll);
-      const writes = sent.filter((text) => /^\s*(insert|update|delete)\b/i.test(text));
-      expect(writes.filter((text) => !swept.includes(text))).toEqual([]);
-      expect(count(sent, /cloudprnt_printers/)).toBe(1);
-    } else {
-      const db = server.app.services.storage.db;
-      const changes = async () =>
-        (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
-      const before = await changes();
-      await poll();
-      expect(await changes()).toBe(before);
-    }
+    const sent = await expectWritesNothing(dialect, server, poll);
+    if (dialect === 'postgres') expect(count(sent, /cloudprnt_printers/)).toBe(1);
     expect(printer.lastAnswer).toEqual({ jobReady: false });
   });
 });

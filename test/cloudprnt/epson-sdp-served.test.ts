@@ -1,12 +1,8 @@
-import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import { sentDuring } from '../helpers/pg-sent.ts';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/instances.ts';
 import { EpsonSdpPrinter } from '../helpers/printer-simulators/epson-sdp.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { integratorToken } from '../printing/helpers.ts';
 import { createTemplate } from '../templates/helpers.ts';
-import { addPrinterByCli, alternately, queueOn, readJob } from './helpers.ts';
+import { epsonPrinter, expectWritesNothing, printerCompany } from './helpers.ts';
 
 /**
  * An Epson printer on Server Direct Print as a member of its company (docs/cloudprnt.md), end
@@ -16,67 +12,40 @@ import { addPrinterByCli, alternately, queueOn, readJob } from './helpers.ts';
  * PostgreSQL with two instances, its requests spread over both.
  */
 describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
-  let instances: Instances;
-  let company: number;
-  let integrator: string;
-  let routeNumber = 0;
-
-  beforeAll(async () => {
-    instances = await startInstances(dialect);
-    company = await instances.one.createCompany();
-    integrator = await integratorToken(instances.one, company);
-  });
-  afterAll(() => instances.close());
+  const shop = printerCompany(dialect);
 
   /** A printer added with the command line on a route of its own. */
   async function addPrinter(name?: string) {
-    const route = `epson-${++routeNumber}`;
-    const server = instances.one.url;
-    const values = await addPrinterByCli(instances, company, route, {
-      kind: 'epson',
-      name,
-      server,
-    });
-    const printer = new EpsonSdpPrinter({
-      url: values.URL!,
-      id: values.USER!,
-      password: values.PASSWORD!,
-    });
-    return { route, printer, values };
+    const server = shop.instances.one.url;
+    const { route, values } = await shop.addPrinter('epson', { kind: 'epson', name, server });
+    return { route, printer: epsonPrinter(values), values };
   }
 
-  const job = (id: number, server: TestServer = instances.two) => readJob(server, integrator, id);
-  const queue = (route: string) => queueOn(instances, integrator, route);
-
-  const advance = (ms: number) => {
-    for (const server of new Set([instances.one, instances.two])) server.clock.advance(ms);
-  };
+  const { job, queue, cycles } = shop;
 
   /**
    * The lease runs out while the printer keeps asking for work (its presence written at half
    * the lease): asking extends no lease. Then the sweep.
    */
   async function leaseRunsOutWhileAsking(printer: EpsonSdpPrinter) {
-    const { leaseSeconds } = instances.one.app.services.config;
-    advance((leaseSeconds * 1000) / 2);
+    const { leaseSeconds } = shop.instances.one.app.services.config;
+    shop.advanceClocks((leaseSeconds * 1000) / 2);
     await cycles(printer, 1);
-    advance((leaseSeconds * 1000) / 2 + 1000);
-    await instances.one.app.services.printing.sweep();
+    shop.advanceClocks((leaseSeconds * 1000) / 2 + 1000);
+    await shop.instances.one.app.services.printing.sweep();
   }
-
-  /** Cycles alternately through each instance: the two must agree on everything. */
-  const cycles = (printer: EpsonSdpPrinter, n: number) =>
-    alternately(instances, n, (server) => printer.through(`${server.api}/cloudprnt/epson`).cycle());
 
   it('add --kind epson prints the settings; the printer lists as an agent of platform epson-sdp', async () => {
     const { route, printer, values } = await addPrinter('Bar');
-    expect(values.URL).toBe(`${instances.one.url}/api/v1/cloudprnt/epson`);
+    expect(values.URL).toBe(`${shop.instances.one.url}/api/v1/cloudprnt/epson`);
     // WebConfig takes at most 30 letters, digits, `_`, `.` and `-` for each.
     expect(values.USER).toMatch(/^[\w.-]{1,30}$/);
     expect(values.PASSWORD).toMatch(/^[\w.-]{30}$/);
     await cycles(printer, 1);
     expect(printer.wire).toEqual(['GetRequest 200 empty']);
-    const agents = await instances.two.request('GET', '/printing/agents', { token: integrator });
+    const agents = await shop.instances.two.request('GET', '/printing/agents', {
+      token: shop.integrator,
+    });
     const listed = agents.body.data.find((agent: { name: string }) => agent.name === 'Bar');
     expect(listed).toMatchObject({ platform: 'epson-sdp', online: true });
     expect(listed.routes).toMatchObject([{ name: route, profile: { language: 'epos' } }]);
@@ -84,7 +53,7 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
 
   it('refuses a wrong password, and a request without Digest, with 401 and a Digest challenge', async () => {
     const { values } = await addPrinter();
-    const wrong = new EpsonSdpPrinter({ url: values.URL!, id: values.USER!, password: 'x' });
+    const wrong = epsonPrinter(values, { password: 'x' });
     expect((await wrong.post({ ConnectionType: 'GetRequest', ID: values.USER! })).status).toBe(401);
     const bare = await fetch(values.URL!, {
       method: 'POST',
@@ -98,21 +67,27 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
   });
 
   it('POST /cloudprnt/printers with kind epson gives the same settings; …/revoke ends them (401)', async () => {
-    const itToken = await instances.two.token(company, ['printing.agents.write']);
-    const answer = await instances.two.request('POST', '/cloudprnt/printers', {
+    const itToken = await shop.instances.two.token(shop.company, ['printing.agents.write']);
+    const answer = await shop.instances.two.request('POST', '/cloudprnt/printers', {
       token: itToken,
       body: { route: 'epson-api', name: 'Terrace', kind: 'epson' },
     });
     expect(answer.status).toBe(201);
     const { url, user, password, agent_id } = answer.body.data;
-    expect(url).toBe(`${instances.two.api}/cloudprnt/epson`);
-    expect(answer.headers.get('location')).toBe(`${instances.two.api}/printing/agents/${agent_id}`);
+    expect(url).toBe(`${shop.instances.two.api}/cloudprnt/epson`);
+    expect(answer.headers.get('location')).toBe(
+      `${shop.instances.two.api}/printing/agents/${agent_id}`,
+    );
     const printer = new EpsonSdpPrinter({ url, id: user, password });
     expect(await printer.getRequest()).toBeUndefined();
     expect(printer.wire).toEqual(['GetRequest 200 empty']);
-    const revoked = await instances.one.request('POST', `/cloudprnt/printers/${agent_id}/revoke`, {
-      token: itToken,
-    });
+    const revoked = await shop.instances.one.request(
+      'POST',
+      `/cloudprnt/printers/${agent_id}/revoke`,
+      {
+        token: itToken,
+      },
+    );
     expect(revoked.status).toBe(204);
     await printer.getRequest();
     expect(printer.wire.at(-1)).toBe('GetRequest 401');
@@ -131,7 +106,7 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
   it('a Star printer’s Basic credentials are not an Epson printer’s, nor the other way', async () => {
     const { values } = await addPrinter();
     const basic = Buffer.from(`${values.USER}:${values.PASSWORD}`).toString('base64');
-    const star = await fetch(`${instances.one.api}/cloudprnt`, {
+    const star = await fetch(`${shop.instances.one.api}/cloudprnt`, {
       method: 'POST',
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/json' },
       body: JSON.stringify({ statusCode: '200 OK' }),
@@ -156,17 +131,17 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
 
   it('a template prints as ePOS-Print XML: its text, barcode and cut', async () => {
     const { route, printer } = await addPrinter();
-    const token = await instances.one.token(company, [
+    const token = await shop.instances.one.token(shop.company, [
       'printing.templates.write',
       'printing.jobs.create',
       'printing.jobs.read',
     ]);
-    await createTemplate(instances.one, token, {
+    await createTemplate(shop.instances.one, token, {
       name: `epson-${route}`,
       source: 'Order | {{ number }}\n{code:{{ number }}; option:code128,2,72,hri}\n=',
       data_schema: undefined,
     });
-    const created = await instances.two.request('POST', '/printing/jobs', {
+    const created = await shop.instances.two.request('POST', '/printing/jobs', {
       token,
       body: { route, template: `epson-${route}`, data: { number: '</text>1042' } },
     });
@@ -211,14 +186,18 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
       status: 'queued',
       wait_reason: { code: 'printer_out_of_paper' },
     });
-    const agents = await instances.one.request('GET', '/printing/agents', { token: integrator });
+    const agents = await shop.instances.one.request('GET', '/printing/agents', {
+      token: shop.integrator,
+    });
     const listed = agents.body.data.find((a: { name: string }) => a.name === 'No paper');
     expect(listed.printers[0]).toMatchObject({ state: 'stopped', reasons: ['media-empty-error'] });
     printer.condition.paperEnd = false;
     await cycles(printer, 2);
     expect(printer.printed).toHaveLength(1);
     expect(await job(queued.id)).toMatchObject({ status: 'printed', attempts: 3 });
-    const after = await instances.two.request('GET', '/printing/agents', { token: integrator });
+    const after = await shop.instances.two.request('GET', '/printing/agents', {
+      token: shop.integrator,
+    });
     const idle = after.body.data.find((a: { name: string }) => a.name === 'No paper');
     expect(idle.printers[0]).toMatchObject({ state: 'idle', reasons: [] });
   });
@@ -285,8 +264,8 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
   it('a job the printer cannot take (ZPL) is refused at the door with 422, naming what the route prints', async () => {
     const { route, printer } = await addPrinter();
     await cycles(printer, 1);
-    const answer = await instances.two.request('POST', '/printing/jobs', {
-      token: integrator,
+    const answer = await shop.instances.two.request('POST', '/printing/jobs', {
+      token: shop.integrator,
       body: {
         route,
         content_type: 'application/vnd.zebra.zpl',
@@ -302,23 +281,9 @@ describe.each(dialects)('Epson Server Direct Print (%s)', (dialect) => {
   it('a print request with nothing to print and nothing new writes nothing', async () => {
     const { printer } = await addPrinter();
     await cycles(printer, 3);
-    const server = instances.two;
+    const server = shop.instances.two;
     const ask = () => printer.through(`${server.api}/cloudprnt/epson`).getRequest();
-    // The sweep's timer writes beside the request: what is due now is swept first, and its
-    // statements, which the timer may send again meanwhile, are told apart.
-    const { sent: swept } = await sentDuring(() => server.app.services.printing.sweep());
-    if (dialect === 'postgres') {
-      const { sent } = await sentDuring(ask);
-      const writes = sent.filter((text) => /^\s*(insert|update|delete)\b/i.test(text));
-      expect(writes.filter((text) => !swept.includes(text))).toEqual([]);
-    } else {
-      const db = server.app.services.storage.db;
-      const changes = async () =>
-        (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
-      const before = await changes();
-      await ask();
-      expect(await changes()).toBe(before);
-    }
+    await expectWritesNothing(dialect, server, ask);
     expect(printer.wire.at(-1)).toBe('GetRequest 200 empty');
   });
 });

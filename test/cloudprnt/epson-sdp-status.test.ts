@@ -1,10 +1,6 @@
-import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import { sentDuring } from '../helpers/pg-sent.ts';
-import { EpsonSdpPrinter } from '../helpers/printer-simulators/epson-sdp.ts';
-import { integratorToken } from '../printing/helpers.ts';
-import { addPrinterByCli, alternately, queueOn, readJob } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/instances.ts';
+import { epsonPrinter, expectWritesNothing, printerCompany } from './helpers.ts';
 
 /**
  * An Epson printer's status notifications (`ConnectionType=SetStatus`, docs/cloudprnt.md) read
@@ -14,41 +10,20 @@ import { addPrinterByCli, alternately, queueOn, readJob } from './helpers.ts';
  * prints once.
  */
 describe.each(dialects)('Epson status notification (%s)', (dialect) => {
-  let instances: Instances;
-  let company: number;
-  let integrator: string;
-  let routeNumber = 0;
-
-  beforeAll(async () => {
-    instances = await startInstances(dialect);
-    company = await instances.one.createCompany();
-    integrator = await integratorToken(instances.one, company);
-  });
-  afterAll(() => instances.close());
+  const shop = printerCompany(dialect);
 
   /** A printer with its status notification on, added with the command line, named `name`. */
   async function addPrinter(name: string) {
-    const route = `status-${++routeNumber}`;
-    const values = await addPrinterByCli(instances, company, route, {
-      kind: 'epson',
-      name,
-      server: instances.one.url,
-    });
-    const printer = new EpsonSdpPrinter({
-      url: values.URL!,
-      id: values.USER!,
-      password: values.PASSWORD!,
-      statusEvery: 3,
-    });
-    return { route, printer };
+    const server = shop.instances.one.url;
+    const { route, values } = await shop.addPrinter('status', { kind: 'epson', name, server });
+    return { route, printer: epsonPrinter(values, { statusEvery: 3 }) };
   }
 
-  const job = (id: number) => readJob(instances.two, integrator, id);
-  const queue = (route: string) => queueOn(instances, integrator, route);
-  const cycles = (printer: EpsonSdpPrinter, n: number) =>
-    alternately(instances, n, (server) => printer.through(`${server.api}/cloudprnt/epson`).cycle());
+  const { job, queue, cycles } = shop;
   const listed = async (name: string) => {
-    const agents = await instances.one.request('GET', '/printing/agents', { token: integrator });
+    const agents = await shop.instances.one.request('GET', '/printing/agents', {
+      token: shop.integrator,
+    });
     return agents.body.data.find((agent: { name: string }) => agent.name === name).printers[0];
   };
 
@@ -126,10 +101,8 @@ describe.each(dialects)('Epson status notification (%s)', (dialect) => {
     await cycles(printer, 1);
     printer.options.statusEvery = undefined;
     const queued = await queue(route);
-    const { heartbeatSeconds } = instances.one.app.services.config;
-    for (const server of new Set([instances.one, instances.two])) {
-      server.clock.advance(heartbeatSeconds * 2000 + 1000);
-    }
+    const { heartbeatSeconds } = shop.instances.one.app.services.config;
+    shop.advanceClocks(heartbeatSeconds * 2000 + 1000);
     await cycles(printer, 1);
     // The printer itself refuses it, as without notifications (docs/cloudprnt.md).
     expect(printer.wire.slice(-2)).toEqual(['GetRequest 200 1 job', 'SetResponse 200']);
@@ -144,22 +117,9 @@ describe.each(dialects)('Epson status notification (%s)', (dialect) => {
     const { printer } = await addPrinter('Quiet');
     printer.condition.paperEnd = true;
     await cycles(printer, 2);
-    const server = instances.two;
+    const server = shop.instances.two;
     const notify = () => printer.through(`${server.api}/cloudprnt/epson`).setStatus();
-    // As for a print request: the sweep's own writes are told apart.
-    const { sent: swept } = await sentDuring(() => server.app.services.printing.sweep());
-    if (dialect === 'postgres') {
-      const { sent } = await sentDuring(notify);
-      const writes = sent.filter((text) => /^\s*(insert|update|delete)\b/i.test(text));
-      expect(writes.filter((text) => !swept.includes(text))).toEqual([]);
-    } else {
-      const db = server.app.services.storage.db;
-      const changes = async () =>
-        (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
-      const before = await changes();
-      await notify();
-      expect(await changes()).toBe(before);
-    }
+    await expectWritesNothing(dialect, server, notify);
     expect(printer.wire.at(-1)).toBe('SetStatus 200');
   });
 });

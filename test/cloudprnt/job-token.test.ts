@@ -1,11 +1,8 @@
-import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import { sentDuring } from '../helpers/pg-sent.ts';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/instances.ts';
 import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { integratorToken } from '../printing/helpers.ts';
-import { addPrinterByCli, alternately, queueOn, readJob } from './helpers.ts';
+import { expectWritesNothing, printerCompany, starPrinter } from './helpers.ts';
 
 /**
  * CloudPRNT's job token (docs/cloudprnt.md, "The job token"), end to end: the poll that says
@@ -14,57 +11,36 @@ import { addPrinterByCli, alternately, queueOn, readJob } from './helpers.ts';
  * the claim it names. On SQLite and on PostgreSQL with two instances, requests spread over both.
  */
 describe.each(dialects)('the CloudPRNT job token (%s)', (dialect) => {
-  let instances: Instances;
-  let company: number;
-  let integrator: string;
-  let routeNumber = 0;
-
-  beforeAll(async () => {
-    instances = await startInstances(dialect);
-    company = await instances.one.createCompany();
-    integrator = await integratorToken(instances.one, company);
-  });
-  afterAll(() => instances.close());
+  const shop = printerCompany(dialect);
 
   /** A printer on a route of its own, its client actions answered (the next poll is plain). */
   async function addPrinter(options: { takesJobToken?: boolean } = {}) {
-    const route = `token-${++routeNumber}`;
-    const values = await addPrinterByCli(instances, company, route, {
-      server: instances.one.url,
-    });
-    const printer = new CloudPrntPrinter({
-      url: values.URL!,
-      user: values.USER!,
-      password: values.PASSWORD!,
-      ...options,
-    });
+    const { route, values } = await shop.addPrinter('token', { server: shop.instances.one.url });
+    const printer = starPrinter(values, options);
     await printer.poll();
     return { route, printer };
   }
 
-  const job = (id: number) => readJob(instances.two, integrator, id);
-  const queue = (route: string) => queueOn(instances, integrator, route);
+  const { job, queue, cycles } = shop;
   const via = (printer: CloudPrntPrinter, server: TestServer) =>
     printer.through(`${server.api}/cloudprnt`);
-  const cycles = (printer: CloudPrntPrinter, n: number) =>
-    alternately(instances, n, (server) => via(printer, server).cycle());
 
   it('the poll hands out the token of the claim its GET makes; GET and DELETE bring it back; it prints once', async () => {
     const { route, printer } = await addPrinter();
     const first = await queue(route);
-    const ready = await via(printer, instances.two).poll();
+    const ready = await via(printer, shop.instances.two).poll();
     expect(ready).toEqual({
       jobReady: true,
       mediaTypes: ['application/vnd.star.starprnt', 'text/plain'],
       jobToken: '1',
     });
     // Asked again before the GET, the poll names the same claim: handing it out made nothing.
-    expect((await via(printer, instances.one).poll()).jobToken).toBe('1');
+    expect((await via(printer, shop.instances.one).poll()).jobToken).toBe('1');
     await cycles(printer, 1);
     expect(printer.printed.map((p) => p.token)).toEqual(['1']);
     expect(printer.wire.slice(-3)).toEqual(['POST 200', 'GET 200', 'DELETE 200 200 OK']);
     expect(await job(first.id)).toMatchObject({ status: 'printed', attempts: 1 });
-    expect((await via(printer, instances.two).poll()).jobReady).toBe(false);
+    expect((await via(printer, shop.instances.two).poll()).jobReady).toBe(false);
     const second = await queue(route);
     await cycles(printer, 1);
     expect(printer.printed.map((p) => p.token)).toEqual(['1', '2']);
@@ -74,30 +50,30 @@ describe.each(dialects)('the CloudPRNT job token (%s)', (dialect) => {
   it('a GET whose token names no claim of the printer serves nothing (404) and claims nothing', async () => {
     const { route, printer } = await addPrinter();
     const queued = await queue(route);
-    expect((await via(printer, instances.one).poll()).jobToken).toBe('1');
+    expect((await via(printer, shop.instances.one).poll()).jobToken).toBe('1');
     for (const wrong of ['2', '0', 'abc', '1.1']) {
-      const answer = await via(printer, instances.two).fetchJob('text/plain', wrong);
+      const answer = await via(printer, shop.instances.two).fetchJob('text/plain', wrong);
       expect(answer.status, wrong).toBe(404);
     }
     expect(await job(queued.id)).toMatchObject({ status: 'queued', attempts: 0 });
-    const fetched = await via(printer, instances.one).fetchJob('text/plain', '1');
+    const fetched = await via(printer, shop.instances.one).fetchJob('text/plain', '1');
     expect(fetched.status).toBe(200);
     // The same token again (another instance): the same claim, served again, nothing claimed.
-    const again = await via(printer, instances.two).fetchJob('text/plain', '1');
+    const again = await via(printer, shop.instances.two).fetchJob('text/plain', '1');
     expect(again.bytes.equals(fetched.bytes)).toBe(true);
     expect(await job(queued.id)).toMatchObject({ status: 'claimed', attempts: 1 });
     // The next claim's number is no claim while this one is held.
-    expect((await via(printer, instances.one).fetchJob('text/plain', '2')).status).toBe(404);
+    expect((await via(printer, shop.instances.one).fetchJob('text/plain', '2')).status).toBe(404);
   });
 
   it('two GETs naming the same next claim at once, one through each instance, make one claim', async () => {
     const { route, printer } = await addPrinter();
     const queued = [await queue(route), await queue(route)];
-    expect((await via(printer, instances.one).poll()).jobToken).toBe('1');
+    expect((await via(printer, shop.instances.one).poll()).jobToken).toBe('1');
     const url = (server: TestServer) => `${server.api}/cloudprnt`;
-    const twin = new CloudPrntPrinter({ ...printer.options, url: url(instances.two) });
+    const twin = new CloudPrntPrinter({ ...printer.options, url: url(shop.instances.two) });
     const answers = await Promise.all([
-      via(printer, instances.one).fetchJob('text/plain', '1'),
+      via(printer, shop.instances.one).fetchJob('text/plain', '1'),
       twin.fetchJob('text/plain', '1'),
     ]);
     expect(answers.map((a) => a.status)).toContain(200);
@@ -111,18 +87,20 @@ describe.each(dialects)('the CloudPRNT job token (%s)', (dialect) => {
     await cycles(printer, 1);
     expect(await job(first.id)).toMatchObject({ status: 'printed' });
     const second = await queue(route);
-    expect((await via(printer, instances.two).poll()).jobToken).toBe('2');
-    expect((await via(printer, instances.one).fetchJob('text/plain', '2')).status).toBe(200);
+    expect((await via(printer, shop.instances.two).poll()).jobToken).toBe('2');
+    expect((await via(printer, shop.instances.one).fetchJob('text/plain', '2')).status).toBe(200);
     // The first job's token (its DELETE sent again late), and tokens never given: nothing.
     for (const stale of ['1', '3', 'abc']) {
-      expect(await via(printer, instances.two).confirm(stale, '500 Paper jam'), stale).toBe(200);
+      expect(await via(printer, shop.instances.two).confirm(stale, '500 Paper jam'), stale).toBe(
+        200,
+      );
     }
     expect(await job(second.id)).toMatchObject({ status: 'claimed', attempts: 1 });
-    expect(await via(printer, instances.one).confirm('2', '200 OK')).toBe(200);
+    expect(await via(printer, shop.instances.one).confirm('2', '200 OK')).toBe(200);
     const printed = await job(second.id);
     expect(printed).toMatchObject({ status: 'printed', attempts: 1 });
     // The same DELETE again, through the other instance, a failure code this time: nothing.
-    expect(await via(printer, instances.two).confirm('2', '500 Paper jam')).toBe(200);
+    expect(await via(printer, shop.instances.two).confirm('2', '500 Paper jam')).toBe(200);
     expect(await job(second.id)).toEqual(printed);
   });
 
@@ -133,9 +111,9 @@ describe.each(dialects)('the CloudPRNT job token (%s)', (dialect) => {
     await cycles(printer, 1);
     expect(printer.wire.slice(-2)).toEqual(['GET lost', 'DELETE 200 520 Timeout']);
     expect(await job(queued.id)).toMatchObject({ status: 'queued', attempts: 1 });
-    expect((await via(printer, instances.two).fetchJob('text/plain', '1')).status).toBe(404);
+    expect((await via(printer, shop.instances.two).fetchJob('text/plain', '1')).status).toBe(404);
     expect(await job(queued.id)).toMatchObject({ status: 'queued', attempts: 1 });
-    expect((await via(printer, instances.one).poll()).jobToken).toBe('2');
+    expect((await via(printer, shop.instances.one).poll()).jobToken).toBe('2');
     await cycles(printer, 1);
     expect(printer.printed.map((p) => p.token)).toEqual(['2']);
     expect(await job(queued.id)).toMatchObject({ status: 'printed', attempts: 2 });
@@ -156,23 +134,9 @@ describe.each(dialects)('the CloudPRNT job token (%s)', (dialect) => {
     const { route, printer } = await addPrinter();
     await cycles(printer, 2);
     await queue(route);
-    const server = instances.two;
+    const server = shop.instances.two;
     const poll = () => via(printer, server).poll();
-    // The sweep's timer writes beside the poll: what is due now is swept first (as in
-    // cloudprnt.test.ts), and its statements told apart.
-    const { sent: swept } = await sentDuring(() => server.app.services.printing.sweep());
-    if (dialect === 'postgres') {
-      const { sent } = await sentDuring(poll);
-      const writes = sent.filter((text) => /^\s*(insert|update|delete)\b/i.test(text));
-      expect(writes.filter((text) => !swept.includes(text))).toEqual([]);
-    } else {
-      const db = server.app.services.storage.db;
-      const changes = async () =>
-        (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
-      const before = await changes();
-      await poll();
-      expect(await changes()).toBe(before);
-    }
+    await expectWritesNothing(dialect, server, poll);
     expect(printer.lastAnswer).toMatchObject({ jobReady: true, jobToken: '1' });
   });
 });

@@ -1,11 +1,9 @@
-import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import { count, sentDuring } from '../helpers/pg-sent.ts';
-import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
+import { describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/instances.ts';
+import { count } from '../helpers/pg-sent.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { integratorToken, registerAgent } from '../printing/helpers.ts';
-import { addPrinterByCli, queueOn, readJob } from './helpers.ts';
+import { registerAgent } from '../printing/helpers.ts';
+import { addPrinterByCli, expectWritesNothing, printerCompany, starPrinter } from './helpers.ts';
 
 /**
  * When a printer that polls ShopDesk itself is online (docs/cloudprnt.md, "Online"): until it
@@ -15,57 +13,40 @@ import { addPrinterByCli, queueOn, readJob } from './helpers.ts';
  * instances (the clocks of both moved together).
  */
 describe.each(dialects)('presence of a printer member (%s)', (dialect) => {
-  let instances: Instances;
-  let company: number;
-  let integrator: string;
-  let routeNumber = 0;
+  const shop = printerCompany(dialect);
 
-  beforeAll(async () => {
-    instances = await startInstances(dialect);
-    company = await instances.one.createCompany();
-    integrator = await integratorToken(instances.one, company);
-  });
-  afterAll(() => instances.close());
-
-  const servers = () => [...new Set([instances.one, instances.two])];
-  const advance = (seconds: number) => {
-    for (const server of servers()) server.clock.advance(seconds * 1000);
-  };
+  const advance = (seconds: number) => shop.advanceClocks(seconds * 1000);
 
   /** A CloudPRNT printer that answers `GetPollInterval` with `pollIntervalSeconds`. */
   async function addPrinter(pollIntervalSeconds: number) {
-    const route = `presence-${++routeNumber}`;
-    const name = `Poller ${routeNumber}`;
-    const values = await addPrinterByCli(instances, company, route, { name });
-    const printer = new CloudPrntPrinter({
-      url: `${instances.one.api}/cloudprnt`,
-      user: values.USER!,
-      password: values.PASSWORD!,
-      pollIntervalSeconds,
-    });
+    const route = shop.nextRoute('presence');
+    const name = `Poller of ${route}`;
+    const values = await addPrinterByCli(shop.instances, shop.company, route, { name });
+    const url = `${shop.instances.one.api}/cloudprnt`;
+    const printer = starPrinter(values, { url, pollIntervalSeconds });
     // The first poll is asked its client actions, the second answers them.
     await printer.poll();
-    await printer.through(`${instances.two.api}/cloudprnt`).poll();
+    await printer.through(`${shop.instances.two.api}/cloudprnt`).poll();
     return { route, name, printer };
   }
 
   /** Whether the agents listing says the agent named `name` is online, through `server`. */
-  async function listedOnline(name: string, server: TestServer = instances.two) {
-    const agents = await server.request('GET', '/printing/agents', { token: integrator });
+  async function listedOnline(name: string, server: TestServer = shop.instances.two) {
+    const agents = await server.request('GET', '/printing/agents', { token: shop.integrator });
     return agents.body.data.find((agent: { name: string }) => agent.name === name).online;
   }
 
   /** A job queued on `route`: its create's `route_online`, and its wait reason read back. */
   async function jobOn(route: string) {
-    const created = await queueOn(instances, integrator, route);
-    const read = await readJob(instances.two, integrator, created.id);
+    const created = await shop.queue(route);
+    const read = await shop.job(created.id);
     return { routeOnline: created.route_online, waits: read.wait_reason?.code ?? null };
   }
 
   /** Whether the sweep has announced the agent named `name` offline (its `online_since` cleared). */
   async function sweptOffline(name: string) {
-    await instances.one.app.services.printing.sweep();
-    const row = await instances.one.app.services.storage.db
+    await shop.instances.one.app.services.printing.sweep();
+    const row = await shop.instances.one.app.services.storage.db
       .selectFrom('print_agents')
       .select('online_since')
       .where('name', '=', name)
@@ -97,8 +78,8 @@ describe.each(dialects)('presence of a printer member (%s)', (dialect) => {
   });
 
   it('an agent keeps two heartbeat intervals: online 30 s after its heartbeat, offline after 31 s', async () => {
-    const route = `presence-${++routeNumber}`;
-    const agent = await registerAgent(instances.one, company, [route]);
+    const route = shop.nextRoute('presence');
+    const agent = await registerAgent(shop.instances.one, shop.company, [route]);
     const heartbeat = await agent.call('POST', '/printing/heartbeat', { held_job_ids: [] });
     expect(heartbeat.status).toBe(200);
     const name = `Till ${agent.uuid.slice(0, 4)}`;
@@ -115,7 +96,7 @@ describe.each(dialects)('presence of a printer member (%s)', (dialect) => {
     const { name, printer } = await addPrinter(60);
     for (let poll = 0; poll < 4; poll++) {
       advance(60);
-      await printer.through(`${instances.one.api}/cloudprnt`).poll();
+      await printer.through(`${shop.instances.one.api}/cloudprnt`).poll();
     }
     advance(170);
     expect(await listedOnline(name)).toBe(true);
@@ -123,22 +104,10 @@ describe.each(dialects)('presence of a printer member (%s)', (dialect) => {
     await printer.poll();
     // Polled again 20 s later: within half its interval, nothing is written.
     advance(20);
-    const server = instances.two;
+    const server = shop.instances.two;
     const poll = () => printer.through(`${server.api}/cloudprnt`).poll();
-    const { sent: swept } = await sentDuring(() => server.app.services.printing.sweep());
-    if (dialect === 'postgres') {
-      const { sent } = await sentDuring(poll);
-      const writes = sent.filter((text) => /^\s*(insert|update|delete)\b/i.test(text));
-      expect(writes.filter((text) => !swept.includes(text))).toEqual([]);
-      expect(count(sent, /cloudprnt_printers/)).toBe(1);
-    } else {
-      const db = server.app.services.storage.db;
-      const changes = async () =>
-        (await sql<{ n: number }>`select total_changes() as n`.execute(db)).rows[0]!.n;
-      const before = await changes();
-      await poll();
-      expect(await changes()).toBe(before);
-    }
+    const sent = await expectWritesNothing(dialect, server, poll);
+    if (dialect === 'postgres') expect(count(sent, /cloudprnt_printers/)).toBe(1);
     expect(await listedOnline(name)).toBe(true);
   });
 });

@@ -1,10 +1,10 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleRequest, consoleUser, signIn } from '../helpers/console.ts';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
-import { createJob, integratorToken } from '../printing/helpers.ts';
-import { addPrinterByCli, alternately, readJob } from './helpers.ts';
+import { dialects } from '../helpers/instances.ts';
+import type { CloudPrntPrinter } from '../helpers/printer-simulators/cloudprnt.ts';
+import { createJob } from '../printing/helpers.ts';
+import { addPrinterByCli, printerCompany, starPrinter } from './helpers.ts';
 
 /**
  * The cutter and the cash drawer of a CloudPRNT printer, end to end (docs/cloudprnt.md, "Cut,
@@ -14,52 +14,49 @@ import { addPrinterByCli, alternately, readJob } from './helpers.ts';
  * SQLite and on PostgreSQL with two instances.
  */
 describe.each(dialects)('CloudPRNT cut and drawer (%s)', (dialect) => {
-  let instances: Instances;
-  let company: number;
-  let integrator: string;
+  const shop = printerCompany(dialect);
   let owner: string;
-  let routeNumber = 0;
 
   beforeAll(async () => {
-    instances = await startInstances(dialect);
-    company = await instances.one.createCompany();
-    integrator = await integratorToken(instances.one, company);
-    owner = await signIn(instances.one, await consoleUser(instances.one, company, 'owner'));
+    owner = await signIn(
+      shop.instances.one,
+      await consoleUser(shop.instances.one, shop.company, 'owner'),
+    );
   });
-  afterAll(() => instances.close());
 
   /** A printer on a route of its own, the route's profile set as a person sets it. */
   async function printerWith(profile: Record<string, unknown>) {
-    const route = `controls-${++routeNumber}`;
-    const name = `Till ${routeNumber}`;
-    const server = instances.one.url;
-    const values = await addPrinterByCli(instances, company, route, { name, server });
-    const agents = await instances.two.request('GET', '/printing/agents', { token: integrator });
+    const route = shop.nextRoute('controls');
+    const name = `Till of ${route}`;
+    const server = shop.instances.one.url;
+    const values = await addPrinterByCli(shop.instances, shop.company, route, { name, server });
+    const agents = await shop.instances.two.request('GET', '/printing/agents', {
+      token: shop.integrator,
+    });
     const agent = agents.body.data.find((a: { name: string }) => a.name === name);
     const routes = [{ name: route, printer: name, profile: { language: 'starprnt', ...profile } }];
-    const saved = await consoleRequest(instances.one, 'PUT', `/console/agents/${agent.id}/routes`, {
-      cookie: owner,
-      body: { routes },
-    });
+    const saved = await consoleRequest(
+      shop.instances.one,
+      'PUT',
+      `/console/agents/${agent.id}/routes`,
+      {
+        cookie: owner,
+        body: { routes },
+      },
+    );
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-    const printer = new CloudPrntPrinter({
-      url: values.URL!,
-      user: values.USER!,
-      password: values.PASSWORD!,
-    });
-    return { route, printer, values };
+    return { route, printer: starPrinter(values), values };
   }
 
-  const cycles = (printer: CloudPrntPrinter, n: number) =>
-    alternately(instances, n, (server) => printer.through(`${server.api}/cloudprnt`).cycle());
-  const queueText = (route: string) => createJob(instances.one, integrator, { route });
+  const { cycles } = shop;
+  const queueText = (route: string) => createJob(shop.instances.one, shop.integrator, { route });
 
   it('plain text on a profile with a cutter (the default): a full cut after a feed, no drawer', async () => {
     const { route, printer } = await printerWith({});
     const queued = await queueText(route);
     await cycles(printer, 3);
     expect(printer.printed).toMatchObject([{ mediaType: 'text/plain', cut: 'full', drawer: null }]);
-    expect(await readJob(instances.two, integrator, queued.id)).toMatchObject({
+    expect(await shop.job(queued.id)).toMatchObject({
       status: 'printed',
     });
   });
@@ -97,7 +94,7 @@ describe.each(dialects)('CloudPRNT cut and drawer (%s)', (dialect) => {
 
   it('a StarPRNT job carries its own commands: no X-Star header, even with `drawer: true`', async () => {
     const { route, printer, values } = await printerWith({ drawer: true });
-    const queued = await createJob(instances.one, integrator, {
+    const queued = await createJob(shop.instances.one, shop.integrator, {
       route,
       content_type: 'application/vnd.star.starprnt',
       content_base64: Buffer.from('\x1b@Hello\n\x07\x1bd\x03').toString('base64'),
@@ -106,9 +103,9 @@ describe.each(dialects)('CloudPRNT cut and drawer (%s)', (dialect) => {
     expect(raw.status).toBe(200);
     expect(raw.names.filter((n) => /^x-star-/i.test(n))).toEqual([]);
     expect(
-      await printer.through(`${instances.two.api}/cloudprnt`).confirm(raw.token, '200 OK'),
+      await printer.through(`${shop.instances.two.api}/cloudprnt`).confirm(raw.token, '200 OK'),
     ).toBe(200);
-    expect(await readJob(instances.two, integrator, queued.id)).toMatchObject({
+    expect(await shop.job(queued.id)).toMatchObject({
       status: 'printed',
     });
   });

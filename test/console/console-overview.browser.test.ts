@@ -1,10 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { type ConsoleUser, consoleUser } from '../helpers/console.ts';
-import { type Instances, startInstances } from '../helpers/instances.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from '../printing/helpers.ts';
-import { chromiumForFile } from './helpers.ts';
+import { chromiumForFile, consoleCompany } from './helpers.ts';
 
 /**
  * The Overview tells the truth (docs/console.md, "Overview"): what cannot print now, most
@@ -15,31 +13,24 @@ import { chromiumForFile } from './helpers.ts';
 const chromium = chromiumForFile();
 
 describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s', (dialect) => {
-  let instances: Instances;
-  let companyId: number;
-  let owner: ConsoleUser;
+  const shop = consoleCompany(dialect, 'Overview Shop');
   let integrator: string;
   let context: BrowserContext;
   let page: Page;
   let agent: TestAgent;
 
   beforeAll(async () => {
-    instances = await startInstances(dialect);
-    companyId = await instances.one.createCompany('Overview Shop');
-    owner = await consoleUser(instances.one, companyId, 'owner');
-    integrator = await integratorToken(instances.two, companyId);
+    const owner = await shop.user('owner');
+    integrator = await integratorToken(shop.instances.two, shop.companyId);
     context = await chromium.browser.newContext();
     page = await context.newPage();
-    await page.goto(`${instances.one.url}/`);
+    await page.goto(`${shop.instances.one.url}/`);
     await page.getByLabel('E-mail').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
     await page.getByLabel('Password').press('Enter');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
   }, 60_000);
-  afterAll(async () => {
-    await context?.close();
-    await instances?.close();
-  });
+  afterAll(() => context?.close());
 
   const cannotPrint = () => page.getByTestId('cannot-print').locator('li').allTextContents();
   const heartbeat = (printer: Record<string, unknown>) =>
@@ -48,8 +39,8 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
     });
 
   it('with no agent at all and a job waiting, says the job cannot print, not that all is fine', async () => {
-    await createJob(instances.two, integrator, { route: 'receipts', title: 'Receipt 1' });
-    await page.goto(`${instances.one.url}/console`);
+    await createJob(shop.instances.two, integrator, { route: 'receipts', title: 'Receipt 1' });
+    await page.goto(`${shop.instances.one.url}/console`);
     await expect
       .poll(cannotPrint)
       .toEqual([
@@ -62,7 +53,7 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
   });
 
   it('names a printer out of paper with its own message, on the route and as a printer', async () => {
-    agent = await registerAgent(instances.two, companyId, ['receipts']);
+    agent = await registerAgent(shop.instances.two, shop.companyId, ['receipts']);
     expect(
       (
         await heartbeat({
@@ -87,7 +78,7 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
   });
 
   it('says it on every page in a banner', async () => {
-    await page.goto(`${instances.one.url}/console/jobs`);
+    await page.goto(`${shop.instances.one.url}/console/jobs`);
     await expect
       .poll(() => page.getByTestId('attention-banner').textContent())
       .toBe(
@@ -98,7 +89,7 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
 
   it('with the agent offline: the route first, then the agent, whose printer reads Unknown', async () => {
     expect((await agent.call('POST', '/printing/offline')).status).toBe(204);
-    await page.goto(`${instances.one.url}/console`);
+    await page.goto(`${shop.instances.one.url}/console`);
     await expect
       .poll(cannotPrint)
       .toEqual([
@@ -110,17 +101,17 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
         ),
       ]);
     expect(await page.getByText('All printers are fine.').count()).toBe(0);
-    await page.goto(`${instances.one.url}/console/agents`);
+    await page.goto(`${shop.instances.one.url}/console/agents`);
     await expect.poll(() => page.getByRole('cell', { name: 'Unknown' }).count()).toBe(1);
     expect(await page.getByRole('cell', { name: 'Ready' }).count()).toBe(0);
   });
 
   it("a waiting job's page says why and since when", async () => {
-    const job = await createJob(instances.two, integrator, {
+    const job = await createJob(shop.instances.two, integrator, {
       route: 'receipts',
       title: 'Receipt 2',
     });
-    await page.goto(`${instances.one.url}/console/jobs/${job.id}`);
+    await page.goto(`${shop.instances.one.url}/console/jobs/${job.id}`);
     await expect
       .poll(() => page.getByTestId('job-wait-reason').textContent())
       .toBe(
@@ -134,7 +125,7 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
     expect((await heartbeat({ state: 'idle', reasons: [], accepting_jobs: true })).status).toBe(
       200,
     );
-    await page.goto(`${instances.one.url}/console`);
+    await page.goto(`${shop.instances.one.url}/console`);
     await expect
       .poll(() => page.getByTestId('all-fine').textContent())
       .toBe('All printers are fine.');
@@ -143,7 +134,7 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
   });
 
   it("names a route whose profile its printer cannot print, on the Overview and the agent's page", async () => {
-    const office = await registerAgent(instances.two, companyId, []);
+    const office = await registerAgent(shop.instances.two, shop.companyId, []);
     await office.call('POST', '/printing/heartbeat', {
       printers: [
         {
@@ -162,15 +153,15 @@ describe.each(['sqlite', 'postgres'] as const)('the Overview in Chromium, on %s'
     });
     expect(put.status).toBe(200);
     const misfit = 'misconfigured: PDF_Office takes PDF, the profile says ESC/POS';
-    const job = await createJob(instances.two, integrator, { route: 'office' });
+    const job = await createJob(shop.instances.two, integrator, { route: 'office' });
     expect(job.wait_reason).toEqual({ code: 'printer_misconfigured', message: misfit });
-    await page.goto(`${instances.one.url}/console`);
+    await page.goto(`${shop.instances.one.url}/console`);
     await expect
       .poll(cannotPrint)
       .toEqual([
         expect.stringMatching(new RegExp(`^1 job waiting on route office: ${misfit}\\. `)),
       ]);
-    await page.goto(`${instances.one.url}/console/agents`);
+    await page.goto(`${shop.instances.one.url}/console/agents`);
     await expect
       .poll(() => page.getByTestId('route-misfit').textContent())
       .toBe(` — ${misfit}. Give the route a profile this printer prints, or another printer.`);

@@ -1,10 +1,9 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/axe.ts';
-import { type ConsoleUser, consoleRequest, consoleUser } from '../helpers/console.ts';
-import { type Instances, startInstances } from '../helpers/instances.ts';
+import { type ConsoleUser, consoleRequest } from '../helpers/console.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from '../printing/helpers.ts';
-import { chromiumForFile, signInOnPage } from './helpers.ts';
+import { chromiumForFile, consoleCompany, signInOnPage } from './helpers.ts';
 
 /**
  * The console in a real Chromium, as a shop manager uses it: signed in on one instance
@@ -16,8 +15,7 @@ import { chromiumForFile, signInOnPage } from './helpers.ts';
 const chromium = chromiumForFile();
 
 describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s', (dialect) => {
-  let instances: Instances;
-  let companyId: number;
+  const shop = consoleCompany(dialect, 'Browser Shop');
   let owner: ConsoleUser;
   let staff: ConsoleUser;
   let integrator: string;
@@ -26,19 +24,14 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
   let agent: TestAgent;
 
   beforeAll(async () => {
-    instances = await startInstances(dialect);
-    companyId = await instances.one.createCompany('Browser Shop');
-    owner = await consoleUser(instances.one, companyId, 'owner');
-    staff = await consoleUser(instances.one, companyId, 'staff');
-    integrator = await integratorToken(instances.two, companyId);
+    owner = await shop.user('owner');
+    staff = await shop.user('staff');
+    integrator = await integratorToken(shop.instances.two, shop.companyId);
     context = await chromium.browser.newContext();
     page = await context.newPage();
     page.on('dialog', (dialog) => void dialog.accept());
   }, 60_000);
-  afterAll(async () => {
-    await context?.close();
-    await instances?.close();
-  });
+  afterAll(() => context?.close());
 
   async function expectAccessible(): Promise<void> {
     expect(await seriousViolations(page)).toEqual([]);
@@ -48,7 +41,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
 
   it('signs in by keyboard alone, on a page without an accessibility fault', async () => {
-    await page.goto(`${instances.one.url}/`);
+    await page.goto(`${shop.instances.one.url}/`);
     await expect
       .poll(() => page.getByRole('heading', { name: 'Sign in to ShopDesk' }).count())
       .toBe(1);
@@ -73,7 +66,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
 
   it('sees an agent come online without a reload', async () => {
     await expect.poll(() => page.getByTestId('agents-online').textContent()).toBe('0');
-    agent = await registerAgent(instances.two, companyId, ['receipts']);
+    agent = await registerAgent(shop.instances.two, shop.companyId, ['receipts']);
     await expect.poll(() => page.getByTestId('agents-online').textContent()).toBe('1');
   });
 
@@ -81,7 +74,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await nav('Jobs').click();
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
     await expectAccessible();
-    const job = await createJob(instances.two, integrator, { title: 'Receipt 77' });
+    const job = await createJob(shop.instances.two, integrator, { title: 'Receipt 77' });
     const row = page.locator(`tr[data-job="${job.id}"]`);
     await row.waitFor({ timeout: 5000 });
     expect(await row.textContent()).toContain('Waiting to print');
@@ -116,8 +109,8 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     // The agent is busy with the reprint: take it first so that the new job stays queued.
     const reprint = await agent.next();
     expect(reprint.status).toBe(200);
-    const job = await createJob(instances.two, integrator, { title: 'Label 5' });
-    await page.goto(`${instances.one.url}/console/jobs/${job.id}`);
+    const job = await createJob(shop.instances.two, integrator, { title: 'Label 5' });
+    await page.goto(`${shop.instances.one.url}/console/jobs/${job.id}`);
     await page.getByRole('button', { name: 'Cancel' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('job-state').textContent()).toBe('Cancelled');
@@ -125,15 +118,18 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
   });
 
   it('says why a queued job waits and what to do, on its page and in the list', async () => {
-    const job = await createJob(instances.two, integrator, { route: 'nobody', title: 'Label 6' });
-    await page.goto(`${instances.one.url}/console/jobs/${job.id}`);
+    const job = await createJob(shop.instances.two, integrator, {
+      route: 'nobody',
+      title: 'Label 6',
+    });
+    await page.goto(`${shop.instances.one.url}/console/jobs/${job.id}`);
     await expect
       .poll(() => page.getByTestId('job-wait-reason').textContent())
       .toBe(
         'no print agent serves route nobody. Give this route to a print agent (its settings, or the console).',
       );
     await expectAccessible();
-    await page.goto(`${instances.one.url}/console/jobs`);
+    await page.goto(`${shop.instances.one.url}/console/jobs`);
     const row = page.locator(`tr[data-job="${job.id}"]`);
     await expect.poll(() => row.textContent()).toContain('Waiting to print');
     expect(await row.textContent()).toContain('no print agent serves route nobody');
@@ -199,7 +195,7 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     await expectAccessible();
     await dialog.getByRole('button', { name: 'Close' }).click();
     const redeem = (uuid: string) =>
-      instances.two.request('POST', '/printing/enroll', { body: { code, uuid } });
+      shop.instances.two.request('POST', '/printing/enroll', { body: { code, uuid } });
     const elsewhere = await redeem(crypto.randomUUID());
     expect(elsewhere.status).toBe(422);
     expect(elsewhere.body.errors.code[0]).toContain('re-enrols another computer');
@@ -238,13 +234,13 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
       'Printing: Send print jobs, See print jobs and agents',
     );
     // The token works, until revoked here.
-    expect((await instances.two.request('GET', '/me', { token: secret })).status).toBe(200);
+    expect((await shop.instances.two.request('GET', '/me', { token: secret })).status).toBe(200);
     await page.getByRole('button', { name: 'Revoke Till system' }).click();
     await expect
       .poll(() => page.locator('tr[data-token="Till system"]').textContent())
       .toContain('Revoked');
     await expect
-      .poll(async () => (await instances.two.request('GET', '/me', { token: secret })).status)
+      .poll(async () => (await shop.instances.two.request('GET', '/me', { token: secret })).status)
       .toBe(401);
   });
 
@@ -258,25 +254,27 @@ describe.each(['sqlite', 'postgres'] as const)('the console in Chromium, on %s',
     const cookie = (await context.cookies()).find((c) => c.name === 'shopdesk_session')!;
     const header = `${cookie.name}=${cookie.value}`;
     expect(
-      (await consoleRequest(instances.two, 'GET', '/console/session', { cookie: header })).status,
+      (await consoleRequest(shop.instances.two, 'GET', '/console/session', { cookie: header }))
+        .status,
     ).toBe(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to ShopDesk' }).waitFor();
     expect(
-      (await consoleRequest(instances.two, 'GET', '/console/session', { cookie: header })).status,
+      (await consoleRequest(shop.instances.two, 'GET', '/console/session', { cookie: header }))
+        .status,
     ).toBe(401);
   });
 
   it('shows staff no Tokens, Webhooks nor enrolment, and refuses the Tokens page', async () => {
     const staffContext = await chromium.browser.newContext();
     const staffPage = await staffContext.newPage();
-    await signInOnPage(staffPage, instances.one.url, staff);
+    await signInOnPage(staffPage, shop.instances.one.url, staff);
     const links = staffPage.getByRole('navigation', { name: 'Console' }).getByRole('link');
     expect(await links.allTextContents()).toEqual(['Overview', 'Jobs', 'Agents', 'Templates']);
-    await staffPage.goto(`${instances.one.url}/console/agents`);
+    await staffPage.goto(`${shop.instances.one.url}/console/agents`);
     await staffPage.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
     expect(await staffPage.getByRole('button', { name: 'Enrol an agent' }).count()).toBe(0);
-    await staffPage.goto(`${instances.one.url}/console/tokens`);
+    await staffPage.goto(`${shop.instances.one.url}/console/tokens`);
     await staffPage.getByText('You do not have access to this page.').waitFor();
     await staffContext.close();
   });

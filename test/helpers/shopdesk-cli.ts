@@ -126,6 +126,20 @@ export async function ok(...args: string[]): Promise<string> {
   return run.stdout;
 }
 
+/**
+ * `shopdesk token create` for `company` with `permissions`, then `more` (its other options and
+ * the database's), checked to have succeeded: the token it printed.
+ */
+export async function tokenByCli(
+  company: string,
+  permissions: string,
+  ...more: string[]
+): Promise<string> {
+  return (
+    await ok('token', 'create', '--company', company, '--permissions', permissions, ...more)
+  ).trim();
+}
+
 export function countRows(file: string): Record<string, number> {
   const db = new BetterSqlite3(file, { readonly: true });
   try {

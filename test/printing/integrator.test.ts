@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobStatus } from '../../shared/printing.ts';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { dialects } from '../helpers/instances.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from './helpers.ts';
+import { companyOnInstances } from './two-instances.ts';
 
 /**
  * What integrators do to their jobs (docs/printing.md): cancel a queued job (a final state
@@ -11,37 +11,27 @@ import { createJob, integratorToken, registerAgent, type TestAgent } from './hel
  * two PostgreSQL instances (the integrator calls one, the agent the other).
  */
 describe.each(dialects)('integrators and their jobs on %s', (dialect) => {
-  let instances: Instances;
-  let one: TestServer;
-  let two: TestServer;
-  let company: number;
-  let integrator: string;
-  let routeNumber = 0;
-
-  beforeAll(async () => {
-    instances = await startInstances(dialect);
-    ({ one, two } = instances);
-    company = await one.createCompany();
-    integrator = await integratorToken(one, company);
-  });
-  afterAll(() => instances.close());
+  const shop = companyOnInstances(dialect);
 
   const act = (job: number, action: string, headers: Record<string, string> = {}) =>
-    two.request('POST', `/printing/jobs/${job}/${action}`, { token: integrator, headers });
+    shop.two.request('POST', `/printing/jobs/${job}/${action}`, {
+      token: shop.integrator,
+      headers,
+    });
   const read = async (job: number) =>
-    (await one.request('GET', `/printing/jobs/${job}`, { token: integrator })).body.data;
+    (await shop.one.request('GET', `/printing/jobs/${job}`, { token: shop.integrator })).body.data;
 
   /** A job in `status` on a route of its own, with the agent that serves the route. */
   async function jobIn(status: JobStatus): Promise<{ id: number; agent: TestAgent }> {
-    const route = `integrator-${++routeNumber}`;
-    const agent = await registerAgent(one, company, [route]);
-    const job = await createJob(one, integrator, {
+    const route = shop.nextRoute('integrator');
+    const agent = await registerAgent(shop.one, shop.company, [route]);
+    const job = await createJob(shop.one, shop.integrator, {
       route,
       ...(status === 'expired' ? { expires_in: 60 } : {}),
     });
     if (status === 'expired') {
-      for (const server of new Set([one, two])) server.clock.advance(61_000);
-      expect((await one.app.services.printing.sweep()).expired).toContain(job.id);
+      for (const server of new Set([shop.one, shop.two])) server.clock.advance(61_000);
+      expect((await shop.one.app.services.printing.sweep()).expired).toContain(job.id);
     }
     if (['claimed', 'printed', 'failed'].includes(status)) {
       expect((await agent.next()).body.data.id).toBe(job.id);
@@ -68,8 +58,8 @@ describe.each(dialects)('integrators and their jobs on %s', (dialect) => {
       agent_id: null,
       message: 'cancel',
     });
-    const history = await one.request('GET', '/printing/history?status=cancelled', {
-      token: integrator,
+    const history = await shop.one.request('GET', '/printing/history?status=cancelled', {
+      token: shop.integrator,
     });
     expect(history.body.data.map((job: { id: number }) => job.id)).toContain(id);
     expect(history.body.data.every((job: { status: string }) => job.status === 'cancelled')).toBe(
@@ -92,8 +82,8 @@ describe.each(dialects)('integrators and their jobs on %s', (dialect) => {
 
   it('cancel of an unknown job, or of another company, → 404', async () => {
     expect((await act(999_999, 'cancel')).status).toBe(404);
-    const other = await one.createCompany();
-    const theirs = await createJob(one, await integratorToken(one, other));
+    const other = await shop.one.createCompany();
+    const theirs = await createJob(shop.one, await integratorToken(shop.one, other));
     expect((await act(theirs.id, 'cancel')).status).toBe(404);
     expect((await read(theirs.id)) ?? null).toBeNull();
   });
@@ -132,7 +122,7 @@ describe.each(dialects)('integrators and their jobs on %s', (dialect) => {
       route_online: true,
     });
     expect(reprinted.headers.get('location')).toBe(
-      `${two.api}/printing/jobs/${reprinted.body.data.id}`,
+      `${shop.two.api}/printing/jobs/${reprinted.body.data.id}`,
     );
   });
 
@@ -151,9 +141,9 @@ describe.each(dialects)('integrators and their jobs on %s', (dialect) => {
 
   it('cancel and claim racing for one job: exactly one of them wins', async () => {
     const route = `race-${dialect}`;
-    const agent = await registerAgent(two, company, [route]);
+    const agent = await registerAgent(shop.two, shop.company, [route]);
     for (let round = 0; round < 10; round++) {
-      const job = await createJob(one, integrator, { route });
+      const job = await createJob(shop.one, shop.integrator, { route });
       const [cancelled, claimed] = await Promise.all([act(job.id, 'cancel'), agent.next()]);
       const state = (await read(job.id)).status;
       if (cancelled.status === 200) {

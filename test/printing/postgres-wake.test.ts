@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Instances, startInstances } from '../helpers/instances.ts';
-import type { TestServer } from '../helpers/server.ts';
-import { createJob, integratorToken, registerAgent } from './helpers.ts';
-import { notifierOf, until, untilWaiting, wait } from './two-instances.ts';
+import { createJob, registerAgent } from './helpers.ts';
+import { companyOnInstances, notifierOf, until, untilWaiting, wait } from './two-instances.ts';
 
 /**
  * On PostgreSQL a job is announced where an agent will take it (docs/printing.md, "Notifier
@@ -15,22 +13,14 @@ import { notifierOf, until, untilWaiting, wait } from './two-instances.ts';
  * notice of the work has arrived.
  */
 
-let instances: Instances;
-let one: TestServer;
-let two: TestServer;
-let company: number;
+const shop = companyOnInstances('postgres');
 let agentToken: string;
-let integrator: string;
 let listener: pg.Client;
 const heard: string[] = [];
 
 beforeAll(async () => {
-  instances = await startInstances('postgres');
-  ({ one, two } = instances);
-  company = await one.createCompany();
-  agentToken = await one.token(company, ['printing.agent']);
-  integrator = await integratorToken(one, company);
-  listener = new pg.Client({ connectionString: instances.databaseUrl });
+  agentToken = await shop.one.token(shop.company, ['printing.agent']);
+  listener = new pg.Client({ connectionString: shop.instances.databaseUrl });
   await listener.connect();
   listener.on('notification', (message) => heard.push(message.payload ?? ''));
   await listener.query('listen shopdesk_jobs');
@@ -38,7 +28,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await listener?.end();
-  await instances?.close();
 });
 
 /**
@@ -49,7 +38,7 @@ async function noticesDuring(work: () => Promise<unknown>): Promise<string[]> {
   heard.length = 0;
   await work();
   const marker = `marker ${Math.random()}`;
-  await sql`select pg_notify('shopdesk_jobs', ${marker})`.execute(one.app.services.storage.db);
+  await sql`select pg_notify('shopdesk_jobs', ${marker})`.execute(shop.one.app.services.storage.db);
   const deadline = performance.now() + 5000;
   while (!heard.includes(marker)) {
     if (performance.now() > deadline) throw new Error('the marker notice never came');
@@ -60,11 +49,11 @@ async function noticesDuring(work: () => Promise<unknown>): Promise<string[]> {
 
 describe('where a queued job is announced, PostgreSQL', () => {
   it('to an agent waiting in the queuing instance: woken there, no NOTIFY', async () => {
-    const agent = await registerAgent(one, company, ['here'], agentToken);
+    const agent = await registerAgent(shop.one, shop.company, ['here'], agentToken);
     const notices = await noticesDuring(async () => {
       const waiting = agent.next(wait);
-      await untilWaiting(one);
-      const job = await createJob(one, integrator, { route: 'here' });
+      await untilWaiting(shop.one);
+      const job = await createJob(shop.one, shop.integrator, { route: 'here' });
       const answer = await waiting;
       expect(answer.status).toBe(200);
       expect(answer.body.data.id).toBe(job.id);
@@ -73,21 +62,21 @@ describe('where a queued job is announced, PostgreSQL', () => {
   });
 
   it('with nobody waiting in the queuing instance: a NOTIFY, and the agent on the other takes it', async () => {
-    const agent = await registerAgent(two, company, ['there'], agentToken);
+    const agent = await registerAgent(shop.two, shop.company, ['there'], agentToken);
     let jobId = 0;
     const notices = await noticesDuring(async () => {
       const waiting = agent.next(wait);
-      await untilWaiting(two);
-      jobId = (await createJob(one, integrator, { route: 'there' })).id;
+      await untilWaiting(shop.two);
+      jobId = (await createJob(shop.one, shop.integrator, { route: 'there' })).id;
       expect((await waiting).body.data.id).toBe(jobId);
     });
-    expect(notices).toEqual([`${company}:there:${jobId}`]);
+    expect(notices).toEqual([`${shop.company}:there:${jobId}`]);
   });
 
   it('a notice that nobody in this instance can take goes to every instance', async () => {
     heard.length = 0;
     // Sent after the call returns (a NOTIFY of its own): waited for, not for a marker.
-    notifierOf(one).passOn(company, 'nobody-here');
-    await until('the notice heard', () => heard.includes(`${company}:nobody-here:0`));
+    notifierOf(shop.one).passOn(shop.company, 'nobody-here');
+    await until('the notice heard', () => heard.includes(`${shop.company}:nobody-here:0`));
   });
 });

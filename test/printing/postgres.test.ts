@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJobNotifier } from '../../server/printing/store/postgres/postgres-job-notifier.ts';
 import { listenApplicationName } from '../../server/storage/database.ts';
 import type { JobRecord } from '../../shared/printing.ts';
-import { type Instances, startInstances } from '../helpers/instances.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { createJob, integratorToken, registerAgent } from './helpers.ts';
+import { createJob, registerAgent } from './helpers.ts';
 import {
+  companyOnInstances,
   notifierOf,
   through,
   until,
@@ -29,29 +29,17 @@ import {
 const run = promisify(execFile);
 const cli = join(import.meta.dirname, '../../bin/shopdesk.js');
 
-let instances: Instances;
-let one: TestServer;
-let two: TestServer;
-let company: number;
+const shop = companyOnInstances('postgres');
 /** One `printing.agent` token shared by every agent, as a shop would deploy it. */
 let agentToken: string;
-let integrator: string;
 
 beforeAll(async () => {
-  instances = await startInstances('postgres');
-  ({ one, two } = instances);
-  company = await one.createCompany();
-  agentToken = await one.token(company, ['printing.agent']);
-  integrator = await integratorToken(two, company);
-});
-
-afterAll(async () => {
-  await instances?.close();
+  agentToken = await shop.one.token(shop.company, ['printing.agent']);
 });
 
 describe('print queue on PostgreSQL, two instances', () => {
   it('uses the LISTEN/NOTIFY notifier on both instances', () => {
-    for (const server of [one, two]) {
+    for (const server of [shop.one, shop.two]) {
       expect(server.app.services.storage.dialect).toBe('postgres');
       const notifier = notifierOf(server);
       expect(notifier).toBeInstanceOf(PostgresJobNotifier);
@@ -65,15 +53,15 @@ describe('print queue on PostgreSQL, two instances', () => {
       (
         await sql<{ pid: number }>`select pid from pg_stat_activity
           where datname = current_database() and application_name = ${listenApplicationName}`.execute(
-          one.app.services.storage.db,
+          shop.one.app.services.storage.db,
         )
       ).rows.map((row) => row.pid);
     const before = await listeners();
     expect(before).toEqual(
-      expect.arrayContaining([notifierOf(one).backendPid, notifierOf(two).backendPid]),
+      expect.arrayContaining([notifierOf(shop.one).backendPid, notifierOf(shop.two).backendPid]),
     );
     const third = await startTestServer({
-      database: { kind: 'postgres', url: instances.databaseUrl! },
+      database: { kind: 'postgres', url: shop.instances.databaseUrl! },
     });
     const pid = notifierOf(third).backendPid;
     expect(await listeners()).toContain(pid);
@@ -89,8 +77,8 @@ describe('print queue on PostgreSQL, two instances', () => {
   it('200 jobs queued through both, 20 agents on both claiming at once: each job claimed exactly once', async () => {
     const agents = await Promise.all(
       Array.from({ length: 20 }, (_, n) => {
-        const server = n % 2 ? two : one;
-        return registerAgent(server, company, ['bulk'], agentToken).then((agent) => ({
+        const server = n % 2 ? shop.two : shop.one;
+        return registerAgent(server, shop.company, ['bulk'], agentToken).then((agent) => ({
           agent,
           server,
           via: through(server, agent),
@@ -122,7 +110,10 @@ describe('print queue on PostgreSQL, two instances', () => {
     for (let batch = 0; batch < 10; batch++) {
       const jobs = await Promise.all(
         Array.from({ length: 20 }, (_, n) =>
-          createJob(n % 2 ? one : two, integrator, { route: 'bulk', title: `bulk ${batch}.${n}` }),
+          createJob(n % 2 ? shop.one : shop.two, shop.integrator, {
+            route: 'bulk',
+            title: `bulk ${batch}.${n}`,
+          }),
         ),
       );
       created.push(...jobs);
@@ -134,9 +125,9 @@ describe('print queue on PostgreSQL, two instances', () => {
     expect(new Set(claimedIds).size).toBe(claimedIds.length);
     expect(claimedIds).toEqual(created.map((job) => job.id).sort((a, b) => a - b));
     // Both instances handed out jobs, and the agents of both took part.
-    expect(claims.some((claim) => claim.server === one)).toBe(true);
-    expect(claims.some((claim) => claim.server === two)).toBe(true);
-    const rows = await one.app.services.storage.db
+    expect(claims.some((claim) => claim.server === shop.one)).toBe(true);
+    expect(claims.some((claim) => claim.server === shop.two)).toBe(true);
+    const rows = await shop.one.app.services.storage.db
       .selectFrom('print_jobs')
       .select(['id', 'status', 'attempts', 'agent_id'])
       .where('route', '=', 'bulk')
@@ -146,7 +137,7 @@ describe('print queue on PostgreSQL, two instances', () => {
     for (const row of rows) {
       expect(row).toMatchObject({ status: 'printed', attempts: 1, agent_id: holder.get(row.id) });
     }
-    const claimEvents = await one.app.services.storage.db
+    const claimEvents = await shop.one.app.services.storage.db
       .selectFrom('print_job_events')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('to_status', '=', 'claimed')
@@ -160,13 +151,13 @@ describe('print queue on PostgreSQL, two instances', () => {
   }, 60_000);
 
   it('a claim locks only the job it takes: another agent of its other routes still gets theirs', async () => {
-    const both = await registerAgent(one, company, ['lock-a', 'lock-b'], agentToken);
-    const onlyB = await registerAgent(two, company, ['lock-b'], agentToken);
-    const a = await createJob(one, integrator, { route: 'lock-a', priority: 9 });
-    const b = await createJob(one, integrator, { route: 'lock-b', priority: 5 });
+    const both = await registerAgent(shop.one, shop.company, ['lock-a', 'lock-b'], agentToken);
+    const onlyB = await registerAgent(shop.two, shop.company, ['lock-b'], agentToken);
+    const a = await createJob(shop.one, shop.integrator, { route: 'lock-a', priority: 9 });
+    const b = await createJob(shop.one, shop.integrator, { route: 'lock-b', priority: 5 });
     // Hold every claim in the middle of its transaction (after its UPDATE, at its event
     // insert) by locking the events table from outside.
-    const blocker = one.app.services.storage.dedicatedClient!();
+    const blocker = shop.one.app.services.storage.dedicatedClient!();
     await blocker.connect();
     try {
       await blocker.query('begin');
@@ -201,11 +192,11 @@ describe('print queue on PostgreSQL, two instances', () => {
   });
 
   it('an agent whose best route is all held by other claimers gets a job of its other routes', async () => {
-    const agent = await registerAgent(one, company, ['held-a', 'held-b'], agentToken);
-    const a = await createJob(one, integrator, { route: 'held-a', priority: 9 });
-    const b = await createJob(one, integrator, { route: 'held-b', priority: 1 });
+    const agent = await registerAgent(shop.one, shop.company, ['held-a', 'held-b'], agentToken);
+    const a = await createJob(shop.one, shop.integrator, { route: 'held-a', priority: 9 });
+    const b = await createJob(shop.one, shop.integrator, { route: 'held-b', priority: 1 });
     // Another claimer (here: an outside transaction) holds the only job of held-a.
-    const holder = one.app.services.storage.dedicatedClient!();
+    const holder = shop.one.app.services.storage.dedicatedClient!();
     await holder.connect();
     try {
       await holder.query('begin');
@@ -221,13 +212,13 @@ describe('print queue on PostgreSQL, two instances', () => {
   });
 
   it('a job queued on one instance reaches an agent long-polling on the other in milliseconds', async () => {
-    const agent = await registerAgent(two, company, ['fast'], agentToken);
+    const agent = await registerAgent(shop.two, shop.company, ['fast'], agentToken);
     const delays: number[] = [];
     for (let round = 0; round < 20; round++) {
       const waiting = agent.next(wait);
-      await untilWaiting(two);
+      await untilWaiting(shop.two);
       const sent = performance.now();
-      const job = await createJob(one, integrator, { route: 'fast' });
+      const job = await createJob(shop.one, shop.integrator, { route: 'fast' });
       const answer = await waiting;
       delays.push(performance.now() - sent);
       expect(answer.status).toBe(200);
@@ -241,19 +232,19 @@ describe('print queue on PostgreSQL, two instances', () => {
   });
 
   it('a job queued by the CLI (--database-url) wakes an agent waiting on an instance', async () => {
-    const agent = await registerAgent(one, company, ['from-cli'], agentToken);
+    const agent = await registerAgent(shop.one, shop.company, ['from-cli'], agentToken);
     const dir = mkdtempSync(join(tmpdir(), 'shopdesk-pg-cli-'));
     try {
       const file = join(dir, 'wake.txt');
       writeFileSync(file, 'wake up');
       // The longest wait: starting a CLI process can take seconds on a loaded machine, and the
       // wake-up is timed from the moment the CLI has committed the job and exited.
-      const waiting = through(two, agent).next(30);
-      await untilWaiting(two);
+      const waiting = through(shop.two, agent).next(30);
+      await untilWaiting(shop.two);
       const { stdout } = await run(process.execPath, [
         cli,
-        ...['job', 'create', '--company', String(company), '--route', 'from-cli'],
-        ...['--file', file, '--database-url', instances.databaseUrl!],
+        ...['job', 'create', '--company', String(shop.company), '--route', 'from-cli'],
+        ...['--file', file, '--database-url', shop.instances.databaseUrl!],
       ]);
       const committed = performance.now();
       const answer = await waiting;
@@ -270,17 +261,17 @@ describe('print queue on PostgreSQL, two instances', () => {
   });
 
   it('a lost LISTEN connection is opened again, and a job queued meanwhile still wakes the waiter', async () => {
-    const notifier = notifierOf(two);
+    const notifier = notifierOf(shop.two);
     const sessions = notifier.sessions;
     const pid = notifier.backendPid;
     expect(pid).toBeGreaterThan(0);
-    const agent = await registerAgent(two, company, ['reconnect'], agentToken);
+    const agent = await registerAgent(shop.two, shop.company, ['reconnect'], agentToken);
     const waiting = agent.next(wait);
-    await untilWaiting(two);
-    await sql`select pg_terminate_backend(${pid})`.execute(one.app.services.storage.db);
+    await untilWaiting(shop.two);
+    await sql`select pg_terminate_backend(${pid})`.execute(shop.one.app.services.storage.db);
     await until('disconnected', () => !notifier.isListening);
     const sent = performance.now();
-    const job = await createJob(one, integrator, { route: 'reconnect' });
+    const job = await createJob(shop.one, shop.integrator, { route: 'reconnect' });
     // Its NOTIFY went out while instance B listened to nothing: it was lost there.
     expect(notifier.sessions).toBe(sessions);
     const answer = await waiting;
@@ -294,9 +285,9 @@ describe('print queue on PostgreSQL, two instances', () => {
     expect(notifier.backendPid).not.toBe(pid);
     // And notices flow again on the new connection.
     const next = agent.next(wait);
-    await untilWaiting(two);
+    await untilWaiting(shop.two);
     const start = performance.now();
-    const later = await createJob(one, integrator, { route: 'reconnect' });
+    const later = await createJob(shop.one, shop.integrator, { route: 'reconnect' });
     const again = await next;
     expect(again.status).toBe(200);
     expect(again.body.data.id).toBe(later.id);
@@ -304,12 +295,12 @@ describe('print queue on PostgreSQL, two instances', () => {
   });
 
   it('PUT /printing/routes of one agent racing through both instances: every answer 200, one set kept', async () => {
-    const agent = await registerAgent(one, company, [], agentToken);
+    const agent = await registerAgent(shop.one, shop.company, [], agentToken);
     for (let round = 0; round < 3; round++) {
       const sets = Array.from({ length: 8 }, (_, n) => [`shared-${round}`, `own-${round}-${n}`]);
       const answers = await Promise.all(
         sets.map((names, n) =>
-          through(n % 2 ? two : one, agent).call('PUT', '/printing/routes', {
+          through(n % 2 ? shop.two : shop.one, agent).call('PUT', '/printing/routes', {
             routes: names.map((name) => ({ name, printer: 'EPSON' })),
           }),
         ),

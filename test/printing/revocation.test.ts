@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseTarget } from '../../server/config.ts';
 import { openStorage } from '../../server/storage/database.ts';
 import { isoNow } from '../../server/time.ts';
 import { hashToken } from '../../server/tokens/token-secrets.ts';
-import { dialects, type Instances, startInstances } from '../helpers/instances.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { dialects } from '../helpers/instances.ts';
 import { writeFromAnotherThread } from '../helpers/sqlite-other-thread.ts';
-import { createJob, integratorToken, registerAgent } from './helpers.ts';
-import { untilWaiting, wait, wellUnderTheWait } from './two-instances.ts';
+import { createJob, registerAgent } from './helpers.ts';
+import { companyOnInstances, untilWaiting, wait, wellUnderTheWait } from './two-instances.ts';
 
 /**
  * Revocation reaches a long-poll that is already waiting (docs/printing.md): after a
@@ -17,20 +16,7 @@ import { untilWaiting, wait, wellUnderTheWait } from './two-instances.ts';
  * through the other instance, and the job is queued there too.
  */
 describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
-  let instances: Instances;
-  let one: TestServer;
-  let two: TestServer;
-  let company: number;
-  let integrator: string;
-  let routeNumber = 0;
-
-  beforeAll(async () => {
-    instances = await startInstances(dialect);
-    ({ one, two } = instances);
-    company = await one.createCompany();
-    integrator = await integratorToken(two, company);
-  });
-  afterAll(() => instances.close());
+  const shop = companyOnInstances(dialect);
 
   /**
    * A write from outside the server, as `shopdesk token revoke` (another process) or another
@@ -43,11 +29,11 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
   ) {
     if (dialect === 'sqlite') {
       // Each statement must find its row, as the PostgreSQL side's `OrThrow` does.
-      const changes = await writeFromAnotherThread(one.dbFile, sqlite);
+      const changes = await writeFromAnotherThread(shop.one.dbFile, sqlite);
       expect(changes.every((count) => count > 0)).toBe(true);
       return;
     }
-    const storage = openStorage(two.app.services.config.database as DatabaseTarget);
+    const storage = openStorage(shop.two.app.services.config.database as DatabaseTarget);
     try {
       await postgres(storage);
     } finally {
@@ -73,13 +59,13 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
   async function refusedWhileWaiting(
     change: (agent: Awaited<ReturnType<typeof registerAgent>>) => Promise<void>,
   ) {
-    const route = `revoked-${++routeNumber}`;
-    const agent = await registerAgent(one, company, [route]);
+    const route = shop.nextRoute('revoked');
+    const agent = await registerAgent(shop.one, shop.company, [route]);
     const waiting = agent.next(wait);
-    await untilWaiting(one);
+    await untilWaiting(shop.one);
     await change(agent);
     const sent = performance.now();
-    const job = await createJob(two, integrator, { route });
+    const job = await createJob(shop.two, shop.integrator, { route });
     const answer = await waiting;
     expect(performance.now() - sent).toBeLessThan(wellUnderTheWait);
     expect(answer.status).toBe(401);
@@ -87,10 +73,12 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
       'Bearer realm="shopdesk", error="invalid_token"',
     );
     expect(JSON.stringify(answer.body)).not.toContain('content_base64');
-    const read = await two.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
+    const read = await shop.two.request('GET', `/printing/jobs/${job.id}`, {
+      token: shop.integrator,
+    });
     expect(read.body.data).toMatchObject({ status: 'queued', attempts: 0, agent_id: null });
     expect(read.body.data.events).toHaveLength(1);
-    const other = await registerAgent(two, company, [route]);
+    const other = await registerAgent(shop.two, shop.company, [route]);
     expect((await other.next()).body.data.id).toBe(job.id);
   }
 
@@ -101,17 +89,19 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
   });
 
   it('a token that expires while its long-poll waits claims nothing: 401', async () => {
-    const token = await one.token(company, ['printing.agent'], 1);
-    const route = `expiring-${++routeNumber}`;
-    const agent = await registerAgent(one, company, [route], token);
+    const token = await shop.one.token(shop.company, ['printing.agent'], 1);
+    const route = shop.nextRoute('expiring');
+    const agent = await registerAgent(shop.one, shop.company, [route], token);
     const waiting = agent.next(wait);
-    await untilWaiting(one);
+    await untilWaiting(shop.one);
     // Both instances' clocks, as one time: a job queued now expires after the hold limit (24 h)
     // of its instance's clock, and two days between the instances would expire it at once.
-    for (const server of new Set([one, two])) server.clock.advance(2 * 86_400_000);
-    const job = await createJob(two, integrator, { route });
+    for (const server of new Set([shop.one, shop.two])) server.clock.advance(2 * 86_400_000);
+    const job = await createJob(shop.two, shop.integrator, { route });
     expect((await waiting).status).toBe(401);
-    const read = await two.request('GET', `/printing/jobs/${job.id}`, { token: integrator });
+    const read = await shop.two.request('GET', `/printing/jobs/${job.id}`, {
+      token: shop.integrator,
+    });
     expect(read.body.data.status).toBe('queued');
   });
 
@@ -137,11 +127,11 @@ describe.each(dialects)('revocation during a long-poll on %s', (dialect) => {
   });
 
   it('a token still valid claims as before', async () => {
-    const route = `valid-${++routeNumber}`;
-    const agent = await registerAgent(one, company, [route]);
+    const route = shop.nextRoute('valid');
+    const agent = await registerAgent(shop.one, shop.company, [route]);
     const waiting = agent.next(wait);
-    await untilWaiting(one);
-    const job = await createJob(two, integrator, { route });
+    await untilWaiting(shop.one);
+    const job = await createJob(shop.two, shop.integrator, { route });
     expect((await waiting).body.data.id).toBe(job.id);
   });
 });

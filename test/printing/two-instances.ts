@@ -1,8 +1,48 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { PostgresJobNotifier } from '../../server/printing/store/postgres/postgres-job-notifier.ts';
+import { type Instances, startInstances, type TestDialect } from '../helpers/instances.ts';
 import type { TestServer } from '../helpers/server.ts';
-import type { TestAgent } from './helpers.ts';
+import { integratorToken, type TestAgent } from './helpers.ts';
 
 /** Helpers of the print-queue tests that run two server instances on one PostgreSQL. */
+
+/** Two instances with a company and its integrator, as the tests of one dialect share them. */
+export interface CompanyOnInstances {
+  instances: Instances;
+  /** `instances.one` and `instances.two` (on SQLite the same instance). */
+  one: TestServer;
+  two: TestServer;
+  company: number;
+  /** A token of the company's integrator (`printing.jobs.create` and `.read`). */
+  integrator: string;
+  /** A route of its own for each test: `prefix-1`, `prefix-2`, … */
+  nextRoute(prefix: string): string;
+}
+
+/**
+ * Starts two instances of `dialect` with a company and its integrator before the tests of the
+ * enclosing `describe` (or file), and closes them after. The fields are set once `beforeAll`
+ * has run.
+ */
+export function companyOnInstances(dialect: TestDialect): CompanyOnInstances {
+  let routeNumber = 0;
+  const setup: CompanyOnInstances = {
+    instances: undefined as unknown as Instances,
+    one: undefined as unknown as TestServer,
+    two: undefined as unknown as TestServer,
+    company: 0,
+    integrator: '',
+    nextRoute: (prefix) => `${prefix}-${++routeNumber}`,
+  };
+  beforeAll(async () => {
+    setup.instances = await startInstances(dialect);
+    ({ one: setup.one, two: setup.two } = setup.instances);
+    setup.company = await setup.one.createCompany();
+    setup.integrator = await integratorToken(setup.one, setup.company);
+  });
+  afterAll(() => setup.instances?.close());
+  return setup;
+}
 
 export const notifierOf = (server: TestServer) =>
   server.app.services.printing.notifier as PostgresJobNotifier;

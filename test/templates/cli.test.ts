@@ -25,40 +25,34 @@ describe('shopdesk template', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const db = () => ['--db', server.dbFile, '--company', String(company)];
+  /** `shopdesk template <command>` for the template `name` of the test's company. */
+  const template = (command: string, name: string, ...more: string[]) =>
+    shopdesk(
+      'template',
+      command,
+      '--db',
+      server.dbFile,
+      '--company',
+      String(company),
+      '--name',
+      name,
+      ...more,
+    );
+  /** `template create` of a receipt template `name` from the file `file` of the test's folder. */
+  const create = (name: string, file: string, ...more: string[]) =>
+    template('create', name, '--kind', 'receipt', '--file', join(dir, file), ...more);
+  /** `template preview` of `name` in `format`, written to `out`. */
+  const preview = (name: string, format: string, out: string, ...more: string[]) =>
+    template('preview', name, '--format', format, '--out', out, ...more);
 
   it('saves a logo with --asset and prints it with {% image %}', async () => {
     const logo = join(dir, 'logo.png');
     writeFileSync(logo, bitmapToPng({ width: 200, height: 40, pixels: new Uint8Array(8000) }));
     writeFileSync(join(dir, 'logo.liquid'), '{% image "logo" %}\nDemo Shop');
-    const created = await shopdesk(
-      'template',
-      'create',
-      ...db(),
-      '--name',
-      'with-logo',
-      '--kind',
-      'receipt',
-      '--file',
-      join(dir, 'logo.liquid'),
-      '--asset',
-      `logo=${logo}`,
-    );
+    const created = await create('with-logo', 'logo.liquid', '--asset', `logo=${logo}`);
     expect(created.code).toBe(0);
     const out = join(dir, 'logo.escpos');
-    const raw = await shopdesk(
-      'template',
-      'preview',
-      ...db(),
-      '--name',
-      'with-logo',
-      '--format',
-      'raw',
-      '--data',
-      join(dir, 'sample.json'),
-      '--out',
-      out,
-    );
+    const raw = await preview('with-logo', 'raw', out, '--data', join(dir, 'sample.json'));
     expect(raw.code).toBe(0);
     const bytes = readFileSync(out);
     const at = bytes.indexOf('\x1dv0\x00', 0, 'latin1');
@@ -67,68 +61,24 @@ describe('shopdesk template', () => {
   });
 
   it('creates a template and previews it as PNG and as StarPRNT bytes', async () => {
-    const created = await shopdesk(
-      'template',
-      'create',
-      ...db(),
-      '--name',
-      'receipt',
-      '--kind',
-      'receipt',
-      '--file',
-      join(dir, 'receipt.liquid'),
-      '--sample',
-      join(dir, 'sample.json'),
-    );
+    const created = await create('receipt', 'receipt.liquid', '--sample', join(dir, 'sample.json'));
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^\d+\n$/);
     const png = join(dir, 'receipt.png');
-    const preview = await shopdesk(
-      'template',
-      'preview',
-      ...db(),
-      '--name',
-      'receipt',
-      '--format',
-      'png',
-      '--out',
-      png,
-    );
-    expect(preview.code).toBe(0);
+    const image = await preview('receipt', 'png', png);
+    expect(image.code).toBe(0);
     expect(readFileSync(png).readUInt32BE(16)).toBe(576);
     const star = join(dir, 'receipt.star');
-    const raw = await shopdesk(
-      'template',
-      'preview',
-      ...db(),
-      '--name',
-      'receipt',
-      '--format',
-      'raw',
-      '--profile',
-      '{"language":"starprnt","width_mm":58}',
-      '--data',
-      join(dir, 'sample.json'),
-      '--out',
-      star,
-    );
+    const profile = '{"language":"starprnt","width_mm":58}';
+    const data = join(dir, 'sample.json');
+    const raw = await preview('receipt', 'raw', star, '--profile', profile, '--data', data);
     expect(raw.code).toBe(0);
     expect(raw.stdout).toContain('application/vnd.star.starprnt');
     expect(readFileSync(star).toString('latin1')).toContain('Croissant');
   });
 
   it('refuses a template with a Liquid error, naming its line and column', async () => {
-    const refused = await shopdesk(
-      'template',
-      'create',
-      ...db(),
-      '--name',
-      'bad',
-      '--kind',
-      'receipt',
-      '--file',
-      join(dir, 'bad.liquid'),
-    );
+    const refused = await create('bad', 'bad.liquid');
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('line 2, column 1');
   });

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { open, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { PrinterCapabilities, SheetSize } from '../../../shared/printer-capabilities.ts';
 import {
@@ -19,7 +18,7 @@ import {
 import { capabilitiesFromIpp, capabilityAttributes } from './cups-capabilities.ts';
 import { type IppAttributes, IppClient, jobStates, printerStates } from './ipp.ts';
 import { cleanMessage, cleanReasons, type PrinterStatus, unknownStatus } from './printer-status.ts';
-import { makeTempCopyDir, tempCopyPrefix } from './temp-copies.ts';
+import { makeTempCopyDir, tempCopyPrefix, writeTempCopy } from './temp-copies.ts';
 
 /**
  * CUPS back-end (Linux, macOS): `lp` run with an argument array, never through a shell,
@@ -318,13 +317,7 @@ export class CupsBackend implements PrinterBackend {
     const dir = await makeTempCopyDir(this.tempPrefix);
     let requestId: { name: string; number: number } | null;
     try {
-      const file = join(dir, `job-${job.id}`);
-      const handle = await open(file, 'wx', 0o600);
-      try {
-        await handle.writeFile(document);
-      } finally {
-        await handle.close();
-      }
+      const file = await writeTempCopy(dir, `job-${job.id}`, document);
       let args: string[];
       try {
         args = lpArguments(job, printer, options, file);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -21,6 +21,25 @@ export function tempCopyPrefixFor(stateDir: string): string {
 /** A new private folder (mode 0700) for one document. */
 export function makeTempCopyDir(prefix: string = tempCopyPrefix): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
+}
+
+/**
+ * Writes `document` as `name` in the folder `dir` (from makeTempCopyDir), readable by the
+ * agent's user only, and never over a file already there; resolves with its path.
+ */
+export async function writeTempCopy(
+  dir: string,
+  name: string,
+  document: Uint8Array,
+): Promise<string> {
+  const file = join(dir, name);
+  const handle = await open(file, 'wx', 0o600);
+  try {
+    await handle.writeFile(document);
+  } finally {
+    await handle.close();
+  }
+  return file;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { PrinterCapabilities, SheetSize } from '../../../shared/printer-capabilities.ts';
@@ -12,7 +12,7 @@ import {
   type PrintOutcome,
   plainTitle,
 } from './backend.ts';
-import { makeTempCopyDir, tempCopyPrefix } from './temp-copies.ts';
+import { makeTempCopyDir, tempCopyPrefix, writeTempCopy } from './temp-copies.ts';
 import { listCapabilitiesArguments, parseWindowsCapabilities } from './windows-capabilities.ts';
 import { listPrintersArguments, parseWindowsPrinters } from './windows-status.ts';
 
@@ -279,13 +279,8 @@ export class WindowsBackend implements PrinterBackend {
     const dir = await makeTempCopyDir(this.tempPrefix);
     try {
       const isPdf = job.content_type === 'application/pdf';
-      const file = join(dir, isPdf ? `job-${job.id}.pdf` : `job-${job.id}.bin`);
-      const handle = await open(file, 'wx', 0o600);
-      try {
-        await handle.writeFile(document);
-      } finally {
-        await handle.close();
-      }
+      const name = isPdf ? `job-${job.id}.pdf` : `job-${job.id}.bin`;
+      const file = await writeTempCopy(dir, name, document);
       return isPdf
         ? await this.printPdf(job, file, printer, options)
         : await this.printRaw(job, file, printer);
