@@ -27,6 +27,11 @@ export interface PrinterCompany extends CompanyOnInstances {
   queue(route: string): ReturnType<typeof createJob>;
   /** Moves both instances' clocks on by `ms` (on SQLite the one instance's, once). */
   advanceClocks(ms: number): void;
+  /**
+   * Stops both instances' clocks at the same moment: from then on they move only by
+   * `advanceClocks`, so a bound tested to the second holds however slow the machine is.
+   */
+  stopClocks(): void;
 }
 
 /**
@@ -49,6 +54,10 @@ export function printerCompany(dialect: TestDialect): PrinterCompany {
     queue: (route) => queueOn(setup.instances, setup.integrator, route),
     advanceClocks: (ms: number) => {
       for (const server of new Set([setup.one, setup.two])) server.clock.advance(ms);
+    },
+    stopClocks: () => {
+      const at = Date.now();
+      for (const server of new Set([setup.one, setup.two])) server.clock.stop(at);
     },
   };
   return Object.assign(setup, steps);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { dialects } from '../helpers/instances.ts';
 import { count } from '../helpers/pg-sent.ts';
 import type { TestServer } from '../helpers/server.ts';
@@ -16,6 +16,9 @@ describe.each(dialects)('presence of a printer member (%s)', (dialect) => {
   const shop = printerCompany(dialect);
 
   const advance = (seconds: number) => shop.advanceClocks(seconds * 1000);
+  // Each test proves a bound to the second: the clocks move only when it says (a loaded run
+  // once let a real second pass between a heartbeat and its "30 s later").
+  beforeEach(() => shop.stopClocks());
 
   /** A CloudPRNT printer that answers `GetPollInterval` with `pollIntervalSeconds`. */
   async function addPrinter(pollIntervalSeconds: number) {
