@@ -32,6 +32,7 @@ import * as epsonSdpPrinters from './migrations/035_epson_sdp_printers.ts';
 import * as cloudprntClaimNumbers from './migrations/036_cloudprnt_claim_numbers.ts';
 import * as epsonStatusAt from './migrations/037_epson_status_at.ts';
 import * as presentUntil from './migrations/038_present_until.ts';
+import * as heldByQueueIndex from './migrations/039_held_by_queue_index.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '036_cloudprnt_claim_numbers': cloudprntClaimNumbers,
   '037_epson_status_at': epsonStatusAt,
   '038_present_until': presentUntil,
+  '039_held_by_queue_index': heldByQueueIndex,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

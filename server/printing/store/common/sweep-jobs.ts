@@ -43,6 +43,8 @@ export function sweepJobs(
       .returningAll()
       .execute();
     // Queued since before `heldSince` and not yet announced: print_job.held, once a wait.
+    // Read through the queue's partial index (every queued job): one of its own cost every
+    // create and claim an entry (migration 039).
     const held =
       heldSince === null
         ? []
