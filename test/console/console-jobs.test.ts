@@ -158,6 +158,7 @@ describe.each(databaseKinds)("the console's jobs routes on %s", (kind) => {
     );
   });
 
+  // Without the status (migration 040): a claim or a confirm would move the job's entry.
   it("reads the Overview's jobs of a day from an index of creation times", async () => {
     const { db } = server.app.services.storage;
     const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
@@ -166,12 +167,12 @@ describe.each(databaseKinds)("the console's jobs routes on %s", (kind) => {
         select status, count(*) from print_jobs where company_id = ${company}
         and created_at >= ${dayAgo} group by status`.execute(db);
       expect(plan.rows.map((row) => row.detail).join('\n')).toContain(
-        'COVERING INDEX print_jobs_company_created',
+        'USING INDEX print_jobs_company_created (company_id=? AND created_at>?)',
       );
     } else {
       const index = await sql<{ indexdef: string }>`
         select indexdef from pg_indexes where indexname = 'print_jobs_company_created'`.execute(db);
-      expect(index.rows[0]?.indexdef).toContain('(company_id, created_at, status)');
+      expect(index.rows[0]?.indexdef).toContain('(company_id, created_at)');
     }
   });
 
