@@ -1,15 +1,15 @@
 import { type Kysely, sql } from 'kysely';
 import { isConnectionLoss } from '../../../storage/connection-loss.ts';
 import type { Db } from '../../../storage/db.ts';
-import { perTurn } from '../../../storage/per-turn.ts';
 import { prepared } from '../../../storage/prepared.ts';
 import type { Database } from '../../../storage/schema.ts';
-import { changedOnce, inStatementUnit } from '../common/change-unit.ts';
+import { batcher, type JobOperation, statementUnits } from '../common/batcher.ts';
+import { changedOnce } from '../common/change-unit.ts';
 import { claimedColumns } from '../common/claim-update.ts';
 import { asInteger, bestQueuedJob, queueOrder } from '../common/queue-order.ts';
 import type { StoreContext } from '../common/store-context.ts';
 import { claimedHistory, historyFrom } from '../common/trail.ts';
-import type { ChangeOutbox, ClaimRequest, JobChange, StoredClaim } from '../queue-store.ts';
+import type { ClaimRequest, StoredClaim } from '../queue-store.ts';
 import { type ClaimRow, claimMany, type ManyClaim } from './claim-many.ts';
 import { releaseLostClaim } from './release-lost-claim.ts';
 
@@ -101,74 +101,55 @@ function storedClaim(found: ClaimRow | undefined): StoredClaim | undefined {
   return { row, content, eventId };
 }
 
-const claimedOf = (rows: readonly (ClaimRow | undefined)[]): JobChange[] =>
-  changedOnce(
-    'claimed',
-    rows.map((row) => row && storedClaim(row)?.row),
-  );
-
 /**
- * The claims of one batch, each agent's (undefined: none), each in its unit of work
- * (`inStatementUnit`). A claim alone runs the one-agent statement; several run `claimMany`
- * (claim-many.ts), and an agent that it left without a job while its routes hold queued
- * ones takes the one-agent statement after it. An agent that names the routes it can print
- * on now (rare: one of its printers cannot print) takes the one-agent statement on those
- * routes. Each agent that tries alone hears of its own try only: should it fail, the
- * others' claims stand (the caller gives back only its own agent's claim).
+ * The claim as the queue's one batcher runs it (../common/batcher.ts): a batch of one runs
+ * the one-agent statement; several run `claimMany` (claim-many.ts), in one statement with
+ * their events, documents and outbox rows. `alone`: never gathered with the turn's other
+ * claims (an agent that names the routes it can print on now, or one that `claimMany` left
+ * without a job): its own unit of work, so should it fail only its caller hears of it.
  */
-async function claimsOf(
-  context: StoreContext,
-  db: Db,
-  outbox: ChangeOutbox,
-  batch: ClaimRequest[],
-): Promise<(StoredClaim | undefined | Promise<StoredClaim | undefined>)[]> {
-  const alone = (request: ClaimRequest) => {
-    const statement =
-      request.routes === undefined ? claimInOneStatement : claimOnRoutesInOneStatement;
-    const changesOf = (row: ClaimRow | undefined) => claimedOf([row]);
-    return inStatementUnit(
-      context,
-      db,
-      { outbox, changesOf },
-      async (unit) => (await statement(unit, request))[0],
-    ).then(storedClaim);
-  };
-  const together = batch.filter((request) => request.routes === undefined);
-  if (together.length < 2) return batch.map(alone);
-  const changesOf = (claims: ManyClaim[]) =>
-    claimedOf(claims.map((claim) => (claim.kind === 'claimed' ? claim.row : undefined)));
-  const claims = await inStatementUnit(context, db, { outbox, changesOf }, (unit) =>
-    claimMany(unit, together),
-  );
-  const byRequest = new Map(together.map((request, i) => [request, claims[i]!]));
-  return batch.map((request) => {
-    const claim = byRequest.get(request);
-    if (!claim || claim.kind === 'missed') return alone(request);
-    return claim.kind === 'claimed' ? storedClaim(claim.row) : undefined;
-  });
+const claimOperation = (alone: boolean): JobOperation<ClaimRequest, ManyClaim> => ({
+  kindOf: () => 'claimed',
+  companyOf: (request) => request.companyId,
+  changesOf: (_batch, claims) =>
+    changedOnce(
+      'claimed',
+      claims.map((claim) => (claim.kind === 'claimed' ? storedClaim(claim.row)?.row : undefined)),
+    ),
+  write: async (unit, batch) =>
+    batch.length === 1 ? [await oneAgentClaimOf(unit, batch[0]!)] : claimMany(unit, batch),
+  alone,
+});
+
+/** One agent's claim in one statement, on the routes it names when it names them. */
+async function oneAgentClaimOf(db: Db, request: ClaimRequest): Promise<ManyClaim> {
+  const statement =
+    request.routes === undefined ? claimInOneStatement : claimOnRoutesInOneStatement;
+  const row = (await statement(db, request))[0];
+  return row ? { kind: 'claimed', row } : { kind: 'nothing' };
 }
 
 /**
- * PostgreSQL's claim: the claims that arrive in the same turn of the event loop are one
- * batch (`perTurn`, docs/printing.md: agents that print steadily come back for their next
- * job in bursts, as their confirms are answered), one statement with their events and
- * documents (`claimsOf`), and the outbox rows when an endpoint takes `print_job.claimed`
- * (`inStatementUnit`). Inside a transaction it runs there, alone. When the connection is
- * lost during the claim, a claim that committed but whose answer did not come back would
- * hold a job for an agent that never heard of it: it is given back (`releaseLostClaim`)
- * before the error goes on.
+ * PostgreSQL's claim, through the queue's one batcher: the claims that arrive in the same
+ * turn of the event loop are one batch (`perTurn`, docs/printing.md: agents that print
+ * steadily come back for their next job in bursts, as their confirms are answered). An agent
+ * that names the routes it can print on now (rare: one of its printers cannot print) claims
+ * alone, and so does one that the batch left without a job while its routes hold queued ones
+ * (the one-agent statement also looks at its other routes). Inside a transaction it runs
+ * there, alone. When the connection is lost during the claim, a claim that committed but
+ * whose answer did not come back would hold a job for an agent that never heard of it: it is
+ * given back (`releaseLostClaim`) before the error goes on.
  */
 export function postgresClaim(
   context: StoreContext,
 ): (db: Db, request: ClaimRequest) => Promise<StoredClaim | undefined> {
-  const claimBatch = perTurn(async (db: Db, batch: ClaimRequest[]) => {
-    const companies = batch.map((request) => request.companyId);
-    const outbox = await context.changes.outboxFor(db, companies, 'claimed');
-    return claimsOf(context, db, outbox, batch);
-  });
+  const gathered = batcher(context, statementUnits, claimOperation(false));
+  const alone = batcher(context, statementUnits, claimOperation(true));
   return async (db, request) => {
     try {
-      return await claimBatch(db, request);
+      let claim = await (request.routes === undefined ? gathered : alone)(db, request);
+      if (claim.kind === 'missed') claim = await alone(db, request);
+      return claim.kind === 'claimed' ? storedClaim(claim.row) : undefined;
     } catch (error) {
       if (isConnectionLoss(error)) {
         await releaseLostClaim(context, {
