@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ok } from '../helpers/shopdesk-cli.ts';
+import { ok, shopdeskProcess } from '../helpers/shopdesk-cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type ShopdeskProcess, spawnShopdesk } from './helpers/agent-process.ts';
 import { agentProcessFixture } from './helpers/process-fixture.ts';
@@ -15,18 +15,26 @@ const fixture = agentProcessFixture('shopdesk-e2e-fleet-');
 const { cleanups } = fixture;
 let runs = 0;
 
-const newCode = async (...args: string[]) =>
-  (
-    await ok(
-      'enrollment',
-      'create',
-      '--company',
-      String(fixture.server.companyId),
-      '--db',
-      fixture.server.dbFile,
-      ...args,
-    )
-  ).trim();
+/**
+ * A code from `shopdesk enrollment create`, as a process of its own: it writes to the SQLite
+ * file the server in this process is busy on, and in one thread its wait for the write lock
+ * held up the server's commit that would free it ('database is locked' in a CI run;
+ * test/helpers/shopdesk-cli.ts).
+ */
+const newCode = async (...args: string[]) => {
+  const run = await shopdeskProcess(
+    {},
+    'enrollment',
+    'create',
+    '--company',
+    String(fixture.server.companyId),
+    '--db',
+    fixture.server.dbFile,
+    ...args,
+  );
+  expect(run.code, run.stderr).toBe(0);
+  return run.stdout.trim();
+};
 
 function startAgent(args: string[], stateDir: string, out: string): ShopdeskProcess {
   const agent = spawnShopdesk([
