@@ -45,7 +45,8 @@ export async function listJobs(
   return { rows, total };
 }
 
-// Compiled once (prepared): every CloudPRNT poll and Epson print request reads it.
+// Compiled once (prepared): every agent's config read asks it (a poll of a printer member
+// asks its own route's alone, with its row: printer-members.ts).
 const queuedRouteRows = prepared((db, p: { companyId: number }) =>
   db
     .selectFrom('print_jobs')
