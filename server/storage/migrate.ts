@@ -34,6 +34,7 @@ import * as epsonStatusAt from './migrations/037_epson_status_at.ts';
 import * as presentUntil from './migrations/038_present_until.ts';
 import * as heldByQueueIndex from './migrations/039_held_by_queue_index.ts';
 import * as consoleDayIndex from './migrations/040_console_day_index.ts';
+import * as expiryByQueueIndex from './migrations/041_expiry_by_queue_index.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '038_present_until': presentUntil,
   '039_held_by_queue_index': heldByQueueIndex,
   '040_console_day_index': consoleDayIndex,
+  '041_expiry_by_queue_index': expiryByQueueIndex,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

@@ -9,6 +9,31 @@ export const leaseExpiredMessage =
   'The lease ran out before the agent confirmed the job or reported an error; it was not re-queued, to avoid printing it twice.';
 
 /**
+ * Queued jobs past their `expires_at`, expired. Found through the queue's partial index
+ * (every queued job; its status named as a literal, so that the index applies): an index of
+ * their own cost every create and claim an entry (migration 041).
+ */
+export const expiringJobs = (db: Db, stamp: string) =>
+  db
+    .updateTable('print_jobs')
+    .set({ status: 'expired', updated_at: stamp })
+    .where('status', '=', sql.lit('queued'))
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', stamp);
+
+/**
+ * Queued since before `heldSince` and not yet announced (print_job.held, once a wait),
+ * marked: through the queue's partial index too (migration 039).
+ */
+export const heldJobs = (db: Db, stamp: string, heldSince: string) =>
+  db
+    .updateTable('print_jobs')
+    .set({ held_noticed_at: stamp })
+    .where('status', '=', sql.lit('queued'))
+    .where('held_noticed_at', 'is', sql.lit(null))
+    .where('updated_at', '<=', heldSince);
+
+/**
  * Fails claims whose lease ran out (never re-queued: the agent may have printed it),
  * expires queued jobs past their time, and marks the jobs queued since before `heldSince`
  * (null: none) as announced held, each as one UPDATE ... RETURNING over a partial index, with
@@ -34,28 +59,9 @@ export function sweepJobs(
       .where('lease_expires_at', '<=', stamp)
       .returningAll()
       .execute();
-    const expired = await trx
-      .updateTable('print_jobs')
-      .set({ status: 'expired', updated_at: stamp })
-      .where('status', '=', sql.lit('queued'))
-      .where('expires_at', 'is not', null)
-      .where('expires_at', '<=', stamp)
-      .returningAll()
-      .execute();
-    // Queued since before `heldSince` and not yet announced: print_job.held, once a wait.
-    // Read through the queue's partial index (every queued job): one of its own cost every
-    // create and claim an entry (migration 039).
+    const expired = await expiringJobs(trx, stamp).returningAll().execute();
     const held =
-      heldSince === null
-        ? []
-        : await trx
-            .updateTable('print_jobs')
-            .set({ held_noticed_at: stamp })
-            .where('status', '=', sql.lit('queued'))
-            .where('held_noticed_at', 'is', sql.lit(null))
-            .where('updated_at', '<=', heldSince)
-            .returningAll()
-            .execute();
+      heldSince === null ? [] : await heldJobs(trx, stamp, heldSince).returningAll().execute();
     await writeTrail(trx, [
       ...leaseExpired.map((row) => ({
         companyId: row.company_id,

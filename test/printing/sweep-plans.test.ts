@@ -1,0 +1,73 @@
+import { CompiledQuery, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expiringJobs, heldJobs } from '../../server/printing/store/common/sweep-jobs.ts';
+import type { Db } from '../../server/storage/db.ts';
+import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import type { TestServer } from '../helpers/server.ts';
+
+/**
+ * The sweep finds the jobs to expire and the jobs held too long through the queue's own
+ * partial index (every queued job), not through indexes of their own that every create and
+ * claim would pay an entry in (migrations 039 and 041). The statements name the status as a
+ * literal: a partial index applies only then (SQLite's parameters are `+?`, which its planner
+ * does not look through: server/storage/sqlite-driver.ts).
+ */
+describe.each(databaseKinds)("the sweep's reads on %s", (kind) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServerOn(kind);
+  });
+  afterAll(() => server?.close());
+
+  const stamp = '2026-11-29T08:00:00Z';
+
+  /** The indexes the plan of `query` reads (PostgreSQL: told not to read the table whole). */
+  async function planOf(db: Db, query: CompiledQuery): Promise<string> {
+    if (kind === 'sqlite') {
+      const rows = await db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+      );
+      return rows.rows.map((row) => row.detail).join('\n');
+    }
+    return await db.connection().execute(async (connection) => {
+      await sql`set enable_seqscan = off`.execute(connection);
+      try {
+        const rows = await connection.executeQuery<{ 'QUERY PLAN': string }>(
+          CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+        );
+        return rows.rows.map((row) => row['QUERY PLAN']).join('\n');
+      } finally {
+        await sql`set enable_seqscan = on`.execute(connection);
+      }
+    });
+  }
+
+  it('expires queued jobs past their time through the queue index', async () => {
+    const { db } = server.app.services.storage;
+    const plan = await planOf(db, expiringJobs(db, stamp).compile());
+    expect(plan).toContain('print_jobs_queue');
+    expect(plan).not.toContain('print_jobs_expiry');
+  });
+
+  it('marks the jobs held too long through the queue index', async () => {
+    const { db } = server.app.services.storage;
+    const plan = await planOf(db, heldJobs(db, stamp, stamp).compile());
+    expect(plan).toContain('print_jobs_queue');
+  });
+
+  it('keeps no index of its own, nor one by company alone', async () => {
+    const { db } = server.app.services.storage;
+    const names =
+      kind === 'sqlite'
+        ? await sql<{ name: string }>`select name from sqlite_master
+            where type = 'index' and tbl_name = 'print_jobs'`.execute(db)
+        : await sql<{ name: string }>`select indexname as name from pg_indexes
+            where tablename = 'print_jobs'`.execute(db);
+    const indexes = names.rows.map((row) => row.name);
+    expect(indexes).toContain('print_jobs_queue');
+    expect(indexes).not.toContain('print_jobs_expiry');
+    expect(indexes).not.toContain('print_jobs_held');
+    expect(indexes).not.toContain('print_jobs_company');
+  });
+});
