@@ -96,12 +96,7 @@ export class LiveEvents {
 
   /** The company's version now (the first event of a stream, and a resumed one's check). */
   current(companyId: number): Promise<string> {
-    return readCompanyVersion(
-      this.#storage.db,
-      companyId,
-      this.#printing.presence(),
-      this.#versionKey,
-    );
+    return readCompanyVersion(this.#storage.db, companyId, this.#printing, this.#versionKey);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { type Presence, readPrintingMarks } from '../printing/index.ts';
+import { type PrintingService, readPrintingMarks } from '../printing/index.ts';
 import type { Db } from '../storage/db.ts';
 import { readEndpointMarks } from '../webhooks/index.ts';
 
@@ -19,11 +19,11 @@ import { readEndpointMarks } from '../webhooks/index.ts';
 export async function readCompanyVersion(
   db: Db,
   companyId: number,
-  presence: Presence,
+  printing: Pick<PrintingService, 'queue' | 'presence'>,
   key: Buffer,
 ): Promise<string> {
   const shown = [
-    ...(await readPrintingMarks(db, companyId, presence)),
+    ...(await readPrintingMarks(db, companyId, printing)),
     ...(await readEndpointMarks(db, companyId)),
   ].join('\n');
   return createHmac('sha256', key).update(shown).digest('base64url').slice(0, 22);

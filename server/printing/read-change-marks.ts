@@ -1,25 +1,20 @@
 import type { Db } from '../storage/db.ts';
-import type { Presence } from './agents/presence.ts';
 import { isOnlineRow } from './agents/records.ts';
+import type { PrintingService } from './service.ts';
 
 /**
  * Lines that change whenever the printing the console's live pages show changes: a job's
- * status (the company's newest row of the jobs' trail: one step of the index
- * `print_job_events_company_id`), an agent's presence, pause, printers or routes. The
+ * status (the id of the company's newest row of the jobs' trail, as the queue's store keeps
+ * it: `PrintQueueStore.newestEvent`), an agent's presence, pause, printers or routes. The
  * company's own rows only (server/console/read-company-version.ts keys them).
  */
 export async function readPrintingMarks(
   db: Db,
   companyId: number,
-  presence: Presence,
+  printing: Pick<PrintingService, 'queue' | 'presence'>,
 ): Promise<string[]> {
-  const lastEvent = await db
-    .selectFrom('print_job_events')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const lastEvent = await printing.queue.store.newestEvent(db, companyId);
+  const presence = printing.presence();
   const agents = await db
     .selectFrom('print_agents')
     .select([
@@ -36,7 +31,7 @@ export async function readPrintingMarks(
     .orderBy('id')
     .execute();
   return [
-    String(lastEvent?.id ?? 0),
+    String(lastEvent),
     ...agents.map((a) =>
       [a.uuid, a.name, isOnlineRow(a, presence), a.paused, a.printers, a.routes_version].join(),
     ),

@@ -35,6 +35,7 @@ import * as presentUntil from './migrations/038_present_until.ts';
 import * as heldByQueueIndex from './migrations/039_held_by_queue_index.ts';
 import * as consoleDayIndex from './migrations/040_console_day_index.ts';
 import * as expiryByQueueIndex from './migrations/041_expiry_by_queue_index.ts';
+import * as sqliteEventsUnindexedByCompany from './migrations/042_sqlite_events_unindexed_by_company.ts';
 
 /** Numbered migrations, in order. A new one is a new file and a line here. */
 const migrations: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '039_held_by_queue_index': heldByQueueIndex,
   '040_console_day_index': consoleDayIndex,
   '041_expiry_by_queue_index': expiryByQueueIndex,
+  '042_sqlite_events_unindexed_by_company': sqliteEventsUnindexedByCompany,
 };
 
 /** The project's migrations, for a Migrator (tests migrate a database part of the way). */

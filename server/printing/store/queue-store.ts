@@ -75,6 +75,11 @@ export interface PrintQueueStore {
   /** The routes on which the company has jobs queued. */
   queuedRoutes(db: Db, companyId: number): Promise<string[]>;
   /**
+   * The id of the company's newest job event (0: none): it moves whenever one of its jobs
+   * changes status (the console's live marks, `../read-change-marks.ts`).
+   */
+  newestEvent(db: Db, companyId: number): Promise<number>;
+  /**
    * The notifier of the agents waiting in this process, which also hears of the jobs other
    * processes queue (SQLite: the CLI, through the file's `data_version`; PostgreSQL: every
    * instance and the CLI, through LISTEN/NOTIFY).

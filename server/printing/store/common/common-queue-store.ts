@@ -77,6 +77,7 @@ export abstract class CommonQueueStore implements PrintQueueStore {
 
   abstract openNotifier(log: Logger): JobNotifier;
   abstract claim(db: Db, request: ClaimRequest): Promise<StoredClaim | undefined>;
+  abstract newestEvent(db: Db, companyId: number): Promise<number>;
 
   create(db: Db, job: NewJob) {
     return this.#create(db, job);

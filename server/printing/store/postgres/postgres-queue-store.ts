@@ -12,6 +12,7 @@ import { postgresClaim } from './claim-job.ts';
 import { confirmRows } from './confirm-job.ts';
 import { createRows } from './create-job.ts';
 import { failRows } from './fail-job.ts';
+import { newestEvent } from './newest-event.ts';
 import { PostgresJobNotifier } from './postgres-job-notifier.ts';
 import { requeueRows } from './requeue-job.ts';
 
@@ -60,5 +61,9 @@ export class PostgresQueueStore extends CommonQueueStore {
 
   claim(db: Db, request: ClaimRequest) {
     return this.#claim(db, request);
+  }
+
+  newestEvent(db: Db, companyId: number) {
+    return newestEvent(db, companyId);
   }
 }

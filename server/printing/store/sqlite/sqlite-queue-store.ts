@@ -5,6 +5,7 @@ import { CommonQueueStore } from '../common/common-queue-store.ts';
 import type { ClaimRequest, JobChanges } from '../queue-store.ts';
 import { sqliteClaim } from './claim-job.ts';
 import { sqliteChanges } from './guarded-changes.ts';
+import { NewestEvents } from './newest-events.ts';
 import { SqliteJobNotifier } from './sqlite-job-notifier.ts';
 
 /**
@@ -29,5 +30,11 @@ export class SqliteQueueStore extends CommonQueueStore {
 
   claim(db: Db, request: ClaimRequest) {
     return this.#claim(db, request);
+  }
+
+  readonly #newest = new NewestEvents();
+
+  newestEvent(db: Db, companyId: number) {
+    return this.#newest.of(db, companyId);
   }
 }
