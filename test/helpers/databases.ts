@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { DatabaseTarget } from '../../server/config.ts';
 import { freshDatabase } from './postgres.ts';
 import { startTestServer, type TestServer } from './server.ts';
@@ -36,4 +37,16 @@ export function postgresUrlOf(server: TestServer): string {
   const { database } = server.app.services.config;
   if (database.kind !== 'postgres') throw new Error('the server runs on SQLite');
   return database.url;
+}
+
+/** The names of the indexes the database holds on `table`, as its own catalogue lists them. */
+export async function indexNamesOf(server: TestServer, table: string): Promise<string[]> {
+  const { db } = server.app.services.storage;
+  const names =
+    server.app.services.config.database.kind === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master
+          where type = 'index' and tbl_name = ${table}`.execute(db)
+      : await sql<{ name: string }>`select indexname as name from pg_indexes
+          where tablename = ${table}`.execute(db);
+  return names.rows.map((row) => row.name);
 }

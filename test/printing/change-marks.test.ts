@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPrintingMarks } from '../../server/printing/index.ts';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds, indexNamesOf, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from './helpers.ts';
 
@@ -94,14 +94,7 @@ describe.each(databaseKinds)("the live marks' newest event on %s", (kind) => {
   });
 
   it('keeps no index of events by company on SQLite, and one on PostgreSQL', async () => {
-    const { db } = server.app.services.storage;
-    const names =
-      kind === 'sqlite'
-        ? await sql<{ name: string }>`select name from sqlite_master
-            where type = 'index' and tbl_name = 'print_job_events'`.execute(db)
-        : await sql<{ name: string }>`select indexname as name from pg_indexes
-            where tablename = 'print_job_events'`.execute(db);
-    const indexes = names.rows.map((row) => row.name);
+    const indexes = await indexNamesOf(server, 'print_job_events');
     expect(indexes.includes('print_job_events_company_id')).toBe(kind === 'postgres');
   });
 });

@@ -2,7 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expiringJobs, heldJobs } from '../../server/printing/store/common/sweep-jobs.ts';
 import type { Db } from '../../server/storage/db.ts';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds, indexNamesOf, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 /**
@@ -57,14 +57,7 @@ describe.each(databaseKinds)("the sweep's reads on %s", (kind) => {
   });
 
   it('keeps no index of its own, nor one by company alone', async () => {
-    const { db } = server.app.services.storage;
-    const names =
-      kind === 'sqlite'
-        ? await sql<{ name: string }>`select name from sqlite_master
-            where type = 'index' and tbl_name = 'print_jobs'`.execute(db)
-        : await sql<{ name: string }>`select indexname as name from pg_indexes
-            where tablename = 'print_jobs'`.execute(db);
-    const indexes = names.rows.map((row) => row.name);
+    const indexes = await indexNamesOf(server, 'print_jobs');
     expect(indexes).toContain('print_jobs_queue');
     expect(indexes).not.toContain('print_jobs_expiry');
     expect(indexes).not.toContain('print_jobs_held');
