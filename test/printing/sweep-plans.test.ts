@@ -56,11 +56,10 @@ describe.each(databaseKinds)("the sweep's reads on %s", (kind) => {
     expect(plan).toContain('print_jobs_queue');
   });
 
-  it('keeps no index of its own, nor one by company alone', async () => {
+  it('keeps no index of its own', async () => {
     const indexes = await indexNamesOf(server, 'print_jobs');
     expect(indexes).toContain('print_jobs_queue');
     expect(indexes).not.toContain('print_jobs_expiry');
     expect(indexes).not.toContain('print_jobs_held');
-    expect(indexes).not.toContain('print_jobs_company');
   });
 });

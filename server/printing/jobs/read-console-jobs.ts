@@ -82,14 +82,23 @@ export async function listConsoleJobs(
   companyId: number,
   query: ConsoleJobsQuery,
 ): Promise<{ rows: JobRecord[]; hasMore: boolean }> {
+  const rows = await consoleJobsPage(db, companyId, query).execute();
+  const perPage = query.per_page;
+  return { rows: rows.slice(0, perPage).map(toJobRecord), hasMore: rows.length > perPage };
+}
+
+/**
+ * The page's read: the company's jobs newest first, one more than the page. The index by
+ * company (`print_jobs_company`, whose entries follow the row id) gives them in that order,
+ * so a page reads its rows and stops.
+ */
+export function consoleJobsPage(db: Db, companyId: number, query: ConsoleJobsQuery) {
   const { page, per_page: perPage, ...filters } = query;
-  const rows = await jobsMatching(db, companyId, filters)
+  return jobsMatching(db, companyId, filters)
     .selectAll('print_jobs')
     .orderBy('print_jobs.id', 'desc')
     .limit(perPage + 1)
-    .offset((page - 1) * perPage)
-    .execute();
-  return { rows: rows.slice(0, perPage).map(toJobRecord), hasMore: rows.length > perPage };
+    .offset((page - 1) * perPage);
 }
 
 /** Each job with its agent's name and the printer it went to (one read for the whole page). */
