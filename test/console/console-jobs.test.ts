@@ -1,8 +1,8 @@
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleJobsPage } from '../../server/printing/jobs/read-console-jobs.ts';
 import { consoleRequest, consoleUser, signIn } from '../helpers/console.ts';
-import { databaseKinds, startTestServerOn } from '../helpers/databases.ts';
+import { databaseKinds, queryPlanOf, startTestServerOn } from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { createJob, integratorToken, registerAgent, type TestAgent } from '../printing/helpers.ts';
 
@@ -183,10 +183,7 @@ describe.each(databaseKinds)("the console's jobs routes on %s", (kind) => {
     const { db } = server.app.services.storage;
     const page = consoleJobsPage(db, company, { page: 1, per_page: 25 }).compile();
     if (kind === 'sqlite') {
-      const plan = await db.executeQuery<{ detail: string }>(
-        CompiledQuery.raw(`explain query plan ${page.sql}`, [...page.parameters]),
-      );
-      const detail = plan.rows.map((row) => row.detail).join('\n');
+      const detail = await queryPlanOf(server, page);
       expect(detail).toContain('USING INDEX print_jobs_company (company_id=?)');
       expect(detail).not.toContain('TEMP B-TREE');
     } else {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { DatabaseTarget } from '../../server/config.ts';
 import { freshDatabase } from './postgres.ts';
 import { startTestServer, type TestServer } from './server.ts';
@@ -49,4 +49,30 @@ export async function indexNamesOf(server: TestServer, table: string): Promise<s
       : await sql<{ name: string }>`select indexname as name from pg_indexes
           where tablename = ${table}`.execute(db);
   return names.rows.map((row) => row.name);
+}
+
+/**
+ * The plan the server's database makes for `query`, as text: SQLite's `EXPLAIN QUERY PLAN`
+ * details, PostgreSQL's `EXPLAIN` told not to read a table whole (a test's tables are too
+ * small for the planner to prefer an index otherwise).
+ */
+export async function queryPlanOf(server: TestServer, query: CompiledQuery): Promise<string> {
+  const { db } = server.app.services.storage;
+  if (server.app.services.config.database.kind === 'sqlite') {
+    const rows = await db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+    );
+    return rows.rows.map((row) => row.detail).join('\n');
+  }
+  return await db.connection().execute(async (connection) => {
+    await sql`set enable_seqscan = off`.execute(connection);
+    try {
+      const rows = await connection.executeQuery<{ 'QUERY PLAN': string }>(
+        CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+      );
+      return rows.rows.map((row) => row['QUERY PLAN']).join('\n');
+    } finally {
+      await sql`set enable_seqscan = on`.execute(connection);
+    }
+  });
 }

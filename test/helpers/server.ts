@@ -16,8 +16,6 @@ import type { Permission } from '../../shared/permissions.ts';
 import { permissions as allPermissions } from '../../shared/permissions.ts';
 import { migratedSqliteFile } from './migrated-schema.ts';
 
-/** The secret key of the PostgreSQL instances the tests start: one for all, as deployed. */
-
 /**
  * The render threads of a server the suite starts: at the server's own priority, since
  * beside three other test files on two cores a thread at nice 19 waited seconds for a core,
@@ -28,6 +26,7 @@ export const suiteRenders = (renders?: ServerConfig['renders']): ServerConfig['r
   ...renders,
 });
 
+/** The secret key of the PostgreSQL instances the tests start: one for all, as deployed. */
 export const testSecretKey = Buffer.alloc(32, 0x5a).toString('base64');
 
 /** A clock the test moves by hand: leases and expiries without sleeping. */

@@ -1,8 +1,11 @@
-import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expiringJobs, heldJobs } from '../../server/printing/store/common/sweep-jobs.ts';
-import type { Db } from '../../server/storage/db.ts';
-import { databaseKinds, indexNamesOf, startTestServerOn } from '../helpers/databases.ts';
+import {
+  databaseKinds,
+  indexNamesOf,
+  queryPlanOf,
+  startTestServerOn,
+} from '../helpers/databases.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 /**
@@ -22,37 +25,16 @@ describe.each(databaseKinds)("the sweep's reads on %s", (kind) => {
 
   const stamp = '2026-11-29T08:00:00Z';
 
-  /** The indexes the plan of `query` reads (PostgreSQL: told not to read the table whole). */
-  async function planOf(db: Db, query: CompiledQuery): Promise<string> {
-    if (kind === 'sqlite') {
-      const rows = await db.executeQuery<{ detail: string }>(
-        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-      );
-      return rows.rows.map((row) => row.detail).join('\n');
-    }
-    return await db.connection().execute(async (connection) => {
-      await sql`set enable_seqscan = off`.execute(connection);
-      try {
-        const rows = await connection.executeQuery<{ 'QUERY PLAN': string }>(
-          CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
-        );
-        return rows.rows.map((row) => row['QUERY PLAN']).join('\n');
-      } finally {
-        await sql`set enable_seqscan = on`.execute(connection);
-      }
-    });
-  }
-
   it('expires queued jobs past their time through the queue index', async () => {
     const { db } = server.app.services.storage;
-    const plan = await planOf(db, expiringJobs(db, stamp).compile());
+    const plan = await queryPlanOf(server, expiringJobs(db, stamp).compile());
     expect(plan).toContain('print_jobs_queue');
     expect(plan).not.toContain('print_jobs_expiry');
   });
 
   it('marks the jobs held too long through the queue index', async () => {
     const { db } = server.app.services.storage;
-    const plan = await planOf(db, heldJobs(db, stamp, stamp).compile());
+    const plan = await queryPlanOf(server, heldJobs(db, stamp, stamp).compile());
     expect(plan).toContain('print_jobs_queue');
   });
 
